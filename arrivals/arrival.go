@@ -1,0 +1,28 @@
+package arrivals
+
+import "github.com/ratesim/ratesim/engine"
+
+// Arrival is one job arriving at the limiter.
+type Arrival struct {
+	// T is the arrival instant in seconds since the origin (the first
+	// arrival of a trace, or 0 for generators). T >= 0.
+	T engine.Time
+	// Key is a 64-bit FNV-1a hash of the job's key (a trace's key column),
+	// or 0 when the process has no keys. Hash dispatch uses it.
+	Key uint64
+	// Sub is a sub-bucket index (0-based) read from a trace column, or -1
+	// when the process assigns none. Column dispatch uses it.
+	Sub int
+	// Line is the 1-based line of a trace file the arrival was read from,
+	// or 0 for generated arrivals. Errors about the arrival cite it.
+	Line int
+}
+
+// Process is a stream of arrivals in non-decreasing time order.
+//
+// Next returns the next arrival. At the end of the stream it returns io.EOF;
+// any other error is bad input (for trace readers it names the file and
+// line) and ends the stream.
+type Process interface {
+	Next() (Arrival, error)
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// A Handler is a component that reacts to its own events. Handle is called
+// with the simulation, the event's instant (equal to s.Now()) and the
+// argument the component passed to [Sim.Schedule].
+type Handler interface {
+	Handle(s *Sim, now Time, arg int)
+}
+
+// An Observer is called after every event, with the event that just ran.
+// Observers must not schedule events themselves.
+type Observer func(ev Event)
+
+// Event is one scheduled occurrence.
+type Event struct {
+	At      Time    // instant in seconds since the start of the run
+	Seq     uint64  // insertion sequence number; breaks ties in At
+	Handler Handler // the component that scheduled the event
+	Arg     int     // component-defined argument
+}
+
+// before reports whether e runs before f: earlier At, then earlier Seq.
+func (e *Event) before(f *Event) bool {
+	return e.At < f.At || (e.At == f.At && e.Seq < f.Seq)
+}
+
+// Sim is a discrete-event simulation: a clock and a queue of pending events
+// ordered by (time, insertion sequence). Handlers run one at a time on the
+// caller's goroutine.
+//
+// The zero value is not usable; create one with [NewSim].
+type Sim struct {
+	now       Time
+	seq       uint64
+	heap      []Event
+	observers []Observer
+	steps     uint64
+}
+
+// NewSim returns an empty simulation with its clock at 0.
+func NewSim() *Sim { return &Sim{} }
+
+// Now returns the instant of the event being run, or of the last event run
+// (0 before any).
+func (s *Sim) Now() Time { return s.now }
+
+// Steps returns the number of events run so far.
+func (s *Sim) Steps() uint64 { return s.steps }
+
+// Pending returns the number of events scheduled and not yet run.
+func (s *Sim) Pending() int { return len(s.heap) }
+
+// Observe adds an observer, called after each event in the order observers
+// were added.
+func (s *Sim) Observe(o Observer) { s.observers = append(s.observers, o) }
+
+// Schedule arranges for h.Handle(s, at, arg) to run at instant at. Events at
+// the same instant run in the order they were scheduled. Cost: O(log n),
+// where n is the number of pending events.
+//
+// Panics if at is NaN, infinite, or earlier than Now(): scheduling into the
+// past is a programmer error in the component.
+func (s *Sim) Schedule(at Time, h Handler, arg int) {
+	if math.IsNaN(float64(at)) || math.IsInf(float64(at), 0) || at < s.now {
+		panic(fmt.Sprintf("engine: Schedule(%v) with Now() = %v", at, s.now))
+	}
+	s.heap = append(s.heap, Event{At: at, Seq: s.seq, Handler: h, Arg: arg})
+	s.seq++
+	s.up(len(s.heap) - 1)
+}
+
+// Peek returns the instant of the next pending event, or [Forever] when none
+// is pending.
+func (s *Sim) Peek() Time {
+	if len(s.heap) == 0 {
+		return Forever
+	}
+	return s.heap[0].At
+}
+
+// Step runs the next pending event and then the observers. It returns false,
+// doing nothing, when no event is pending. Cost: O(log n).
+func (s *Sim) Step() bool {
+	n := len(s.heap)
+	if n == 0 {
+		return false
+	}
+	ev := s.heap[0]
+	s.heap[0] = s.heap[n-1]
+	s.heap[n-1] = Event{}
+	s.heap = s.heap[:n-1]
+	if n > 1 {
+		s.down(0)
+	}
+	s.now = ev.At
+	s.steps++
+	ev.Handler.Handle(s, ev.At, ev.Arg)
+	for _, o := range s.observers {
+		o(ev)
+	}
+	return true
+}
+
+// Run runs events until none is pending. A model that keeps scheduling
+// events forever never returns; use [Sim.RunUntil] for those.
+func (s *Sim) Run() {
+	for s.Step() {
+	}
+}
+
+// RunUntil runs every event whose instant is at or before t, then returns.
+// Events after t stay pending; Now() is left at the last event run, not
+// advanced to t.
+func (s *Sim) RunUntil(t Time) {
+	for len(s.heap) > 0 && s.heap[0].At <= t {
+		s.Step()
+	}
+}
+
+func (s *Sim) up(i int) {
+	h := s.heap
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(&h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (s *Sim) down(i int) {
+	h := s.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && h[r].before(&h[l]) {
+			j = r
+		}
+		if !h[j].before(&h[i]) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
