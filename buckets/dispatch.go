@@ -1,0 +1,131 @@
+package buckets
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ratesim/ratesim/engine"
+)
+
+// Job is what a dispatch policy knows about an arriving job.
+type Job struct {
+	ID  int64       // job number, 0-based, in order of arrival
+	T   engine.Time // arrival instant, seconds
+	Key uint64      // hash of the job's key (0 when the traffic has none)
+	Sub int         // sub-bucket named by the input (-1 when none)
+}
+
+// A Dispatcher chooses the sub-bucket (0-based index into subs) that an
+// arriving job is sent to. It is called once per job, in arrival order, after
+// every grant due at or before j.T has been made. An error means the job
+// cannot be dispatched (for example a trace names a sub-bucket that does not
+// exist).
+type Dispatcher interface {
+	Dispatch(j Job, subs []*TokenBucket) (int, error)
+}
+
+// DispatchNames lists the dispatch policies [NewDispatcher] knows.
+var DispatchNames = []string{"rr", "random", "hash", "least-loaded", "column"}
+
+// NewDispatcher returns the named dispatch policy for sub-buckets with the
+// given rates (tokens/s):
+//
+//   - "rr": round-robin, job i to sub-bucket i mod k.
+//   - "random": sub-bucket l with probability r_l / Σ r, drawn from src.
+//   - "hash": sub-bucket floor(h·k / 2^64) for the job's key hash h, so a
+//     key always goes to the same sub-bucket.
+//   - "least-loaded": the sub-bucket with the fewest waiting jobs; ties go
+//     to the one with the most tokens, then to the lowest index.
+//   - "column": the sub-bucket the input names (Job.Sub), which must be in
+//     [0, k).
+//
+// src is used only by "random" and must then be non-nil.
+func NewDispatcher(name string, rates []float64, src rand.Source) (Dispatcher, error) {
+	switch name {
+	case "rr":
+		return &roundRobin{}, nil
+	case "random":
+		if src == nil {
+			return nil, fmt.Errorf("buckets: dispatch random needs a random source")
+		}
+		cum := make([]float64, len(rates))
+		var s float64
+		for i, r := range rates {
+			s += r
+			cum[i] = s
+		}
+		return &weighted{cum: cum, rng: rand.New(src)}, nil
+	case "hash":
+		return hashed{}, nil
+	case "least-loaded":
+		return leastLoaded{}, nil
+	case "column":
+		return column{}, nil
+	}
+	return nil, fmt.Errorf("buckets: unknown dispatch policy %q, want one of %v", name, DispatchNames)
+}
+
+type roundRobin struct{ i int }
+
+func (d *roundRobin) Dispatch(_ Job, subs []*TokenBucket) (int, error) {
+	l := d.i
+	d.i++
+	if d.i == len(subs) {
+		d.i = 0
+	}
+	return l, nil
+}
+
+type weighted struct {
+	cum []float64 // cumulative rates
+	rng *rand.Rand
+}
+
+func (d *weighted) Dispatch(_ Job, subs []*TokenBucket) (int, error) {
+	x := d.rng.Float64() * d.cum[len(d.cum)-1]
+	l, _ := slices.BinarySearch(d.cum, x)
+	// BinarySearch returns the first index with cum >= x; x == cum[l]
+	// happens with probability 0 but must still land in range.
+	return min(l, len(subs)-1), nil
+}
+
+type hashed struct{}
+
+func (hashed) Dispatch(j Job, subs []*TokenBucket) (int, error) {
+	// Lemire's multiply-shift maps a uniform 64-bit hash to [0, k)
+	// without the bias or the division of h % k.
+	hi, _ := bits.Mul64(j.Key, uint64(len(subs)))
+	return int(hi), nil
+}
+
+type leastLoaded struct{}
+
+func (leastLoaded) Dispatch(j Job, subs []*TokenBucket) (int, error) {
+	best := 0
+	bestN, bestTok := subs[0].Waiting(), subs[0].Tokens(j.T)
+	for l := 1; l < len(subs); l++ {
+		n := subs[l].Waiting()
+		if n > bestN {
+			continue
+		}
+		tok := subs[l].Tokens(j.T)
+		if n < bestN || tok > bestTok {
+			best, bestN, bestTok = l, n, tok
+		}
+	}
+	return best, nil
+}
+
+type column struct{}
+
+func (column) Dispatch(j Job, subs []*TokenBucket) (int, error) {
+	if j.Sub < 0 || j.Sub >= len(subs) {
+		if j.Sub < 0 {
+			return 0, fmt.Errorf("buckets: dispatch column: job %d has no sub-bucket column value", j.ID)
+		}
+		return 0, fmt.Errorf("buckets: dispatch column: sub-bucket %d out of range [0, %d)", j.Sub, len(subs))
+	}
+	return j.Sub, nil
+}
