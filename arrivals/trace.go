@@ -1,0 +1,361 @@
+package arrivals
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratesim/ratesim/engine"
+)
+
+// Trace is a [Process] that reads arrivals from a CSV or TSV file with a
+// header line, one arrival per line, as described by [TraceOptions].
+//
+// Times are measured from the first arrival, so the first Arrival.T is 0.
+// Each timestamp is converted exactly to int64 nanoseconds since the Unix
+// epoch; the first arrival's is subtracted in integer arithmetic and the
+// difference is rounded once to float64 seconds (correctly rounded, so
+// 1700000000.3 after 1700000000.0 gives exactly the float64 0.3).
+// Arrival.Line is the 1-based line the arrival starts on; Key and Sub come
+// from KeyCol and SubCol.
+//
+// Unless Sort is set the file is streamed: memory does not grow with its
+// length, and times must be non-decreasing. Bad input is a [*TraceError]
+// naming the file and line. An error other than io.EOF ends the stream:
+// Next returns it again on every later call and the reader's state (count,
+// origin, previous arrival) stays as it was before the bad line. With
+// SkipBad a bad line is skipped instead, counted by [Trace.Skipped].
+//
+// A Trace must be made with [NewTrace] or [Open]. It is not safe for
+// concurrent use.
+type Trace struct {
+	name    string
+	skipBad bool
+	format  timeFormat
+	cr      *csv.Reader
+	closer  io.Closer // the file opened by Open, or nil
+
+	header       []string
+	timeCol      int // index of the time column
+	keyCol       int // index of the key column, or -1
+	subCol       int // index of the sub-bucket column, or -1
+	lastLine     int // last line read, for messages about the end
+	skipped      int
+	firstSkipped *TraceError
+	err          error        // sticky error, including io.EOF
+	sorted       []traceEntry // Sort: the whole trace, sorted
+	pos          int          // Sort: index of the next entry in sorted
+	n            int          // arrivals returned
+	originNs     int64        // first arrival, ns since the epoch
+	prevNs       int64        // previous arrival, ns since the epoch
+	prevText     string       // previous arrival's time text (streaming)
+	prevLine     int          // previous arrival's line
+}
+
+// traceEntry is one parsed data line.
+type traceEntry struct {
+	ns   int64  // time, ns since the Unix epoch
+	key  uint64 // FNV-1a hash of the key field, or 0
+	sub  int    // sub-bucket index, or -1
+	line int    // 1-based line the record starts on
+}
+
+// NewTrace returns a reader of the trace in r. name identifies the trace in
+// error messages (a file name) and picks the delimiter by its extension.
+// NewTrace reads the header line, and with opt.Sort the whole input.
+//
+// It returns a [*TraceError] wrapping [ErrOptions] for a bad TimeFormat or
+// Delimiter, [ErrEmpty] when there is no header, [ErrColumn] when a column
+// is missing (the message lists the header), and with Sort any error Next
+// would return. The caller keeps ownership of r.
+func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
+	format, err := parseTimeFormat(opt.TimeFormat)
+	if err != nil {
+		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	delim := opt.Delimiter
+	if delim == 0 {
+		delim = chooseDelimiter(name, peekHeader(br))
+	} else if !validDelimiter(delim) {
+		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions}
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = delim
+	cr.ReuseRecord = true
+	cr.LazyQuotes = delim == '\t'
+	t := &Trace{name: name, skipBad: opt.SkipBad, format: format, cr: cr, keyCol: -1, subCol: -1}
+
+	hdr, err := cr.Read()
+	if err == io.EOF {
+		return nil, &TraceError{File: name, Line: 1, Msg: "empty trace: want a header line naming the columns", Err: ErrEmpty}
+	}
+	if err != nil {
+		return nil, t.readError(err)
+	}
+	t.lastLine = t.fieldLine(len(hdr) - 1)
+	t.header = append([]string(nil), hdr...)
+	t.header[0] = strings.TrimPrefix(t.header[0], "\uFEFF")
+	for _, c := range []struct {
+		spec, role string
+		dst        *int
+	}{{opt.TimeCol, "time", &t.timeCol}, {opt.KeyCol, "key", &t.keyCol}, {opt.SubCol, "sub", &t.subCol}} {
+		i, msg := column(c.spec, c.role, t.header)
+		if msg != "" {
+			return nil, &TraceError{File: name, Line: t.fieldLine(0), Text: c.spec, Msg: msg, Err: ErrColumn}
+		}
+		*c.dst = i
+	}
+	if t.timeCol < 0 {
+		t.timeCol = 0
+	}
+	if opt.Sort {
+		if err := t.readAll(); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Open opens the trace file at path and returns a reader of it, as
+// [NewTrace] with the path as the name. Close the Trace to close the file.
+func Open(path string, opt TraceOptions) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("arrivals: %w", err)
+	}
+	t, err := NewTrace(f, path, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	t.closer = f
+	return t, nil
+}
+
+// Close closes the file opened by [Open]; for a Trace from [NewTrace] it
+// does nothing. Later calls return nil.
+func (t *Trace) Close() error {
+	if t.closer == nil {
+		return nil
+	}
+	c := t.closer
+	t.closer = nil
+	return c.Close()
+}
+
+// Next returns the next arrival, io.EOF after the last one, or a
+// [*TraceError]. It wraps [ErrNoArrivals] when the trace has no usable data
+// line, [ErrOutOfOrder] for a line earlier than the previous arrival,
+// [ErrBadField] for an unparsable field, and a *csv.ParseError for a
+// malformed line or a wrong number of fields.
+func (t *Trace) Next() (Arrival, error) {
+	if t.err != nil {
+		return Arrival{}, t.err
+	}
+	var e traceEntry
+	if t.sorted != nil {
+		if t.pos == len(t.sorted) {
+			t.err = io.EOF
+			return Arrival{}, t.err
+		}
+		e = t.sorted[t.pos]
+		t.pos++
+	} else {
+		for {
+			var text string
+			var err error
+			e, text, err = t.readLine()
+			if err == io.EOF {
+				t.err = t.endError()
+				return Arrival{}, t.err
+			}
+			if err == nil && t.n > 0 && e.ns < t.prevNs {
+				err = &TraceError{File: t.name, Line: e.line, Text: text, Err: ErrOutOfOrder,
+					Msg: fmt.Sprintf("time %s is earlier than the previous arrival %s (line %d); use --sort to sort the trace or --skip-bad to skip such lines",
+						text, t.prevText, t.prevLine)}
+			}
+			if err == nil {
+				t.prevText = text
+				break
+			}
+			if !t.skip(err) {
+				t.err = err
+				return Arrival{}, err
+			}
+		}
+	}
+	if t.n == 0 {
+		t.originNs = e.ns
+	}
+	t.prevNs, t.prevLine = e.ns, e.line
+	t.n++
+	// e.ns >= originNs, so the difference fits in uint64 exactly.
+	d := uint64(e.ns) - uint64(t.originNs)
+	return Arrival{T: engine.Time(secondsFromNanos(d)), Key: e.key, Sub: e.sub, Line: e.line}, nil
+}
+
+// Skipped returns the number of lines skipped so far because of SkipBad.
+func (t *Trace) Skipped() int { return t.skipped }
+
+// FirstSkipped returns the error describing the first skipped line, or nil
+// if none was skipped.
+func (t *Trace) FirstSkipped() error {
+	if t.firstSkipped == nil {
+		return nil
+	}
+	return t.firstSkipped
+}
+
+// Count returns the number of arrivals returned so far.
+func (t *Trace) Count() int { return t.n }
+
+// Origin returns the instant of the first arrival (T = 0), in UTC, or the
+// zero time.Time before the first arrival has been read.
+func (t *Trace) Origin() time.Time {
+	if t.n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, t.originNs).UTC()
+}
+
+// skip records err as a skipped line if SkipBad allows it.
+func (t *Trace) skip(err error) bool {
+	var te *TraceError
+	if !t.skipBad || !errors.As(err, &te) || !skippable(te) {
+		return false
+	}
+	t.skipped++
+	if t.firstSkipped == nil {
+		t.firstSkipped = te
+	}
+	return true
+}
+
+// skippable reports whether te is about one bad line the reader has moved
+// past, rather than an I/O error.
+func skippable(te *TraceError) bool {
+	var pe *csv.ParseError
+	return errors.Is(te, ErrBadField) || errors.Is(te, ErrOutOfOrder) || errors.As(te, &pe)
+}
+
+// endError is the error at the end of the input: io.EOF, or ErrNoArrivals
+// when nothing was read.
+func (t *Trace) endError() error {
+	if t.n > 0 || len(t.sorted) > 0 {
+		return io.EOF
+	}
+	msg := "no arrivals after the header"
+	if t.skipped > 0 {
+		f := t.firstSkipped
+		msg = fmt.Sprintf("%s: all %d data lines were skipped as bad; the first, line %d: %s", msg, t.skipped, f.Line, f.Msg)
+	}
+	return &TraceError{File: t.name, Line: t.lastLine + 1, Msg: msg, Err: ErrNoArrivals}
+}
+
+// readLine reads and parses the next data line. It returns io.EOF at the
+// end of the input and otherwise a *TraceError.
+func (t *Trace) readLine() (traceEntry, string, error) {
+	rec, err := t.cr.Read()
+	if err == io.EOF {
+		return traceEntry{}, "", io.EOF
+	}
+	if err != nil {
+		return traceEntry{}, "", t.readError(err)
+	}
+	t.lastLine = t.fieldLine(len(rec) - 1)
+	e := traceEntry{line: t.fieldLine(0), sub: -1}
+	text := strings.TrimSpace(rec[t.timeCol])
+	if e.ns, err = t.format.parse(text); err != nil {
+		return e, "", t.fieldError(text, t.timeCol, fmt.Sprintf("bad time %q in column %q: %v; want %s",
+			text, t.header[t.timeCol], err, t.format.want))
+	}
+	if t.keyCol >= 0 {
+		e.key = hashKey(rec[t.keyCol])
+	}
+	if t.subCol >= 0 {
+		s := strings.TrimSpace(rec[t.subCol])
+		sub, err := strconv.Atoi(s)
+		if err != nil || countDigits(s) != len(s) {
+			return e, "", t.fieldError(s, t.subCol, fmt.Sprintf("bad sub-bucket index %q in column %q: want a non-negative integer such as 0 or 3",
+				s, t.header[t.subCol]))
+		}
+		e.sub = sub
+	}
+	return e, text, nil
+}
+
+// fieldError is a bad field at column col of the current record.
+func (t *Trace) fieldError(text string, col int, msg string) *TraceError {
+	return &TraceError{File: t.name, Line: t.fieldLine(col), Text: text, Msg: msg, Err: ErrBadField}
+}
+
+// fieldLine returns the line of field i of the record just read.
+func (t *Trace) fieldLine(i int) int {
+	line, _ := t.cr.FieldPos(i)
+	return line
+}
+
+// readError converts an error from csv.Reader.Read.
+func (t *Trace) readError(err error) *TraceError {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return &TraceError{File: t.name, Line: t.lastLine + 1, Msg: "read error: " + err.Error(), Err: err}
+	}
+	t.lastLine = pe.Line
+	if errors.Is(pe.Err, csv.ErrFieldCount) {
+		return &TraceError{File: t.name, Line: pe.StartLine, Err: pe,
+			Msg: fmt.Sprintf("wrong number of fields: want %d as in the header, separated by %q", len(t.header), t.cr.Comma)}
+	}
+	return &TraceError{File: t.name, Line: pe.Line, Err: pe,
+		Msg: fmt.Sprintf("malformed line: %v at column %d; a field with a quote must be quoted and its quotes doubled", pe.Err, pe.Column)}
+}
+
+// readAll reads the whole trace into t.sorted, sorted by time (stable).
+func (t *Trace) readAll() error {
+	var all []traceEntry
+	for {
+		e, _, err := t.readLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if t.skip(err) {
+				continue
+			}
+			return err
+		}
+		all = append(all, e)
+	}
+	if len(all) == 0 {
+		return t.endError()
+	}
+	sortEntries(all)
+	t.sorted = all
+	return nil
+}
+
+// hashKey returns the 64-bit FNV-1a hash of s's bytes (as hash/fnv's
+// New64a), without allocating.
+func hashKey(s string) uint64 {
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime
+	}
+	return h
+}
+
+// Name returns the name the trace was opened with (its file name), as used
+// in error messages.
+func (t *Trace) Name() string { return t.name }

@@ -1,0 +1,110 @@
+package arrivals_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ratesim/ratesim/arrivals"
+)
+
+func ExampleNewTrace() {
+	const trace = `ts_unix,client
+1700000000.0,alice
+1700000000.3,bob
+1700000001,alice
+`
+	tr, err := arrivals.NewTrace(strings.NewReader(trace), "example.csv", arrivals.TraceOptions{
+		TimeCol: "ts_unix",
+		KeyCol:  "client",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for {
+		a, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("line %d: T = %v s, key %016x\n", a.Line, a.T, a.Key)
+	}
+	fmt.Println("origin:", tr.Origin())
+	// Output:
+	// line 2: T = 0 s, key 508b2abb65a03907
+	// line 3: T = 0.3 s, key 004d4419134a0a54
+	// line 4: T = 1 s, key 508b2abb65a03907
+	// origin: 2023-11-14 22:13:20 +0000 UTC
+}
+
+// This example shows the error for a trace that goes back in time, and the
+// two ways to accept such a trace.
+func ExampleTraceOptions() {
+	const trace = "t\n10\n12\n11\n"
+	for _, opt := range []arrivals.TraceOptions{{}, {Sort: true}, {SkipBad: true}} {
+		tr, err := arrivals.NewTrace(strings.NewReader(trace), "late.csv", opt)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		var ts []float64
+		for {
+			a, err := tr.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					fmt.Println(err)
+					fmt.Println("out of order:", errors.Is(err, arrivals.ErrOutOfOrder))
+				}
+				break
+			}
+			ts = append(ts, float64(a.T))
+		}
+		fmt.Printf("Sort %v, SkipBad %v: %v, skipped %d\n", opt.Sort, opt.SkipBad, ts, tr.Skipped())
+	}
+	// Output:
+	// arrivals: late.csv:4: time 11 is earlier than the previous arrival 12 (line 3); use --sort to sort the trace or --skip-bad to skip such lines
+	// out of order: true
+	// Sort false, SkipBad false: [0 2], skipped 0
+	// Sort true, SkipBad false: [0 1 2], skipped 0
+	// Sort false, SkipBad true: [0 2], skipped 1
+}
+
+func ExampleOpen() {
+	tr, err := arrivals.Open("testdata/small.tsv", arrivals.TraceOptions{TimeCol: "ts_unix"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer tr.Close()
+	for {
+		a, err := tr.Next()
+		if err != nil {
+			break
+		}
+		fmt.Println(a.Line, a.T)
+	}
+	_, err = arrivals.Open("testdata/small.tsv", arrivals.TraceOptions{TimeCol: "time"})
+	fmt.Println(err)
+	// Output:
+	// 2 0
+	// 3 4
+	// 4 4
+	// arrivals: testdata/small.tsv:1: time column "time" is not in the header: the header has 2 columns: "ts_unix", "client"
+}
+
+func ExampleTraceError() {
+	_, err := arrivals.NewTrace(strings.NewReader(""), "empty.csv", arrivals.TraceOptions{})
+	var te *arrivals.TraceError
+	if errors.As(err, &te) {
+		fmt.Printf("file %s, line %d, empty: %v\n", te.File, te.Line, errors.Is(err, arrivals.ErrEmpty))
+	}
+	fmt.Println(err)
+	// Output:
+	// file empty.csv, line 1, empty: true
+	// arrivals: empty.csv:1: empty trace: want a header line naming the columns
+}

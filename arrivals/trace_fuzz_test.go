@@ -1,0 +1,95 @@
+package arrivals
+
+import (
+	"errors"
+	"io"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// fuzzFormats are the time formats FuzzTrace picks from.
+var fuzzFormats = []string{"unix", "unix-ms", "unix-us", "unix-ns", "datetime", "rfc3339", "02/Jan/2006:15:04:05 -0700"}
+
+// lineErr matches a message that names the fuzz file and a line >= 1.
+var lineErr = regexp.MustCompile(`^arrivals: fuzz\.csv:[1-9][0-9]*: `)
+
+// FuzzTrace reads arbitrary input and checks that the reader does not
+// panic, that every error names the file and a line, and that the arrivals
+// it does yield start at 0, are finite and never go back in time.
+func FuzzTrace(f *testing.F) {
+	for _, seed := range []struct {
+		data       string
+		format     uint8
+		sort, skip bool
+		cols       uint8
+	}{
+		{"ts\n1\n2\n", 0, false, false, 0},
+		{"", 0, false, false, 0},
+		{"t\n", 0, true, false, 0},
+		{"t\n1700000000.0\n1700000000.3\n", 0, false, false, 0},
+		{"t,k,s\n3,a,0\n1,b,1\n2,c,x\n", 0, true, true, 3},
+		{"t,k,s\n3,a,0\n1,b,1\n2,c,x\n", 0, false, false, 3},
+		{"t\n1e9\n-\n.\n9223372037\n-9223372036.854775808\n", 0, false, true, 0},
+		{"t\n1.1234567891\n", 1, false, false, 0},
+		{"t\n2024-02-29 23:59:59.999999999\n2024-03-01 00:00:00\n", 4, false, false, 0},
+		{"t\n2023-11-16T18:17:03Z\n2023-11-16T19:17:04.5+01:00\n", 5, false, false, 0},
+		{"t\n01/Aug/1995:00:00:01 -0400\n", 6, false, false, 0},
+		{"a,b\n1,2\n3\n\"x\n", 0, false, true, 1},
+		{"a\tb\n1\t\"2\n3\t4\n", 0, false, false, 2},
+		{"\uFEFFt\r\n5\r\n4\r\n", 0, false, false, 0},
+	} {
+		f.Add(seed.data, seed.format, seed.sort, seed.skip, seed.cols)
+	}
+	f.Fuzz(func(t *testing.T, data string, format uint8, sort, skip bool, cols uint8) {
+		opt := TraceOptions{
+			TimeFormat: fuzzFormats[int(format)%len(fuzzFormats)],
+			Sort:       sort,
+			SkipBad:    skip,
+		}
+		if cols&1 != 0 {
+			opt.KeyCol = "2"
+		}
+		if cols&2 != 0 {
+			opt.SubCol = "3"
+		}
+		check := func(err error) {
+			t.Helper()
+			if !lineErr.MatchString(err.Error()) {
+				t.Fatalf("error %q does not name fuzz.csv and a line", err)
+			}
+			var te *TraceError
+			if !errors.As(err, &te) || te.Line < 1 {
+				t.Fatalf("error %v is not a *TraceError with a line", err)
+			}
+		}
+		tr, err := NewTrace(strings.NewReader(data), "fuzz.csv", opt)
+		if err != nil {
+			check(err)
+			return
+		}
+		prev := math.Inf(-1)
+		for i := 0; ; i++ {
+			a, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				check(err)
+				if _, err2 := tr.Next(); err2 != err {
+					t.Fatalf("Next after %v = %v, want the same error", err, err2)
+				}
+				break
+			}
+			T := float64(a.T)
+			if i == 0 && T != 0 || T < prev || math.IsInf(T, 0) || math.IsNaN(T) || a.Line < 2 {
+				t.Fatalf("arrival %d = %+v after T %v: want T0 = 0, finite, non-decreasing, Line >= 2", i, a, prev)
+			}
+			prev = T
+		}
+		if e := tr.FirstSkipped(); e != nil {
+			check(e)
+		}
+	})
+}

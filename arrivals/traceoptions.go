@@ -1,0 +1,169 @@
+package arrivals
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// TraceOptions says how to read a trace file. The zero value reads a CSV
+// file whose first column holds Unix seconds, with no keys or sub-buckets,
+// and fails on the first bad or out-of-order line.
+//
+// A column is named by its header text (matched exactly after trimming
+// spaces, else case-insensitively if that picks one column; the first of
+// duplicate names wins) or by its 1-based index written in digits ("1" is
+// the first column). A name made only of digits is therefore read as an
+// index.
+type TraceOptions struct {
+	// TimeCol is the column of arrival times; "" means the first column.
+	TimeCol string
+
+	// TimeFormat is how the time column is written:
+	//
+	//   - "unix" (or ""): Unix seconds, an integer or decimal, possibly
+	//     negative (1700000000, 1700000000.25, -1.5);
+	//   - "unix-ms", "unix-us", "unix-ns": the same in milliseconds,
+	//     microseconds or nanoseconds since the epoch;
+	//   - "datetime": YYYY-MM-DD HH:MM:SS with an optional fraction .f of
+	//     1 to 9 digits (2023-11-16 18:17:03.9799600), read as UTC;
+	//   - "rfc3339": RFC 3339 with optional fractional seconds
+	//     (2023-11-16T18:17:03.98Z, 2023-11-16T18:17:03+01:00);
+	//   - anything else is a Go time layout for time.Parse, such as
+	//     "02/Jan/2006:15:04:05 -0700"; a time without a zone is read as UTC,
+	//     and a zone abbreviation other than UTC is read as offset 0 (as
+	//     time.Parse does), so prefer numeric offsets.
+	//
+	// Decimal texts are converted exactly to integer nanoseconds; a fraction
+	// finer than 1 ns (more than 9 fractional digits for seconds, 6 for ms,
+	// 3 for µs, 0 for ns) is an error, as is an instant outside int64
+	// nanoseconds since 1970 (1677-09-21 to 2262-04-11 UTC). A Go layout
+	// accepts what time.Parse accepts, which truncates fractions beyond 9
+	// digits.
+	TimeFormat string
+
+	// KeyCol is an optional column of job keys. Each arrival's Key is the
+	// 64-bit FNV-1a hash of the field's bytes, untrimmed. "" means no keys
+	// (Key = 0).
+	KeyCol string
+
+	// SubCol is an optional column of 0-based sub-bucket indexes (a
+	// non-negative decimal integer, spaces trimmed), stored in Arrival.Sub.
+	// "" means none (Sub = -1).
+	SubCol string
+
+	// Delimiter is the field separator. 0 means: a tab for names ending in
+	// .tsv or .tab (any case), else a tab if the header line has tabs and no
+	// commas, else a comma. With a tab, csv.Reader.LazyQuotes is set, so a
+	// quote inside a field is kept as text.
+	Delimiter rune
+
+	// Sort reads the whole trace into memory (32 bytes per arrival) and
+	// sorts it by time, stably, so equal times keep file order. Without it
+	// the trace is streamed and a line earlier than the previous arrival is
+	// an error (or skipped, with SkipBad). With Sort, every bad line is
+	// reported by NewTrace rather than by Next.
+	Sort bool
+
+	// SkipBad skips bad lines (unparsable, wrong field count, or out of
+	// order) instead of failing; [Trace.Skipped] counts them and
+	// [Trace.FirstSkipped] describes the first.
+	SkipBad bool
+}
+
+// column resolves a column spec against the header. role ("time", "key",
+// "sub") names the option in messages. It returns -1 for an empty optional
+// spec.
+func column(spec, role string, header []string) (int, string) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return -1, ""
+	}
+	if countDigits(spec) == len(spec) {
+		i, err := strconv.Atoi(spec)
+		if err != nil || i < 1 || i > len(header) {
+			return -1, fmt.Sprintf("%s column %s is out of range: columns are numbered from 1 to %d: %s",
+				role, spec, len(header), listColumns(header))
+		}
+		return i - 1, ""
+	}
+	for i, h := range header {
+		if strings.TrimSpace(h) == spec {
+			return i, ""
+		}
+	}
+	found := -1
+	for i, h := range header {
+		if strings.EqualFold(strings.TrimSpace(h), spec) {
+			if found >= 0 {
+				return -1, fmt.Sprintf("%s column %q matches more than one column ignoring case: %s",
+					role, spec, listColumns(header))
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return -1, fmt.Sprintf("%s column %q is not in the header: %s", role, spec, listColumns(header))
+	}
+	return found, ""
+}
+
+// listColumns describes the header for error messages, naming at most 20
+// columns.
+func listColumns(header []string) string {
+	const most = 20
+	var b strings.Builder
+	fmt.Fprintf(&b, "the header has %d columns: ", len(header))
+	for i, h := range header {
+		if i == most {
+			fmt.Fprintf(&b, ", and %d more", len(header)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", h)
+	}
+	return b.String()
+}
+
+// validDelimiter reports whether encoding/csv accepts r as a separator.
+func validDelimiter(r rune) bool {
+	return r != 0 && r != '"' && r != '\r' && r != '\n' && utf8.ValidRune(r) && r != utf8.RuneError
+}
+
+// chooseDelimiter applies the Delimiter rule for a zero option to the
+// trace's name and header line.
+func chooseDelimiter(name string, header []byte) rune {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".tsv", ".tab":
+		return '\t'
+	}
+	if bytes.IndexByte(header, '\t') >= 0 && bytes.IndexByte(header, ',') < 0 {
+		return '\t'
+	}
+	return ','
+}
+
+// peekHeader returns the first non-blank line of br (at most its buffer
+// size) without consuming it.
+func peekHeader(br *bufio.Reader) []byte {
+	for {
+		b, _ := br.Peek(br.Buffered())
+		line := bytes.TrimLeft(b, "\r\n")
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			return line[:i]
+		}
+		if len(b) == br.Size() {
+			return line
+		}
+		if _, err := br.Peek(len(b) + 1); err != nil {
+			b, _ = br.Peek(br.Buffered())
+			return bytes.TrimLeft(b, "\r\n")
+		}
+	}
+}

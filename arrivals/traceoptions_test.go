@@ -1,0 +1,94 @@
+package arrivals
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestColumn(t *testing.T) {
+	header := []string{"ts", " Client ", "sub", "TS2", "ts2", "dup", "dup"}
+	for _, tc := range []struct {
+		spec    string
+		want    int
+		wantErr string
+	}{
+		{"", -1, ""},
+		{"ts", 0, ""},
+		{"1", 0, ""},
+		{"7", 6, ""},
+		{"Client", 1, ""}, // header names are trimmed
+		{"client", 1, ""}, // case-insensitive when unique
+		{"TS2", 3, ""},    // exact match beats case-folding
+		{"dup", 5, ""},    // first duplicate wins
+		{"Ts2", -1, "more than one column"},
+		{"0", -1, "time column 0 is out of range: columns are numbered from 1 to 7"},
+		{"8", -1, "time column 8 is out of range"},
+		{"99999999999999999999", -1, "out of range"},
+		{"time", -1, `time column "time" is not in the header: the header has 7 columns: "ts", " Client ", "sub"`},
+	} {
+		got, msg := column(tc.spec, "time", header)
+		switch {
+		case tc.wantErr == "" && (msg != "" || got != tc.want):
+			t.Errorf("column(%q) = %d, %q, want %d", tc.spec, got, msg, tc.want)
+		case tc.wantErr != "" && !strings.Contains(msg, tc.wantErr):
+			t.Errorf("column(%q) message = %q, want one containing %q", tc.spec, msg, tc.wantErr)
+		}
+	}
+}
+
+func TestListColumnsLong(t *testing.T) {
+	var h []string
+	for i := range 1445 {
+		h = append(h, fmt.Sprint(i))
+	}
+	got := listColumns(h)
+	if want := `the header has 1445 columns: "0", "1",`; !strings.HasPrefix(got, want) {
+		t.Errorf("listColumns = %q, want prefix %q", got, want)
+	}
+	if want := `"19", and 1425 more`; !strings.HasSuffix(got, want) {
+		t.Errorf("listColumns = %q, want suffix %q", got, want)
+	}
+}
+
+func TestChooseDelimiter(t *testing.T) {
+	for _, tc := range []struct {
+		name, header string
+		want         rune
+	}{
+		{"x.tsv", "a,b", '\t'},
+		{"X.TSV", "a", '\t'},
+		{"x.tab", "a", '\t'},
+		{"x.csv", "a,b", ','},
+		{"x.csv", "a\tb", '\t'},  // tabs and no commas
+		{"x.csv", "a\tb,c", ','}, // commas win over tabs
+		{"-", "a", ','},
+		{"trace", "a\tb", '\t'},
+	} {
+		if got := chooseDelimiter(tc.name, []byte(tc.header)); got != tc.want {
+			t.Errorf("chooseDelimiter(%q, %q) = %q, want %q", tc.name, tc.header, got, tc.want)
+		}
+	}
+}
+
+func TestPeekHeader(t *testing.T) {
+	long := strings.Repeat("x", 100) + "\tb"
+	for _, tc := range []struct{ in, want string }{
+		{"a\tb\n1\t2\n", "a\tb"},
+		{"\r\n\na,b\r\n1,2\n", "a,b\r"},
+		{"a\tb", "a\tb"},
+		{"", ""},
+		{long + "\n1\t2\n", long[:64]}, // longer than the buffer: what fits
+	} {
+		br := bufio.NewReaderSize(strings.NewReader(tc.in), 64)
+		if got := string(peekHeader(br)); got != tc.want {
+			t.Errorf("peekHeader(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		// Nothing was consumed.
+		if rest, _ := io.ReadAll(br); string(rest) != tc.in {
+			t.Errorf("after peekHeader the reader holds %q, want %q", rest, tc.in)
+		}
+	}
+}
