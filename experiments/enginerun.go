@@ -1,0 +1,177 @@
+package experiments
+
+import (
+	"io"
+	"math"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+)
+
+// RunEngine does what [Run] does on the general path: every arrival and
+// every token grant is an event on an engine.Sim, and the check runs in an
+// engine observer after each event. It is slower than Run and exists so
+// that models that need an event queue (timers, outages, retries) share the
+// same components, and so that the two paths can be cross-checked.
+//
+// Ties follow Run's convention (grants due at an instant are made before an
+// arrival at that instant): the arrival handler first makes any grant still
+// due, and a grant event that finds its grant already made only
+// reschedules. Such a stale event is still observed, so Result.Check.Events
+// may exceed Run's count; every other figure is the same.
+func RunEngine(spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error) {
+	one, subs, disp, err := spec.systems()
+	if err != nil {
+		return Result{}, err
+	}
+	rate := 0.0
+	for _, p := range spec.Subs {
+		rate += p.Rate
+	}
+	m := &engineModel{
+		rec:   newRecorder(jobsOut),
+		disp:  disp,
+		check: buckets.NewCheck(math.Max(rate, spec.One.Rate)),
+		proc:  proc,
+		max:   spec.MaxJobs,
+	}
+	m.nodes = append(m.nodes, &grantNode{tb: one, sub: buckets.OneBucket, m: m, pending: engine.Forever})
+	for l, s := range subs {
+		m.nodes = append(m.nodes, &grantNode{tb: s, sub: l, m: m, pending: engine.Forever})
+		m.subs = append(m.subs, s)
+	}
+	sim := engine.NewSim()
+	m.sim = sim
+	sim.Observe(func(engine.Event) { m.observe(sim.Now()) })
+	if err := m.scheduleNext(); err != nil {
+		return Result{}, err
+	}
+	sim.Run()
+	if m.err != nil {
+		return Result{}, m.err
+	}
+	if err := m.rec.finish(); err != nil {
+		return Result{}, err
+	}
+	return m.rec.result(m.jobs, sim.Now(), m.check), nil
+}
+
+// engineModel is the one-vs-k comparison as engine components.
+type engineModel struct {
+	sim   *engine.Sim
+	nodes []*grantNode // nodes[0] is the one bucket, nodes[1+l] sub-bucket l
+	subs  []*buckets.TokenBucket
+	disp  buckets.Dispatcher
+	rec   *recorder
+	check *buckets.Check
+	proc  arrivals.Process
+	next  arrivals.Arrival
+	jobs  int64
+	max   int64
+	err   error
+}
+
+// scheduleNext reads the next arrival and schedules it.
+func (m *engineModel) scheduleNext() error {
+	if m.max > 0 && m.jobs >= m.max {
+		return nil
+	}
+	a, err := m.proc.Next()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	m.next = a
+	m.sim.Schedule(a.T, m, 0)
+	return nil
+}
+
+// Handle processes the pending arrival.
+func (m *engineModel) Handle(s *engine.Sim, now engine.Time, _ int) {
+	if m.err != nil {
+		return
+	}
+	for _, n := range m.nodes {
+		n.catchUp(now)
+	}
+	a := m.next
+	j := buckets.Job{ID: m.jobs, T: a.T, Key: a.Key, Sub: a.Sub}
+	l, err := m.disp.Dispatch(j, m.subs)
+	if err != nil {
+		m.fail(inputError(m.proc, a, err))
+		return
+	}
+	m.jobs++
+	m.rec.Arrived(j, l)
+	for _, n := range []*grantNode{m.nodes[0], m.nodes[1+l]} {
+		if !n.tb.Arrive(now, j.ID) {
+			m.rec.Served(j.ID, n.sub, 0)
+		}
+		n.ensureScheduled()
+	}
+	if m.rec.err != nil {
+		m.fail(m.rec.err)
+		return
+	}
+	if err := m.scheduleNext(); err != nil {
+		m.fail(err)
+	}
+}
+
+// fail records the first error; the remaining events drain without effect.
+func (m *engineModel) fail(err error) {
+	if m.err == nil {
+		m.err = err
+	}
+}
+
+func (m *engineModel) observe(t engine.Time) {
+	if m.err != nil {
+		return
+	}
+	nk := 0
+	ws := 0.0
+	for _, s := range m.subs {
+		nk += s.Waiting()
+		ws += s.Work(t)
+	}
+	one := m.nodes[0].tb
+	m.check.Observe(t, one.Waiting(), nk, one.Work(t), ws)
+}
+
+// grantNode is the engine component that makes one bucket's grants.
+type grantNode struct {
+	tb      *buckets.TokenBucket
+	sub     int
+	m       *engineModel
+	pending engine.Time // instant of this node's pending event, or Forever
+}
+
+// Handle makes the grants due now and schedules the next one.
+func (n *grantNode) Handle(s *engine.Sim, now engine.Time, _ int) {
+	n.pending = engine.Forever
+	n.catchUp(now)
+	n.ensureScheduled()
+}
+
+// catchUp makes every grant due at or before now, each followed by a check
+// (the engine observes only the event that made them).
+func (n *grantNode) catchUp(now engine.Time) {
+	for n.tb.NextGrant() <= now {
+		id, at, d := n.tb.Grant()
+		p := n.tb.Params()
+		n.m.check.Grant(at, p.Burst/p.Rate)
+		n.m.rec.Served(id, n.sub, d)
+		n.m.observe(at)
+	}
+}
+
+func (n *grantNode) ensureScheduled() {
+	if next := n.tb.NextGrant(); next < engine.Forever && n.pending == engine.Forever {
+		n.pending = next
+		n.m.sim.Schedule(next, n, 0)
+	}
+}

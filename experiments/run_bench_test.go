@@ -1,0 +1,46 @@
+package experiments
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+)
+
+// benchRun runs the benchmark configuration, the embedded default of
+// ratesim run: Poisson arrivals at load 0.9, r = 1, b = 10, k = 2 equal
+// sub-buckets, round-robin, FCFS, the check on at every event, statistics
+// in DDSketches. It reports ns/job and the heap in use after the run.
+func benchRun(b *testing.B, jobs int64, run func(RunSpec, arrivals.Process) (Result, error)) {
+	one := buckets.Params{Rate: 1, Burst: 10}
+	subs, _ := buckets.EqualSplit(one, 2)
+	spec := RunSpec{One: one, Subs: subs, Dispatch: "rr", Seed: 1, MaxJobs: jobs}
+	b.ReportAllocs()
+	var ms runtime.MemStats
+	peak := uint64(0)
+	for range b.N {
+		proc, err := arrivals.NewPoisson(0.9, Source(spec.Seed, StreamArrivals))
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := run(spec, proc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Check.Held() {
+			b.Fatal("check failed")
+		}
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapInuse)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(jobs), "ns/job")
+	b.ReportMetric(float64(peak)/(1<<20), "MiB-heap")
+}
+
+func fast(spec RunSpec, p arrivals.Process) (Result, error)     { return Run(spec, p, nil) }
+func onEngine(spec RunSpec, p arrivals.Process) (Result, error) { return RunEngine(spec, p, nil) }
+
+func BenchmarkRun1e6(b *testing.B)       { benchRun(b, 1_000_000, fast) }
+func BenchmarkRun1e7(b *testing.B)       { benchRun(b, 10_000_000, fast) }
+func BenchmarkRunEngine1e6(b *testing.B) { benchRun(b, 1_000_000, onEngine) }

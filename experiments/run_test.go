@@ -1,0 +1,210 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+)
+
+// sliceProc is an arrival process read from slices (subs may be nil).
+type sliceProc struct {
+	times []float64
+	subs  []int
+	i     int
+}
+
+func (p *sliceProc) Next() (arrivals.Arrival, error) {
+	if p.i == len(p.times) {
+		return arrivals.Arrival{}, io.EOF
+	}
+	a := arrivals.Arrival{T: engine.Time(p.times[p.i]), Sub: -1, Key: uint64(p.i) * 0x9e3779b97f4a7c15, Line: p.i + 2}
+	if p.subs != nil {
+		a.Sub = p.subs[p.i]
+	}
+	p.i++
+	return a, nil
+}
+
+// TestJobsCSV: the four arrivals at 0 with r = 1, b = 2 and the
+// round-robin split (0.5, 1) + (0.5, 1); delays worked by hand in
+// buckets.TestFourAtZero: one bucket 0, 0, 1, 2; split 0, 0, 2, 2.
+func TestJobsCSV(t *testing.T) {
+	spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 2}, Subs: []buckets.Params{{Rate: 0.5, Burst: 1}, {Rate: 0.5, Burst: 1}}, Dispatch: "rr"}
+	var out bytes.Buffer
+	res, err := Run(spec, &sliceProc{times: []float64{0, 0, 0, 0}}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "job,arrival_s,sub_bucket,delay_one_s,delay_split_s\n0,0,0,0,0\n1,0,1,0,0\n2,0,0,1,2\n3,0,1,2,2\n"
+	if out.String() != want {
+		t.Errorf("jobs CSV:\n%s\nwant:\n%s", out.String(), want)
+	}
+	// Hand-computed statistics: mean 3/4 and 4/4, max 2, totals 3 and 4.
+	if res.One.Mean != 0.75 || res.Split.Mean != 1 || res.One.Max != 2 || res.One.Total != 3 || res.Split.Total != 4 || res.One.Delayed != 2 {
+		t.Errorf("stats one %+v split %+v", res.One, res.Split)
+	}
+	// DDSketch quantiles within 1%: sorted one-bucket delays 0, 0, 1, 2
+	// (0-based); the q-quantile is the value at 0-based rank
+	// floor(q·(n-1)), so p50 (rank 1.5) is value 1, a 0, and p99 (rank
+	// 2.97) is value 2, a 1.
+	if res.One.P50 != 0 || math.Abs(res.One.P99-1) > 0.01*(1+1e-12) {
+		t.Errorf("p50 = %v, p99 = %v, want 0 and 1 within 1%%", res.One.P50, res.One.P99)
+	}
+	if !res.Check.Held() || res.Check.Events != 8 {
+		t.Errorf("check %+v, want held with 8 events", res.Check)
+	}
+}
+
+// readJobs parses a jobs CSV into rows of floats.
+func readJobs(t *testing.T, b []byte) [][]float64 {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]float64
+	for _, r := range recs[1:] {
+		row := make([]float64, len(r))
+		for i, f := range r {
+			if row[i], err = strconv.ParseFloat(f, 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// TestFastMatchesEngine cross-checks the fast path (Run) with the general
+// engine path (RunEngine) on random instances: every dispatch policy but
+// column, every service order, k from 1 to 5, arrivals with ties and gaps.
+// Both paths drive the same bucket code with the same random streams, so
+// per-job delays must be identical and S within rounding.
+func TestFastMatchesEngine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	dispatches := []string{"rr", "random", "hash", "least-loaded"}
+	for inst := range 150 {
+		k := 1 + rng.IntN(5)
+		one := buckets.Params{Rate: 0.5 + 3*rng.Float64(), Burst: float64(k) + 5*rng.Float64()}
+		subs := randomSplit(rng, one, k)
+		spec := RunSpec{One: one, Subs: subs, Dispatch: dispatches[rng.IntN(4)], Order: buckets.Order(rng.IntN(3)), Seed: rng.Uint64()}
+		var times []float64
+		at := 0.0
+		for range 200 + rng.IntN(200) {
+			if rng.IntN(3) > 0 {
+				at += rng.ExpFloat64() / one.Rate / 1.1
+			}
+			times = append(times, at)
+		}
+		var fo, eo bytes.Buffer
+		fr, err := Run(spec, &sliceProc{times: times}, &fo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		er, err := RunEngine(spec, &sliceProc{times: times}, &eo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fo.Bytes(), eo.Bytes()) {
+			t.Fatalf("instance %d (%+v): jobs CSV differs between the fast and engine paths", inst, spec)
+		}
+		if fr.One != er.One || fr.Split != er.Split {
+			t.Fatalf("instance %d: stats differ: fast %+v / %+v, engine %+v / %+v", inst, fr.One, fr.Split, er.One, er.Split)
+		}
+		if !fr.Check.Held() || !er.Check.Held() {
+			t.Fatalf("instance %d: check failed: fast %+v engine %+v", inst, fr.Check, er.Check)
+		}
+		if er.Check.Events < fr.Check.Events {
+			t.Fatalf("instance %d: engine checked %d events, fewer than the fast path's %d", inst, er.Check.Events, fr.Check.Events)
+		}
+		// S(∞) is the total delay in each system: it must agree with the
+		// per-job rows summed independently here.
+		var s1, sk float64
+		for _, r := range readJobs(t, fo.Bytes()) {
+			s1 += r[3]
+			sk += r[4]
+		}
+		if math.Abs(s1-fr.One.Total) > 1e-9*math.Max(1, s1) || math.Abs(sk-fr.Split.Total) > 1e-9*math.Max(1, sk) {
+			t.Fatalf("instance %d: totals %v, %v; rows sum to %v, %v", inst, fr.One.Total, fr.Split.Total, s1, sk)
+		}
+	}
+}
+
+// randomSplit splits one into k sub-buckets with random shares, every
+// b_l >= 1 (one.Burst >= k is required).
+func randomSplit(rng *rand.Rand, one buckets.Params, k int) []buckets.Params {
+	subs := make([]buckets.Params, k)
+	wr := make([]float64, k)
+	wb := make([]float64, k)
+	var sr, sb float64
+	for l := range k {
+		wr[l], wb[l] = 0.1+rng.Float64(), rng.Float64()
+		sr += wr[l]
+		sb += wb[l]
+	}
+	spare := one.Burst - float64(k)
+	for l := range k {
+		subs[l] = buckets.Params{Rate: one.Rate * wr[l] / sr, Burst: 1 + spare*wb[l]/sb}
+	}
+	return subs
+}
+
+// TestPollaczekKhinchine: with burst 1 a token bucket is exactly an M/D/1
+// queue under Poisson arrivals (eq. (1) with b = 1 gives d = U(a-)), whose
+// mean waiting time is ρ/(2r(1-ρ)) (Pollaczek-Khinchine). At r = 1 that is
+// 0.5 s at ρ = 0.5 and 2 s at ρ = 0.8.
+//
+// Tolerance: R = 10 independent replications of n jobs each (seeds 1..10);
+// the replication means are independent, so their standard error SE comes
+// from their spread and |grand mean - PK| <= 4.3·SE fails with probability
+// about 0.002 (Student t, 9 degrees of freedom). The run length is chosen so
+// that 4.3·SE stays below 3% of the target: the test is both sharp and
+// stable.
+func TestPollaczekKhinchine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test (-short)")
+	}
+	for _, tc := range []struct {
+		rho float64
+		n   int64
+	}{{0.5, 200_000}, {0.8, 1_000_000}} {
+		want := tc.rho / (2 * (1 - tc.rho))
+		const R = 10
+		var means [R]float64
+		for i := range R {
+			spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 1}, Subs: []buckets.Params{{Rate: 1, Burst: 1}}, Dispatch: "rr", Seed: uint64(i + 1), MaxJobs: tc.n}
+			proc, err := arrivals.NewPoisson(tc.rho, Source(spec.Seed, StreamArrivals))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(spec, proc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			means[i] = res.One.Mean
+		}
+		var m, v float64
+		for _, x := range means {
+			m += x / R
+		}
+		for _, x := range means {
+			v += (x - m) * (x - m) / (R - 1)
+		}
+		se := math.Sqrt(v / R)
+		t.Logf("ρ = %v: mean delay %.5f s over %d x %d jobs, SE %.5f, Pollaczek-Khinchine %.5f", tc.rho, m, R, tc.n, se, want)
+		if 4.3*se > 0.03*want {
+			t.Errorf("ρ = %v: standard error %v too large for a sharp test", tc.rho, se)
+		}
+		if math.Abs(m-want) > 4.3*se {
+			t.Errorf("ρ = %v: mean delay %v, Pollaczek-Khinchine %v (SE %v)", tc.rho, m, want, se)
+		}
+	}
+}
