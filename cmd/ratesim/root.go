@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of every command.
+const (
+	exitOK          = 0 // success
+	exitCheckFailed = 1 // Theorem 2 or Lemma 1 failed at some event
+	exitUsage       = 2 // bad usage or bad input
+)
+
+// errCheckFailed is returned (wrapped) by a command whose theorem check
+// failed; it maps to exit code 1.
+var errCheckFailed = errors.New("theorem check failed")
+
+// exitCode maps a command's error to the process exit code. This is the only
+// place exit codes are decided.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errCheckFailed):
+		return exitCheckFailed
+	default:
+		return exitUsage
+	}
+}
+
+// newRootCmd builds the ratesim command tree.
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ratesim",
+		Short: "Discrete-event simulator for token-bucket rate limiting",
+		Long: `ratesim compares a token bucket (r, b) with its split into k sub-buckets
+(r_l, b_l), with Σ r_l = r and Σ b_l = b, fed the same arrivals, and checks
+Theorem 2 of R. Guérin, "When Two is Worse Than One" (2019), S(t) <= S^(k)(t),
+and its Lemma 1 at every event.
+
+Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
+	})
+	root.AddCommand(newRunCmd())
+	return root
+}
+
+// Execute runs ratesim with args, writing results to stdout and diagnostics
+// to stderr, and returns the exit code.
+func Execute(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err != nil {
+		fmt.Fprintln(stderr, "ratesim:", err)
+	}
+	return exitCode(err)
+}
