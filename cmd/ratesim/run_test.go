@@ -241,9 +241,13 @@ func TestDefaultRun(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var res struct {
-		Jobs  int64
-		One   struct{ MeanDelayS float64 `json:"mean_delay_s"` }
-		Split struct{ MeanDelayS float64 `json:"mean_delay_s"` }
+		Jobs int64
+		One  struct {
+			MeanDelayS float64 `json:"mean_delay_s"`
+		}
+		Split struct {
+			MeanDelayS float64 `json:"mean_delay_s"`
+		}
 		Check struct{ Violations, Events int64 }
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
