@@ -20,11 +20,11 @@ func (d *delayLog) Arrived(j Job, sub int) {
 	d.split = append(d.split, math.NaN())
 }
 
-func (d *delayLog) Served(id int64, sub int, delay float64) {
+func (d *delayLog) Served(id int64, sub int, delay engine.Time) {
 	if sub == OneBucket {
-		d.one[id] = delay
+		d.one[id] = float64(delay)
 	} else {
-		d.split[id] = delay
+		d.split[id] = float64(delay)
 	}
 }
 

@@ -2,7 +2,6 @@ package buckets
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/internal/compensated"
@@ -12,7 +11,8 @@ import (
 // operation.
 const unitRoundoff = 0x1p-53
 
-// Violation is an event at which the check failed.
+// Violation is an event at which the check failed. Values of an exact
+// model are converted to float64 (ticks for instants and delays).
 type Violation struct {
 	Lemma     bool        // false: Theorem 2 (S <= S^(k)) failed; true: Lemma 1 failed
 	At        engine.Time // instant of the event, seconds
@@ -34,7 +34,7 @@ func (v Violation) String() string {
 		float64(v.At), v.S, v.SSplit, v.Tolerance, v.N, v.NSplit)
 }
 
-// Check verifies, event by event, Theorem 2 of R. Guérin, "When Two is
+// Checker verifies, event by event, Theorem 2 of R. Guérin, "When Two is
 // Worse Than One" (2019), S(t) <= S^(k)(t), and Lemma 1 in work units,
 // r·U(t) <= Σ_l r_l·U_l(t), for a one-bucket system and a split system fed
 // the same arrivals.
@@ -61,65 +61,101 @@ func (v Violation) String() string {
 // bounds the rounding of m - (t - B)·r in each bucket. Both tolerances are
 // validated against exact rational arithmetic in the tests.
 //
-// The zero value is not usable; create one with [NewCheck].
-type Check struct {
-	s, sk     compensated.Sum
+// For an exact model (T = [Tick]) every quantity is an integer, S is exact,
+// and both inequalities are checked with no tolerance.
+//
+// [Check] is the float64 form. The zero value is not usable; create one
+// with [NewCheck] or [NewChecker].
+type Checker[T Number] struct {
+	s, sk     compensated.Sum[T]
+	exact     bool    // T is an integer type: no tolerance
 	roundoff  float64 // Σ over grants of 8u·(D + b/r), seconds
 	rate      float64 // rate scale for the Lemma 1 tolerance, tokens/s
-	last      engine.Time
+	last      T
 	n, nk     int
 	events    uint64
 	violS     uint64
 	violL     uint64
-	maxExcess float64
-	maxAt     engine.Time
+	maxExcess T
+	maxAt     T
+	seen      bool // an event has been observed (maxExcess is set)
 	first     Violation
 	failed    bool
 }
 
-// NewCheck returns a check for systems whose larger total rate is rate
-// tokens/s (it scales the Lemma 1 tolerance).
-func NewCheck(rate float64) *Check {
-	return &Check{rate: rate, maxExcess: math.Inf(-1)}
+// NewCheck returns a float64 check for systems whose larger total rate is
+// rate tokens/s (it scales the Lemma 1 tolerance).
+func NewCheck(rate float64) *Check { return NewChecker[engine.Time](rate) }
+
+// NewChecker returns a check in the arithmetic T. rate (tokens/s) scales the
+// Lemma 1 tolerance of a float64 check and is ignored by an exact one.
+func NewChecker[T Number](rate float64) *Checker[T] {
+	return &Checker[T]{rate: rate, exact: !isFloat[T]()}
 }
 
 // Grant records that a token was granted at instant at by a bucket with
-// burst b and rate r, adding that grant's rounding to the tolerance.
-func (c *Check) Grant(at engine.Time, burstOverRate float64) {
-	c.roundoff += 8 * unitRoundoff * (float64(at) + burstOverRate)
+// b/r = burstOverRate seconds, adding that grant's rounding to the float64
+// tolerance.
+func (c *Checker[T]) Grant(at T, burstOverRate float64) {
+	if !c.exact {
+		c.roundoff += 8 * unitRoundoff * (float64(at) + burstOverRate)
+	}
 }
 
 // Observe is called after every event at instant t (non-decreasing), with
 // the waiting jobs n of the one-bucket system and nk = Σ N_l of the split
 // system after the event, and the unfinished work of each system in tokens.
 // It integrates S and S^(k) up to t and checks both inequalities.
-func (c *Check) Observe(t engine.Time, n, nk int, work, workSplit float64) {
-	if dt := float64(t - c.last); dt > 0 {
-		c.s.Add(float64(c.n) * dt)
-		c.sk.Add(float64(c.nk) * dt)
+func (c *Checker[T]) Observe(t T, n, nk int, work, workSplit T) {
+	if dt := t - c.last; dt > 0 {
+		c.s.Add(T(c.n) * dt)
+		c.sk.Add(T(c.nk) * dt)
 	}
 	c.last, c.n, c.nk = t, n, nk
 	c.events++
 
 	s, sk := c.s.Value(), c.sk.Value()
-	if ex := s - sk; ex > c.maxExcess {
-		c.maxExcess, c.maxAt = ex, t
+	if ex := s - sk; !c.seen || ex > c.maxExcess {
+		c.maxExcess, c.maxAt, c.seen = ex, t, true
 	}
 	if s > sk {
-		if tol := 3*unitRoundoff*(s+sk) + c.roundoff; s-sk > tol {
+		tol := 0.0
+		if !c.exact {
+			tol = 3*unitRoundoff*float64(s+sk) + c.roundoff
+		}
+		if float64(s-sk) > tol {
 			c.violS++
-			c.record(Violation{At: t, S: s, SSplit: sk, N: n, NSplit: nk, Work: work, WorkSplit: workSplit, Tolerance: tol})
+			c.record(c.violation(false, t, n, nk, work, workSplit, tol))
 		}
 	}
 	if work > workSplit {
-		if tol := 16 * unitRoundoff * (c.rate*float64(t) + work + workSplit + 1); work-workSplit > tol {
+		tol := 0.0
+		if !c.exact {
+			tol = 16 * unitRoundoff * (c.rate*float64(t) + float64(work+workSplit) + 1)
+		}
+		if float64(work-workSplit) > tol {
 			c.violL++
-			c.record(Violation{Lemma: true, At: t, S: s, SSplit: sk, N: n, NSplit: nk, Work: work, WorkSplit: workSplit, Tolerance: tol})
+			c.record(c.violation(true, t, n, nk, work, workSplit, tol))
 		}
 	}
 }
 
-func (c *Check) record(v Violation) {
+func (c *Checker[T]) violation(lemma bool, t T, n, nk int, work, workSplit T, tol float64) Violation {
+	return Violation{Lemma: lemma, At: engine.Time(t), S: float64(c.s.Value()), SSplit: float64(c.sk.Value()),
+		N: n, NSplit: nk, Work: float64(work), WorkSplit: float64(workSplit), Tolerance: tol}
+}
+
+// Tolerance returns the current rounding bound of Theorem 2 for a float64
+// check, 3u·(S + S^(k)) + Σ_grants 8u·(D + b/r) seconds, and 0 for an exact
+// one.
+func (c *Checker[T]) Tolerance() float64 {
+	if c.exact {
+		return 0
+	}
+	return 3*unitRoundoff*float64(c.s.Value()+c.sk.Value()) + c.roundoff
+}
+
+func (c *Checker[T]) record(v Violation) {
 	if !c.failed {
 		c.first, c.failed = v, true
 	}
@@ -127,24 +163,24 @@ func (c *Check) record(v Violation) {
 
 // S returns the accrued delay S(t) of the one-bucket system at the last
 // observed instant, seconds.
-func (c *Check) S() float64 { return c.s.Value() }
+func (c *Checker[T]) S() T { return c.s.Value() }
 
 // SSplit returns the accrued delay S^(k)(t) of the split system at the last
 // observed instant, seconds.
-func (c *Check) SSplit() float64 { return c.sk.Value() }
+func (c *Checker[T]) SSplit() T { return c.sk.Value() }
 
 // Events returns the number of events checked.
-func (c *Check) Events() uint64 { return c.events }
+func (c *Checker[T]) Events() uint64 { return c.events }
 
 // Violations returns the number of events at which Theorem 2 failed.
-func (c *Check) Violations() uint64 { return c.violS }
+func (c *Checker[T]) Violations() uint64 { return c.violS }
 
 // LemmaViolations returns the number of events at which Lemma 1 failed.
-func (c *Check) LemmaViolations() uint64 { return c.violL }
+func (c *Checker[T]) LemmaViolations() uint64 { return c.violL }
 
 // MaxExcess returns the largest S(t) - S^(k)(t) seen at an event, in seconds,
-// and the instant it was seen (-Inf and 0 before any event).
-func (c *Check) MaxExcess() (float64, engine.Time) { return c.maxExcess, c.maxAt }
+// and the instant it was seen (0 and 0 before any event).
+func (c *Checker[T]) MaxExcess() (T, T) { return c.maxExcess, c.maxAt }
 
 // First returns the first violation and true, or false if none occurred.
-func (c *Check) First() (Violation, bool) { return c.first, c.failed }
+func (c *Checker[T]) First() (Violation, bool) { return c.first, c.failed }

@@ -4,31 +4,30 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/ratesim/ratesim/engine"
 )
 
 // OneBucket is the sub-bucket index that a [Recorder] is given for the
 // one-bucket system.
 const OneBucket = -1
 
-// A Recorder receives every job's dispatch and delays from a [Compare].
-type Recorder interface {
+// An Observer receives every job's dispatch and delays from a
+// [Comparison]. [Recorder] is the float64 form.
+type Observer[T Number] interface {
 	// Arrived reports that job j was sent to sub-bucket sub.
-	Arrived(j Job, sub int)
+	Arrived(j Arrival[T], sub int)
 	// Served reports job id's delay in seconds in the one-bucket system
 	// (sub == OneBucket) or in sub-bucket sub of the split system. Delays
 	// of jobs that did not wait are reported at their arrival; the others
 	// when they receive their token, so the order of ids is not monotone
 	// across calls.
-	Served(id int64, sub int, delay float64)
+	Served(id int64, sub int, delay T)
 }
 
 // ErrOrder is wrapped by the error [Compare.Arrive] returns for an arrival
 // earlier than the previous one.
 var ErrOrder = errors.New("arrivals out of order")
 
-// Compare runs a one-bucket system (r, b) and a split system of k
+// Comparison runs a one-bucket system (r, b) and a split system of k
 // sub-buckets (r_l, b_l) on the same arrivals and checks Theorem 2 and
 // Lemma 1 at every event of either system (see [Check]).
 //
@@ -40,14 +39,16 @@ var ErrOrder = errors.New("arrivals out of order")
 // Each arrival or grant costs O(k) (a scan for the earliest sub-bucket grant
 // and the Lemma 1 sum).
 //
-// The zero value is not usable; create one with [NewCompare].
-type Compare struct {
-	one   *TokenBucket
-	subs  []*TokenBucket
-	disp  Dispatcher
-	rec   Recorder
-	check *Check
-	now   engine.Time
+// [Compare] is the float64 form; a Comparison[Tick] of exact buckets checks
+// with no tolerance (see [NewExactComparison]). The zero value is not
+// usable; create one with [NewCompare] or [NewExactComparison].
+type Comparison[T Number] struct {
+	one   *Bucket[T]
+	subs  []*Bucket[T]
+	disp  Dispatch[T]
+	rec   Observer[T]
+	check *Checker[T]
+	now   T
 	jobs  int64
 	nk    int       // Σ N_l
 	bOne  float64   // b/r of the one bucket, seconds
@@ -59,6 +60,10 @@ type Compare struct {
 // be new (no arrivals yet) and distinct. Unless allowUnequal, the split must
 // satisfy the theorem's hypotheses (see [ValidateSplit]).
 func NewCompare(one *TokenBucket, subs []*TokenBucket, disp Dispatcher, rec Recorder, allowUnequal bool) (*Compare, error) {
+	return newComparison(one, subs, disp, rec, allowUnequal)
+}
+
+func newComparison[T Number](one *Bucket[T], subs []*Bucket[T], disp Dispatch[T], rec Observer[T], allowUnequal bool) (*Comparison[T], error) {
 	ps := make([]Params, len(subs))
 	rate := 0.0
 	for l, s := range subs {
@@ -71,35 +76,35 @@ func NewCompare(one *TokenBucket, subs []*TokenBucket, disp Dispatcher, rec Reco
 	if disp == nil {
 		return nil, fmt.Errorf("buckets: NewCompare needs a dispatch policy")
 	}
-	c := &Compare{
+	c := &Comparison[T]{
 		one:   one,
 		subs:  subs,
 		disp:  disp,
 		rec:   rec,
-		check: NewCheck(math.Max(rate, one.p.Rate)),
-		bOne:  one.p.Burst * one.inv,
+		check: NewChecker[T](math.Max(rate, one.p.Rate)),
+		bOne:  one.p.Burst / one.p.Rate,
 		bSubs: make([]float64, len(subs)),
 	}
 	for l, s := range subs {
-		c.bSubs[l] = s.p.Burst * s.inv
+		c.bSubs[l] = s.p.Burst / s.p.Rate
 	}
 	return c, nil
 }
 
 // Check returns the event-by-event check.
-func (c *Compare) Check() *Check { return c.check }
+func (c *Comparison[T]) Check() *Checker[T] { return c.check }
 
 // Jobs returns the number of arrivals so far.
-func (c *Compare) Jobs() int64 { return c.jobs }
+func (c *Comparison[T]) Jobs() int64 { return c.jobs }
 
 // Now returns the instant of the last event processed, seconds.
-func (c *Compare) Now() engine.Time { return c.now }
+func (c *Comparison[T]) Now() T { return c.now }
 
 // One returns the one-bucket system.
-func (c *Compare) One() *TokenBucket { return c.one }
+func (c *Comparison[T]) One() *Bucket[T] { return c.one }
 
 // Subs returns the sub-buckets of the split system.
-func (c *Compare) Subs() []*TokenBucket { return c.subs }
+func (c *Comparison[T]) Subs() []*Bucket[T] { return c.subs }
 
 // Arrive processes every grant due at or before j.T, then the arrival of a
 // job at j.T with key j.Key and input sub-bucket j.Sub; j.ID is ignored and
@@ -108,8 +113,8 @@ func (c *Compare) Subs() []*TokenBucket { return c.subs }
 // error if it cannot place the job. On error the job is not admitted and
 // no arrival is recorded (grants due by j.T have still been made: they are
 // the passing of time, not part of the arrival).
-func (c *Compare) Arrive(j Job) error {
-	if !(j.T >= c.now) || math.IsInf(float64(j.T), 0) {
+func (c *Comparison[T]) Arrive(j Arrival[T]) error {
+	if !(j.T >= c.now) || j.T >= c.one.never {
 		return fmt.Errorf("buckets: arrival at %v s after an event at %v s: %w", j.T, c.now, ErrOrder)
 	}
 	c.advance(j.T)
@@ -137,12 +142,12 @@ func (c *Compare) Arrive(j Job) error {
 
 // Finish makes every remaining grant, so that every job has been served and
 // S, S^(k) are the total delays of the two systems.
-func (c *Compare) Finish() { c.advance(engine.Forever) }
+func (c *Comparison[T]) Finish() { c.advance(c.one.never) }
 
 // advance makes, in time order, every grant due at or before limit.
-func (c *Compare) advance(limit engine.Time) {
+func (c *Comparison[T]) advance(limit T) {
 	for {
-		l, tk := -1, engine.Forever
+		l, tk := -1, c.one.never
 		for i, s := range c.subs {
 			if s.next < tk {
 				l, tk = i, s.next
@@ -150,7 +155,7 @@ func (c *Compare) advance(limit engine.Time) {
 		}
 		t1 := c.one.next
 		if t1 <= tk {
-			if t1 > limit || t1 == engine.Forever {
+			if t1 > limit || t1 == c.one.never {
 				return
 			}
 			id, at, d := c.one.Grant()
@@ -176,9 +181,9 @@ func (c *Compare) advance(limit engine.Time) {
 }
 
 // observe runs the check at the current instant.
-func (c *Compare) observe() {
+func (c *Comparison[T]) observe() {
 	t := c.now
-	ws := 0.0
+	var ws T
 	for _, s := range c.subs {
 		ws += s.Work(t)
 	}

@@ -16,7 +16,7 @@ func BenchmarkCompare(b *testing.B) {
 	ob, _ := NewTokenBucket(one)
 	s0, _ := NewTokenBucket(subsP[0])
 	s1, _ := NewTokenBucket(subsP[1])
-	c, err := NewCompare(ob, []*TokenBucket{s0, s1}, &roundRobin{}, nil, false)
+	c, err := NewCompare(ob, []*TokenBucket{s0, s1}, &roundRobin[engine.Time]{}, nil, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,21 +9,22 @@ import (
 	"github.com/ratesim/ratesim/engine"
 )
 
-// Job is what a dispatch policy knows about an arriving job.
-type Job struct {
-	ID  int64       // job number, 0-based, in order of arrival
-	T   engine.Time // arrival instant, seconds
-	Key uint64      // hash of the job's key (0 when the traffic has none)
-	Sub int         // sub-bucket named by the input (-1 when none)
+// Arrival is what a dispatch policy knows about an arriving job. [Job] is
+// the float64 form.
+type Arrival[T Number] struct {
+	ID  int64  // job number, 0-based, in order of arrival
+	T   T      // arrival instant (seconds, or ticks)
+	Key uint64 // hash of the job's key (0 when the traffic has none)
+	Sub int    // sub-bucket named by the input (-1 when none)
 }
 
-// A Dispatcher chooses the sub-bucket (0-based index into subs) that an
+// A Dispatch policy chooses the sub-bucket (0-based index into subs) that an
 // arriving job is sent to. It is called once per job, in arrival order, after
 // every grant due at or before j.T has been made. An error means the job
 // cannot be dispatched (for example a trace names a sub-bucket that does not
-// exist).
-type Dispatcher interface {
-	Dispatch(j Job, subs []*TokenBucket) (int, error)
+// exist). [Dispatcher] is the float64 form.
+type Dispatch[T Number] interface {
+	Dispatch(j Arrival[T], subs []*Bucket[T]) (int, error)
 }
 
 // DispatchNames lists the dispatch policies [NewDispatcher] knows.
@@ -43,9 +44,14 @@ var DispatchNames = []string{"rr", "random", "hash", "least-loaded", "column"}
 //
 // src is used only by "random" and must then be non-nil.
 func NewDispatcher(name string, rates []float64, src rand.Source) (Dispatcher, error) {
+	return NewDispatch[engine.Time](name, rates, src)
+}
+
+// NewDispatch is [NewDispatcher] for any [Number] model.
+func NewDispatch[T Number](name string, rates []float64, src rand.Source) (Dispatch[T], error) {
 	switch name {
 	case "rr":
-		return &roundRobin{}, nil
+		return &roundRobin[T]{}, nil
 	case "random":
 		if src == nil {
 			return nil, fmt.Errorf("buckets: dispatch random needs a random source")
@@ -56,20 +62,20 @@ func NewDispatcher(name string, rates []float64, src rand.Source) (Dispatcher, e
 			s += r
 			cum[i] = s
 		}
-		return &weighted{cum: cum, rng: rand.New(src)}, nil
+		return &weighted[T]{cum: cum, rng: rand.New(src)}, nil
 	case "hash":
-		return hashed{}, nil
+		return hashed[T]{}, nil
 	case "least-loaded":
-		return leastLoaded{}, nil
+		return leastLoaded[T]{}, nil
 	case "column":
-		return column{}, nil
+		return column[T]{}, nil
 	}
 	return nil, fmt.Errorf("buckets: unknown dispatch policy %q, want one of %v", name, DispatchNames)
 }
 
-type roundRobin struct{ i int }
+type roundRobin[T Number] struct{ i int }
 
-func (d *roundRobin) Dispatch(_ Job, subs []*TokenBucket) (int, error) {
+func (d *roundRobin[T]) Dispatch(_ Arrival[T], subs []*Bucket[T]) (int, error) {
 	l := d.i
 	d.i++
 	if d.i == len(subs) {
@@ -78,12 +84,12 @@ func (d *roundRobin) Dispatch(_ Job, subs []*TokenBucket) (int, error) {
 	return l, nil
 }
 
-type weighted struct {
+type weighted[T Number] struct {
 	cum []float64 // cumulative rates
 	rng *rand.Rand
 }
 
-func (d *weighted) Dispatch(_ Job, subs []*TokenBucket) (int, error) {
+func (d *weighted[T]) Dispatch(_ Arrival[T], subs []*Bucket[T]) (int, error) {
 	x := d.rng.Float64() * d.cum[len(d.cum)-1]
 	l, _ := slices.BinarySearch(d.cum, x)
 	// BinarySearch returns the first index with cum >= x; x == cum[l]
@@ -91,18 +97,18 @@ func (d *weighted) Dispatch(_ Job, subs []*TokenBucket) (int, error) {
 	return min(l, len(subs)-1), nil
 }
 
-type hashed struct{}
+type hashed[T Number] struct{}
 
-func (hashed) Dispatch(j Job, subs []*TokenBucket) (int, error) {
+func (hashed[T]) Dispatch(j Arrival[T], subs []*Bucket[T]) (int, error) {
 	// Lemire's multiply-shift maps a uniform 64-bit hash to [0, k)
 	// without the bias or the division of h % k.
 	hi, _ := bits.Mul64(j.Key, uint64(len(subs)))
 	return int(hi), nil
 }
 
-type leastLoaded struct{}
+type leastLoaded[T Number] struct{}
 
-func (leastLoaded) Dispatch(j Job, subs []*TokenBucket) (int, error) {
+func (leastLoaded[T]) Dispatch(j Arrival[T], subs []*Bucket[T]) (int, error) {
 	best := 0
 	bestN, bestTok := subs[0].Waiting(), subs[0].Tokens(j.T)
 	for l := 1; l < len(subs); l++ {
@@ -118,9 +124,9 @@ func (leastLoaded) Dispatch(j Job, subs []*TokenBucket) (int, error) {
 	return best, nil
 }
 
-type column struct{}
+type column[T Number] struct{}
 
-func (column) Dispatch(j Job, subs []*TokenBucket) (int, error) {
+func (column[T]) Dispatch(j Arrival[T], subs []*Bucket[T]) (int, error) {
 	if j.Sub < 0 || j.Sub >= len(subs) {
 		if j.Sub < 0 {
 			return 0, fmt.Errorf("buckets: dispatch column: job %d has no sub-bucket column value", j.ID)

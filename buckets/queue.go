@@ -1,24 +1,22 @@
 package buckets
 
-import "github.com/ratesim/ratesim/engine"
-
 // waiting is a job waiting for a token.
-type waiting struct {
-	id int64       // job number, 0-based, in order of arrival
-	at engine.Time // arrival instant, seconds
+type waiting[T Number] struct {
+	id int64 // job number, 0-based, in order of arrival
+	at T     // arrival instant
 }
 
 // jobQueue is a growable ring buffer of waiting jobs. It allocates only
 // when it grows, so its memory is O(the most jobs ever waiting at once).
-type jobQueue struct {
-	buf  []waiting
+type jobQueue[T Number] struct {
+	buf  []waiting[T]
 	head int
 	n    int
 }
 
-func (q *jobQueue) len() int { return q.n }
+func (q *jobQueue[T]) len() int { return q.n }
 
-func (q *jobQueue) push(w waiting) {
+func (q *jobQueue[T]) push(w waiting[T]) {
 	if q.n == len(q.buf) {
 		q.grow()
 	}
@@ -26,12 +24,12 @@ func (q *jobQueue) push(w waiting) {
 	q.n++
 }
 
-func (q *jobQueue) grow() {
+func (q *jobQueue[T]) grow() {
 	size := 2 * len(q.buf)
 	if size == 0 {
 		size = 16
 	}
-	buf := make([]waiting, size)
+	buf := make([]waiting[T], size)
 	for i := range q.n {
 		buf[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
 	}
@@ -39,7 +37,7 @@ func (q *jobQueue) grow() {
 }
 
 // popFront removes and returns the oldest job. Panics if empty.
-func (q *jobQueue) popFront() waiting {
+func (q *jobQueue[T]) popFront() waiting[T] {
 	if q.n == 0 {
 		panic("buckets: pop from an empty queue")
 	}
@@ -50,7 +48,7 @@ func (q *jobQueue) popFront() waiting {
 }
 
 // popBack removes and returns the newest job. Panics if empty.
-func (q *jobQueue) popBack() waiting {
+func (q *jobQueue[T]) popBack() waiting[T] {
 	if q.n == 0 {
 		panic("buckets: pop from an empty queue")
 	}
@@ -60,7 +58,7 @@ func (q *jobQueue) popBack() waiting {
 
 // popAt removes and returns the i-th oldest job (0 <= i < len), moving the
 // oldest job into its place. Panics if i is out of range.
-func (q *jobQueue) popAt(i int) waiting {
+func (q *jobQueue[T]) popAt(i int) waiting[T] {
 	if i < 0 || i >= q.n {
 		panic("buckets: queue index out of range")
 	}

@@ -65,7 +65,7 @@ func TestNegativeControl(t *testing.T) {
 	ob, _ := NewTokenBucket(Params{1, 1})
 	s0, _ := NewTokenBucket(Params{0.5, 1})
 	s1, _ := NewTokenBucket(Params{0.5, 1})
-	if _, err := NewCompare(ob, []*TokenBucket{s0, s1}, &roundRobin{}, nil, false); !errors.Is(err, ErrParam) {
+	if _, err := NewCompare(ob, []*TokenBucket{s0, s1}, &roundRobin[engine.Time]{}, nil, false); !errors.Is(err, ErrParam) {
 		t.Errorf("NewCompare with Σ b_l = 2 != 1: err = %v, want ErrParam", err)
 	}
 }
@@ -170,19 +170,19 @@ func TestAgainstNaive(t *testing.T) {
 			at := engine.Time(a)
 			for tb.NextGrant() <= at {
 				id, gt, d := tb.Grant()
-				got[id] = d
-				if d != float64(gt)-times[id] {
+				got[id] = float64(d)
+				if float64(d) != float64(gt)-times[id] {
 					t.Fatalf("grant delay %v != instant - arrival", d)
 				}
 			}
-			eq1[i] = tb.Delay(at)
+			eq1[i] = float64(tb.Delay(at))
 			if !tb.Arrive(at, int64(i)) {
 				got[i] = 0
 			}
 		}
 		for tb.NextGrant() < engine.Forever {
 			id, _, d := tb.Grant()
-			got[id] = d
+			got[id] = float64(d)
 		}
 		for i := range want {
 			tol := 1e-9 * math.Max(1, times[i])
@@ -208,7 +208,7 @@ func TestWaitingMatchesCeil(t *testing.T) {
 			tb.Grant()
 			mid := (prev + min(tb.NextGrant(), at)) / 2
 			if mid > prev {
-				want := int(math.Ceil(math.Max(0, tb.Work(mid)-p.Burst)))
+				want := int(math.Ceil(math.Max(0, float64(tb.Work(mid))-p.Burst)))
 				if tb.Waiting() != want {
 					t.Fatalf("t=%v: Waiting() = %d, ceil formula %d", mid, tb.Waiting(), want)
 				}

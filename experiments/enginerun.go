@@ -133,7 +133,7 @@ func (m *engineModel) observe(t engine.Time) {
 		return
 	}
 	nk := 0
-	ws := 0.0
+	var ws engine.Time
 	for _, s := range m.subs {
 		nk += s.Waiting()
 		ws += s.Work(t)

@@ -150,11 +150,8 @@ func checkResult(chk *buckets.Check) CheckResult {
 		Events:          chk.Events(),
 		Violations:      chk.Violations(),
 		LemmaViolations: chk.LemmaViolations(),
-		MaxExcess:       ex,
+		MaxExcess:       float64(ex),
 		MaxExcessAt:     float64(at),
-	}
-	if r.Events == 0 {
-		r.MaxExcess = 0
 	}
 	if v, ok := chk.First(); ok {
 		r.First = &v
@@ -184,7 +181,8 @@ func (r *recorder) Arrived(j buckets.Job, sub int) {
 	}
 }
 
-func (r *recorder) Served(id int64, sub int, d float64) {
+func (r *recorder) Served(id int64, sub int, delay engine.Time) {
+	d := float64(delay)
 	if sub == buckets.OneBucket {
 		r.one.add(d)
 	} else {

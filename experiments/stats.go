@@ -37,7 +37,7 @@ type Stats struct {
 // and maximum.
 type delayStats struct {
 	sketch  *ddsketch.DDSketch
-	total   compensated.Sum
+	total   compensated.Sum[float64]
 	n       int64
 	delayed int64
 	max     float64

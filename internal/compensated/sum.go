@@ -2,25 +2,31 @@
 // ratesim adds up many delays (accrued delay S(t), total delay per system).
 package compensated
 
-import "math"
-
 // Sum is a running sum with Neumaier's compensation (an improved Kahan
-// summation). After n additions of terms x_i its error is at most
-// 2u·Σ|x_i| + O(n u²)·Σ|x_i|, with u = 2^-53, independent of n to first
-// order; a plain running sum's error grows like n·u·Σ|x_i|.
+// summation). For float64 terms x_i, after n additions its error is at
+// most 2u·Σ|x_i| + O(n u²)·Σ|x_i|, with u = 2^-53, independent of n to first
+// order; a plain running sum's error grows like n·u·Σ|x_i|. For int64 terms
+// the compensation is always 0 and the sum is exact (barring overflow).
 //
 // Reference: A. Neumaier, "Rundungsfehleranalyse einiger Verfahren zur
 // Summation endlicher Summen", ZAMM 54 (1974).
 //
 // The zero value is an empty sum.
-type Sum struct {
-	s, c float64
+type Sum[T ~float64 | ~int64] struct {
+	s, c T
+}
+
+func abs[T ~float64 | ~int64](x T) T {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // Add adds x to the sum.
-func (k *Sum) Add(x float64) {
+func (k *Sum[T]) Add(x T) {
 	t := k.s + x
-	if math.Abs(k.s) >= math.Abs(x) {
+	if abs(k.s) >= abs(x) {
 		k.c += (k.s - t) + x
 	} else {
 		k.c += (x - t) + k.s
@@ -29,4 +35,4 @@ func (k *Sum) Add(x float64) {
 }
 
 // Value returns the compensated sum.
-func (k *Sum) Value() float64 { return k.s + k.c }
+func (k *Sum[T]) Value() T { return k.s + k.c }

@@ -5,7 +5,7 @@ import "testing"
 func TestSumExact(t *testing.T) {
 	// 1e16 + 1 + ... (1e4 ones) - 1e16: a plain sum loses every 1 (the
 	// spacing of float64 at 1e16 is 2); the exact answer is 1e4.
-	var k Sum
+	var k Sum[float64]
 	plain := 1e16
 	k.Add(1e16)
 	for range 10000 {
@@ -24,7 +24,7 @@ func TestSumTenths(t *testing.T) {
 	// 1e6 times is 100000.0000000000055511151231257827 (exact rational
 	// arithmetic), whose nearest float64 is 100000. A plain running sum
 	// gives 100000.00000133288.
-	var k Sum
+	var k Sum[float64]
 	for range 1000000 {
 		k.Add(0.1)
 	}
