@@ -13,4 +13,5 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
 )

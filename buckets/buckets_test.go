@@ -2,6 +2,7 @@ package buckets
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ratesim/ratesim/engine"
@@ -88,3 +89,5 @@ func sum(xs []float64) float64 {
 	}
 	return s
 }
+
+func newTestRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
