@@ -1,0 +1,220 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/experiments"
+)
+
+type verifyFlags struct {
+	cfg    experiments.VerifyConfig
+	orders string
+	claims string
+	out    string
+}
+
+func newVerifyCmd() *cobra.Command {
+	f := &verifyFlags{}
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Search random instances for counterexamples to Theorem 2 and to stronger claims",
+		Long: `Verify draws small random instances (arrivals with ties, bursts and idle gaps;
+k sub-buckets with integer rate weights and bursts of whole quanta, so b_l
+may be fractional; any job sent to any sub-bucket; FCFS, LIFO or random
+service) and runs the one bucket against its split on each, checking
+Theorem 2, S(t) <= S^(k)(t), and Lemma 1, r·U(t) <= Σ r_l·U_l(t), at every
+event. With --exact the instances run on the exact integer model (whole
+ticks and quanta, no tolerance); otherwise on the float64 model that
+ratesim run uses, with its documented rounding bound. Instants are in ticks
+of 1 ms.
+
+It also maps which stronger claims hold, each "the split system is never
+better in ...": job (any single job's delay), max (maximum delay), p99
+(nearest-rank 99th percentile), delayed (number of delayed jobs), squares
+(sum of squared delays); under FCFS, and under any order. For each claim
+that fails it keeps the smallest counterexample (shrunk by removing jobs)
+and writes it to --out as a replayable trace with the ratesim run command
+that replays it.
+
+--inflate burst|rate breaks the theorem's hypotheses (Σ b_l > b or
+Σ r_l > r) as a negative control: the search must then find a violation,
+which it writes out the same way, and exit 1.
+
+Exit codes: 0 Theorem 2 and Lemma 1 held on every instance, 1 a violation
+was found, 2 bad usage.`,
+		Example: `  ratesim verify
+  ratesim verify --instances 1000000 --seed 7 --exact
+  ratesim verify --inflate burst --out /tmp/nc`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runVerify(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.cfg.Instances, "instances", 100_000, "random instances to run (>= 1)")
+	fl.Uint64VarP(&f.cfg.Seed, "seed", "s", 1, "seed; instance i is drawn from PCG(seed, i)")
+	fl.BoolVar(&f.cfg.Exact, "exact", false, "run on the exact integer model (no rounding, no tolerance)")
+	fl.IntVar(&f.cfg.MaxK, "max-k", 8, "largest number of sub-buckets k (>= 2); k is drawn from [2, max-k]")
+	fl.IntVar(&f.cfg.MaxJobs, "max-jobs", 40, "largest number of jobs per instance (>= 1)")
+	fl.StringVar(&f.orders, "order", "all", "service orders to draw from: all, or a comma list of fcfs, lifo, random")
+	fl.StringVar(&f.claims, "claims", "all", "stronger claims to map: all, none, or a comma list of "+strings.Join(experiments.ClaimNames, ", "))
+	fl.StringVar(&f.cfg.Inflate, "inflate", "", "negative control: burst (Σ b_l > b) or rate (Σ r_l > r)")
+	fl.StringVarP(&f.out, "out", "o", "ratesim-verify", "folder for counterexample traces (created when one is found)")
+	return cmd
+}
+
+func (f *verifyFlags) parse() error {
+	c := &f.cfg
+	if c.Instances < 1 {
+		return flagError("instances", c.Instances, "at least 1 instance")
+	}
+	if c.MaxK < 2 {
+		return flagError("max-k", c.MaxK, "at least 2 sub-buckets")
+	}
+	if c.MaxK > 64 {
+		return flagError("max-k", c.MaxK, "at most 64 sub-buckets (periods are whole ticks: the least common multiple must fit in 64 bits)")
+	}
+	if c.MaxJobs < 1 || c.MaxJobs > 10000 {
+		return flagError("max-jobs", c.MaxJobs, "between 1 and 10000 jobs per instance")
+	}
+	if f.orders != "all" {
+		for _, name := range strings.Split(f.orders, ",") {
+			o, err := buckets.ParseOrder(strings.TrimSpace(name))
+			if err != nil {
+				return flagError("order", f.orders, "all, or a comma list of fcfs, lifo, random")
+			}
+			c.Orders = append(c.Orders, o)
+		}
+	}
+	switch f.claims {
+	case "all":
+		c.Claims = experiments.ClaimNames
+	case "none", "":
+	default:
+		for _, name := range strings.Split(f.claims, ",") {
+			c.Claims = append(c.Claims, strings.TrimSpace(name))
+		}
+	}
+	if err := c.Validate(); err != nil {
+		if c.Inflate != "" && c.Inflate != "burst" && c.Inflate != "rate" {
+			return flagError("inflate", c.Inflate, "burst or rate")
+		}
+		return flagError("claims", f.claims, "all, none, or a comma list of "+strings.Join(experiments.ClaimNames, ", "))
+	}
+	return nil
+}
+
+func runVerify(cmd *cobra.Command, f *verifyFlags) error {
+	if err := f.parse(); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := experiments.Verify(f.cfg)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	w := cmd.OutOrStdout()
+	model := "float64 model (rounding bound as in ratesim run)"
+	if f.cfg.Exact {
+		model = "exact integer model (no tolerance)"
+	}
+	var orders []string
+	for _, o := range f.cfg.Orders {
+		orders = append(orders, o.String())
+	}
+	fmt.Fprintf(w, "instances          %d (seed %d, k 2..%d, 1..%d jobs, orders %s, %s)\n",
+		res.Instances, f.cfg.Seed, f.cfg.MaxK, f.cfg.MaxJobs, strings.Join(orders, ","), model)
+	if f.cfg.Inflate != "" {
+		fmt.Fprintf(w, "negative control   sub-bucket %s sums inflated: the theorem's hypotheses do not hold\n", f.cfg.Inflate)
+	}
+	fmt.Fprintf(w, "events checked     %d\n", res.Events)
+	fmt.Fprintf(w, "Theorem 2          %d violations (S(t) > S^(k)(t))\n", res.Violations)
+	fmt.Fprintf(w, "Lemma 1            %d violations (r·U(t) > Σ r_l·U_l(t))\n", res.LemmaViolations)
+	fmt.Fprintf(w, "smallest slack     min S^(k) - S = %.6g s over %d instances with a delay\n", res.MinSlack, res.SlackInstances)
+	if res.Violation != nil {
+		cmdLine, err := writeCounterexample(f.out, "violation", *res.Violation, f.cfg.Inflate != "")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "first violation    %v\n", res.ViolationEvent)
+		fmt.Fprintf(w, "                   smallest instance: %d jobs, k = %d; replay: %s\n", res.Violation.Jobs(), len(res.Violation.Subs), cmdLine)
+	}
+	if len(res.Claims) > 0 {
+		if err := writeClaims(w, f, res.Claims); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "time               %.2f s\n", elapsed.Seconds())
+	if !res.Held() {
+		return fmt.Errorf("%w: %d Theorem 2 and %d Lemma 1 violations (%v)", errCheckFailed, res.Violations, res.LemmaViolations, res.ViolationEvent)
+	}
+	return nil
+}
+
+func writeClaims(w io.Writer, f *verifyFlags, claims []experiments.ClaimResult) error {
+	fmt.Fprintf(w, "\nstronger claims: is the split system never better than the one bucket?\n")
+	fmt.Fprintf(w, "%-10s %-6s %9s  %s\n", "claim", "orders", "instances", "result")
+	var replays []string
+	for _, c := range claims {
+		if c.Counterexample == nil {
+			fmt.Fprintf(w, "%-10s %-6s %9d  holds (no counterexample)\n", c.Claim, c.Orders, c.Tested)
+			continue
+		}
+		ce := *c.Counterexample
+		name := "claim-" + c.Claim + "-" + c.Orders
+		cmdLine, err := writeCounterexample(f.out, name, ce, f.cfg.Inflate != "")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%-10s %-6s %9d  counterexample: %d jobs, k = %d, %s order: %s\n",
+			c.Claim, c.Orders, c.Tested, ce.Jobs(), len(ce.Subs), ce.Order, c.Detail)
+		replays = append(replays, fmt.Sprintf("  %-24s %s", name+":", cmdLine))
+	}
+	if len(replays) > 0 {
+		fmt.Fprintf(w, "\ncounterexamples written to %s/; replay each with ratesim run (--jobs-out shows the per-job delays):\n%s\n", f.out, strings.Join(replays, "\n"))
+	}
+	return nil
+}
+
+// writeCounterexample writes DIR/name.csv and DIR/name.cmd (the replay
+// command) and returns the command line.
+func writeCounterexample(dir, name string, in buckets.Instance, allowUnequal bool) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("--out %s: %w", dir, err)
+	}
+	trace := filepath.Join(dir, name+".csv")
+	if err := experiments.WriteReplay(trace, in); err != nil {
+		return "", fmt.Errorf("--out %s: %w", dir, err)
+	}
+	args := experiments.ReplayArgs(trace, in, allowUnequal)
+	quoted := []string{"ratesim"}
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	line := strings.Join(quoted, " ")
+	cf, err := experiments.CreateAtomic(filepath.Join(dir, name+".cmd"))
+	if err != nil {
+		return "", err
+	}
+	defer cf.Abort()
+	fmt.Fprintln(cf, line)
+	return line, cf.Commit()
+}
+
+// shellQuote quotes s for a POSIX shell when it has characters other than
+// letters, digits and ./_-:,+=
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("./_-:,+=", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
