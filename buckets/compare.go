@@ -109,8 +109,9 @@ func (c *Comparison[T]) Subs() []*Bucket[T] { return c.subs }
 // Arrive processes every grant due at or before j.T, then the arrival of a
 // job at j.T with key j.Key and input sub-bucket j.Sub; j.ID is ignored and
 // replaced by the job's number. It returns an error wrapping [ErrOrder] if
-// j.T is NaN or earlier than the previous arrival, and the dispatcher's
-// error if it cannot place the job. On error the job is not admitted and
+// j.T is NaN or earlier than the previous arrival, the dispatcher's error if
+// it cannot place the job, and an error wrapping [ErrOverflow] if a grant
+// instant would overflow. On error the job is not admitted and
 // no arrival is recorded (grants due by j.T have still been made: they are
 // the passing of time, not part of the arrival).
 func (c *Comparison[T]) Arrive(j Arrival[T]) error {
@@ -122,6 +123,9 @@ func (c *Comparison[T]) Arrive(j Arrival[T]) error {
 	l, err := c.disp.Dispatch(j, c.subs)
 	if err != nil {
 		return err
+	}
+	if !c.one.Admissible(j.T) || !c.subs[l].Admissible(j.T) {
+		return fmt.Errorf("buckets: arrival at %v: %w; the rate is too small for this many waiting jobs", j.T, ErrOverflow)
 	}
 	c.jobs++
 	c.now = j.T

@@ -38,6 +38,9 @@ func (e *ParamError) Unwrap() error { return ErrParam }
 //	Burst < 1, NaN or ±Inf       error (a job needs one whole token, so a
 //	                             bucket of less than one token never
 //	                             releases a job)
+//	b/r not finite               error: the rate is so small (below about
+//	                             b·5.6e-309 tokens/s) that the time to
+//	                             fill the bucket overflows float64
 func (p Params) Validate() error {
 	return p.validate("")
 }
@@ -48,6 +51,10 @@ func (p Params) validate(prefix string) error {
 	}
 	if !(p.Burst >= 1) || math.IsInf(p.Burst, 0) {
 		return &ParamError{Name: prefix + "burst", Value: p.Burst, Want: "finite and >= 1 token"}
+	}
+	if math.IsInf(1/p.Rate, 0) || math.IsInf(p.Burst/p.Rate, 0) {
+		return &ParamError{Name: prefix + "rate", Value: p.Rate,
+			Want: fmt.Sprintf("large enough that burst/rate = %v/rate is a finite number of seconds", p.Burst)}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package buckets
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -177,8 +178,28 @@ func (b *Bucket[T]) Params() Params { return b.p }
 // Order returns the bucket's service order.
 func (b *Bucket[T]) Order() Order { return b.order }
 
+// ErrOverflow is returned (wrapped) when an arrival would make a token
+// grant instant overflow the model's arithmetic (float64 seconds beyond
+// about 1.8e308).
+var ErrOverflow = errors.New("grant instant overflows")
+
+// Admissible reports whether an arrival at instant t can be admitted
+// without overflow: the latest grant instant it implies, B + (m + 1 - b)/r
+// in the notation of [Bucket], must be finite (below the largest T). It does
+// not change the bucket. [Comparison.Arrive] calls it on both buckets an
+// arrival touches before admitting it, so that a failed arrival changes
+// nothing.
+func (b *Bucket[T]) Admissible(t T) bool {
+	start, work := b.start, b.work
+	if b.q.len() == 0 && start+work*b.inv <= t {
+		start, work = t, 0
+	}
+	last := start + (work+b.one-b.burst)*b.inv
+	return last <= b.never // false for +Inf and NaN
+}
+
 // Arrive admits job id arriving at instant t and reports whether it has to
-// wait for a token. A job that does not wait has delay 0; a waiting job's
+// wait for a token. Check [Bucket.Admissible] first. A job that does not wait has delay 0; a waiting job's
 // delay is known when [Bucket.Grant] serves it (under FCFS it equals
 // eq. (1), see [Bucket.Delay]).
 //

@@ -17,10 +17,28 @@ type AtomicFile struct {
 	done bool
 }
 
-// CreateAtomic starts writing the file at path. The error names the path.
+// CreateAtomic starts writing the file at path. If path is a symbolic link
+// the file it points to is replaced (the link stays). The new file gets the
+// permissions of the file it replaces, or 0644 for a new file. The error
+// names the path.
 func CreateAtomic(path string) (*AtomicFile, error) {
+	mode := os.FileMode(0o644)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+		if fi, err := os.Stat(real); err == nil {
+			if !fi.Mode().IsRegular() {
+				return nil, fmt.Errorf("experiments: %s is not a regular file", path)
+			}
+			mode = fi.Mode().Perm()
+		}
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
+		return nil, fmt.Errorf("experiments: cannot create %s: %w", path, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return nil, fmt.Errorf("experiments: cannot create %s: %w", path, err)
 	}
 	return &AtomicFile{Writer: bufio.NewWriterSize(f, 1<<16), f: f, path: path}, nil

@@ -1,9 +1,11 @@
 package experiments
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 
 	"github.com/ratesim/ratesim/arrivals"
@@ -100,7 +102,10 @@ func (spec RunSpec) systems() (*buckets.TokenBucket, []*buckets.TokenBucket, buc
 // (it names the file and line for traces), a job that cannot be dispatched
 // (wrapping [ErrInput], naming the trace line), or a write error. A failed
 // check is not an error: see Result.Check.
-func Run(spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error) {
+//
+// Run stops early, returning ctx.Err(), when ctx is cancelled (checked every
+// 4096 arrivals).
+func Run(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error) {
 	one, subs, disp, err := spec.systems()
 	if err != nil {
 		return Result{}, err
@@ -111,6 +116,9 @@ func Run(spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error)
 		return Result{}, err
 	}
 	for spec.MaxJobs == 0 || c.Jobs() < spec.MaxJobs {
+		if c.Jobs()%4096 == 0 && ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
 		a, err := proc.Next()
 		if err == io.EOF {
 			break
@@ -129,7 +137,7 @@ func Run(spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error)
 	if err := rec.finish(); err != nil {
 		return Result{}, err
 	}
-	return rec.result(c.Jobs(), c.Now(), c.Check()), nil
+	return rec.result(c.Jobs(), c.Now(), c.Check())
 }
 
 // inputError names the arrival's source position in err.
@@ -205,12 +213,29 @@ func (r *recorder) finish() error {
 	return nil
 }
 
-func (r *recorder) result(jobs int64, end engine.Time, chk *buckets.Check) Result {
-	return Result{
+// ErrOverflow is wrapped by the error of a run whose delays or accrued
+// delay exceed float64.
+var ErrOverflow = errors.New("delays overflow float64")
+
+func (r *recorder) result(jobs int64, end engine.Time, chk *buckets.Check) (Result, error) {
+	res := Result{
 		Jobs:     jobs,
 		Duration: float64(end),
 		One:      r.one.stats(),
 		Split:    r.split.stats(),
 		Check:    checkResult(chk),
 	}
+	for _, err := range []error{r.one.err, r.split.err} {
+		if err != nil {
+			return res, fmt.Errorf("%w (%w)", err, ErrOverflow)
+		}
+	}
+	// A non-finite sum would make every comparison false and the check pass
+	// vacuously: refuse it.
+	for _, x := range []float64{float64(chk.S()), float64(chk.SSplit()), res.One.Total, res.Split.Total, res.One.Mean, res.Split.Mean} {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return res, fmt.Errorf("experiments: total delay %v s: %w; use a larger rate or fewer jobs", x, ErrOverflow)
+		}
+	}
+	return res, nil
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"runtime"
 	"testing"
 
@@ -38,8 +39,12 @@ func benchRun(b *testing.B, jobs int64, run func(RunSpec, arrivals.Process) (Res
 	b.ReportMetric(float64(peak)/(1<<20), "MiB-heap")
 }
 
-func fast(spec RunSpec, p arrivals.Process) (Result, error)     { return Run(spec, p, nil) }
-func onEngine(spec RunSpec, p arrivals.Process) (Result, error) { return RunEngine(spec, p, nil) }
+func fast(spec RunSpec, p arrivals.Process) (Result, error) {
+	return Run(context.Background(), spec, p, nil)
+}
+func onEngine(spec RunSpec, p arrivals.Process) (Result, error) {
+	return RunEngine(context.Background(), spec, p, nil)
+}
 
 func BenchmarkRun1e6(b *testing.B)       { benchRun(b, 1_000_000, fast) }
 func BenchmarkRun1e7(b *testing.B)       { benchRun(b, 10_000_000, fast) }

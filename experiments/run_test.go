@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"io"
 	"math"
@@ -39,7 +40,7 @@ func (p *sliceProc) Next() (arrivals.Arrival, error) {
 func TestJobsCSV(t *testing.T) {
 	spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 2}, Subs: []buckets.Params{{Rate: 0.5, Burst: 1}, {Rate: 0.5, Burst: 1}}, Dispatch: "rr"}
 	var out bytes.Buffer
-	res, err := Run(spec, &sliceProc{times: []float64{0, 0, 0, 0}}, &out)
+	res, err := Run(context.Background(), spec, &sliceProc{times: []float64{0, 0, 0, 0}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +84,25 @@ func readJobs(t *testing.T, b []byte) [][]float64 {
 	return rows
 }
 
+// TestFastMatchesEngineViolations runs the negative control (bursts adding
+// to more than b) on both paths: the same violations must be counted.
+func TestFastMatchesEngineViolations(t *testing.T) {
+	spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 1}, Subs: []buckets.Params{{Rate: 0.5, Burst: 1}, {Rate: 0.5, Burst: 1}}, AllowUnequal: true, Dispatch: "column"}
+	times := []float64{0, 0, 0.5, 1, 1, 3}
+	subs := []int{0, 1, 0, 1, 0, 1}
+	fr, err := Run(context.Background(), spec, &sliceProc{times: times, subs: subs}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	er, err := RunEngine(context.Background(), spec, &sliceProc{times: times, subs: subs}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr.Check.Violations == 0 || fr.Check.Violations != er.Check.Violations || fr.Check.Events != er.Check.Events {
+		t.Errorf("fast %+v, engine %+v", fr.Check, er.Check)
+	}
+}
+
 // TestFastMatchesEngine cross-checks the fast path (Run) with the general
 // engine path (RunEngine) on random instances: every dispatch policy but
 // column, every service order, k from 1 to 5, arrivals with ties and gaps.
@@ -105,11 +125,11 @@ func TestFastMatchesEngine(t *testing.T) {
 			times = append(times, at)
 		}
 		var fo, eo bytes.Buffer
-		fr, err := Run(spec, &sliceProc{times: times}, &fo)
+		fr, err := Run(context.Background(), spec, &sliceProc{times: times}, &fo)
 		if err != nil {
 			t.Fatal(err)
 		}
-		er, err := RunEngine(spec, &sliceProc{times: times}, &eo)
+		er, err := RunEngine(context.Background(), spec, &sliceProc{times: times}, &eo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,8 +142,8 @@ func TestFastMatchesEngine(t *testing.T) {
 		if !fr.Check.Held() || !er.Check.Held() {
 			t.Fatalf("instance %d: check failed: fast %+v engine %+v", inst, fr.Check, er.Check)
 		}
-		if er.Check.Events < fr.Check.Events {
-			t.Fatalf("instance %d: engine checked %d events, fewer than the fast path's %d", inst, er.Check.Events, fr.Check.Events)
+		if er.Check.Events != fr.Check.Events || er.Check.MaxExcess != fr.Check.MaxExcess {
+			t.Fatalf("instance %d: engine checked %d events (max excess %v), the fast path %d (%v)", inst, er.Check.Events, er.Check.MaxExcess, fr.Check.Events, fr.Check.MaxExcess)
 		}
 		// S(∞) is the total delay in each system: it must agree with the
 		// per-job rows summed independently here.
@@ -185,7 +205,7 @@ func TestPollaczekKhinchine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Run(spec, proc, nil)
+			res, err := Run(context.Background(), spec, proc, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

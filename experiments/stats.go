@@ -36,6 +36,7 @@ type Stats struct {
 // with the number of jobs: a DDSketch for quantiles and exact count, sum
 // and maximum.
 type delayStats struct {
+	err     error // the first delay the sketch could not take
 	sketch  *ddsketch.DDSketch
 	total   compensated.Sum[float64]
 	n       int64
@@ -61,9 +62,9 @@ func (s *delayStats) add(d float64) {
 		s.max = math.Max(s.max, d)
 	}
 	// Add fails only for values the mapping cannot index (NaN, or beyond
-	// about 1e300 s): a delay there is a bug upstream.
-	if err := s.sketch.Add(d); err != nil {
-		panic(fmt.Sprintf("experiments: delay %v not representable in the sketch: %v", d, err))
+	// about 1e307 s); the run reports it as an error at the end.
+	if err := s.sketch.Add(d); err != nil && s.err == nil {
+		s.err = fmt.Errorf("experiments: delay %v s cannot be kept in the quantile sketch: %w", d, err)
 	}
 }
 

@@ -1,18 +1,23 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
 
 // Exit codes of every command.
 const (
-	exitOK          = 0 // success
-	exitCheckFailed = 1 // Theorem 2 or Lemma 1 failed at some event
-	exitUsage       = 2 // bad usage or bad input
+	exitOK          = 0   // success
+	exitCheckFailed = 1   // Theorem 2 or Lemma 1 failed at some event
+	exitUsage       = 2   // bad usage or bad input
+	exitInterrupted = 130 // stopped by SIGINT or SIGTERM (128 + SIGINT), outputs discarded
 )
 
 // errCheckFailed is returned (wrapped) by a command whose theorem check
@@ -27,6 +32,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
 	default:
 		return exitUsage
 	}
@@ -42,7 +49,8 @@ func newRootCmd() *cobra.Command {
 Theorem 2 of R. Guérin, "When Two is Worse Than One" (2019), S(t) <= S^(k)(t),
 and its Lemma 1 at every event.
 
-Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input.`,
+Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input,
+130 interrupted (SIGINT or SIGTERM; partial outputs are removed).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -54,13 +62,16 @@ Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input.`,
 }
 
 // Execute runs ratesim with args, writing results to stdout and diagnostics
-// to stderr, and returns the exit code.
+// to stderr, and returns the exit code. SIGINT and SIGTERM cancel the run's
+// context: a run stops, removes its partial output files and returns 130.
 func Execute(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "ratesim:", err)
 	}

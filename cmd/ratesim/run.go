@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,7 +81,7 @@ printed), 2 bad usage or bad input.`,
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
 	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals); with --trace the default is the whole trace")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
-	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file: "+experiments.JobsHeader)
+	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+experiments.JobsHeader)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object instead of the summary")
 	fl.BoolVar(&f.engine, "engine", false, "run on the general event-queue engine instead of the fast path (same results, slower)")
 	cmd.MarkFlagsMutuallyExclusive("k", "sub")
@@ -87,6 +89,10 @@ printed), 2 bad usage or bad input.`,
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
 	return cmd
 }
+
+// maxSubBuckets bounds k: each event costs O(k), and a split into more
+// sub-buckets than this is almost certainly a typo.
+const maxSubBuckets = 65536
 
 // flagError names a flag, its value and what was expected.
 func flagError(flag string, value any, want string) error {
@@ -98,6 +104,7 @@ func finitePositive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
 // spec validates the flags and builds the run specification.
 func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 	var spec experiments.RunSpec
+	changed := cmd.Flags().Changed
 	if !finitePositive(f.rate) {
 		return spec, flagError("rate", f.rate, "a finite rate > 0 tokens/s")
 	}
@@ -105,36 +112,55 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 		return spec, flagError("burst", f.burst, "a finite burst >= 1 token")
 	}
 	spec.One = buckets.Params{Rate: f.rate, Burst: f.burst}
-	if cmd.Flags().Changed("sub") {
+	if err := spec.One.Validate(); err != nil {
+		return spec, flagError("rate", f.rate, fmt.Sprintf("a rate large enough that burst/rate = %v/rate s is finite", f.burst))
+	}
+	splitFlag := "k"
+	if changed("sub") {
+		splitFlag = "sub"
 		subs, err := parseSubs(f.sub)
 		if err != nil {
 			return spec, err
 		}
 		spec.Subs = subs
 	} else {
-		if f.k < 1 {
-			return spec, flagError("k", f.k, "k >= 1 sub-buckets")
+		if f.k < 1 || f.k > maxSubBuckets {
+			return spec, flagError("k", f.k, fmt.Sprintf("between 1 and %d sub-buckets", maxSubBuckets))
 		}
 		if f.burst/float64(f.k) < 1 {
 			return spec, flagError("k", f.k, fmt.Sprintf("k <= %d: burst %v split %d ways leaves %v < 1 token per sub-bucket", int(f.burst), f.burst, f.k, f.burst/float64(f.k)))
 		}
 		subs, err := buckets.EqualSplit(spec.One, f.k)
 		if err != nil {
-			return spec, fmt.Errorf("--k %d: %w", f.k, err)
+			return spec, flagError("k", f.k, fmt.Sprintf("a split of --rate %v --burst %v into valid sub-buckets (%v)", f.rate, f.burst, err))
 		}
 		spec.Subs = subs
 	}
 	if err := buckets.ValidateSplit(spec.One, spec.Subs, f.allowUnequal); err != nil {
-		return spec, fmt.Errorf("--sub %s with --rate %v --burst %v: %w (use --allow-unequal for a negative control)", f.sub, f.rate, f.burst, err)
+		value := f.sub
+		if splitFlag == "k" {
+			value = strconv.Itoa(f.k)
+		}
+		return spec, fmt.Errorf("--%s %s with --rate %v --burst %v: %w (use --allow-unequal for a negative control)", splitFlag, value, f.rate, f.burst, err)
 	}
 	spec.AllowUnequal = f.allowUnequal
 	if !validDispatch(f.dispatch) {
 		return spec, flagError("dispatch", f.dispatch, "one of "+strings.Join(buckets.DispatchNames, ", "))
 	}
+	if f.trace == "" {
+		for _, name := range []string{"time-col", "time-format", "key-col", "sub-col", "sort", "skip-bad"} {
+			if changed(name) {
+				return spec, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
+			}
+		}
+		if f.dispatch == "hash" || f.dispatch == "column" {
+			return spec, flagError("dispatch", f.dispatch, "--trace with a --key-col (hash) or --sub-col (column): generated arrivals have no keys or sub-buckets")
+		}
+	}
 	if f.dispatch == "column" && f.traceOpt.SubCol == "" {
 		return spec, flagError("dispatch", f.dispatch, "--sub-col naming the trace column of sub-bucket indexes")
 	}
-	if f.dispatch == "hash" && f.trace != "" && f.traceOpt.KeyCol == "" {
+	if f.dispatch == "hash" && f.traceOpt.KeyCol == "" {
 		return spec, flagError("dispatch", f.dispatch, "--key-col naming the trace column of job keys")
 	}
 	spec.Dispatch = f.dispatch
@@ -144,10 +170,10 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 	}
 	spec.Order = order
 	spec.Seed = f.seed
-	if f.jobs < 0 || (f.jobs == 0 && f.trace == "") {
-		return spec, flagError("jobs", f.jobs, "a number of jobs >= 1")
+	if f.jobs < 1 {
+		return spec, flagError("jobs", f.jobs, "a number of jobs >= 1 (with --trace, leave it out to run the whole trace)")
 	}
-	if f.trace == "" || cmd.Flags().Changed("jobs") {
+	if f.trace == "" || changed("jobs") {
 		spec.MaxJobs = f.jobs
 	}
 	return spec, nil
@@ -168,7 +194,11 @@ func parseSubs(s string) ([]buckets.Params, error) {
 		return nil, flagError("sub", `""`, "rate:burst pairs separated by commas, e.g. 0.5:5,0.5:5")
 	}
 	var subs []buckets.Params
-	for i, pair := range strings.Split(s, ",") {
+	pairs := strings.Split(s, ",")
+	if len(pairs) > maxSubBuckets {
+		return nil, flagError("sub", fmt.Sprintf("(%d sub-buckets)", len(pairs)), fmt.Sprintf("at most %d sub-buckets", maxSubBuckets))
+	}
+	for i, pair := range pairs {
 		rs, bs, ok := strings.Cut(strings.TrimSpace(pair), ":")
 		r, err1 := strconv.ParseFloat(strings.TrimSpace(rs), 64)
 		b, err2 := strconv.ParseFloat(strings.TrimSpace(bs), 64)
@@ -181,7 +211,11 @@ func parseSubs(s string) ([]buckets.Params, error) {
 		if !(b >= 1) || math.IsInf(b, 0) {
 			return nil, flagError("sub", s, fmt.Sprintf("a finite burst >= 1 token for sub-bucket %d, got %v", i, b))
 		}
-		subs = append(subs, buckets.Params{Rate: r, Burst: b})
+		p := buckets.Params{Rate: r, Burst: b}
+		if err := p.Validate(); err != nil {
+			return nil, flagError("sub", s, fmt.Sprintf("valid sub-bucket %d (%v)", i, err))
+		}
+		subs = append(subs, p)
 	}
 	return subs, nil
 }
@@ -199,8 +233,8 @@ func (f *runFlags) arrivalProcess(spec experiments.RunSpec) (arrivals.Process, f
 		return nil, nil, flagError("load", f.load, "a finite load > 0")
 	}
 	lambda := f.load * f.rate
-	if !finitePositive(lambda) {
-		return nil, nil, flagError("load", f.load, fmt.Sprintf("load·rate finite and > 0, got %v jobs/s", lambda))
+	if !finitePositive(lambda) || math.IsInf(1/lambda, 0) {
+		return nil, nil, flagError("load", f.load, fmt.Sprintf("an arrival rate load·rate with a finite mean gap 1/λ, got λ = %v jobs/s", lambda))
 	}
 	switch f.process {
 	case "poisson":
@@ -218,6 +252,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkJobsOut(f.jobsOut, f.trace); err != nil {
+		return err
+	}
 	proc, closeProc, err := f.arrivalProcess(spec)
 	if err != nil {
 		return err
@@ -225,9 +262,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if closeProc != nil {
 		defer closeProc()
 	}
+	report := cmd.OutOrStdout()
 	var out *experiments.AtomicFile
 	var jobsOut io.Writer
-	if f.jobsOut != "" {
+	switch f.jobsOut {
+	case "":
+	case "-":
+		// The rows go to standard output; the report moves to stderr.
+		jobsOut, report = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	default:
 		if out, err = experiments.CreateAtomic(f.jobsOut); err != nil {
 			return fmt.Errorf("--jobs-out: %w", err)
 		}
@@ -238,7 +281,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if f.engine {
 		run = experiments.RunEngine
 	}
-	res, err := run(spec, proc, jobsOut)
+	res, err := run(cmd.Context(), spec, proc, jobsOut)
 	if err != nil {
 		return err
 	}
@@ -254,16 +297,54 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", skipped, f.trace, tr.FirstSkipped())
 		}
 	}
-	w := cmd.OutOrStdout()
+	w := &errWriter{w: report}
 	if f.json {
-		if err := writeJSON(w, f, spec, res, skipped); err != nil {
-			return err
-		}
+		writeJSON(w, f, spec, res, skipped)
 	} else {
 		writeSummary(w, f, spec, res, skipped)
 	}
+	if w.err != nil {
+		return fmt.Errorf("writing the result: %w", w.err)
+	}
 	if !res.Check.Held() {
 		return fmt.Errorf("%w: %v", errCheckFailed, res.Check.First)
+	}
+	return nil
+}
+
+// errWriter keeps the first write error, so that a report written with
+// many Fprintf calls can be checked once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// checkJobsOut refuses a --jobs-out path that cannot be written whole or
+// that would overwrite the input trace, before the run starts.
+func checkJobsOut(path, trace string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil // does not exist yet: CreateAtomic reports other problems
+	}
+	if !fi.Mode().IsRegular() {
+		return flagError("jobs-out", path, "a regular file to write (or - for standard output), not a directory or device")
+	}
+	if trace != "" {
+		if ti, err := os.Stat(trace); err == nil && os.SameFile(fi, ti) {
+			return flagError("jobs-out", path, "a file other than the --trace input, which it would overwrite")
+		}
 	}
 	return nil
 }
@@ -278,22 +359,21 @@ type jsonResult struct {
 	Dispatch     string           `json:"dispatch"`
 	Order        string           `json:"order"`
 	Seed         uint64           `json:"seed"`
-	MeanRatio    float64          `json:"mean_delay_ratio_split_over_one"`
+	MeanRatio    *float64         `json:"mean_delay_ratio_split_over_one"` // null when the one bucket delays no job
 	SkippedLines int              `json:"skipped_lines"`
 }
 
-func writeJSON(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) error {
+func writeJSON(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) {
 	out := jsonResult{
 		Result: res, Input: f.input(), Rate: spec.One.Rate, Burst: spec.One.Burst, Subs: spec.Subs,
-		Dispatch: spec.Dispatch, Order: spec.Order.String(), Seed: spec.Seed,
-		MeanRatio: ratio(res.Split.Mean, res.One.Mean), SkippedLines: skipped,
+		Dispatch: spec.Dispatch, Order: spec.Order.String(), Seed: spec.Seed, SkippedLines: skipped,
 	}
-	if math.IsNaN(out.MeanRatio) || math.IsInf(out.MeanRatio, 0) {
-		out.MeanRatio = 0 // JSON has no NaN; 0 means "undefined" (no delay in the one bucket)
+	if r := ratio(res.Split.Mean, res.One.Mean); !math.IsNaN(r) && !math.IsInf(r, 0) {
+		out.MeanRatio = &r // null when undefined (no delay in the one bucket)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	enc.Encode(out) // write errors are kept by the errWriter
 }
 
 // input describes the arrivals for humans.
@@ -320,11 +400,7 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 		fmt.Fprintf(w, "skipped    %d bad lines\n", skipped)
 	}
 	fmt.Fprintf(w, "one        r = %v tokens/s, b = %v tokens\n", spec.One.Rate, spec.One.Burst)
-	var parts []string
-	for _, s := range spec.Subs {
-		parts = append(parts, fmt.Sprintf("(%.6g, %.6g)", s.Rate, s.Burst))
-	}
-	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), strings.Join(parts, " "), spec.Dispatch, spec.Order)
+	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), describeSubs(spec.Subs), spec.Dispatch, spec.Order)
 	fmt.Fprintf(w, "jobs       %d over %.6g s\n\n", res.Jobs, res.Duration)
 	fmt.Fprintf(w, "%-18s %14s %14s\n", "delay", "one bucket", "split")
 	row := func(name string, a, b float64) {
@@ -336,7 +412,11 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 	row("p99 (s)", res.One.P99, res.Split.P99)
 	row("max (s)", res.One.Max, res.Split.Max)
 	row("total (s)", res.One.Total, res.Split.Total)
-	fmt.Fprintf(w, "\nsplit/one mean delay ratio %.6g\n", ratio(res.Split.Mean, res.One.Mean))
+	if r := ratio(res.Split.Mean, res.One.Mean); math.IsNaN(r) {
+		fmt.Fprintf(w, "\nsplit/one mean delay ratio undefined (no job waited in either system)\n")
+	} else {
+		fmt.Fprintf(w, "\nsplit/one mean delay ratio %.6g\n", r)
+	}
 	c := res.Check
 	fmt.Fprintf(w, "check      Theorem 2 (S <= S^(k)) and Lemma 1 at %d events: %d violations, %d Lemma 1 violations\n",
 		c.Events, c.Violations, c.LemmaViolations)
@@ -346,6 +426,25 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 		fmt.Fprintf(w, "FIRST VIOLATION at t = %.17g s: S = %.17g s, S^(k) = %.17g s, N = %d, sum N_l = %d (%s)\n",
 			float64(v.At), v.S, v.SSplit, v.N, v.NSplit, kind(v))
 	}
+}
+
+// describeSubs lists the sub-buckets as (rate, burst) pairs, compressing an
+// equal split to "k × (r, b)" and eliding the middle of a long list.
+func describeSubs(subs []buckets.Params) string {
+	if len(subs) > 1 && !slices.ContainsFunc(subs, func(p buckets.Params) bool { return p != subs[0] }) {
+		return fmt.Sprintf("%d × (%.6g, %.6g)", len(subs), subs[0].Rate, subs[0].Burst)
+	}
+	var parts []string
+	for i, s := range subs {
+		if len(subs) > 8 && i == 4 {
+			parts = append(parts, fmt.Sprintf("... %d more ...", len(subs)-6))
+		}
+		if len(subs) > 8 && i >= 4 && i < len(subs)-2 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("(%.6g, %.6g)", s.Rate, s.Burst))
+	}
+	return strings.Join(parts, " ")
 }
 
 func kind(v *buckets.Violation) string {

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeTrace writes a one-column trace "t" with the given lines.
+func writeTrace(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "trace.csv")
+	if err := os.WriteFile(p, []byte("t\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestOverflowIsAnError: rates so small that grant instants or delay totals
+// overflow float64 must give exit 2 with a message, never a panic, NaN
+// results or a lost job (regressions found by a tester).
+func TestOverflowIsAnError(t *testing.T) {
+	four := writeTrace(t, "0", "0", "0", "0")
+	zeros := make([]string, 13)
+	for i := range zeros {
+		zeros[i] = "0"
+	}
+	thirteen := writeTrace(t, zeros...)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// 4 jobs at 0 with r = 1e-308, b = 1: the last grant, at
+		// (4 - 1)/1e-308 s, overflows.
+		{[]string{"--trace", four, "--rate", "1e-308", "--burst", "1", "--k", "1"}, "overflows"},
+		{[]string{"--trace", four, "--rate", "1e-308", "--burst", "1", "--k", "1", "--engine"}, "overflows"},
+		// b/r = 2/1e-308 s itself overflows.
+		{[]string{"--trace", four, "--rate", "1e-308", "--burst", "2", "--k", "2"}, "--rate 1e-308"},
+		// Grants stay finite (at most 11e307 s) but the total delay does
+		// not.
+		{[]string{"--trace", thirteen, "--rate", "1e-307", "--burst", "2", "--k", "2"}, "overflow"},
+		{[]string{"--trace", thirteen, "--rate", "1e-307", "--burst", "2", "--k", "2", "--json"}, "overflow"},
+		{[]string{"--rate", "1e-320"}, "--rate 1e-320"},
+		{[]string{"--rate", "5e-324"}, "--rate 5e-324"},
+		{[]string{"--load", "1e-320"}, "--load 1e-320"},
+	} {
+		_, errOut, code := ratesim(t, append([]string{"run"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("run %v: exit %d, stderr %q; want 2 mentioning %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestJobsOutSafety(t *testing.T) {
+	trace := writeTrace(t, "0", "0", "1")
+	before, _ := os.ReadFile(trace)
+	// The input is never overwritten.
+	if _, errOut, code := ratesim(t, "run", "--trace", trace, "--jobs-out", trace); code != 2 || !strings.Contains(errOut, "--jobs-out") {
+		t.Errorf("--jobs-out = --trace: exit %d, %q", code, errOut)
+	}
+	if after, _ := os.ReadFile(trace); !bytes.Equal(before, after) {
+		t.Error("the trace was overwritten")
+	}
+	// A directory is refused before the run.
+	if _, errOut, code := ratesim(t, "run", "--jobs", "10", "--jobs-out", t.TempDir()); code != 2 || !strings.Contains(errOut, "regular file") {
+		t.Errorf("--jobs-out DIR: exit %d, %q", code, errOut)
+	}
+	// A symbolic link is written through: the link stays, its target gets
+	// the rows, with the target's permissions.
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "target.csv"), filepath.Join(dir, "link.csv")
+	os.WriteFile(target, []byte("old"), 0o640)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := ratesim(t, "run", "--trace", trace, "--jobs-out", link); code != 0 {
+		t.Fatalf("--jobs-out LINK: exit %d, %s", code, errOut)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	b, _ := os.ReadFile(target)
+	if fi, _ := os.Stat(target); !strings.HasPrefix(string(b), "job,") || fi.Mode().Perm() != 0o640 {
+		t.Errorf("target holds %q with mode %v, want the rows with mode 0640", b, fi.Mode().Perm())
+	}
+	// A new file is 0644.
+	fresh := filepath.Join(dir, "fresh.csv")
+	ratesim(t, "run", "--trace", trace, "--jobs-out", fresh)
+	if fi, err := os.Stat(fresh); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("new --jobs-out file mode %v (%v), want 0644", fi.Mode().Perm(), err)
+	}
+	// "-" writes the rows to stdout and the summary to stderr.
+	out, errOut, code := ratesim(t, "run", "--trace", trace, "--jobs-out", "-")
+	if code != 0 || !strings.HasPrefix(out, "job,arrival_s,") || !strings.Contains(errOut, "check ") {
+		t.Errorf("--jobs-out -: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestTraceFlagsNeedTrace: flags that only make sense with --trace are
+// refused without it instead of being silently ignored.
+func TestTraceFlagsNeedTrace(t *testing.T) {
+	for _, args := range [][]string{
+		{"--key-col", "k"}, {"--time-col", "t"}, {"--time-format", "bogus"}, {"--sub-col", "s"}, {"--sort"}, {"--skip-bad"},
+		{"--dispatch", "hash"}, {"--dispatch", "column"},
+		{"--k", "100000", "--burst", "1e6"},
+	} {
+		_, errOut, code := ratesim(t, append([]string{"run", "--jobs", "10"}, args...)...)
+		if code != 2 || !strings.Contains(errOut, "--"+strings.TrimPrefix(args[0], "--")) {
+			t.Errorf("run %v: exit %d, stderr %q; want 2 naming %s", args, code, errOut, args[0])
+		}
+	}
+	trace := writeTrace(t, "0")
+	if _, errOut, code := ratesim(t, "run", "--trace", trace, "--jobs", "0"); code != 2 || !strings.Contains(errOut, "--jobs 0") {
+		t.Errorf("--trace --jobs 0: exit %d, %q", code, errOut)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("device full") }
+
+// TestReportWriteError: a report that cannot be written is an error.
+func TestReportWriteError(t *testing.T) {
+	for _, args := range [][]string{{"run", "--jobs", "10"}, {"run", "--jobs", "10", "--json"}} {
+		var errOut bytes.Buffer
+		if code := Execute(args, failingWriter{}, &errOut); code != 2 || !strings.Contains(errOut.String(), "device full") {
+			t.Errorf("%v to a failing writer: exit %d, %q", args, code, errOut.String())
+		}
+	}
+}
+
+// TestUndefinedRatio: when no job waits the ratio of means is undefined:
+// the summary says so and the JSON has null.
+func TestUndefinedRatio(t *testing.T) {
+	trace := writeTrace(t, "0")
+	out, _, _ := ratesim(t, "run", "--trace", trace)
+	if !strings.Contains(out, "ratio undefined") {
+		t.Errorf("summary: %s", out)
+	}
+	out, _, _ = ratesim(t, "run", "--trace", trace, "--json")
+	if !strings.Contains(out, `"mean_delay_ratio_split_over_one": null`) {
+		t.Errorf("JSON: %s", out)
+	}
+}
+
+// TestInterruptDiscardsOutput: a run whose context is cancelled (as SIGINT
+// does) stops, leaves no partial --jobs-out file (not even the temporary
+// one), and maps to exit code 130.
+func TestInterruptDiscardsOutput(t *testing.T) {
+	dir := t.TempDir()
+	root := newRootCmd()
+	root.SetArgs([]string{"run", "--jobs", "100000000", "--jobs-out", filepath.Join(dir, "jobs.csv")})
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := root.ExecuteContext(ctx)
+	if exitCode(err) != exitInterrupted {
+		t.Errorf("cancelled run: err %v, exit %d, want %d", err, exitCode(err), exitInterrupted)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("files left behind: %v", left)
+	}
+}
