@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/internal/compensated"
 )
 
 // Order is the service order among jobs waiting for a token. Every order
@@ -61,7 +62,8 @@ func ParseOrder(s string) (Order, error) {
 //
 //	d_i = max(0, U(a_i-) + (1 - b)/r)
 //
-// and the number of waiting jobs and the accrued delay are
+// and the number of waiting jobs ([Bucket.Waiting]) and the accrued delay
+// ([Bucket.AccruedDelay]) are
 //
 //	N(t) = ceil(max(0, r·U(t) - b))
 //	S(t) = ∫_0^t N(u) du
@@ -96,6 +98,8 @@ type Bucket[T Number] struct {
 	next    T // instant of the next grant, or never
 	last    T // instant of the last arrival or grant
 	delayed int64
+	served  compensated.Sum[T] // Σ delays of the jobs served after waiting
+	waitAt  compensated.Sum[T] // Σ arrival instants of the jobs waiting now
 }
 
 // bucketConfig collects the options of a bucket.
@@ -224,6 +228,7 @@ func (b *Bucket[T]) Arrive(t T, id int64) (waits bool) {
 		b.next = d
 	}
 	b.q.push(waiting[T]{id: id, at: t})
+	b.waitAt.Add(t)
 	b.delayed++
 	return true
 }
@@ -257,6 +262,8 @@ func (b *Bucket[T]) Grant() (id int64, at T, delay T) {
 		w = b.q.popAt(b.rng.IntN(b.q.len()))
 	}
 	b.last = t
+	b.waitAt.Add(-w.at)
+	b.served.Add(t - w.at)
 	if n := b.q.len(); n > 0 {
 		// The remaining n jobs get tokens 1/r apart; the next one is
 		// served when n - 1 will still wait after it.
@@ -269,6 +276,15 @@ func (b *Bucket[T]) Grant() (id int64, at T, delay T) {
 
 // Waiting returns N, the number of jobs waiting for a token now.
 func (b *Bucket[T]) Waiting() int { return b.q.len() }
+
+// AccruedDelay returns S(t) = ∫_0^t N(u) du, the delay accrued by all jobs
+// up to instant t (seconds, or ticks): the delays of the jobs already
+// served plus t - a_i for each job i still waiting. Both sums are
+// compensated. t must not be earlier than the last arrival or grant, nor
+// later than the next grant.
+func (b *Bucket[T]) AccruedDelay(t T) T {
+	return b.served.Value() + T(b.q.len())*t - b.waitAt.Value()
+}
 
 // Delayed returns the number of jobs that have had to wait so far.
 func (b *Bucket[T]) Delayed() int64 { return b.delayed }

@@ -220,3 +220,30 @@ func TestWaitingMatchesCeil(t *testing.T) {
 		}
 	}
 }
+
+// TestAccruedDelay checks the bucket's own S(t) against the check's
+// integral of N(t) at every event, and against the sum of all delays at the
+// end, on the hand example (r = 1, b = 2, four jobs at 0: S(1) = 2 (two
+// jobs waited 1 s), S(2) = 3, S(∞) = 0 + 0 + 1 + 2 = 3) and on random
+// instances.
+func TestAccruedDelay(t *testing.T) {
+	tb, _ := NewTokenBucket(Params{1, 2})
+	for i := range 4 {
+		tb.Arrive(0, int64(i))
+	}
+	for _, want := range []struct{ at, s engine.Time }{{1, 2}, {2, 3}} {
+		tb.Grant()
+		if got := tb.AccruedDelay(want.at); got != want.s {
+			t.Errorf("S(%v) = %v, want %v", want.at, got, want.s)
+		}
+	}
+	rng := newTestRand(5)
+	for range 50 {
+		times := randomTimes(rng, 500, 1.3)
+		_, c := compareRun(t, Params{1, 3}, []Params{{0.5, 1}, {0.5, 2}}, "rr", times, nil, false)
+		one, chk := c.One(), c.Check()
+		if got, want := float64(one.AccruedDelay(c.Now())), float64(chk.S()); math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			t.Fatalf("bucket S(∞) = %v, check S(∞) = %v", got, want)
+		}
+	}
+}
