@@ -63,7 +63,12 @@ var (
 // parse returns the instant written in s as nanoseconds since the Unix
 // epoch. s has no surrounding spaces. It does not allocate unless s is bad
 // (kindLayout and kindRFC3339 allocate what time.Parse allocates).
-func (f *timeFormat) parse(s string) (int64, error) {
+func (f *timeFormat) parse(s string) (int64, error) { return parseTime(f, s) }
+
+// parseTime is [timeFormat.parse] for a string or a byte slice; it does not
+// keep s. For a byte slice, kindLayout and kindRFC3339 also copy s to a
+// string for time.Parse.
+func parseTime[T byteText](f *timeFormat, s T) (int64, error) {
 	switch f.kind {
 	case kindDecimal:
 		return parseDecimal(s, f.unit)
@@ -76,9 +81,9 @@ func (f *timeFormat) parse(s string) (int64, error) {
 				return 0, fracError(n, 9)
 			}
 		}
-		return parseLayout(time.RFC3339Nano, s)
+		return parseLayout(time.RFC3339Nano, string(s))
 	default:
-		return parseLayout(f.layout, s)
+		return parseLayout(f.layout, string(s))
 	}
 }
 
@@ -86,7 +91,7 @@ func (f *timeFormat) parse(s string) (int64, error) {
 // 10^unit nanoseconds, exactly into int64 nanoseconds: "1700000000.3" with
 // unit 9 is 1700000000300000000 ns. It accepts "5", "-5", "+5", "5.", ".5";
 // no exponents, no digit separators.
-func parseDecimal(s string, unit int) (int64, error) {
+func parseDecimal[T byteText](s T, unit int) (int64, error) {
 	i, neg := 0, false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		neg = s[i] == '-'
@@ -147,7 +152,7 @@ func fracError(n, max int) error {
 }
 
 // countDigits returns the number of leading ASCII digits of s.
-func countDigits(s string) int {
+func countDigits[T byteText](s T) int {
 	n := 0
 	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
 		n++
@@ -157,7 +162,7 @@ func countDigits(s string) int {
 
 // parseDatetime parses "YYYY-MM-DD HH:MM:SS" with an optional fraction
 // ".f" of 1 to 9 digits, in UTC, into nanoseconds since the Unix epoch.
-func parseDatetime(s string) (int64, error) {
+func parseDatetime[T byteText](s T) (int64, error) {
 	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
 		return 0, errDatetime
 	}
@@ -166,8 +171,8 @@ func parseDatetime(s string) (int64, error) {
 			return -1
 		}
 		v := int64(0)
-		for _, c := range []byte(s[i : i+n]) {
-			v = v*10 + int64(c-'0')
+		for j := i; j < i+n; j++ {
+			v = v*10 + int64(s[j]-'0')
 		}
 		return v
 	}

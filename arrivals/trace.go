@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ratesim/ratesim/engine"
@@ -38,8 +36,10 @@ type Trace struct {
 	name    string
 	skipBad bool
 	format  timeFormat
-	cr      *csv.Reader
-	closer  io.Closer // the file opened by Open, or nil
+	delim   rune        // the field separator
+	cr      *csv.Reader // reads the records unless delim is a tab
+	tsv     *tsvReader  // reads the records if delim is a tab
+	closer  io.Closer   // the file opened by Open, or nil
 
 	header       []string
 	timeCol      int // index of the time column
@@ -48,14 +48,14 @@ type Trace struct {
 	lastLine     int // last line read, for messages about the end
 	skipped      int
 	firstSkipped *TraceError
-	err          error        // sticky error, including io.EOF
-	sorted       []traceEntry // Sort: the whole trace, sorted
-	pos          int          // Sort: index of the next entry in sorted
-	n            int          // arrivals returned
-	originNs     int64        // first arrival, ns since the epoch
-	prevNs       int64        // previous arrival, ns since the epoch
-	prevText     string       // previous arrival's time text (streaming)
-	prevLine     int          // previous arrival's line
+	err          error       // sticky error, including io.EOF
+	sorted       *sortedRuns // Sort: the whole trace, or nil
+	n            int         // arrivals returned
+	originNs     int64       // first arrival, ns since the epoch
+	prevNs       int64       // previous arrival, ns since the epoch
+	text         []byte      // time text of the line just read (streaming)
+	prevText     []byte      // previous arrival's time text (streaming)
+	prevLine     int         // previous arrival's line
 }
 
 // traceEntry is one parsed data line.
@@ -80,28 +80,29 @@ func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
 		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	skipBOM(br)
 	delim := opt.Delimiter
 	if delim == 0 {
 		delim = chooseDelimiter(name, peekHeader(br))
 	} else if !validDelimiter(delim) {
 		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions}
 	}
-	cr := csv.NewReader(br)
-	cr.Comma = delim
-	cr.ReuseRecord = true
-	cr.LazyQuotes = delim == '\t'
-	t := &Trace{name: name, skipBad: opt.SkipBad, format: format, cr: cr, keyCol: -1, subCol: -1}
+	t := &Trace{name: name, skipBad: opt.SkipBad, format: format, delim: delim, keyCol: -1, subCol: -1}
+	if delim == '\t' {
+		t.tsv = &tsvReader{br: br}
+	} else {
+		t.cr = csv.NewReader(br)
+		t.cr.Comma = delim
+		t.cr.ReuseRecord = true
+	}
 
-	hdr, err := cr.Read()
+	err = t.readHeader()
 	if err == io.EOF {
 		return nil, &TraceError{File: name, Line: 1, Msg: "empty trace: want a header line naming the columns", Err: ErrEmpty}
 	}
 	if err != nil {
 		return nil, t.readError(err)
 	}
-	t.lastLine = t.fieldLine(len(hdr) - 1)
-	t.header = append([]string(nil), hdr...)
-	t.header[0] = strings.TrimPrefix(t.header[0], "\uFEFF")
 	for _, c := range []struct {
 		spec, role string
 		dst        *int
@@ -161,28 +162,27 @@ func (t *Trace) Next() (Arrival, error) {
 	}
 	var e traceEntry
 	if t.sorted != nil {
-		if t.pos == len(t.sorted) {
+		var ok bool
+		if e, ok = t.sorted.next(); !ok {
 			t.err = io.EOF
 			return Arrival{}, t.err
 		}
-		e = t.sorted[t.pos]
-		t.pos++
 	} else {
 		for {
-			var text string
 			var err error
-			e, text, err = t.readLine()
+			e, err = t.readLine()
 			if err == io.EOF {
 				t.err = t.endError()
 				return Arrival{}, t.err
 			}
 			if err == nil && t.n > 0 && e.ns < t.prevNs {
+				text := string(t.text)
 				err = &TraceError{File: t.name, Line: e.line, Text: text, Err: ErrOutOfOrder,
 					Msg: fmt.Sprintf("time %s is earlier than the previous arrival %s (line %d); use --sort to sort the trace or --skip-bad to skip such lines",
 						text, t.prevText, t.prevLine)}
 			}
 			if err == nil {
-				t.prevText = text
+				t.text, t.prevText = t.prevText, t.text
 				break
 			}
 			if !t.skip(err) {
@@ -248,7 +248,7 @@ func skippable(te *TraceError) bool {
 // endError is the error at the end of the input: io.EOF, or ErrNoArrivals
 // when nothing was read.
 func (t *Trace) endError() error {
-	if t.n > 0 || len(t.sorted) > 0 {
+	if t.n > 0 || t.sorted != nil {
 		return io.EOF
 	}
 	msg := "no arrivals after the header"
@@ -259,36 +259,85 @@ func (t *Trace) endError() error {
 	return &TraceError{File: t.name, Line: t.lastLine + 1, Msg: msg, Err: ErrNoArrivals}
 }
 
-// readLine reads and parses the next data line. It returns io.EOF at the
-// end of the input and otherwise a *TraceError.
-func (t *Trace) readLine() (traceEntry, string, error) {
+// readHeader reads the header line into t.header. It returns io.EOF when
+// the input has no line, and otherwise an error from the record reader.
+func (t *Trace) readHeader() error {
+	if t.tsv != nil {
+		fields, err := t.tsv.read()
+		if err != nil {
+			return err
+		}
+		t.header = make([]string, len(fields))
+		for i, f := range fields {
+			t.header[i] = string(f)
+		}
+	} else {
+		hdr, err := t.cr.Read()
+		if err != nil {
+			return err
+		}
+		t.header = append([]string(nil), hdr...)
+	}
+	t.lastLine = t.fieldLine(len(t.header) - 1)
+	return nil
+}
+
+// readLine reads and parses the next data line, leaving its time text in
+// t.text. It returns io.EOF at the end of the input and otherwise a
+// *TraceError. A TSV line costs no allocation unless it is bad.
+func (t *Trace) readLine() (traceEntry, error) {
+	if t.tsv != nil {
+		fields, err := t.tsv.read()
+		if err == io.EOF {
+			return traceEntry{}, io.EOF
+		}
+		if err != nil {
+			return traceEntry{}, t.readError(err)
+		}
+		t.lastLine = t.tsv.line
+		if len(fields) != len(t.header) {
+			// As encoding/csv reports it, so that both formats fail alike.
+			return traceEntry{}, t.readError(&csv.ParseError{StartLine: t.tsv.line, Line: t.tsv.line, Column: 1, Err: csv.ErrFieldCount})
+		}
+		return parseEntry(t, fields)
+	}
 	rec, err := t.cr.Read()
 	if err == io.EOF {
-		return traceEntry{}, "", io.EOF
+		return traceEntry{}, io.EOF
 	}
 	if err != nil {
-		return traceEntry{}, "", t.readError(err)
+		return traceEntry{}, t.readError(err)
 	}
 	t.lastLine = t.fieldLine(len(rec) - 1)
+	return parseEntry(t, rec)
+}
+
+// parseEntry parses the fields of the record just read, leaving its time
+// text in t.text. It keeps no field.
+func parseEntry[T byteText](t *Trace, rec []T) (traceEntry, error) {
 	e := traceEntry{line: t.fieldLine(0), sub: -1}
-	text := strings.TrimSpace(rec[t.timeCol])
-	if e.ns, err = t.format.parse(text); err != nil {
-		return e, "", t.fieldError(text, t.timeCol, fmt.Sprintf("bad time %q in column %q: %v; want %s",
-			text, t.header[t.timeCol], err, t.format.want))
+	text := trimSpace(rec[t.timeCol])
+	t.text = append(t.text[:0], text...)
+	var err error
+	if e.ns, err = parseTime(&t.format, text); err != nil {
+		s := string(text)
+		return e, t.fieldError(s, t.timeCol, fmt.Sprintf("bad time %q in column %q: %v; want %s",
+			s, t.header[t.timeCol], err, t.format.want))
 	}
 	if t.keyCol >= 0 {
 		e.key = hashKey(rec[t.keyCol])
 	}
 	if t.subCol >= 0 {
-		s := strings.TrimSpace(rec[t.subCol])
-		sub, err := strconv.Atoi(s)
-		if err != nil || countDigits(s) != len(s) {
-			return e, "", t.fieldError(s, t.subCol, fmt.Sprintf("bad sub-bucket index %q in column %q: want a non-negative integer such as 0 or 3",
+		f := trimSpace(rec[t.subCol])
+		sub, ok := parseIndex(f)
+		if !ok {
+			s := string(f)
+			return e, t.fieldError(s, t.subCol, fmt.Sprintf("bad sub-bucket index %q in column %q: want a non-negative integer such as 0 or 3",
 				s, t.header[t.subCol]))
 		}
 		e.sub = sub
 	}
-	return e, text, nil
+	return e, nil
 }
 
 // fieldError is a bad field at column col of the current record.
@@ -298,11 +347,15 @@ func (t *Trace) fieldError(text string, col int, msg string) *TraceError {
 
 // fieldLine returns the line of field i of the record just read.
 func (t *Trace) fieldLine(i int) int {
+	if t.tsv != nil {
+		return t.tsv.line // a TSV record is one line
+	}
 	line, _ := t.cr.FieldPos(i)
 	return line
 }
 
-// readError converts an error from csv.Reader.Read.
+// readError converts an error from the record reader: a *csv.ParseError
+// or an I/O error.
 func (t *Trace) readError(err error) *TraceError {
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
@@ -311,17 +364,22 @@ func (t *Trace) readError(err error) *TraceError {
 	t.lastLine = pe.Line
 	if errors.Is(pe.Err, csv.ErrFieldCount) {
 		return &TraceError{File: t.name, Line: pe.StartLine, Err: pe,
-			Msg: fmt.Sprintf("wrong number of fields: want %d as in the header, separated by %q", len(t.header), t.cr.Comma)}
+			Msg: fmt.Sprintf("wrong number of fields: want %d as in the header, separated by %q", len(t.header), t.delim)}
 	}
 	return &TraceError{File: t.name, Line: pe.Line, Err: pe,
 		Msg: fmt.Sprintf("malformed line: %v at column %d; a field with a quote must be quoted and its quotes doubled", pe.Err, pe.Column)}
 }
 
-// readAll reads the whole trace into t.sorted, sorted by time (stable).
+// readAll reads the whole trace into t.sorted.
 func (t *Trace) readAll() error {
-	var all []traceEntry
+	// Runs that double in size up to sortRunLen hold the trace in about 32
+	// bytes per arrival and are never copied. One slice grown by append
+	// would leave its earlier copies (together about 4 times the final
+	// size, at Go's growth factor of 1.25 for large slices) as garbage.
+	var runs [][]traceEntry
+	run := make([]traceEntry, 0, sortFirstRun)
 	for {
-		e, _, err := t.readLine()
+		e, err := t.readLine()
 		if err == io.EOF {
 			break
 		}
@@ -331,29 +389,17 @@ func (t *Trace) readAll() error {
 			}
 			return err
 		}
-		all = append(all, e)
+		if len(run) == cap(run) {
+			runs = append(runs, run)
+			run = make([]traceEntry, 0, min(2*cap(run), sortRunLen))
+		}
+		run = append(run, e)
 	}
-	if len(all) == 0 {
+	if len(run) == 0 {
 		return t.endError()
 	}
-	sortEntries(all)
-	t.sorted = all
+	t.sorted = newSortedRuns(append(runs, run))
 	return nil
-}
-
-// hashKey returns the 64-bit FNV-1a hash of s's bytes (as hash/fnv's
-// New64a), without allocating.
-func hashKey(s string) uint64 {
-	const (
-		offset = 14695981039346656037
-		prime  = 1099511628211
-	)
-	h := uint64(offset)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= prime
-	}
-	return h
 }
 
 // Name returns the name the trace was opened with (its file name), as used

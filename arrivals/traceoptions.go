@@ -58,15 +58,34 @@ type TraceOptions struct {
 
 	// Delimiter is the field separator. 0 means: a tab for names ending in
 	// .tsv or .tab (any case), else a tab if the header line has tabs and no
-	// commas, else a comma. With a tab, csv.Reader.LazyQuotes is set, so a
-	// quote inside a field is kept as text.
+	// commas, else a comma.
+	//
+	// With a tab the file is TSV as IANA text/tab-separated-values defines
+	// it: each line is one record, split at every tab, and quotes are
+	// ordinary characters anywhere in a field, so a field holds no tab or
+	// line break. With any other delimiter the file is CSV as
+	// encoding/csv reads it (RFC 4180): a field may be quoted, a quoted
+	// field may span lines, and a quote inside an unquoted field is an
+	// error.
+	//
+	// In both, a UTF-8 byte order mark at the start of the file is
+	// dropped, a CR before the LF that ends a line is dropped, and an empty
+	// line (nothing before its line end) is skipped. Every line counts, so
+	// line numbers are those of the file.
 	Delimiter rune
 
-	// Sort reads the whole trace into memory (32 bytes per arrival) and
-	// sorts it by time, stably, so equal times keep file order. Without it
-	// the trace is streamed and a line earlier than the previous arrival is
-	// an error (or skipped, with SkipBad). With Sort, every bad line is
-	// reported by NewTrace rather than by Next.
+	// Sort reads the whole trace into memory and sorts it by time, stably,
+	// so equal times keep file order. Without it the trace is streamed and
+	// a line earlier than the previous arrival is an error (or skipped,
+	// with SkipBad). With Sort, every bad line is reported by NewTrace
+	// rather than by Next.
+	//
+	// The sorted trace holds 32 bytes per arrival. The peak resident
+	// memory of the process, measured, is about 33 bytes per arrival for
+	// TSV (164 MB for 5 million lines) and 40 to 65 for CSV (208 MB for 5
+	// million, 63 MB for 1 million), whose reader allocates a string per
+	// line for the garbage collector to free; BenchmarkTraceSort reports
+	// it. Sorting costs O(n log n) time for n lines.
 	Sort bool
 
 	// SkipBad skips bad lines (unparsable, wrong field count, or out of
@@ -148,6 +167,18 @@ func chooseDelimiter(name string, header []byte) rune {
 	}
 	return ','
 }
+
+// skipBOM consumes a UTF-8 byte order mark at the start of br, so that
+// neither the delimiter rule nor the record reader sees it.
+func skipBOM(br *bufio.Reader) {
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+}
+
+// utf8BOM is U+FEFF encoded in UTF-8, as some tools write it at the start
+// of a text file.
+const utf8BOM = "\uFEFF"
 
 // peekHeader returns the first non-blank line of br (at most its buffer
 // size) without consuming it.

@@ -2,10 +2,14 @@ package arrivals
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestColumn(t *testing.T) {
@@ -90,5 +94,38 @@ func TestPeekHeader(t *testing.T) {
 		if rest, _ := io.ReadAll(br); string(rest) != tc.in {
 			t.Errorf("after peekHeader the reader holds %q, want %q", rest, tc.in)
 		}
+	}
+}
+
+// TestTraceBOMQuotedHeader is the tester's case: a UTF-8 byte order mark
+// before a quoted header name. The mark is dropped before the CSV reader
+// sees the quote, which it used to report as a bare quote.
+func TestTraceBOMQuotedHeader(t *testing.T) {
+	for _, tc := range []struct{ name, input string }{
+		{"b.csv", "\uFEFF\"t\",x\n0,a\n"},
+		{"b.tsv", "\uFEFFt\tx\n0\ta\n"},
+		{"b.txt", "\uFEFFt\tx\n0\ta\n"}, // the tab rule sees the header without the mark
+	} {
+		tr, all, err := readTrace(t, tc.input, tc.name, TraceOptions{TimeCol: "t", KeyCol: "x"})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		want := []Arrival{{T: 0, Key: fnvKey("a"), Sub: -1, Line: 2}}
+		if diff := cmp.Diff(want, all); diff != "" {
+			t.Errorf("%s: arrivals (-want +got):\n%s", tc.name, diff)
+		}
+		if !tr.Origin().Equal(time.Unix(0, 0)) {
+			t.Errorf("%s: Origin() = %v, want the epoch", tc.name, tr.Origin())
+		}
+	}
+	// Only a leading mark is dropped: one inside the file is data.
+	_, _, err := readTrace(t, "t\n\uFEFF1\n", "b.csv", TraceOptions{})
+	if !errors.Is(err, ErrBadField) {
+		t.Errorf("mark before a time: error = %v, want ErrBadField", err)
+	}
+	// A file holding only the mark is empty.
+	if _, err := NewTrace(strings.NewReader("\uFEFF"), "b.csv", TraceOptions{}); !errors.Is(err, ErrEmpty) {
+		t.Errorf("only a mark: error = %v, want ErrEmpty", err)
 	}
 }
