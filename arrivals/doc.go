@@ -10,17 +10,39 @@
 // # Generators
 //
 // [NewPoisson] and [NewRenewal] give a [Renewal] process whose gaps come
-// from any gonum distuv.Rander; [NewPeriodic] gives evenly spaced arrivals.
-// Generators are infinite; [Limit] stops one after n arrivals. Their Next
-// methods do not allocate.
+// from any gonum distuv.Rander, and [GapDistribution] parameterises the
+// common families (exponential, gamma, Weibull, log-normal, Pareto,
+// uniform, deterministic) by mean rate and squared coefficient of
+// variation; [NewPeriodic] gives evenly spaced arrivals. [NewMMPP] is a
+// Markov-modulated Poisson process, [NewOnOff] a superposition of on-off
+// sources, [NewBatch] a batch (compound) Poisson process and [NewCron]
+// synchronized clients firing at period boundaries. Generators are
+// infinite; [Limit] stops one after n arrivals. Their Next methods do not
+// allocate.
+//
+// [Superpose] merges processes; [Scale], [Thin], [Jitter] and [Window]
+// transform one; [WithZipfKeys] gives its arrivals hot keys. [BuildSpec]
+// builds any of these from a spec string such as
+// "renewal:dist=pareto,rate=0.9,scv=4 | keys:n=1000,s=1.1" (grammar in
+// [SpecHelp]), giving each component its own random stream
+// ([ProcessStream], [TransformStream]).
 //
 // # Traces
 //
-// [NewTrace] and [Open] read a CSV or TSV file with a header line as a
-// [*Trace], configured by [TraceOptions]: which column holds the time and in
-// what format, optional key and sub-bucket columns, and whether to sort the
-// trace or skip bad lines. Timestamps are parsed exactly into integer
-// nanoseconds and rounded to float64 seconds once. Bad input is a
-// [*TraceError] ("arrivals: FILE:LINE: MSG") wrapping a sentinel such as
+// [NewTrace] and [Open] read a trace as a [*Trace], configured by
+// [TraceOptions]: a CSV or TSV file with a header line ([FormatCSV]; which
+// column holds the time and in what format, optional key and sub-bucket
+// columns), a web-server access log ([FormatCLF]), JSON lines
+// ([FormatJSONL]) or per-interval counts ([FormatCounts], [FormatWide]),
+// gzip-compressed or not, sorted or streamed, with bad lines skipped or
+// not. Timestamps are parsed exactly into integer nanoseconds and rounded
+// to float64 seconds once. Bad input is a [*TraceError]
+// ("arrivals: FILE:LINE: MSG") wrapping a sentinel such as
 // [ErrOutOfOrder].
+//
+// # Statistics
+//
+// [Stats] summarises a stream in one pass (rates, peaks, gaps, index of
+// dispersion, keys), and [BurstCurve] computes its burstiness curve b(r),
+// the smallest token bucket that delays no job (or at most m jobs).
 package arrivals

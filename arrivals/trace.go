@@ -12,8 +12,11 @@ import (
 	"github.com/ratesim/ratesim/engine"
 )
 
-// Trace is a [Process] that reads arrivals from a CSV or TSV file with a
-// header line, one arrival per line, as described by [TraceOptions].
+// Trace is a [Process] that reads arrivals from a trace file, as described
+// by [TraceOptions]: a CSV or TSV file with a header line, one arrival per
+// line; a Common or Combined Log Format access log; JSON lines; or
+// per-interval counts (see TraceOptions.Format). Gzip-compressed input is
+// read transparently.
 //
 // Times are measured from the first arrival, so the first Arrival.T is 0.
 // Each timestamp is converted exactly to int64 nanoseconds since the Unix
@@ -39,6 +42,7 @@ type Trace struct {
 	delim   rune        // the field separator
 	cr      *csv.Reader // reads the records unless delim is a tab
 	tsv     *tsvReader  // reads the records if delim is a tab
+	src     entrySource // reads the entries of the other formats, or nil
 	closer  io.Closer   // the file opened by Open, or nil
 
 	header       []string
@@ -66,24 +70,17 @@ type traceEntry struct {
 	line int    // 1-based line the record starts on
 }
 
-// NewTrace returns a reader of the trace in r. name identifies the trace in
-// error messages (a file name) and picks the delimiter by its extension.
-// NewTrace reads the header line, and with opt.Sort the whole input.
-//
-// It returns a [*TraceError] wrapping [ErrOptions] for a bad TimeFormat or
-// Delimiter, [ErrEmpty] when there is no header, [ErrColumn] when a column
-// is missing (the message lists the header), and with Sort any error Next
-// would return. The caller keeps ownership of r.
-func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
+// newDelimited returns a reader of the CSV or TSV trace in br (the
+// "csv" format of [NewTrace]): it reads the header line, and with opt.Sort
+// the whole input.
+func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 	format, err := parseTimeFormat(opt.TimeFormat)
 	if err != nil {
 		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions}
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	skipBOM(br)
 	delim := opt.Delimiter
 	if delim == 0 {
-		delim = chooseDelimiter(name, peekHeader(br))
+		delim = chooseDelimiter(withoutGz(name), peekHeader(br))
 	} else if !validDelimiter(delim) {
 		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions}
 	}
@@ -286,6 +283,9 @@ func (t *Trace) readHeader() error {
 // t.text. It returns io.EOF at the end of the input and otherwise a
 // *TraceError. A TSV line costs no allocation unless it is bad.
 func (t *Trace) readLine() (traceEntry, error) {
+	if t.src != nil {
+		return t.src.next(t)
+	}
 	if t.tsv != nil {
 		fields, err := t.tsv.read()
 		if err == io.EOF {

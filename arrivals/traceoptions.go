@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -20,7 +22,28 @@ import (
 // the first column). A name made only of digits is therefore read as an
 // index.
 type TraceOptions struct {
+	// Format is the file format:
+	//
+	//   - [FormatCSV] ("csv"): CSV or TSV with a header line, one arrival
+	//     per line (the fields below);
+	//   - [FormatCLF] ("clf"): Common or Combined Log Format access logs
+	//     (Apache, nginx);
+	//   - [FormatJSONL] ("jsonl"): JSON lines, one object per arrival;
+	//   - [FormatCounts] ("counts"): per-interval counts in long form, one
+	//     interval per line;
+	//   - [FormatWide] ("wide"): per-interval counts in wide form, one
+	//     series per row and one column per interval;
+	//   - "" chooses by the name's extension, after any .gz: .log and .clf
+	//     are clf, .jsonl and .ndjson are jsonl, anything else csv.
+	//
+	// Input that starts with the gzip magic bytes is decompressed on the
+	// fly, whatever its name.
+	Format string
+
 	// TimeCol is the column of arrival times; "" means the first column.
+	// For jsonl it is the field name ("" means "time"); for counts, the
+	// column of interval start times ("" means the first column if the
+	// file has two or more, else none).
 	TimeCol string
 
 	// TimeFormat is how the time column is written:
@@ -48,7 +71,8 @@ type TraceOptions struct {
 
 	// KeyCol is an optional column of job keys. Each arrival's Key is the
 	// 64-bit FNV-1a hash of the field's bytes, untrimmed. "" means no keys
-	// (Key = 0).
+	// (Key = 0). For jsonl it is a field name (a string field's key is its
+	// unescaped text); for clf, one of host, ident or user.
 	KeyCol string
 
 	// SubCol is an optional column of 0-based sub-bucket indexes (a
@@ -92,6 +116,26 @@ type TraceOptions struct {
 	// order) instead of failing; [Trace.Skipped] counts them and
 	// [Trace.FirstSkipped] describes the first.
 	SkipBad bool
+
+	// The options below apply to the count formats (counts and wide).
+
+	// Interval is the length of one counting interval; 0 means 1 minute.
+	Interval time.Duration
+	// Spread is how the c jobs counted in an interval [t, t+Δ) become
+	// arrivals: "even" (or "") at t + j·Δ/c for j = 0..c-1, rounded down
+	// to the nanosecond; "random" at the sorted times of c independent
+	// uniform draws on [t, t+Δ), from Src.
+	Spread string
+	// Src is the random source of Spread "random".
+	Src rand.Source
+	// CountCol is the column of counts in long form; "" means the last
+	// column.
+	CountCol string
+	// Series selects the rows of a wide trace whose counts are summed:
+	// "col=value" conditions separated by commas, all of which a row must
+	// meet (as "function=func-07" or "app=app-10,trigger=http"); "" or
+	// "all" sums every row.
+	Series string
 }
 
 // column resolves a column spec against the header. role ("time", "key",

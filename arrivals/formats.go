@@ -1,0 +1,255 @@
+package arrivals
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// Trace formats, the values of TraceOptions.Format.
+const (
+	// FormatCSV is CSV or TSV with a header line and one arrival per line,
+	// as TraceOptions describes.
+	FormatCSV = "csv"
+
+	// FormatCLF is the Common Log Format of web-server access logs, and
+	// the Combined Log Format that extends it (Apache, nginx):
+	//
+	//	host ident authuser [01/Jul/1995:00:00:01 -0400] "GET / HTTP/1.0" 200 1839 ["referer" "agent"]
+	//
+	// Each line with a valid [timestamp] is one arrival, at one-second
+	// resolution, converted to UTC with the line's own zone offset; lines
+	// of the same second keep file order. Only the timestamp must be
+	// valid: a line whose request, status or size is malformed still
+	// counts. A line without a valid timestamp is bad (ErrBadField). The
+	// first '[' of the line opens the timestamp, which must read
+	// dd/Mon/yyyy:HH:MM:SS ±hhmm (month names in English, any case).
+	// KeyCol may name the host, ident or user field (the first three
+	// space-separated fields; a missing one is the empty key). There is
+	// no header line; TimeCol, SubCol and TimeFormat (other than "unix")
+	// do not apply.
+	FormatCLF = "clf"
+
+	// FormatJSONL is JSON lines: one JSON object per line, one arrival per
+	// object. TimeCol names the top-level field holding the time ("" means
+	// "time"), read with TimeFormat: a JSON number is read by its literal
+	// text (1700000000.25, exactly, with the unix formats; no exponents),
+	// and a JSON string by its unescaped contents (any format). KeyCol and
+	// SubCol name optional fields: a string key is hashed as its unescaped
+	// text, so "alice" gives the key a CSV field alice gives, and a missing
+	// key field is the empty key; the sub-bucket field is required, a
+	// non-negative integer. Other fields, nested objects and arrays
+	// are ignored; of duplicate fields the last counts, as in
+	// encoding/json. There is no header line.
+	FormatJSONL = "jsonl"
+
+	// FormatCounts is per-interval counts in long form: CSV or TSV with one
+	// interval per line, either one count per line or a time and a count
+	// (time,count). CountCol names the count column ("" means the last);
+	// TimeCol the column of interval start times in TimeFormat ("" means
+	// the first column other than the counts if there are two or more
+	// columns, else none: data line k, from 0, is the interval starting at
+	// k·Interval after the Unix epoch).
+	// The first line is a header unless CountCol is a 1-based index or ""
+	// and the first line's count field is a whole number. A count is a
+	// whole number >= 0; its c jobs become arrivals in [t, t+Interval) as
+	// TraceOptions.Spread says. KeyCol and SubCol do not apply.
+	FormatCounts = "counts"
+
+	// FormatWide is per-interval counts in wide form: CSV or TSV with a
+	// header line and one row per series, whose columns are the series'
+	// key columns (any header that is not a whole number) and one count
+	// column per interval (headers that are whole numbers, as 1..1440 in
+	// the Azure Functions 2019 traces), in order: the i-th count column
+	// (from 0) is the interval starting at i·Interval after the Unix
+	// epoch. TraceOptions.Series picks the rows whose counts are summed,
+	// and Spread expands them as for FormatCounts. The rows are read when
+	// the trace is opened (keeping one sum per interval, not the rows);
+	// with SkipBad a selected row with a bad count is skipped. Arrivals
+	// carry the row's line when one row is selected, else Line 0. KeyCol,
+	// SubCol and TimeCol do not apply.
+	FormatWide = "wide"
+)
+
+// Formats lists the trace formats.
+var Formats = []string{FormatCSV, FormatCLF, FormatJSONL, FormatCounts, FormatWide}
+
+// NewTrace returns a reader of the trace in r, in the format opt.Format
+// (see [TraceOptions]). name identifies the trace in error messages (a
+// file name) and, after any .gz suffix, picks the format when opt.Format
+// is "" and the CSV delimiter by its extension. Input that starts with the
+// gzip magic bytes (1f 8b) is decompressed on the fly. NewTrace reads the
+// header line (of csv and counts), the whole input for wide and with
+// opt.Sort.
+//
+// It returns a [*TraceError] wrapping [ErrOptions] for an option that is
+// invalid or does not apply to the format, [ErrEmpty] when there is no
+// header, [ErrColumn] when a column is missing (the message lists the
+// header), and with Sort any error Next would return. The caller keeps
+// ownership of r.
+func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
+	format, err := FormatFor(name, opt.Format)
+	if err != nil {
+		return nil, &TraceError{File: name, Text: opt.Format, Msg: err.Error(), Err: ErrOptions}
+	}
+	if msg := notApplicable(format, opt); msg != "" {
+		return nil, &TraceError{File: name, Msg: msg, Err: ErrOptions}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &TraceError{File: name, Line: 1, Msg: "bad gzip header: " + err.Error(), Err: err}
+		}
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
+	skipBOM(br)
+	switch format {
+	case FormatCLF:
+		return newCLF(br, name, opt)
+	case FormatJSONL:
+		return newJSONL(br, name, opt)
+	case FormatCounts:
+		return newCounts(br, name, opt)
+	case FormatWide:
+		return newWide(br, name, opt)
+	}
+	return newDelimited(br, name, opt)
+}
+
+// FormatFor returns the format in which [NewTrace] reads a trace called
+// name with TraceOptions.Format format: format itself (tsv is csv), or for
+// "" the format its extension picks. An unknown format is an error.
+func FormatFor(name, format string) (string, error) {
+	switch f := strings.ToLower(strings.TrimSpace(format)); f {
+	case FormatCSV, FormatCLF, FormatJSONL, FormatCounts, FormatWide:
+		return f, nil
+	case "tsv":
+		return FormatCSV, nil
+	case "":
+		switch strings.ToLower(filepath.Ext(withoutGz(name))) {
+		case ".log", ".clf":
+			return FormatCLF, nil
+		case ".jsonl", ".ndjson":
+			return FormatJSONL, nil
+		}
+		return FormatCSV, nil
+	}
+	return "", fmt.Errorf("unknown trace format %q: want one of %s", format, strings.Join(Formats, ", "))
+}
+
+// notApplicable names an option set for a format that ignores it, or "".
+func notApplicable(format string, opt TraceOptions) string {
+	type opt1 struct {
+		name string
+		set  bool
+		ok   []string // formats that use it
+	}
+	tf := opt.TimeFormat != "" && opt.TimeFormat != "unix"
+	for _, o := range []opt1{
+		{"time column", opt.TimeCol != "", []string{FormatCSV, FormatJSONL, FormatCounts}},
+		{"time format", tf, []string{FormatCSV, FormatJSONL, FormatCounts}},
+		{"key column", opt.KeyCol != "", []string{FormatCSV, FormatJSONL, FormatCLF}},
+		{"sub-bucket column", opt.SubCol != "", []string{FormatCSV, FormatJSONL}},
+		{"delimiter", opt.Delimiter != 0, []string{FormatCSV, FormatCounts, FormatWide}},
+		{"interval", opt.Interval != 0, []string{FormatCounts, FormatWide}},
+		{"spread", opt.Spread != "", []string{FormatCounts, FormatWide}},
+		{"count column", opt.CountCol != "", []string{FormatCounts}},
+		{"series", opt.Series != "", []string{FormatWide}},
+	} {
+		if o.set && !containsString(o.ok, format) {
+			return fmt.Sprintf("the %s option does not apply to format %s (only to %s)", o.name, format, strings.Join(o.ok, ", "))
+		}
+	}
+	return ""
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutGz returns name without a trailing .gz (any case).
+func withoutGz(name string) string {
+	if strings.HasSuffix(strings.ToLower(name), ".gz") {
+		return name[:len(name)-3]
+	}
+	return name
+}
+
+// entrySource reads the arrivals of a format other than csv. next returns
+// the next entry, io.EOF at the end, or a *TraceError; it leaves the
+// entry's time text in t.text and the last line read in t.lastLine.
+type entrySource interface {
+	next(t *Trace) (traceEntry, error)
+}
+
+// newSourceTrace returns a Trace reading src, read whole with opt.Sort.
+func newSourceTrace(name string, opt TraceOptions, src entrySource) (*Trace, error) {
+	t := &Trace{name: name, skipBad: opt.SkipBad, keyCol: -1, subCol: -1, src: src}
+	if opt.Sort {
+		if err := t.readAll(); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// lineReader reads lines, as tsvReader does without splitting them: a CR
+// before the LF is dropped, and blank lines (nothing but spaces) are
+// skipped but counted.
+type lineReader struct {
+	br   *bufio.Reader
+	line int    // 1-based number of the line last read
+	long []byte // a line longer than br's buffer, reused
+}
+
+// read returns the next non-blank line, whose number is then r.line. The
+// bytes alias a buffer that the next call overwrites. At the end of the
+// input it returns io.EOF.
+func (r *lineReader) read() ([]byte, error) {
+	for {
+		b, err := r.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			r.long = append(r.long[:0], b...)
+			for err == bufio.ErrBufferFull {
+				b, err = r.br.ReadSlice('\n')
+				r.long = append(r.long, b...)
+			}
+			b = r.long
+		}
+		if err != nil && (err != io.EOF || len(b) == 0) {
+			return nil, err
+		}
+		r.line++
+		b = bytes.TrimSuffix(b, []byte{'\n'})
+		b = bytes.TrimSuffix(b, []byte{'\r'})
+		if len(trimSpace(b)) == 0 {
+			continue
+		}
+		return b, nil
+	}
+}
+
+// lineError is a bad line of a line-based format.
+func lineError(t *Trace, line int, text []byte, msg string) *TraceError {
+	const most = 200
+	s := string(text)
+	if len(s) > most {
+		s = s[:most] + "..."
+	}
+	return &TraceError{File: t.name, Line: line, Text: s, Msg: msg, Err: ErrBadField}
+}
+
+// readLineError converts an I/O error while reading the line after last.
+func readLineError(t *Trace, last int, err error) *TraceError {
+	return &TraceError{File: t.name, Line: last + 1, Msg: "read error: " + err.Error(), Err: err}
+}
