@@ -1,0 +1,227 @@
+package plots
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Formats lists the file formats a figure can be saved in, chosen by the
+// file name's extension.
+var Formats = []string{"png", "svg", "pdf"}
+
+// A Figure is a drawing that can be saved to a file.
+type Figure interface {
+	// Save writes the figure to path in the format its extension names
+	// (.png, .svg or .pdf), to a temporary file renamed over path, so that
+	// the file is whole or absent.
+	Save(path string) error
+}
+
+// Default sizes: a figure fits a single column of a two-column paper at
+// 100% or a slide; PNGs are rendered at 200 dpi.
+const (
+	width  = 6.4 * vg.Inch
+	height = 4.2 * vg.Inch
+	dpi    = 200
+)
+
+// palette is the Okabe-Ito palette, distinguishable with the common forms
+// of colour blindness (M. Okabe and K. Ito, "Color Universal Design", 2008).
+var okabeIto = []color.NRGBA{
+	{0x00, 0x72, 0xB2, 0xff}, // blue
+	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	{0xE6, 0x9F, 0x00, 0xff}, // orange
+	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	{0x00, 0x00, 0x00, 0xff}, // black
+	{0xF0, 0xE4, 0x42, 0xff}, // yellow
+}
+
+var gray = color.NRGBA{0x80, 0x80, 0x80, 0xff}
+
+// Color returns colour i of the figure palette (cycling), or gray for i < 0.
+func Color(i int) color.NRGBA {
+	if i < 0 {
+		return gray
+	}
+	return okabeIto[i%len(okabeIto)]
+}
+
+func withAlpha(c color.NRGBA, a uint8) color.NRGBA {
+	c.A = a
+	return c
+}
+
+// format returns the format named by path's extension.
+func format(path string) (string, error) {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	for _, f := range Formats {
+		if ext == f {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("plots: %s: unknown figure format %q, want one of .png, .svg, .pdf", path, ext)
+}
+
+// newCanvas returns a canvas of the given size for format.
+func newCanvas(format string, w, h vg.Length) vg.CanvasWriterTo {
+	switch format {
+	case "svg":
+		return vgsvg.New(w, h)
+	case "pdf":
+		c := vgpdf.New(w, h)
+		c.EmbedFonts(true)
+		return c
+	}
+	return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))}
+}
+
+// captionStyle is the style of the caption line under a figure.
+func captionStyle() text.Style {
+	p := plot.New()
+	sty := p.Title.TextStyle
+	sty.Font.Size = vg.Points(8.5)
+	sty.Color = color.NRGBA{0x33, 0x33, 0x33, 0xff}
+	sty.XAlign = draw.XLeft
+	sty.YAlign = draw.YBottom
+	return sty
+}
+
+// wrap splits s into lines no wider than w in style sty, at spaces.
+func wrap(s string, sty text.Style, w vg.Length) []string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			try := word
+			if line != "" {
+				try = line + " " + word
+			}
+			if line != "" && sty.Width(try) > w {
+				lines = append(lines, line)
+				line = word
+			} else {
+				line = try
+			}
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+const margin = vg.Length(6) // points around the figure
+
+// render draws a figure of size (w, h) whose content draw fills the
+// canvas it is given, with caption lines under it, and writes it to path.
+func render(path string, w, h vg.Length, caption string, content func(c draw.Canvas) error) error {
+	f, err := format(path)
+	if err != nil {
+		return err
+	}
+	cw := newCanvas(f, w, h)
+	dc := draw.New(cw)
+	sty := captionStyle()
+	lines := wrap(caption, sty, w-2*margin)
+	lineH := sty.Font.Size * 1.25
+	capH := vg.Length(len(lines)) * lineH
+	for i, l := range lines {
+		y := dc.Min.Y + margin + vg.Length(len(lines)-1-i)*lineH
+		dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, l)
+	}
+	body := draw.Crop(dc, margin, -margin, margin+capH+lineH/2, -margin)
+	if err := content(body); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := cw.WriteTo(&buf); err != nil {
+		return fmt.Errorf("plots: rendering %s: %w", path, err)
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+// writeAtomic writes data to a temporary file in path's directory and
+// renames it to path.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("plots: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// styleAxes sets the fonts and the light grid shared by every figure.
+func styleAxes(p *plot.Plot) {
+	p.Title.TextStyle.Font.Size = vg.Points(12)
+	p.Title.Padding = vg.Points(6)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(10.5)
+		a.Tick.Label.Font.Size = vg.Points(9)
+		a.Padding = vg.Points(2)
+		a.Tick.Marker = plainTicks{}
+	}
+}
+
+// plainNumber formats v with at most 6 significant digits, without an
+// exponent between 1e-4 and 1e7: 750000, 0.25, 1e-05, 2.5e+07.
+func plainNumber(v float64) string {
+	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	if a := math.Abs(v); a == 0 || (a >= 1e-4 && a < 1e7) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// plainTicks are gonum's default ticks labelled in the shortest form
+// ("750000", "0.25", "1e+06"), not with a fixed number of decimals.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = plainNumber(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// finite reports whether every value is a finite number.
+func finite(xs ...float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,103 @@
+package plots
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// figures returns one figure of each kind, on small made-up data.
+func figures() map[string]Figure {
+	x := []float64{0.1, 0.2, 0.3, 0.4, 0.5}
+	y := []float64{5, 2, 1.5, 2, 5}
+	lo := []float64{4, 1.8, 1.4, 1.8, 4}
+	hi := []float64{6, 2.2, 1.6, 2.2, 6}
+	lines := &LinePlot{Title: "Ratio", Caption: "test data; seed 1", XLabel: "share p", YLabel: "ratio", LogY: true,
+		XTicks: x, Lines: []Line{{Label: "q = 0.3", X: x, Y: y, Lo: lo, Hi: hi, Marks: true}, {Label: "formula", Dashed: true, Color: -1}}}
+	stack := &Stack{Title: "Accrued delay", Caption: "test data; seed 1", Panels: []*LinePlot{
+		{XLabel: "t (s)", YLabel: "S (s)", Lines: []Line{{Label: "S", X: x, Y: x}}},
+		{XLabel: "t (s)", YLabel: "gap (s)", Lines: []Line{{Label: "gap", X: x, Y: y, Step: true, Color: 2}}},
+	}}
+	heat := &HeatMap{Title: "Ratio over (p, q)", Caption: "test data; seed 1", XLabel: "p", YLabel: "q", ZLabel: "ratio",
+		X: []float64{0.25, 0.5, 0.75}, Y: []float64{0.25, 0.75},
+		Z:      [][]float64{{1.5, 3, math.NaN()}, {math.Inf(1), 2, 1.2}},
+		Masked: [][]bool{{false, false, true}, {false, false, false}}, MaskLabel: "overloaded", LogZ: true, Diagonal: "p = q"}
+	return map[string]Figure{"lines": lines, "stack": stack, "heat": heat}
+}
+
+// TestSaveFormats: every figure saves as a valid PNG (decoded, of the
+// documented size at 200 dpi), SVG (well-formed XML with an svg root) and
+// PDF (header and trailer), chosen by the extension; no temporary file is
+// left behind.
+func TestSaveFormats(t *testing.T) {
+	dir := t.TempDir()
+	for name, f := range figures() {
+		for _, ext := range Formats {
+			path := filepath.Join(dir, name+"."+ext)
+			if err := f.Save(path); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch ext {
+			case "png":
+				cfg, err := png.DecodeConfig(bytes.NewReader(data))
+				if err != nil {
+					t.Errorf("%s: %v", path, err)
+				} else if cfg.Width != 1280 {
+					t.Errorf("%s: %d pixels wide, want 1280 (6.4 in at 200 dpi)", path, cfg.Width)
+				}
+			case "svg":
+				var root struct{ XMLName xml.Name }
+				if err := xml.Unmarshal(data, &root); err != nil || root.XMLName.Local != "svg" {
+					t.Errorf("%s: root %v, %v; want svg", path, root.XMLName, err)
+				}
+			case "pdf":
+				if !bytes.HasPrefix(data, []byte("%PDF-")) || !bytes.Contains(data[len(data)-32:], []byte("%%EOF")) {
+					t.Errorf("%s: not a PDF", path)
+				}
+			}
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 9 {
+		t.Errorf("%d files, want 9 (no temporary files)", len(ents))
+	}
+}
+
+func TestSaveErrors(t *testing.T) {
+	dir := t.TempDir()
+	f := figures()["lines"]
+	if err := f.Save(filepath.Join(dir, "x.gif")); err == nil || !strings.Contains(err.Error(), "x.gif") {
+		t.Errorf("gif: error %v, want one naming the file", err)
+	}
+	if err := f.Save(filepath.Join(dir, "missing", "x.png")); err == nil {
+		t.Error("missing folder: no error")
+	}
+	bad := &LinePlot{Lines: []Line{{X: []float64{1, 2}, Y: []float64{1}}}}
+	if err := bad.Save(filepath.Join(dir, "bad.png")); err == nil {
+		t.Error("x and y of different lengths: no error")
+	}
+	hm := &HeatMap{X: []float64{1, 2}, Y: []float64{1}, Z: [][]float64{{1}}}
+	if err := hm.Save(filepath.Join(dir, "bad.png")); err == nil {
+		t.Error("heat map row of the wrong length: no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.png")); err == nil {
+		t.Error("a failed Save left a file")
+	}
+}
+
+func TestPlainNumber(t *testing.T) {
+	for v, want := range map[float64]string{750000: "750000", 0.30000000000000004: "0.3", 1e6: "1000000", 2.5e7: "2.5e+07", 1e-5: "1e-05", 0: "0"} {
+		if got := plainNumber(v); got != want {
+			t.Errorf("plainNumber(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

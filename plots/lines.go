@@ -1,0 +1,349 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Line is a curve: Y against X, optionally with a confidence band [Lo, Hi]
+// around it. Points with a NaN or infinite coordinate are left out and
+// break the curve (and the band) there. A Line with a label and no points
+// is a legend entry only (e.g. "dashed: a formula" for several dashed
+// curves).
+type Line struct {
+	Label  string    // legend entry; empty: none
+	X, Y   []float64 // the curve, X increasing
+	Lo, Hi []float64 // optional band, the same length as X
+	Step   bool      // a step function: Y[i] holds from X[i] until X[i+1]
+	Dashed bool      // draw dashed (a reference curve, e.g. a formula)
+	Marks  bool      // mark each point
+	Color  int       // index into the figure palette (see Color); < 0 gray
+}
+
+// LinePlot is a figure of curves over shared axes, with a title, axis
+// labels (with units), a legend to the right of the axes and a caption
+// line under the figure.
+type LinePlot struct {
+	Title          string
+	Caption        string
+	XLabel, YLabel string
+	LogX, LogY     bool
+	// XRange and YRange fix the axis ranges [min, max] when min < max;
+	// otherwise (the zero value) the data choose them.
+	XRange, YRange [2]float64
+	// XTicks, when not nil, are the values marked on the x axis (the
+	// swept values, say); every other one is labelled when there are more
+	// than ten.
+	XTicks []float64
+	Lines  []Line
+}
+
+// segments splits the indexes of l into runs where X, Y (and the band when
+// present) are finite, and positive on a log axis.
+func (l *Line) segments(logX, logY bool) [][]int {
+	var segs [][]int
+	var cur []int
+	ok := func(i int) bool {
+		x, y := l.X[i], l.Y[i]
+		if !finite(x, y) || (logX && x <= 0) || (logY && y <= 0) {
+			return false
+		}
+		if l.Lo != nil && (!finite(l.Lo[i], l.Hi[i]) || (logY && l.Hi[i] <= 0)) {
+			return false
+		}
+		return true
+	}
+	for i := range l.X {
+		if ok(i) {
+			cur = append(cur, i)
+			continue
+		}
+		if len(cur) > 0 {
+			segs = append(segs, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		segs = append(segs, cur)
+	}
+	return segs
+}
+
+func (l *Line) check() error {
+	if len(l.Y) != len(l.X) {
+		return fmt.Errorf("plots: line %q has %d x and %d y values", l.Label, len(l.X), len(l.Y))
+	}
+	if (l.Lo == nil) != (l.Hi == nil) || (l.Lo != nil && (len(l.Lo) != len(l.X) || len(l.Hi) != len(l.X))) {
+		return fmt.Errorf("plots: line %q: the band needs Lo and Hi with one value per point", l.Label)
+	}
+	return nil
+}
+
+// build makes the gonum plot (without its legend, which is drawn beside
+// it) and the legend.
+func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
+	p := plot.New()
+	styleAxes(p)
+	p.Title.Text = lp.Title
+	p.X.Label.Text = lp.XLabel
+	p.Y.Label.Text = lp.YLabel
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = withAlpha(gray, 0x40)
+	grid.Horizontal.Color = withAlpha(gray, 0x40)
+	p.Add(grid)
+	leg := plot.NewLegend()
+	leg.TextStyle.Font.Size = vg.Points(9)
+	leg.ThumbnailWidth = vg.Points(18)
+	leg.Padding = vg.Points(3)
+	leg.Top, leg.Left = true, true
+	// The smallest positive value, for clipping bands on a log axis.
+	minPos := math.Inf(1)
+	for _, l := range lp.Lines {
+		for _, y := range l.Y {
+			if y > 0 && y < minPos {
+				minPos = y
+			}
+		}
+	}
+	var lines []plot.Plotter
+	for _, l := range lp.Lines {
+		if err := l.check(); err != nil {
+			return nil, leg, err
+		}
+		c := Color(l.Color)
+		if len(l.X) == 0 {
+			if l.Label != "" {
+				leg.Add(l.Label, lineStyle(l, c))
+			}
+			continue
+		}
+		var thumbs []plot.Thumbnailer
+		var band *plotter.Polygon
+		for _, seg := range l.segments(lp.LogX, lp.LogY) {
+			if l.Lo != nil {
+				var ring plotter.XYs
+				for _, i := range seg {
+					ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Lo[i], lp.LogY, minPos)})
+				}
+				for j := len(seg) - 1; j >= 0; j-- {
+					i := seg[j]
+					ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Hi[i], lp.LogY, minPos)})
+				}
+				poly, err := plotter.NewPolygon(ring)
+				if err != nil {
+					return nil, leg, err
+				}
+				poly.Color = withAlpha(c, 0x38)
+				poly.LineStyle.Width = 0
+				p.Add(poly)
+				band = poly
+			}
+			var xys plotter.XYs
+			for _, i := range seg {
+				xys = append(xys, plotter.XY{X: l.X[i], Y: l.Y[i]})
+			}
+			ln, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, leg, err
+			}
+			ln.LineStyle = lineStyle(l, c).LineStyle
+			if l.Step {
+				ln.StepStyle = plotter.PostStep
+			}
+			lines = append(lines, ln)
+			if len(thumbs) == 0 {
+				thumbs = append(thumbs, ln)
+			}
+			if l.Marks {
+				sc, err := plotter.NewScatter(xys)
+				if err != nil {
+					return nil, leg, err
+				}
+				sc.GlyphStyle.Color = c
+				sc.GlyphStyle.Radius = vg.Points(2)
+				sc.GlyphStyle.Shape = draw.CircleGlyph{}
+				lines = append(lines, sc)
+				if len(thumbs) == 1 {
+					thumbs = append(thumbs, sc)
+				}
+			}
+		}
+		if band != nil {
+			thumbs = append([]plot.Thumbnailer{band}, thumbs...)
+		}
+		if l.Label != "" && len(thumbs) > 0 {
+			leg.Add(l.Label, thumbs...)
+		}
+	}
+	p.Add(lines...) // curves over every band
+	if lp.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+	}
+	if lp.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+	}
+	if lp.XTicks != nil {
+		p.X.Tick.Marker = centreTicks(lp.XTicks)
+	}
+	setRange(&p.X, lp.XRange)
+	setRange(&p.Y, lp.YRange)
+	if lp.LogY && !(lp.YRange[0] < lp.YRange[1]) && !math.IsInf(minPos, 1) && p.Y.Min < minPos/2 {
+		p.Y.Min = minPos / 2 // clipped band ends stay below the curves
+	}
+	return p, leg, nil
+}
+
+// lineStyle returns a thumbnail with the style of l's curve in colour c.
+func lineStyle(l Line, c color.NRGBA) *plotter.Line {
+	ln := &plotter.Line{}
+	ln.Color = c
+	ln.Width = vg.Points(1.6)
+	if l.Dashed {
+		ln.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	return ln
+}
+
+// bandValue clips a band end for a log axis, where it must be positive.
+func bandValue(v float64, logY bool, minPos float64) float64 {
+	if logY && v <= 0 {
+		return minPos / 4
+	}
+	return v
+}
+
+func setRange(a *plot.Axis, r [2]float64) {
+	if r[0] < r[1] {
+		a.Min, a.Max = r[0], r[1]
+	}
+}
+
+// legendWidth returns the width of the legend's column.
+func legendWidth(leg plot.Legend, c draw.Canvas) vg.Length {
+	r := leg.Rectangle(c)
+	return r.Max.X - r.Min.X
+}
+
+// drawWithLegend draws p in c with the legend in a column to its right.
+func drawWithLegend(p *plot.Plot, leg plot.Legend, c draw.Canvas) {
+	w := legendWidth(leg, c)
+	if w > 0 {
+		w += vg.Points(8)
+	}
+	p.Draw(draw.Crop(c, 0, -w, 0, 0))
+	if w > 0 {
+		lc := draw.Crop(c, c.Max.X-c.Min.X-w+vg.Points(8), 0, 0, -p.Title.TextStyle.Height(p.Title.Text)-p.Title.Padding-vg.Points(4))
+		leg.Draw(lc)
+	}
+}
+
+// Save implements Figure.
+func (lp *LinePlot) Save(path string) error {
+	p, leg, err := lp.build()
+	if err != nil {
+		return err
+	}
+	return render(path, width, height, lp.Caption, func(c draw.Canvas) error {
+		drawWithLegend(p, leg, c)
+		return nil
+	})
+}
+
+// Stack is a figure of line plots stacked vertically with aligned axes,
+// sharing the title and the caption (the panels' own are not drawn). Each
+// panel has its own legend to its right.
+type Stack struct {
+	Title, Caption string
+	Panels         []*LinePlot
+	Heights        []float64 // relative panel heights; nil: equal
+}
+
+// Save implements Figure.
+func (s *Stack) Save(path string) error {
+	if len(s.Panels) == 0 {
+		return fmt.Errorf("plots: %s: a stack needs at least one panel", path)
+	}
+	var plots []*plot.Plot
+	var legs []plot.Legend
+	for i, lp := range s.Panels {
+		p, leg, err := lp.build()
+		if err != nil {
+			return err
+		}
+		p.Title.Text = ""
+		if i < len(s.Panels)-1 {
+			p.X.Label.Text = "" // the bottom panel's label serves all
+		}
+		plots = append(plots, p)
+		legs = append(legs, leg)
+	}
+	h := height * vg.Length(0.55+0.45*float64(len(s.Panels)))
+	return render(path, width, h, s.Caption, func(c draw.Canvas) error {
+		title := plot.New()
+		styleAxes(title)
+		tsty := title.Title.TextStyle
+		tsty.XAlign = draw.XCenter
+		tsty.YAlign = draw.YTop
+		c.FillText(tsty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, s.Title)
+		body := draw.Crop(c, 0, 0, 0, -tsty.Height(s.Title)-vg.Points(8))
+		// The widest legend sets one right margin for every panel, so that
+		// the axes line up.
+		w := vg.Length(0)
+		for _, leg := range legs {
+			w = max(w, legendWidth(leg, body))
+		}
+		if w > 0 {
+			w += vg.Points(8)
+		}
+		weights := s.Heights
+		if weights == nil {
+			weights = make([]float64, len(plots))
+			for i := range weights {
+				weights[i] = 1
+			}
+		}
+		total := 0.0
+		for _, x := range weights {
+			total += x
+		}
+		full := body.Max.Y - body.Min.Y
+		top := body.Max.Y
+		var tiles []draw.Canvas
+		for i := range plots {
+			ph := full * vg.Length(weights[i]/total)
+			tc := draw.Canvas{Canvas: body.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: body.Min.X, Y: top - ph},
+				Max: vg.Point{X: body.Max.X - w, Y: top},
+			}}
+			tiles = append(tiles, tc)
+			top -= ph
+		}
+		// Align the data areas: the widest y-axis sets the left edge.
+		left := vg.Length(0)
+		for i, p := range plots {
+			dc := p.DataCanvas(tiles[i])
+			left = max(left, dc.Min.X-tiles[i].Min.X)
+		}
+		for i, p := range plots {
+			dc := p.DataCanvas(tiles[i])
+			shift := left - (dc.Min.X - tiles[i].Min.X)
+			t := tiles[i]
+			t.Min.X += shift
+			p.Draw(t)
+			lc := draw.Canvas{Canvas: body.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: body.Max.X - w + vg.Points(8), Y: t.Min.Y},
+				Max: vg.Point{X: body.Max.X, Y: t.Max.Y - vg.Points(4)},
+			}}
+			legs[i].Draw(lc)
+		}
+		return nil
+	})
+}
