@@ -28,7 +28,7 @@ type Dispatch[T Number] interface {
 }
 
 // DispatchNames lists the dispatch policies [NewDispatcher] knows.
-var DispatchNames = []string{"rr", "random", "hash", "least-loaded", "column"}
+var DispatchNames = []string{"rr", "random", "hash", "least-loaded", "column", "weighted"}
 
 // NewDispatcher returns the named dispatch policy for sub-buckets with the
 // given rates (tokens/s):
@@ -41,8 +41,11 @@ var DispatchNames = []string{"rr", "random", "hash", "least-loaded", "column"}
 //     to the one with the most tokens, then to the lowest index.
 //   - "column": the sub-bucket the input names (Job.Sub), which must be in
 //     [0, k).
+//   - "weighted": sub-bucket l with probability w_l / Σ w for weights w
+//     passed in place of the rates (see [NewWeighted]); with the rates it
+//     draws as "random" does.
 //
-// src is used only by "random" and must then be non-nil.
+// src is used only by "random" and "weighted" and must then be non-nil.
 func NewDispatcher(name string, rates []float64, src rand.Source) (Dispatcher, error) {
 	return NewDispatch[engine.Time](name, rates, src)
 }
@@ -69,6 +72,8 @@ func NewDispatch[T Number](name string, rates []float64, src rand.Source) (Dispa
 		return leastLoaded[T]{}, nil
 	case "column":
 		return column[T]{}, nil
+	case "weighted":
+		return NewWeighted[T](rates, src)
 	}
 	return nil, fmt.Errorf("buckets: unknown dispatch policy %q, want one of %v", name, DispatchNames)
 }

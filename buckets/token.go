@@ -48,12 +48,20 @@ func ParseOrder(s string) (Order, error) {
 	return 0, fmt.Errorf("buckets: unknown service order %q, want fcfs, lifo or random", s)
 }
 
-// Bucket is a token bucket in shaping mode: tokens accrue continuously at
-// rate r up to the capacity b, each job takes exactly one whole token, and a
-// job that finds less than one token waits in an unbounded queue, served in
-// the bucket's [Order]. It starts full (b tokens at time 0) unless
+// Bucket is a token bucket: tokens accrue continuously at rate r up to the
+// capacity b, and each job takes exactly one whole token. In shaping mode
+// (the default) a job that finds less than one token waits in a queue,
+// served in the bucket's [Order]; the queue is unbounded unless
+// [WithQueueCapacity] bounds it. In policing mode ([WithPolicing]) such a
+// job is rejected instead. It starts full (b tokens at time 0) unless
 // [WithInitialTokens] says otherwise. [TokenBucket] is the float64 model in
 // seconds and tokens; Bucket[Tick] is the exact model (see [ExactParams]).
+//
+// Policing and bounded queues are decided by [Bucket.Offer], the [Limiter]
+// form of the bucket (J. Heinanen and R. Guérin, [RFC 2697], Section 3: a
+// packet of size 1 conforms when the committed bucket holds at least one
+// token). [Bucket.Arrive] admits every job, whatever the mode: it is the
+// primitive that [Comparison] and Offer build on.
 //
 // The bucket is modelled as the equivalent G/D/1 queue with service time 1/r
 // (R. Guérin, "When Two is Worse Than One", 2019, Section 1). With U(t) the
@@ -83,6 +91,8 @@ func ParseOrder(s string) (Order, error) {
 //
 // The zero value is not usable; create one with [NewTokenBucket] or
 // [NewExactBucket].
+//
+// [RFC 2697]: https://www.rfc-editor.org/rfc/rfc2697
 type Bucket[T Number] struct {
 	p       Params // rate and burst, for reports
 	inv     T      // time per work unit: 1/r s per token, or ticks per quantum
@@ -100,6 +110,8 @@ type Bucket[T Number] struct {
 	delayed int64
 	served  compensated.Sum[T] // Σ delays of the jobs served after waiting
 	waitAt  compensated.Sum[T] // Σ arrival instants of the jobs waiting now
+	queue   int                // Offer: the most jobs that may wait; 0 polices, -1 unbounded
+	offered int64              // Offer: jobs admitted so far, numbering them
 }
 
 // bucketConfig collects the options of a bucket.
@@ -107,6 +119,7 @@ type bucketConfig struct {
 	order   Order
 	src     rand.Source
 	initial float64 // tokens at time 0; NaN means full
+	queue   int     // the most waiting jobs Offer allows; -1 unbounded
 }
 
 // Option configures a bucket.
@@ -140,6 +153,25 @@ func WithInitialTokens(x float64) Option {
 	}
 }
 
+// WithPolicing puts the bucket in policing mode: [Bucket.Offer] rejects a
+// job that finds less than one token instead of queueing it (RFC 2697's
+// single-rate policer with one bucket). It is WithQueueCapacity(0).
+func WithPolicing() Option { return WithQueueCapacity(0) }
+
+// WithQueueCapacity bounds the queue of a shaping bucket: [Bucket.Offer]
+// rejects a job that finds less than one token and q jobs already waiting.
+// q = 0 is policing ([WithPolicing]); without this option the queue is
+// unbounded. q must be >= 0.
+func WithQueueCapacity(q int) Option {
+	return func(c *bucketConfig) error {
+		if q < 0 {
+			return &ParamError{Name: "queue capacity", Value: float64(q), Want: ">= 0 jobs (0 polices)"}
+		}
+		c.queue = q
+		return nil
+	}
+}
+
 // NewTokenBucket returns a float64 token bucket with parameters p, full at
 // time 0 and serving waiting jobs FCFS unless opts say otherwise. It returns
 // a *ParamError if p or an option is invalid.
@@ -151,13 +183,13 @@ func NewTokenBucket(p Params, opts ...Option) (*TokenBucket, error) {
 }
 
 func newBucket[T Number](p Params, inv, burst, one, weight T, opts []Option) (*Bucket[T], error) {
-	c := bucketConfig{initial: math.NaN()}
+	c := bucketConfig{initial: math.NaN(), queue: -1}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, err
 		}
 	}
-	b := &Bucket[T]{p: p, inv: inv, burst: burst, one: one, weight: weight, never: never[T](), order: c.order}
+	b := &Bucket[T]{p: p, inv: inv, burst: burst, one: one, weight: weight, never: never[T](), order: c.order, queue: c.queue}
 	b.next = b.never
 	if c.src != nil {
 		b.rng = rand.New(c.src)
@@ -203,7 +235,8 @@ func (b *Bucket[T]) Admissible(t T) bool {
 }
 
 // Arrive admits job id arriving at instant t and reports whether it has to
-// wait for a token. Check [Bucket.Admissible] first. A job that does not wait has delay 0; a waiting job's
+// wait for a token, whatever the bucket's mode ([Bucket.Offer] is the form
+// that polices or bounds the queue). Check [Bucket.Admissible] first. A job that does not wait has delay 0; a waiting job's
 // delay is known when [Bucket.Grant] serves it (under FCFS it equals
 // eq. (1), see [Bucket.Delay]).
 //
@@ -319,4 +352,67 @@ func (b *Bucket[T]) Tokens(t T) float64 {
 // get from Arrive and Grant.
 func (b *Bucket[T]) Delay(t T) T {
 	return max(0, b.Unfinished(t)+(b.one-b.burst)*b.inv)
+}
+
+// QueueCapacity returns the most jobs that may wait when [Bucket.Offer]
+// admits jobs: 0 in policing mode, -1 for an unbounded queue.
+func (b *Bucket[T]) QueueCapacity() int { return b.queue }
+
+// Offer presents a job arriving at instant t (seconds, or ticks for an
+// exact bucket) and decides it, making first every grant due at or before
+// t. A job that finds at least one token passes at once (Delay 0). One that
+// finds less waits for its token (Delay > 0, the grant instant minus t)
+// unless the bucket polices or its queue already holds its capacity, in
+// which case it is rejected and the bucket is left as it was. Offer numbers
+// the jobs it admits 0, 1, 2, … for [Bucket.Grant].
+//
+// Offer is the [Limiter] form of the bucket: use it, or Arrive and Grant,
+// not both. The delay it returns is the FCFS delay, eq. (1), which is the
+// order Offer requires.
+//
+// Special cases:
+//
+//	a grant instant beyond the largest T   the job is rejected (float64:
+//	                                       only for absurdly small rates
+//	                                       and huge queues; see ErrOverflow)
+//
+// Panics if the bucket's order is not FCFS, or if t is NaN or earlier than
+// the last admitted job or grant.
+func (b *Bucket[T]) Offer(t T) Decision[T] {
+	if b.order != FCFS {
+		panic(fmt.Sprintf("buckets: Offer on a bucket with order %v; Offer needs FCFS", b.order))
+	}
+	if !(t >= b.last) {
+		panic(fmt.Sprintf("buckets: Offer(%v) after instant %v", t, b.last))
+	}
+	for b.next <= t {
+		b.Grant()
+	}
+	// The grant instant the job would get, computed as Arrive will:
+	// B + (m + 1 - b)/r after it joins the busy period (a new one if the
+	// G/D/1 queue is empty at t).
+	start, work := b.start, b.work
+	if b.q.len() == 0 && start+work*b.inv <= t {
+		start, work = t, 0
+	}
+	g := start + (work+b.one-b.burst)*b.inv
+	if g <= t {
+		b.Arrive(t, b.offered)
+		b.offered++
+		return Decision[T]{Admitted: true}
+	}
+	if b.queue >= 0 && b.q.len() >= b.queue || !(g <= b.never) {
+		return Decision[T]{}
+	}
+	b.Arrive(t, b.offered)
+	b.offered++
+	return Decision[T]{Admitted: true, Delay: g - t}
+}
+
+// Promise returns b + r·d, the most jobs a token bucket (r, b) lets pass, or
+// releases after shaping, in any closed interval of length d (seconds, or
+// ticks for an exact bucket): at most b tokens at its start and r·d accrued
+// during it.
+func (b *Bucket[T]) Promise(d T) float64 {
+	return b.p.Burst + b.p.Rate*float64(d)
 }
