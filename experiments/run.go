@@ -19,6 +19,7 @@ type RunSpec struct {
 	Subs         []buckets.Params // the k sub-buckets (r_l, b_l)
 	AllowUnequal bool             // lift the Σ r_l = r and Σ b_l = b checks (negative controls)
 	Dispatch     string           // dispatch policy, one of buckets.DispatchNames
+	Shares       []float64        // traffic shares p_l of dispatch "weighted" (nil: the rate shares r_l/r); one per sub-bucket
 	Order        buckets.Order    // service order among waiting jobs, in every bucket
 	Seed         uint64           // root seed of every random stream of the run
 	MaxJobs      int64            // stop after this many arrivals; 0 means when the arrivals end
@@ -85,7 +86,17 @@ func (spec RunSpec) systems() (*buckets.TokenBucket, []*buckets.TokenBucket, buc
 		}
 		rates[l] = p.Rate
 	}
-	disp, err := buckets.NewDispatcher(spec.Dispatch, rates, Source(spec.Seed, StreamDispatch))
+	weights := rates
+	if spec.Shares != nil {
+		if spec.Dispatch != "weighted" {
+			return nil, nil, nil, fmt.Errorf("experiments: traffic shares %v need dispatch weighted, not %q: %w", spec.Shares, spec.Dispatch, buckets.ErrParam)
+		}
+		if len(spec.Shares) != len(spec.Subs) {
+			return nil, nil, nil, fmt.Errorf("experiments: %d traffic shares for %d sub-buckets: %w", len(spec.Shares), len(spec.Subs), buckets.ErrParam)
+		}
+		weights = spec.Shares
+	}
+	disp, err := buckets.NewDispatcher(spec.Dispatch, weights, Source(spec.Seed, StreamDispatch))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -106,14 +117,33 @@ func (spec RunSpec) systems() (*buckets.TokenBucket, []*buckets.TokenBucket, buc
 // Run stops early, returning ctx.Err(), when ctx is cancelled (checked every
 // 4096 arrivals).
 func Run(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error) {
+	return runWith(ctx, spec, proc, newRecorder(jobsOut), nil)
+}
+
+// tap is an observer that sees every dispatch and delay before forwarding
+// it to the run's recorder (see [RunSeries]).
+type tap interface {
+	buckets.Recorder
+	start(c *buckets.Compare) // called once, before the first arrival
+}
+
+// runWith is [Run] with the statistics kept in rec, and reported to obs
+// instead of rec directly when obs is not nil.
+func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *recorder, obs tap) (Result, error) {
 	one, subs, disp, err := spec.systems()
 	if err != nil {
 		return Result{}, err
 	}
-	rec := newRecorder(jobsOut)
-	c, err := buckets.NewCompare(one, subs, disp, rec, spec.AllowUnequal)
+	var seen buckets.Recorder = rec
+	if obs != nil {
+		seen = obs
+	}
+	c, err := buckets.NewCompare(one, subs, disp, seen, spec.AllowUnequal)
 	if err != nil {
 		return Result{}, err
+	}
+	if obs != nil {
+		obs.start(c)
 	}
 	for spec.MaxJobs == 0 || c.Jobs() < spec.MaxJobs {
 		if c.Jobs()%4096 == 0 && ctx.Err() != nil {
@@ -168,11 +198,13 @@ func checkResult(chk *buckets.Check) CheckResult {
 }
 
 // recorder collects both systems' delay statistics and, optionally, the
-// per-job rows.
+// per-job rows. Jobs numbered below warmup are left out of the statistics
+// (not of the rows or the check).
 type recorder struct {
 	one, split *delayStats
 	rows       *jobWriter
 	err        error
+	warmup     int64
 }
 
 func newRecorder(jobsOut io.Writer) *recorder {
@@ -191,10 +223,12 @@ func (r *recorder) Arrived(j buckets.Job, sub int) {
 
 func (r *recorder) Served(id int64, sub int, delay engine.Time) {
 	d := float64(delay)
-	if sub == buckets.OneBucket {
-		r.one.add(d)
-	} else {
-		r.split.add(d)
+	if id >= r.warmup {
+		if sub == buckets.OneBucket {
+			r.one.add(d)
+		} else {
+			r.split.add(d)
+		}
 	}
 	if r.rows != nil {
 		if err := r.rows.served(id, sub == buckets.OneBucket, d); err != nil && r.err == nil {

@@ -1,0 +1,553 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/plots"
+)
+
+// NamedFigure is a figure and the base name of its file (no extension).
+type NamedFigure struct {
+	Name   string
+	Figure plots.Figure
+}
+
+// SaveFigures saves each figure to dir/name.format and returns the paths.
+func SaveFigures(figs []NamedFigure, dir, format string) ([]string, error) {
+	var paths []string
+	for _, f := range figs {
+		path := filepath.Join(dir, f.Name+"."+format)
+		if err := f.Figure.Save(path); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// axisLabels are the axis titles of swept parameters, with units.
+var axisLabels = map[string]string{
+	"load":     "offered load ρ = λ/r",
+	"rate":     "token rate r (tokens/s)",
+	"burst":    "burst b (tokens)",
+	"k":        "number of sub-buckets k",
+	"p":        "traffic share p of sub-bucket 1",
+	"q":        "rate and burst share q of sub-bucket 1",
+	"q_rate":   "rate share q of sub-bucket 1",
+	"q_burst":  "burst share of sub-bucket 1",
+	"jobs":     "measured jobs per replication",
+	"warmup":   "warm-up jobs per replication",
+	"dispatch": "dispatch policy",
+	"order":    "service order",
+	"arrivals": "arrival process",
+}
+
+// maxSeries bounds the curves of one sweep figure.
+const maxSeries = 5
+
+// group is the points of one grid that share the values of every axis but
+// the plotted ones.
+type group struct {
+	grid   int
+	key    string // "burst10-load0.9"
+	label  string // "burst=10 load=0.9"
+	x, ser string // plotted axes: x, and the one that tells the curves apart ("" for none)
+	pts    []*PointResult
+}
+
+// groups splits the results of each grid by the values of all axes but
+// the last two (the last one when a grid has one axis).
+func groups(res *Results) []*group {
+	grids := res.Spec.Sweep
+	var out []*group
+	byKey := map[string]*group{}
+	for i := range res.Points {
+		pr := &res.Points[i]
+		var g Grid
+		if pr.Grid < len(grids) {
+			g = grids[pr.Grid]
+		}
+		x, ser := "", ""
+		fixed := g
+		switch {
+		case len(g) >= 2:
+			x, ser = g[len(g)-1].Name, g[len(g)-2].Name
+			fixed = g[:len(g)-2]
+		case len(g) == 1:
+			x = g[0].Name
+			fixed = nil
+		}
+		var keys, labels []string
+		for _, a := range fixed {
+			v := formatAxisValue(pr.axisValue(a.Name))
+			keys = append(keys, a.Name+v)
+			labels = append(labels, symbol(a.Name)+" = "+v)
+		}
+		id := fmt.Sprintf("%d|%s", pr.Grid, strings.Join(keys, "-"))
+		gr := byKey[id]
+		if gr == nil {
+			gr = &group{grid: pr.Grid, key: strings.Join(keys, "-"), label: strings.Join(labels, ", "), x: x, ser: ser}
+			byKey[id] = gr
+			out = append(out, gr)
+		}
+		gr.pts = append(gr.pts, pr)
+	}
+	// Distinct file names: add the grid number where keys collide.
+	seen := map[string]int{}
+	for _, g := range out {
+		seen[g.key]++
+	}
+	for _, g := range out {
+		if g.key == "" || seen[g.key] > 1 {
+			g.key = strings.Trim(fmt.Sprintf("grid%d-%s", g.grid, g.key), "-")
+		}
+	}
+	return out
+}
+
+func isShare(name string) bool { return name == "q" || name == "q_rate" || name == "q_burst" }
+
+func numeric(name string) bool { return axisKind[name] != 's' }
+
+// values returns the distinct values of axis name among pts, in order of
+// first appearance.
+func values(pts []*PointResult, name string) []any {
+	var vs []any
+	for _, p := range pts {
+		v := p.axisValue(name)
+		if !slices.ContainsFunc(vs, func(w any) bool { return w == v }) {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// pick returns at most n of vs, evenly spaced, keeping both ends.
+func pick(vs []any, n int) []any {
+	if len(vs) <= n {
+		return vs
+	}
+	out := make([]any, n)
+	for i := range n {
+		out[i] = vs[int(math.Round(float64(i)*float64(len(vs)-1)/float64(n-1)))]
+	}
+	return out
+}
+
+// caption describes what a sweep figure holds fixed.
+func caption(res *Results, pr *PointResult, plotted ...string) string {
+	var parts []string
+	s := res.Spec
+	if s.Name != "" {
+		parts = append(parts, s.Name+":")
+	}
+	arr := pr.Arrivals
+	if arr == "poisson" {
+		arr = "Poisson"
+	}
+	parts = append(parts, fmt.Sprintf("%s arrivals", arr))
+	if !slices.Contains(plotted, "load") {
+		parts[len(parts)-1] += fmt.Sprintf(", load ρ = %s,", formatFloat(pr.Load))
+	} else {
+		parts[len(parts)-1] += ","
+	}
+	parts = append(parts, fmt.Sprintf("r = %s tokens/s,", formatFloat(pr.Rate)))
+	if !slices.Contains(plotted, "burst") {
+		parts = append(parts, fmt.Sprintf("b = %s tokens,", formatFloat(pr.Burst)))
+	}
+	split := fmt.Sprintf("k = %d", pr.K)
+	if !slices.Contains(plotted, "q") && !slices.Contains(plotted, "q_rate") {
+		split += ", rate shares " + strings.ReplaceAll(shares(pr.RateShares), ";", " : ")
+	}
+	if !slices.Contains(plotted, "q") && !slices.Contains(plotted, "q_burst") {
+		split += ", burst shares " + strings.ReplaceAll(shares(pr.BurstShares), ";", " : ")
+	}
+	parts = append(parts, split+";")
+	d := pr.Dispatch + " dispatch"
+	if pr.Dispatch == "weighted" && !slices.Contains(plotted, "p") {
+		d += " (traffic shares " + strings.ReplaceAll(shares(pr.TrafficShares), ";", " : ") + ")"
+	}
+	parts = append(parts, d+", "+pr.Order+";")
+	parts = append(parts, fmt.Sprintf("%d jobs after %d warm-up, %d replications per point; seed %d", pr.Jobs, pr.Warmup, pr.Replications, res.Seed))
+	if res.Version != "" {
+		parts[len(parts)-1] += "; ratesim " + res.Version
+	}
+	return strings.Join(parts, " ")
+}
+
+// SweepFigures returns the figures of a sweep's results: for each group of
+// points that differ only in the last two axes of their grid, a heat map of
+// the split/one ratio when those axes are p and a share q, the ratio
+// against the last axis with one curve per value of the other (at most
+// five), and both systems' mean delays likewise, with the
+// Pollaczek-Khinchine prediction where it applies. Points with an
+// overloaded sub-bucket (max_sub_load >= 1) are masked in the heat maps and
+// left out of the curves: their delays grow with the run length.
+func SweepFigures(res *Results) []NamedFigure {
+	var figs []NamedFigure
+	for _, g := range groups(res) {
+		if g.x == "" || !numeric(g.x) {
+			continue
+		}
+		if (g.x == "p" && isShare(g.ser)) || (g.ser == "p" && isShare(g.x)) {
+			figs = append(figs, NamedFigure{"heatmap-" + g.key, heatMap(res, g)})
+		}
+		figs = append(figs, NamedFigure{"ratio-" + g.key, curves(res, g, true)})
+		figs = append(figs, NamedFigure{"delay-" + g.key, curves(res, g, false)})
+	}
+	return figs
+}
+
+func titleSuffix(g *group) string {
+	if g.label == "" {
+		return ""
+	}
+	return " (" + g.label + ")"
+}
+
+// heatMap draws the ratio over (p, q): p across, the share up.
+func heatMap(res *Results, g *group) *plots.HeatMap {
+	xName, yName := g.x, g.ser
+	if g.ser == "p" {
+		xName, yName = g.ser, g.x
+	}
+	xs, ys := floats(values(g.pts, xName)), floats(values(g.pts, yName))
+	slices.Sort(xs)
+	slices.Sort(ys)
+	z := make([][]float64, len(ys))
+	mask := make([][]bool, len(ys))
+	for j := range ys {
+		z[j] = make([]float64, len(xs))
+		mask[j] = make([]bool, len(xs))
+		for i := range xs {
+			z[j][i] = math.NaN()
+		}
+	}
+	for _, pr := range g.pts {
+		i := slices.Index(xs, pr.axisValue(xName).(float64))
+		j := slices.Index(ys, pr.axisValue(yName).(float64))
+		z[j][i] = float64(pr.Ratio)
+		mask[j][i] = !pr.Stable()
+	}
+	return &plots.HeatMap{
+		Title:     "Split/one mean delay ratio" + titleSuffix(g),
+		Caption:   caption(res, g.pts[0], xName, yName),
+		XLabel:    axisLabels[xName],
+		YLabel:    axisLabels[yName],
+		ZLabel:    "split/one mean delay ratio (log scale)",
+		X:         xs,
+		Y:         ys,
+		Z:         z,
+		Masked:    mask,
+		MaskLabel: "a sub-bucket overloaded (p_l·λ ≥ q_l·r): no steady state",
+		LogZ:      true,
+		Diagonal:  "p = q (traffic share = rate share)",
+	}
+}
+
+func floats(vs []any) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = v.(float64)
+	}
+	return out
+}
+
+// curves draws the ratio (ratio true) or the mean delays against g.x.
+func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
+	var series []any
+	if g.ser != "" {
+		series = pick(values(g.pts, g.ser), maxSeries)
+	} else {
+		series = []any{nil}
+	}
+	lp := &plots.LinePlot{
+		Caption: caption(res, g.pts[0], g.x, g.ser),
+		XLabel:  axisLabels[g.x],
+		XTicks:  floats(values(g.pts, g.x)),
+	}
+	slices.Sort(lp.XTicks)
+	if ratio {
+		lp.Title = "Split/one mean delay ratio" + titleSuffix(g)
+		lp.YLabel = "split/one mean delay ratio"
+	} else {
+		lp.Title = "Mean delay" + titleSuffix(g)
+		lp.YLabel = "mean delay (s)"
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	withPK := false
+	for si, sv := range series {
+		var pts []*PointResult
+		for _, pr := range g.pts {
+			if sv == nil || pr.axisValue(g.ser) == sv {
+				pts = append(pts, pr)
+			}
+		}
+		slices.SortStableFunc(pts, func(a, b *PointResult) int {
+			return cmpFloat(a.axisValue(g.x).(float64), b.axisValue(g.x).(float64))
+		})
+		name := ""
+		if sv != nil {
+			name = shortName(g.ser) + " = " + formatAxisValue(sv)
+		}
+		x := make([]float64, len(pts))
+		for i, pr := range pts {
+			x[i] = pr.axisValue(g.x).(float64)
+		}
+		col := func(f func(*PointResult) float64) []float64 {
+			out := make([]float64, len(pts))
+			for i, pr := range pts {
+				out[i] = math.NaN()
+				if pr.Stable() || math.IsNaN(float64(pr.MaxSubLoad)) {
+					out[i] = f(pr)
+				}
+			}
+			return out
+		}
+		if ratio {
+			y := col(func(r *PointResult) float64 { return float64(r.Ratio) })
+			lp.Lines = append(lp.Lines, plots.Line{Label: name, X: x, Y: y,
+				Lo:    col(func(r *PointResult) float64 { return float64(r.RatioLo) }),
+				Hi:    col(func(r *PointResult) float64 { return float64(r.RatioHi) }),
+				Color: si, Marks: true})
+			lo, hi = minMax(lo, hi, y)
+			continue
+		}
+		label := "split"
+		if name != "" {
+			label += ", " + name
+		}
+		y := col(func(r *PointResult) float64 { return float64(r.MeanSplit) })
+		lp.Lines = append(lp.Lines, plots.Line{Label: label, X: x, Y: y,
+			Lo:    col(func(r *PointResult) float64 { return float64(r.MeanSplit - r.MeanSplitCI) }),
+			Hi:    col(func(r *PointResult) float64 { return float64(r.MeanSplit + r.MeanSplitCI) }),
+			Color: si, Marks: true})
+		lo, hi = minMax(lo, hi, y)
+		pk := col(func(r *PointResult) float64 { return float64(r.PKSplit) })
+		if slices.ContainsFunc(pk, func(v float64) bool { return finite(v) }) {
+			lp.Lines = append(lp.Lines, plots.Line{X: x, Y: pk, Dashed: true, Color: si})
+			withPK = true
+		}
+		if si == len(series)/2 {
+			one := col(func(r *PointResult) float64 { return float64(r.MeanOne) })
+			lp.Lines = append(lp.Lines, plots.Line{Label: "one bucket" + strings.TrimPrefix(label, "split"), X: x, Y: one,
+				Lo:    col(func(r *PointResult) float64 { return float64(r.MeanOne - r.MeanOneCI) }),
+				Hi:    col(func(r *PointResult) float64 { return float64(r.MeanOne + r.MeanOneCI) }),
+				Color: -1, Marks: true})
+			lo, hi = minMax(lo, hi, one)
+		}
+	}
+	// A log scale when the curves span more than a factor of 5.
+	lp.LogY = lo > 0 && hi/lo > 5
+	if withPK {
+		lp.Lines = append(lp.Lines, plots.Line{Label: "Pollaczek-Khinchine (M/D/1)", Dashed: true, Color: -1})
+		lp.Caption += "; dashed: the split's mean delay by Pollaczek-Khinchine (every sub-bucket M/D/1)"
+	}
+	lp.Caption += "; shaded: 95% confidence intervals (Student t); points with an overloaded sub-bucket left out"
+	return lp
+}
+
+func minMax(lo, hi float64, ys []float64) (float64, float64) {
+	for _, y := range ys {
+		if finite(y) {
+			lo, hi = math.Min(lo, y), math.Max(hi, y)
+		}
+	}
+	return lo, hi
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// symbol is the parameter's symbol in titles: "b" for burst, "ρ" for
+// load.
+func symbol(axis string) string {
+	switch axis {
+	case "burst":
+		return "b"
+	case "rate":
+		return "r"
+	case "load":
+		return "ρ"
+	case "q_rate", "q_burst":
+		return "q"
+	}
+	return axis
+}
+
+func shortName(axis string) string {
+	switch axis {
+	case "q_rate", "q_burst":
+		return "q"
+	case "load":
+		return "ρ"
+	}
+	return axis
+}
+
+// RunCaption describes a single run for figure captions.
+func RunCaption(input string, spec RunSpec, jobs int64) string {
+	return fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d %s; dispatch %s, order %s; %d jobs; seed %d",
+		input, formatFloat(spec.One.Rate), formatFloat(spec.One.Burst), len(spec.Subs), describeSubs(spec.Subs), spec.Dispatch, spec.Order, jobs, spec.Seed)
+}
+
+func describeSubs(subs []buckets.Params) string {
+	var parts []string
+	for i, s := range subs {
+		if len(subs) > 6 && i == 3 {
+			parts = append(parts, "…")
+		}
+		if len(subs) > 6 && i >= 3 && i < len(subs)-2 {
+			continue
+		}
+		parts = append(parts, "("+strconv.FormatFloat(s.Rate, 'g', 4, 64)+", "+strconv.FormatFloat(s.Burst, 'g', 4, 64)+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+// RunFigures returns the single-run figures of ratesim run --plot: the
+// delay CDF and CCDF of both systems, the accrued delays S(t) and
+// S^(k)(t) with their gap, and the queue lengths N(t) and Σ N_l(t) as steps
+// over the series' window.
+func RunFigures(ser *Series, caption string) []NamedFigure {
+	cdf := &plots.LinePlot{
+		Title:   "Delay distribution (CDF)",
+		Caption: caption + "; quantiles from DDSketch (1% relative accuracy)",
+		XLabel:  "delay (s)",
+		YLabel:  "P(delay ≤ x)",
+		YRange:  [2]float64{0, 1.02},
+		Lines: []plots.Line{
+			{Label: "one bucket", X: ser.One.X, Y: ser.One.P, Step: true, Color: 0},
+			{Label: "split", X: ser.Split.X, Y: ser.Split.P, Step: true, Color: 1},
+		},
+	}
+	ccdf := &plots.LinePlot{
+		Title:   "Delay tail (CCDF, log scale)",
+		Caption: cdf.Caption,
+		XLabel:  "delay (s)",
+		YLabel:  "P(delay > x)",
+		LogY:    true,
+		Lines: []plots.Line{
+			{Label: "one bucket", X: ser.One.X, Y: tail(ser.One.P), Step: true, Color: 0},
+			{Label: "split", X: ser.Split.X, Y: tail(ser.Split.P), Step: true, Color: 1},
+		},
+	}
+	gap := make([]float64, len(ser.T))
+	for i := range gap {
+		gap[i] = ser.SSplit[i] - ser.S[i]
+	}
+	accrued := &plots.Stack{
+		Title:   "Accrued delay S(t) = ∫ N(u) du and its split counterpart",
+		Caption: caption + "; Theorem 2: S(t) ≤ S^(k)(t)",
+		Heights: []float64{1.6, 1},
+		Panels: []*plots.LinePlot{
+			{XLabel: "time t (s)", YLabel: "accrued delay (s)", Lines: []plots.Line{
+				{Label: "S(t), one bucket", X: ser.T, Y: ser.S, Color: 0},
+				{Label: "S^(k)(t), split", X: ser.T, Y: ser.SSplit, Color: 1},
+			}},
+			{XLabel: "time t (s)", YLabel: "gap (s)", Lines: []plots.Line{
+				{Label: "S^(k)(t) − S(t)", X: ser.T, Y: gap, Color: 2},
+			}},
+		},
+	}
+	n, nk := make([]float64, len(ser.N)), make([]float64, len(ser.NSplit))
+	for i := range n {
+		n[i], nk[i] = float64(ser.N[i]), float64(ser.NSplit[i])
+	}
+	stepT := ser.StepT
+	if len(stepT) > 0 && stepT[len(stepT)-1] < ser.To {
+		// Hold the last value to the end of the window.
+		stepT = append(slices.Clone(stepT), ser.To)
+		n = append(n, n[len(n)-1])
+		nk = append(nk, nk[len(nk)-1])
+	}
+	qc := caption + fmt.Sprintf("; window %s to %s s", strconv.FormatFloat(ser.From, 'g', 6, 64), strconv.FormatFloat(ser.To, 'g', 6, 64))
+	if ser.Truncated {
+		qc += " (truncated)"
+	}
+	queue := &plots.LinePlot{
+		Title:   "Waiting jobs N(t) and Σ N_l(t)",
+		Caption: qc,
+		XLabel:  "time t (s)",
+		YLabel:  "waiting jobs",
+		Lines: []plots.Line{
+			{Label: "N(t), one bucket", X: stepT, Y: n, Step: true, Color: 0},
+			{Label: "Σ N_l(t), split", X: stepT, Y: nk, Step: true, Color: 1, Dashed: true},
+		},
+	}
+	return []NamedFigure{{"latency-cdf", cdf}, {"latency-ccdf", ccdf}, {"accrued-delay", accrued}, {"queue", queue}}
+}
+
+// tail returns 1 - P, with the values that round to 0 or below (the last
+// point) left NaN so that a log axis can draw the rest.
+func tail(p []float64) []float64 {
+	out := make([]float64, len(p))
+	for i, x := range p {
+		out[i] = 1 - x
+		if out[i] <= 0 {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
+
+// LeastBadRow is the point of a group (see [SweepFigures]) with the
+// smallest split/one ratio among its stable points.
+type LeastBadRow struct {
+	Group         string  // the fixed axes, "burst = 10, load = 0.9" ("all" with none)
+	Point         string  // the plotted axes at the best point, "p = 0.5, q = 0.5"
+	Ratio, Lo, Hi float64 // the ratio and its 95% confidence interval
+	Stable        int     // stable points in the group
+	Points        int     // points in the group
+}
+
+// LeastBad returns, for each group of points, the stable point with the
+// smallest split/one ratio, in group order; groups without a stable point
+// with a finite ratio are left out.
+func LeastBad(res *Results) []LeastBadRow {
+	var rows []LeastBadRow
+	for _, g := range groups(res) {
+		var best *PointResult
+		stable := 0
+		for _, pr := range g.pts {
+			if !pr.Stable() && !math.IsNaN(float64(pr.MaxSubLoad)) {
+				continue
+			}
+			stable++
+			if finite(float64(pr.Ratio)) && (best == nil || pr.Ratio < best.Ratio) {
+				best = pr
+			}
+		}
+		if best == nil {
+			continue
+		}
+		var parts []string
+		for _, a := range []string{g.ser, g.x} {
+			if a != "" {
+				parts = append(parts, shortName(a)+" = "+formatAxisValue(best.axisValue(a)))
+			}
+		}
+		group := g.label
+		if group == "" {
+			group = "all"
+		}
+		rows = append(rows, LeastBadRow{Group: group, Point: strings.Join(parts, ", "), Ratio: float64(best.Ratio),
+			Lo: float64(best.RatioLo), Hi: float64(best.RatioHi), Stable: stable, Points: len(g.pts)})
+	}
+	return rows
+}

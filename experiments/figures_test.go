@@ -1,0 +1,180 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ratesim/ratesim/plots"
+)
+
+// figureByName returns the named figure or fails.
+func figureByName(t *testing.T, figs []NamedFigure, name string) plots.Figure {
+	t.Helper()
+	for _, f := range figs {
+		if f.Name == name {
+			return f.Figure
+		}
+	}
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+	}
+	t.Fatalf("no figure %q among %v", name, names)
+	return nil
+}
+
+// TestSweepFiguresData checks the data behind the sweep figures of the
+// small spec (grid load × q × p) against the points themselves.
+func TestSweepFiguresData(t *testing.T) {
+	s := smallSpec(t)
+	res, err := RunSweep(context.Background(), s, SweepOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Version = "test"
+	figs := SweepFigures(res)
+	if len(figs) != 6 {
+		t.Errorf("%d figures, want heat map, ratio and delay for each of 2 loads", len(figs))
+	}
+	// The point with the given load, q and p.
+	at := func(load, q, p float64) *PointResult {
+		for i := range res.Points {
+			r := &res.Points[i]
+			if r.Load == load && r.RateShares[0] == q && r.TrafficShares[0] == p {
+				return r
+			}
+		}
+		t.Fatalf("no point at load %v, q %v, p %v", load, q, p)
+		return nil
+	}
+	hm := figureByName(t, figs, "heatmap-load0.8").(*plots.HeatMap)
+	if want := []float64{0.25, 0.5, 0.75}; !equalFloats(hm.X, want) || !equalFloats(hm.Y, want) {
+		t.Errorf("heat map cells x %v, y %v; want %v", hm.X, hm.Y, want)
+	}
+	for j, q := range hm.Y {
+		for i, p := range hm.X {
+			r := at(0.8, q, p)
+			// Sub-bucket loads p·0.8/q and (1-p)·0.8/(1-q), computed here.
+			overloaded := p*0.8/q >= 1 || (1-p)*0.8/(1-q) >= 1
+			if hm.Z[j][i] != float64(r.Ratio) || hm.Masked[j][i] != overloaded {
+				t.Errorf("cell (p %v, q %v) = %v masked %v; want %v masked %v", p, q, hm.Z[j][i], hm.Masked[j][i], r.Ratio, overloaded)
+			}
+		}
+	}
+	if !strings.Contains(hm.Caption, "seed 5") || !strings.Contains(hm.Caption, "load ρ = 0.8") || !hm.LogZ {
+		t.Errorf("heat map caption %q", hm.Caption)
+	}
+	rp := figureByName(t, figs, "ratio-load0.6").(*plots.LinePlot)
+	if len(rp.Lines) != 3 {
+		t.Fatalf("%d ratio curves, want one per q", len(rp.Lines))
+	}
+	for _, l := range rp.Lines {
+		q := 0.0
+		if _, err := fmt.Sscan(strings.TrimPrefix(l.Label, "q = "), &q); err != nil {
+			t.Fatalf("curve label %q", l.Label)
+		}
+		for i, p := range l.X {
+			r := at(0.6, q, p)
+			want := float64(r.Ratio)
+			if !r.Stable() {
+				want = math.NaN()
+			}
+			if !sameFloat(l.Y[i], want) || (r.Stable() && (l.Lo[i] != float64(r.RatioLo) || l.Hi[i] != float64(r.RatioHi))) {
+				t.Errorf("ratio curve q %v at p %v: %v [%v, %v], want %v [%v, %v]", q, p, l.Y[i], l.Lo[i], l.Hi[i], want, r.RatioLo, r.RatioHi)
+			}
+		}
+	}
+	dp := figureByName(t, figs, "delay-load0.6").(*plots.LinePlot)
+	var labels []string
+	for _, l := range dp.Lines {
+		labels = append(labels, l.Label)
+	}
+	if got := strings.Join(labels, "|"); got != "split, q = 0.25|split, q = 0.5|one bucket, q = 0.5|split, q = 0.75" {
+		t.Errorf("delay curves %q", got)
+	}
+	// Save them all: valid PNGs.
+	dir := t.TempDir()
+	paths, err := SaveFigures(figs, dir, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		checkPNG(t, p)
+	}
+	rows := LeastBad(res)
+	if len(rows) != 2 || rows[0].Group != "ρ = 0.6" || rows[0].Points != 9 {
+		t.Errorf("least-bad rows %+v", rows)
+	}
+	for _, row := range rows {
+		if !(row.Lo <= row.Ratio && row.Ratio <= row.Hi) {
+			t.Errorf("least-bad row %+v: ratio outside its interval", row)
+		}
+	}
+}
+
+// TestRunFiguresData checks the data behind the single-run figures of the
+// hand-computed example.
+func TestRunFiguresData(t *testing.T) {
+	spec, proc := fourAtZero()
+	_, ser, err := RunSeries(context.Background(), spec, proc, nil, SeriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := RunFigures(ser, "four jobs at 0")
+	ccdf := figureByName(t, figs, "latency-ccdf").(*plots.LinePlot)
+	// P(delay > x) of the one bucket: 1/2 at 0, 1/4 from about 1, then
+	// nothing (1 - 1 is left out of a log axis).
+	y := ccdf.Lines[0].Y
+	if y[0] != 0.5 || y[1] != 0.25 || !math.IsNaN(y[2]) {
+		t.Errorf("one-bucket CCDF %v, want 0.5, 0.25, NaN", y)
+	}
+	q := figureByName(t, figs, "queue").(*plots.LinePlot)
+	if !equalFloats(q.Lines[0].Y, []float64{2, 1, 0}) || !equalFloats(q.Lines[1].Y, []float64{2, 2, 0}) || !q.Lines[0].Step {
+		t.Errorf("queue steps %v and %v, want 2, 1, 0 and 2, 2, 0", q.Lines[0].Y, q.Lines[1].Y)
+	}
+	acc := figureByName(t, figs, "accrued-delay").(*plots.Stack)
+	gap := acc.Panels[1].Lines[0].Y
+	if gap[len(gap)-1] != 1 { // S^(k)(2) - S(2) = 4 - 3
+		t.Errorf("final gap %v, want 1", gap[len(gap)-1])
+	}
+	dir := t.TempDir()
+	paths, err := SaveFigures(figs, dir, "png")
+	if err != nil || len(paths) != 4 {
+		t.Fatalf("saved %v, %v", paths, err)
+	}
+	for _, p := range paths {
+		checkPNG(t, p)
+	}
+}
+
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.DecodeConfig(f); err != nil {
+		t.Errorf("%s is not a PNG: %v", filepath.Base(path), err)
+	}
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameFloat(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }

@@ -1,0 +1,160 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ratesim/ratesim/plots"
+)
+
+// LimiterCaption returns the caption line of a limiters run's figures: the
+// matched parameters, the input and the seed.
+func LimiterCaption(spec LimitersSpec) string {
+	queue := "unbounded"
+	if spec.Queue > 0 {
+		queue = fmt.Sprintf("%d jobs", spec.Queue)
+	}
+	keyed := ""
+	if spec.Keyed {
+		keyed = "; one limiter per key, α* of the worst key"
+	}
+	return fmt.Sprintf("R = %.6g tokens/s, L = b = %d, W = %.6g s, window edges at %.6g + k·W s, shapers' queue %s, throttle ramp from deficit %.6g to %.6g tokens%s. Input: %s; seed %d.",
+		spec.Rate, spec.Limit, spec.Window, spec.Offset, queue, spec.Soft, spec.Hard, keyed, spec.Input, spec.Seed)
+}
+
+// LimiterFigures returns the figures of a limiters run, to be saved with
+// [SaveFigures]:
+//
+//   - "arrival-curves": α*(d) of every limiter against its promise, and the
+//     overshoot α*(d)/promise(d);
+//   - "boundary-zoom": the cumulative admissions (releases, for shapers)
+//     of every limiter, and the arrivals when res kept them, around the
+//     window edge nearest the worst overshoot of the run;
+//   - "throttle-response", when the throttle or the policing token bucket
+//     ran: their admission probability by token deficit, documented and
+//     measured (slope against cliff).
+func LimiterFigures(res *LimitersResult) ([]NamedFigure, error) {
+	spec := res.Spec
+	caption := LimiterCaption(spec)
+	ac := plots.ArrivalCurves{
+		Title:   "What each limiter lets pass, against what it promises",
+		Caption: caption,
+	}
+	for _, r := range res.Limiters {
+		kind := limiterKinds[r.Name]
+		c := plots.LimiterCurve{Name: r.Name, Color: kind.color, Marks: kind.marks,
+			PromiseName: kind.promise, PromiseColor: kind.promiseColor, PromiseStep: kind.promiseStep}
+		for _, p := range r.Curve {
+			c.D = append(c.D, p.D)
+			c.Jobs = append(c.Jobs, float64(p.Jobs))
+			c.Promise = append(c.Promise, p.Promise)
+		}
+		ac.Limiters = append(ac.Limiters, c)
+	}
+	curves, err := ac.Figure()
+	if err != nil {
+		return nil, err
+	}
+	figs := []NamedFigure{{Name: "arrival-curves", Figure: curves}}
+
+	zoom, err := boundaryZoom(res, caption)
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, NamedFigure{Name: "boundary-zoom", Figure: zoom})
+
+	if resp := responseFigure(res, caption); len(resp.Curves) > 0 {
+		f, err := resp.Figure()
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, NamedFigure{Name: "throttle-response", Figure: f})
+	}
+	return figs, nil
+}
+
+// WorstLimiter returns the index of the limiter with the largest worst
+// overshoot (the first on ties), or -1 when none ran.
+func (r *LimitersResult) WorstLimiter() int {
+	w := -1
+	for i, l := range r.Limiters {
+		if w < 0 || l.Worst.Ratio > r.Limiters[w].Worst.Ratio {
+			w = i
+		}
+	}
+	return w
+}
+
+// ZoomRange returns the window edge nearest the middle of the run's worst
+// overshoot interval and the range the zoom figure shows around it: the
+// edge ± max(W/2, the interval's length), starting at 0 at the earliest.
+func (r *LimitersResult) ZoomRange() (edge, from, to float64) {
+	s := r.Spec
+	w := r.WorstLimiter()
+	mid, span := 0.0, 0.0
+	if w >= 0 {
+		p := r.Limiters[w].Worst
+		mid, span = (p.From+p.To)/2, p.To-p.From
+	}
+	edge = math.FMA(math.Round((mid-s.Offset)/s.Window), s.Window, s.Offset)
+	half := math.Max(s.Window/2, span)
+	from, to = math.Max(0, edge-half), edge+half
+	return edge, from, to
+}
+
+func boundaryZoom(res *LimitersResult, caption string) (*plots.LinePlot, error) {
+	edge, from, to := res.ZoomRange()
+	title := fmt.Sprintf("Admissions around the window edge at %.6g s", edge)
+	if res.Focus.Key != "" {
+		title = fmt.Sprintf("Admissions of key %s around the window edge at %.6g s", res.Focus.Key, edge)
+	}
+	if w := res.WorstLimiter(); w >= 0 {
+		l := res.Limiters[w]
+		title += fmt.Sprintf("\n%s: %d jobs in [%.6g, %.6g] s, %.3g× its promise", l.Name, l.Worst.Jobs, l.Worst.From, l.Worst.To, l.Worst.Ratio)
+	}
+	z := plots.BoundaryZoom{Title: title, Caption: caption, From: from, To: to}
+	for k := math.Ceil((from - res.Spec.Offset) / res.Spec.Window); ; k++ {
+		e := math.FMA(k, res.Spec.Window, res.Spec.Offset)
+		if e > to {
+			break
+		}
+		z.Edges = append(z.Edges, e)
+	}
+	if res.Focus.Arrivals != nil {
+		z.Streams = append(z.Streams, plots.ZoomSeries{Name: "offered (arrivals)", Color: -1, T: res.Focus.Arrivals})
+	}
+	for i, l := range res.Limiters {
+		z.Streams = append(z.Streams, plots.ZoomSeries{Name: l.Name, Color: limiterKinds[l.Name].color, T: res.Focus.Releases[i]})
+	}
+	return z.Figure()
+}
+
+func responseFigure(res *LimitersResult, caption string) plots.Response {
+	s := res.Spec
+	b := float64(s.Limit)
+	r := plots.Response{Title: "Slope against cliff: admission by token deficit", Caption: caption}
+	for _, l := range res.Limiters {
+		kind := limiterKinds[l.Name]
+		switch l.Name {
+		case "token-police":
+			r.Curves = append(r.Curves, plots.ResponseCurve{Name: "token-police (cliff)", Color: kind.color,
+				Deficit: []float64{0, b - 1, b - 1, b}, P: []float64{1, 1, 0, 0}})
+		case "throttle":
+			r.Curves = append(r.Curves, plots.ResponseCurve{Name: fmt.Sprintf("throttle (ramp %.3g to %.3g)", s.Soft, s.Hard), Color: kind.color,
+				Deficit: []float64{0, s.Soft, s.Hard, b}, P: []float64{1, 1, 0, 0}})
+		default:
+			continue
+		}
+		m := plots.ResponseCurve{Name: l.Name + ", measured", Color: kind.color, Measured: true}
+		for _, bin := range l.Response {
+			if bin.Offered > 0 {
+				m.Deficit = append(m.Deficit, (bin.Lo+bin.Hi)/2)
+				m.P = append(m.P, float64(bin.Admitted)/float64(bin.Offered))
+			}
+		}
+		if len(m.P) > 0 {
+			r.Curves = append(r.Curves, m)
+		}
+	}
+	return r
+}

@@ -1,0 +1,544 @@
+package experiments
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+)
+
+// LimiterNames lists the limiters of [RunLimiters], in the order of its
+// table.
+var LimiterNames = []string{
+	"token-police",    // token bucket (R, L), policing
+	"token-shape",     // token bucket (R, L), shaping, queue Queue
+	"leaky-queue",     // leaky bucket as a queue, rate R, queue Queue
+	"gcra",            // GCRA(1/R, (L - 1)/R), the leaky bucket as a meter
+	"fixed-window",    // fixed window counter, L per W
+	"sliding-log",     // sliding window log, L per W
+	"sliding-counter", // sliding window counter, L per W
+	"throttle",        // throttle on a token bucket (R, L), ramp from Soft to Hard
+}
+
+// limiterKind is what the table and the figures need to know of a limiter
+// besides its decisions.
+type limiterKind struct {
+	shaper       bool   // releases jobs after a delay
+	color        int    // plots palette index
+	marks        bool   // mark its curve (it coincides with another)
+	promise      string // the name of its promise
+	promiseColor int
+	promiseStep  bool
+}
+
+var limiterKinds = map[string]limiterKind{
+	"token-police":    {color: 0, promise: "b + r·d", promiseColor: -1},
+	"token-shape":     {shaper: true, color: 5, promise: "b + r·d", promiseColor: -1},
+	"leaky-queue":     {shaper: true, color: 2, promise: "1 + R·d", promiseColor: 2},
+	"gcra":            {color: 0, marks: true, promise: "b + r·d", promiseColor: -1},
+	"fixed-window":    {color: 1, promise: "L·(floor(d/W) + 1)", promiseColor: 6, promiseStep: true},
+	"sliding-log":     {color: 6, promise: "L·(floor(d/W) + 1)", promiseColor: 6, promiseStep: true},
+	"sliding-counter": {color: 3, promise: "L·(floor(d/W) + 1)", promiseColor: 6, promiseStep: true},
+	"throttle":        {color: 4, promise: "b + r·d", promiseColor: -1},
+}
+
+// LimitersSpec describes a run of the limiter family with matched
+// parameters on one arrival stream.
+type LimitersSpec struct {
+	Rate   float64 // R: token rate of the buckets, GCRA rate and leaky drain rate, tokens/s (jobs/s); finite, > 0
+	Limit  int64   // L: bucket burst b = L tokens and window limit L jobs; >= 1
+	Window float64 // W: window length, seconds; finite, > 0
+	Offset float64 // fixed windows' edges at Offset + k·W, seconds; in [0, W)
+	Queue  int     // queue capacity of token-shape and leaky-queue, jobs; 0 means unbounded
+	Soft   float64 // throttle: token deficit up to which every job passes, tokens; in [0, Hard]
+	Hard   float64 // throttle: token deficit from which every job is rejected, tokens; in [Soft, L - 1]
+	// Names are the limiters to run, in table order (a subset of
+	// LimiterNames); nil runs them all.
+	Names []string
+	// Durations are the interval lengths d at which α*(d) is measured,
+	// seconds, >= 0; nil means DefaultDurations(Window).
+	Durations []float64
+	Seed      uint64 // the throttle draws from stream 1 of this seed (Source(Seed, 1))
+	MaxJobs   int64  // stop after this many arrivals; 0 means when the arrivals end
+	// Keyed gives each key (Arrival.Key, a trace's key column) its own
+	// limiters, as keyed rate limiting does, and reports each key.
+	Keyed bool
+	// KeepArrivals keeps the arrival instants of the focus (see
+	// [Focus]) for the zoom figure; memory O(jobs).
+	KeepArrivals bool
+	Input        string // describes the arrivals, for captions
+}
+
+// DefaultDurations returns the interval lengths at which α*(d) is measured
+// by default: 0 and W·2^(k/8) for k = -56, ..., 16 (W/128 to 4W, eight per
+// doubling), 74 lengths in all.
+func DefaultDurations(window float64) []float64 {
+	ds := []float64{0}
+	for k := -56; k <= 16; k++ {
+		ds = append(ds, window*math.Exp2(float64(k)/8))
+	}
+	return ds
+}
+
+// LimiterError reports an invalid field of a LimitersSpec.
+type LimiterError struct {
+	Field string // the field, e.g. "Rate"
+	Value any
+	Want  string
+}
+
+func (e *LimiterError) Error() string {
+	return fmt.Sprintf("experiments: limiters %s = %v, want %s", e.Field, e.Value, e.Want)
+}
+
+// Unwrap makes errors.Is(err, buckets.ErrParam) true.
+func (e *LimiterError) Unwrap() error { return buckets.ErrParam }
+
+// names returns the limiters to run.
+func (s LimitersSpec) names() []string {
+	if s.Names == nil {
+		return LimiterNames
+	}
+	return s.Names
+}
+
+// Validate returns a *LimiterError naming the first invalid field, or nil.
+func (s LimitersSpec) Validate() error {
+	if !(s.Rate > 0) || math.IsInf(s.Rate, 0) || math.IsInf(1/s.Rate, 0) || math.IsInf(float64(s.Limit)/s.Rate, 0) {
+		return &LimiterError{"Rate", s.Rate, "a finite rate > 0 tokens/s with finite 1/R and L/R seconds"}
+	}
+	if s.Limit < 1 || s.Limit > 1<<40 {
+		return &LimiterError{"Limit", s.Limit, "between 1 and 2^40 jobs"}
+	}
+	if !(s.Window > 0) || math.IsInf(s.Window, 0) {
+		return &LimiterError{"Window", s.Window, "a finite window > 0 s"}
+	}
+	if !(s.Offset >= 0 && s.Offset < s.Window) {
+		return &LimiterError{"Offset", s.Offset, fmt.Sprintf("in [0, W = %v) s", s.Window)}
+	}
+	if s.Queue < 0 {
+		return &LimiterError{"Queue", s.Queue, ">= 1 job, or 0 for no limit"}
+	}
+	if !(s.Hard >= 0 && s.Hard <= float64(s.Limit-1)) {
+		return &LimiterError{"Hard", s.Hard, fmt.Sprintf("in [0, L - 1 = %d] tokens of deficit", s.Limit-1)}
+	}
+	if !(s.Soft >= 0 && s.Soft <= s.Hard) {
+		return &LimiterError{"Soft", s.Soft, fmt.Sprintf("in [0, Hard = %v] tokens of deficit", s.Hard)}
+	}
+	names := s.names()
+	if len(names) == 0 {
+		return &LimiterError{"Names", "(none)", "at least one of " + strings.Join(LimiterNames, ", ")}
+	}
+	for i, n := range names {
+		if !slices.Contains(LimiterNames, n) {
+			return &LimiterError{"Names", n, "one of " + strings.Join(LimiterNames, ", ")}
+		}
+		if slices.Contains(names[:i], n) {
+			return &LimiterError{"Names", n, "each limiter once"}
+		}
+	}
+	for _, d := range s.Durations {
+		if !(d >= 0) || math.IsInf(d, 0) {
+			return &LimiterError{"Durations", d, "finite interval lengths >= 0 s"}
+		}
+	}
+	if s.MaxJobs < 0 {
+		return &LimiterError{"MaxJobs", s.MaxJobs, ">= 0 (0: every arrival)"}
+	}
+	return nil
+}
+
+func (s LimitersSpec) bucket() buckets.Params {
+	return buckets.Params{Rate: s.Rate, Burst: float64(s.Limit)}
+}
+
+func (s LimitersSpec) window() buckets.WindowParams {
+	return buckets.WindowParams{Limit: s.Limit, Window: s.Window, Offset: s.Offset}
+}
+
+// newLimiter builds the limiter name with the spec's matched parameters.
+// src is the throttle's random source.
+func (s LimitersSpec) newLimiter(name string, src rand.Source) (buckets.Limiter[engine.Time], error) {
+	switch name {
+	case "token-police":
+		return buckets.NewTokenBucket(s.bucket(), buckets.WithPolicing())
+	case "token-shape":
+		if s.Queue == 0 {
+			return buckets.NewTokenBucket(s.bucket())
+		}
+		return buckets.NewTokenBucket(s.bucket(), buckets.WithQueueCapacity(s.Queue))
+	case "leaky-queue":
+		return buckets.NewLeakyBucket(buckets.LeakyParams{Rate: s.Rate, Queue: s.Queue})
+	case "gcra":
+		return buckets.NewGCRA(buckets.MatchGCRA(s.bucket()))
+	case "fixed-window":
+		return buckets.NewFixedWindow(s.window())
+	case "sliding-log":
+		return buckets.NewSlidingLog(s.window())
+	case "sliding-counter":
+		return buckets.NewSlidingCounter(s.window())
+	case "throttle":
+		return buckets.NewThrottle(buckets.ThrottleParams{Rate: s.Rate, Burst: float64(s.Limit), Soft: s.Soft, Hard: s.Hard}, src)
+	}
+	return nil, &LimiterError{"Names", name, "one of " + strings.Join(LimiterNames, ", ")}
+}
+
+// describe returns the parameters of limiter name for humans.
+func (s LimitersSpec) describe(name string) string {
+	queue := "unbounded queue"
+	if s.Queue > 0 {
+		queue = fmt.Sprintf("queue %d jobs", s.Queue)
+	}
+	switch name {
+	case "token-police":
+		return fmt.Sprintf("r = %.6g tokens/s, b = %d tokens, policing", s.Rate, s.Limit)
+	case "token-shape":
+		return fmt.Sprintf("r = %.6g tokens/s, b = %d tokens, shaping, %s", s.Rate, s.Limit, queue)
+	case "leaky-queue":
+		return fmt.Sprintf("R = %.6g jobs/s, %s", s.Rate, queue)
+	case "gcra":
+		g := buckets.MatchGCRA(s.bucket())
+		return fmt.Sprintf("T = %.6g s, τ = %.6g s", g.Interval, g.Tolerance)
+	case "fixed-window", "sliding-counter":
+		return fmt.Sprintf("L = %d per W = %.6g s, edges at %.6g + k·W s", s.Limit, s.Window, s.Offset)
+	case "sliding-log":
+		return fmt.Sprintf("L = %d in any (t - %.6g s, t]", s.Limit, s.Window)
+	case "throttle":
+		return fmt.Sprintf("r = %.6g tokens/s, b = %d tokens, admission 1 up to deficit %.6g, 0 from %.6g tokens", s.Rate, s.Limit, s.Soft, s.Hard)
+	}
+	return ""
+}
+
+// CurvePoint is a limiter's empirical arrival curve at one interval length
+// d, against its promise.
+type CurvePoint struct {
+	D       float64 `json:"d_s"`          // interval length d, seconds
+	Jobs    int     `json:"jobs"`         // α*(d): the most jobs released in any closed interval of length d
+	Promise float64 `json:"promise_jobs"` // the limiter's promise at d, jobs
+	Ratio   float64 `json:"ratio"`        // Jobs / Promise: above 1 the promise is broken
+	From    float64 `json:"from_s"`       // first release of the interval achieving Jobs, seconds
+	To      float64 `json:"to_s"`         // last release of that interval, seconds
+	Key     string  `json:"key,omitempty"`
+}
+
+// KeyResult is one key's outcome under one limiter (keyed runs).
+type KeyResult struct {
+	Key       string     `json:"key"`        // the key's 64-bit FNV-1a hash, in hex
+	FirstLine int        `json:"first_line"` // the trace line of the key's first arrival
+	Arrivals  int64      `json:"arrivals"`
+	Admitted  int64      `json:"admitted"`
+	Rejected  int64      `json:"rejected"`
+	Worst     CurvePoint `json:"worst_overshoot"`
+	MeanDelay float64    `json:"mean_delay_s"` // shapers; 0 otherwise
+	MaxDelay  float64    `json:"max_delay_s"`
+}
+
+// ResponseBin counts the jobs that arrived at a token deficit in
+// [Lo, Hi) tokens and those admitted.
+type ResponseBin struct {
+	Lo       float64 `json:"deficit_lo_tokens"`
+	Hi       float64 `json:"deficit_hi_tokens"`
+	Offered  int64   `json:"offered"`
+	Admitted int64   `json:"admitted"`
+}
+
+// LimiterResult is what one limiter did with the arrivals.
+type LimiterResult struct {
+	Name        string       `json:"limiter"`
+	Params      string       `json:"params"`
+	PromiseName string       `json:"promise"` // its nominal arrival curve, as a formula in d
+	Shaper      bool         `json:"shaper"`
+	Admitted    int64        `json:"admitted"`
+	Rejected    int64        `json:"rejected"`
+	Worst       CurvePoint   `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
+	Curve       []CurvePoint `json:"arrival_curve"`   // keyed runs: at each d, the worst key
+	Delay       *Stats       `json:"delay,omitempty"` // shapers: delays of the admitted jobs
+	// Response counts, by token deficit at arrival, the jobs offered and
+	// admitted (token-police and throttle only).
+	Response []ResponseBin `json:"response,omitempty"`
+	Keys     []KeyResult   `json:"keys,omitempty"` // keyed runs, by arrivals (most first)
+}
+
+// Focus is the stream the zoom figure shows: every job, or in a keyed run
+// the jobs of the key where the worst overshoot of the run happens.
+type Focus struct {
+	Key      string      // the key's hash in hex; "" for every job
+	Arrivals []float64   // arrival instants, seconds (nil unless KeepArrivals)
+	Releases [][]float64 // per limiter, in the order of Limiters: release instants, sorted, seconds
+}
+
+// LimitersResult is the outcome of [RunLimiters].
+type LimitersResult struct {
+	Spec     LimitersSpec    `json:"-"`
+	Jobs     int64           `json:"jobs"`       // arrivals
+	Duration float64         `json:"duration_s"` // instant of the last arrival, seconds
+	Keys     int             `json:"keys"`       // distinct keys (1 unless keyed)
+	Limiters []LimiterResult `json:"limiters"`
+	Focus    Focus           `json:"-"`
+}
+
+// limState is one limiter instance (of one key) and what passed it.
+type limState struct {
+	lim      buckets.Limiter[engine.Time]
+	released []engine.Time
+	admitted int64
+	delaySum float64
+	delayMax float64
+}
+
+// keyState holds one key's limiters.
+type keyState struct {
+	hash      uint64
+	firstLine int
+	arrivals  int64
+	times     []engine.Time // arrival instants, when KeepArrivals
+	lims      []limState
+}
+
+// responseBins is the number of token-deficit bins of the response counts.
+const responseBins = 100
+
+// RunLimiters feeds the arrivals of proc to every limiter of spec (one
+// instance per key when spec.Keyed) and measures what passes: admitted and
+// rejected counts, the empirical arrival curve α*(d) of the admitted (for
+// shapers, released) jobs at each of spec's durations against the
+// limiter's promise, the worst overshoot and where it happens, the delays
+// of shapers, and per-key outcomes. Memory is O(admitted jobs) (the
+// release instants are kept to measure α* exactly) plus O(keys·limiters).
+//
+// Errors: an invalid spec (a *LimiterError), an error from proc (naming the
+// file and line for traces), an arrival earlier than the one before
+// (wrapping [ErrInput] and buckets.ErrOrder), or ctx.Err() when ctx is
+// cancelled (checked every 4096 arrivals).
+func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) (*LimitersResult, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	names := spec.names()
+	ds := spec.Durations
+	if ds == nil {
+		ds = DefaultDurations(spec.Window)
+	}
+	src := Source(spec.Seed, 1)
+	newKey := func(hash uint64, line int) (*keyState, error) {
+		k := &keyState{hash: hash, firstLine: line, lims: make([]limState, len(names))}
+		for i, n := range names {
+			l, err := spec.newLimiter(n, src)
+			if err != nil {
+				return nil, err
+			}
+			k.lims[i].lim = l
+		}
+		return k, nil
+	}
+	protos, err := newKey(0, 0) // for promises; also validates every limiter
+	if err != nil {
+		return nil, err
+	}
+	var order []*keyState // keys in order of first arrival
+	keys := map[uint64]*keyState{}
+	resp := make([][]ResponseBin, len(names))
+	for i, n := range names {
+		if n == "token-police" || n == "throttle" {
+			resp[i] = make([]ResponseBin, responseBins)
+			for j := range resp[i] {
+				resp[i][j].Lo = float64(spec.Limit) * float64(j) / responseBins
+				resp[i][j].Hi = float64(spec.Limit) * float64(j+1) / responseBins
+			}
+		}
+	}
+	delays := make([]*delayStats, len(names))
+	for i, n := range names {
+		if limiterKinds[n].shaper {
+			delays[i] = newDelayStats()
+		}
+	}
+	res := &LimitersResult{Spec: spec}
+	last := engine.Time(0)
+	for spec.MaxJobs == 0 || res.Jobs < spec.MaxJobs {
+		if res.Jobs%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		a, err := proc.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !(a.T >= last) || math.IsInf(float64(a.T), 0) {
+			return nil, inputError(proc, a, fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", float64(a.T), float64(last), buckets.ErrOrder))
+		}
+		last = a.T
+		hash := uint64(0)
+		if spec.Keyed {
+			hash = a.Key
+		}
+		k := keys[hash]
+		if k == nil {
+			if k, err = newKey(hash, a.Line); err != nil {
+				return nil, err
+			}
+			keys[hash] = k
+			order = append(order, k)
+		}
+		k.arrivals++
+		res.Jobs++
+		if spec.KeepArrivals {
+			k.times = append(k.times, a.T)
+		}
+		for i := range k.lims {
+			st := &k.lims[i]
+			bin := -1
+			if resp[i] != nil {
+				bin = deficitBin(st.lim, a.T, float64(spec.Limit))
+			}
+			d := st.lim.Offer(a.T)
+			if bin >= 0 {
+				resp[i][bin].Offered++
+				if d.Admitted {
+					resp[i][bin].Admitted++
+				}
+			}
+			if !d.Admitted {
+				continue
+			}
+			st.admitted++
+			st.released = append(st.released, a.T+d.Delay)
+			if delays[i] != nil {
+				delays[i].add(float64(d.Delay))
+				st.delaySum += float64(d.Delay)
+				st.delayMax = math.Max(st.delayMax, float64(d.Delay))
+			}
+		}
+	}
+	res.Duration = float64(last)
+	res.Keys = len(order)
+	for i, n := range names {
+		r, err := limiterResult(spec, n, ds, protos.lims[i].lim, order, i, delays[i], resp[i])
+		if err != nil {
+			return nil, err
+		}
+		res.Limiters = append(res.Limiters, r)
+	}
+	res.Focus = focus(res, order)
+	return res, nil
+}
+
+// focus returns the stream of keys the zoom figure shows: every key, or in
+// a keyed run the key of the worst overshoot.
+func focus(res *LimitersResult, keys []*keyState) Focus {
+	var f Focus
+	if w := res.WorstLimiter(); res.Spec.Keyed && w >= 0 && res.Limiters[w].Worst.Key != "" {
+		f.Key = res.Limiters[w].Worst.Key
+		keys = slices.DeleteFunc(slices.Clone(keys), func(k *keyState) bool { return fmt.Sprintf("%016x", k.hash) != f.Key })
+	}
+	for _, k := range keys {
+		for _, t := range k.times {
+			f.Arrivals = append(f.Arrivals, float64(t))
+		}
+	}
+	f.Releases = make([][]float64, len(res.Limiters))
+	for i := range res.Limiters {
+		rel := []float64{}
+		for _, k := range keys {
+			for _, x := range k.lims[i].released {
+				rel = append(rel, float64(x))
+			}
+		}
+		if len(keys) > 1 {
+			slices.Sort(rel)
+		}
+		f.Releases[i] = rel
+	}
+	if len(keys) > 1 {
+		slices.Sort(f.Arrivals)
+	}
+	return f
+}
+
+// deficitBin returns the bin of the token deficit that limiter l (a
+// policing token bucket or a throttle) has at t, or -1 for other limiters.
+func deficitBin(l buckets.Limiter[engine.Time], t engine.Time, b float64) int {
+	var deficit float64
+	switch l := l.(type) {
+	case *buckets.Throttle:
+		deficit = l.Deficit(t)
+	case *buckets.TokenBucket:
+		deficit = b - l.Tokens(t)
+	default:
+		return -1
+	}
+	return min(responseBins-1, max(0, int(deficit/b*responseBins)))
+}
+
+// limiterResult gathers the outcome of limiter i (named name) over keys.
+func limiterResult(spec LimitersSpec, name string, ds []float64, proto buckets.Limiter[engine.Time], keys []*keyState, i int, delays *delayStats, resp []ResponseBin) (LimiterResult, error) {
+	kind := limiterKinds[name]
+	r := LimiterResult{Name: name, Params: spec.describe(name), PromiseName: kind.promise, Shaper: kind.shaper, Response: resp}
+	eds := make([]engine.Time, len(ds))
+	for j, d := range ds {
+		eds[j] = engine.Time(d)
+	}
+	r.Curve = make([]CurvePoint, len(ds))
+	for j, d := range ds {
+		r.Curve[j] = CurvePoint{D: d, Promise: proto.Promise(engine.Time(d))}
+	}
+	var arrivals int64
+	for _, k := range keys {
+		st := &k.lims[i]
+		arrivals += k.arrivals
+		r.Admitted += st.admitted
+		pts, err := buckets.MeasureArrivalCurve(st.released, eds)
+		if err != nil {
+			return r, fmt.Errorf("experiments: %s: %w", name, err)
+		}
+		kr := KeyResult{Key: fmt.Sprintf("%016x", k.hash), FirstLine: k.firstLine, Arrivals: k.arrivals, Admitted: st.admitted, Rejected: k.arrivals - st.admitted}
+		for j, p := range pts {
+			cp := CurvePoint{D: ds[j], Jobs: p.Jobs, Promise: r.Curve[j].Promise, From: float64(p.From), To: float64(p.To)}
+			cp.Ratio = float64(cp.Jobs) / cp.Promise
+			if spec.Keyed {
+				cp.Key = kr.Key
+			}
+			if j == 0 || cp.Ratio > kr.Worst.Ratio {
+				kr.Worst = cp
+			}
+			if cp.Jobs > r.Curve[j].Jobs {
+				r.Curve[j] = cp
+			}
+		}
+		if kind.shaper && st.admitted > 0 {
+			kr.MeanDelay, kr.MaxDelay = st.delaySum/float64(st.admitted), st.delayMax
+		}
+		if spec.Keyed {
+			r.Keys = append(r.Keys, kr)
+		}
+	}
+	r.Rejected = arrivals - r.Admitted
+	for j, cp := range r.Curve {
+		if j == 0 || cp.Ratio > r.Worst.Ratio {
+			r.Worst = cp
+		}
+	}
+	if len(keys) > 1 {
+		slices.SortStableFunc(r.Keys, func(a, b KeyResult) int {
+			return cmp.Or(cmp.Compare(b.Arrivals, a.Arrivals), cmp.Compare(a.FirstLine, b.FirstLine))
+		})
+	}
+	if delays != nil {
+		if delays.err != nil {
+			return r, delays.err
+		}
+		st := delays.stats()
+		r.Delay = &st
+	}
+	return r, nil
+}

@@ -1,0 +1,858 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ratesim/ratesim/buckets"
+)
+
+// Spec is an experiment: a token bucket (r, b) and its split into k
+// sub-buckets, the traffic fed to both, the length and number of
+// replications, and a sweep grid over any of these parameters. It is read
+// from YAML ([ParseSpec]) or built from command-line flags; every field has
+// a default ([DefaultSpec]). Rates are in tokens/s, bursts in tokens,
+// arrival rates in jobs/s.
+//
+// Sub-bucket l gets rate q_l·r and burst q^b_l·b, where q = RateShares and
+// q^b = BurstShares (both default to 1/k each and must add up to 1). With
+// dispatch "weighted" a job goes to sub-bucket l with probability p_l =
+// TrafficShares[l] (default: the rate shares), independently of the others.
+//
+// A sweep axis overrides the field of the same name at each point. Besides
+// the scalar fields (arrivals, load, rate, burst, k, dispatch, order, jobs,
+// warmup) four shorthands set the shares of sub-bucket 1 (index 0) and give
+// the other k - 1 sub-buckets equal parts of the rest:
+//
+//	p        traffic share p_1 (needs dispatch weighted)
+//	q        rate share and burst share q_1
+//	q_rate   rate share q_1 only
+//	q_burst  burst share q^b_1 only
+type Spec struct {
+	Name          string    `yaml:"name" json:"name"`                                              // a label for captions and summaries
+	Arrivals      string    `yaml:"arrivals" json:"arrivals"`                                      // "poisson" or "periodic"
+	Load          float64   `yaml:"load" json:"load"`                                              // offered load ρ = λ/r, > 0
+	Rate          float64   `yaml:"rate" json:"rate"`                                              // r, tokens/s, > 0
+	Burst         float64   `yaml:"burst" json:"burst"`                                            // b, tokens, >= 1
+	K             int       `yaml:"k" json:"k"`                                                    // number of sub-buckets, >= 1
+	RateShares    []float64 `yaml:"rate_shares,flow,omitempty" json:"rate_shares,omitempty"`       // q_l, summing to 1 (default 1/k each)
+	BurstShares   []float64 `yaml:"burst_shares,flow,omitempty" json:"burst_shares,omitempty"`     // q^b_l, summing to 1 (default 1/k each)
+	Dispatch      string    `yaml:"dispatch" json:"dispatch"`                                      // rr, random, least-loaded or weighted
+	TrafficShares []float64 `yaml:"traffic_shares,flow,omitempty" json:"traffic_shares,omitempty"` // p_l for dispatch weighted, summing to 1
+	Order         string    `yaml:"order" json:"order"`                                            // fcfs, lifo or random
+	Jobs          int64     `yaml:"jobs" json:"jobs"`                                              // measured jobs per replication, >= 1
+	Warmup        int64     `yaml:"warmup" json:"warmup"`                                          // jobs before them, excluded from the statistics, >= 0
+	Replications  int       `yaml:"replications" json:"replications"`                              // independent replications per point, >= 1
+	Seed          uint64    `yaml:"seed" json:"seed"`                                              // root seed (see [ReplicationSeed])
+	Sweep         Sweep     `yaml:"sweep" json:"sweep"`                                            // the grid; empty: one point
+}
+
+// DefaultSpec returns the defaults of every field: Poisson arrivals at load
+// 0.9, r = 1 token/s, b = 10 tokens, k = 2 equal sub-buckets, round-robin
+// dispatch, FCFS, 100000 measured jobs after 10000 warm-up jobs, 10
+// replications, seed 1, no sweep.
+func DefaultSpec() Spec {
+	return Spec{Arrivals: "poisson", Load: 0.9, Rate: 1, Burst: 10, K: 2, Dispatch: "rr", Order: "fcfs",
+		Jobs: 100_000, Warmup: 10_000, Replications: 10, Seed: 1}
+}
+
+// Sweep is a union of grids; its points are those of the first grid, then
+// those of the second, and so on.
+type Sweep []Grid
+
+// Grid is a cartesian product of axes. Points vary the last axis fastest.
+type Grid []Axis
+
+// Axis is one swept parameter and its values, float64 for numeric
+// parameters and string for arrivals, dispatch and order.
+type Axis struct {
+	Name   string
+	Values []any
+	line   int // line of the axis in the spec file, 0 when unknown
+}
+
+// axisKind is the type of each sweepable parameter.
+var axisKind = map[string]byte{
+	"load": 'f', "rate": 'f', "burst": 'f', "p": 'f', "q": 'f', "q_rate": 'f', "q_burst": 'f',
+	"k": 'i', "jobs": 'i', "warmup": 'i',
+	"arrivals": 's', "dispatch": 's', "order": 's',
+}
+
+// AxisNames lists the parameters a sweep can vary.
+var AxisNames = []string{"load", "rate", "burst", "k", "p", "q", "q_rate", "q_burst", "dispatch", "order", "arrivals", "jobs", "warmup"}
+
+// MaxPoints bounds the number of points of a sweep, and MaxReplications
+// the replications per point: ReplicationSeed packs both into 64 bits.
+const (
+	MaxPoints       = 1 << 24
+	MaxReplications = 1 << 20
+)
+
+// SpecError is an invalid field of a spec: the file and line when it came
+// from a file, and the field (a YAML key, or a sweep axis as "sweep.p").
+type SpecError struct {
+	File  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *SpecError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// ErrSpec is wrapped by every error about a spec.
+var ErrSpec = errors.New("invalid experiment spec")
+
+func specErr(field, format string, args ...any) *SpecError {
+	return &SpecError{Field: field, Err: fmt.Errorf(format+" (%w)", append(args, ErrSpec)...)}
+}
+
+var yamlLine = regexp.MustCompile(`(?:yaml: )?line (\d+): `)
+
+// ParseSpec reads a spec from YAML, starting from [DefaultSpec]. name (a
+// file name) prefixes the errors, which give the line: a syntax error, an
+// unknown field, a value of the wrong type, or an invalid value.
+func ParseSpec(r io.Reader, name string) (*Spec, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	spec := DefaultSpec()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&spec); err != nil {
+		if err == io.EOF {
+			return nil, &SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", ErrSpec)}
+		}
+		return nil, yamlError(name, err)
+	}
+	var rest yaml.Node
+	if err := dec.Decode(&rest); err != io.EOF {
+		return nil, &SpecError{File: name, Err: fmt.Errorf("more than one YAML document (%w)", ErrSpec)}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(name, err)
+	}
+	lines := keyLines(&root)
+	if _, ok := lines["k"]; !ok {
+		// k defaults to the length of the share lists.
+		for _, s := range [][]float64{spec.RateShares, spec.BurstShares, spec.TrafficShares} {
+			if len(s) > 0 {
+				spec.K = len(s)
+				break
+			}
+		}
+	}
+	if err := spec.Validate(); err != nil {
+		var se *SpecError
+		if errors.As(err, &se) {
+			se.File = name
+			if se.Line == 0 {
+				se.Line = lines[strings.SplitN(se.Field, ".", 2)[0]]
+			}
+			return nil, se
+		}
+		return nil, &SpecError{File: name, Err: err}
+	}
+	return &spec, nil
+}
+
+// ReadSpec reads the spec file at path (see [ParseSpec]).
+func ReadSpec(path string) (*Spec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	defer f.Close()
+	return ParseSpec(f, path)
+}
+
+// yamlError rewrites "yaml: line N: msg" as "name:N: msg".
+func yamlError(name string, err error) error {
+	var te *yaml.TypeError
+	msgs := []string{err.Error()}
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	for i, m := range msgs {
+		m = strings.TrimPrefix(m, "yaml: unmarshal errors:\n")
+		m = strings.TrimSpace(m)
+		if sm := yamlLine.FindStringSubmatchIndex(m); sm != nil && sm[0] == 0 {
+			m = name + ":" + m[sm[2]:sm[3]] + ": " + m[sm[1]:]
+		} else {
+			m = name + ": " + strings.TrimPrefix(m, "yaml: ")
+		}
+		m = strings.Replace(m, "not found in type experiments.Spec", "is not a spec field", 1)
+		msgs[i] = m
+	}
+	return fmt.Errorf("%s (%w)", strings.Join(msgs, "; "), ErrSpec)
+}
+
+// keyLines maps the top-level keys of a YAML document to their lines.
+func keyLines(root *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return lines
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		lines[n.Content[i].Value] = n.Content[i].Line
+	}
+	return lines
+}
+
+// UnmarshalYAML reads a sweep: one grid (a mapping from parameter names to
+// lists of values) or a list of grids.
+func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
+	*s = nil
+	switch n.Kind {
+	case yaml.MappingNode:
+		g, err := parseGrid(n)
+		if err != nil {
+			return err
+		}
+		*s = Sweep{g}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if c.Kind != yaml.MappingNode {
+				return fmt.Errorf("line %d: sweep: a grid is a mapping from parameter names to lists of values", c.Line)
+			}
+			g, err := parseGrid(c)
+			if err != nil {
+				return err
+			}
+			*s = append(*s, g)
+		}
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil
+		}
+		fallthrough
+	default:
+		return fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
+	}
+	return nil
+}
+
+func parseGrid(n *yaml.Node) (Grid, error) {
+	var g Grid
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		kind, ok := axisKind[k.Value]
+		if !ok {
+			return nil, fmt.Errorf("line %d: sweep: unknown parameter %q, want one of %s", k.Line, k.Value, strings.Join(AxisNames, ", "))
+		}
+		if slices.ContainsFunc(g, func(a Axis) bool { return a.Name == k.Value }) {
+			return nil, fmt.Errorf("line %d: sweep: parameter %q given twice in one grid", k.Line, k.Value)
+		}
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. [0.5, 0.9]", v.Line, k.Value)
+		}
+		a := Axis{Name: k.Value, line: k.Line}
+		for _, c := range v.Content {
+			x, err := parseAxisValue(kind, c.Value, c.Kind == yaml.ScalarNode)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: sweep.%s: %v", c.Line, k.Value, err)
+			}
+			a.Values = append(a.Values, x)
+		}
+		g = append(g, a)
+	}
+	return g, nil
+}
+
+func parseAxisValue(kind byte, s string, scalar bool) (any, error) {
+	if !scalar {
+		return nil, fmt.Errorf("want a single value, not a list or mapping")
+	}
+	switch kind {
+	case 's':
+		return s, nil
+	case 'i':
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", s)
+		}
+		return float64(n), nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a number", s)
+	}
+	return x, nil
+}
+
+// ParseAxis parses "name=v1,v2,..." (the --grid flag) into an axis.
+func ParseAxis(s string) (Axis, error) {
+	name, vals, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	kind, known := axisKind[name]
+	if !ok || !known {
+		return Axis{}, fmt.Errorf("%q: want name=v1,v2,... with name one of %s", s, strings.Join(AxisNames, ", "))
+	}
+	a := Axis{Name: name}
+	for _, v := range strings.Split(vals, ",") {
+		x, err := parseAxisValue(kind, strings.TrimSpace(v), true)
+		if err != nil {
+			return Axis{}, fmt.Errorf("%q: %v", s, err)
+		}
+		a.Values = append(a.Values, x)
+	}
+	return a, nil
+}
+
+// MarshalYAML writes the sweep as a list of grids, each a mapping in axis
+// order with flow-style value lists.
+func (s Sweep) MarshalYAML() (any, error) {
+	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, g := range s {
+		m := &yaml.Node{Kind: yaml.MappingNode}
+		for _, a := range g {
+			vals := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+			for _, v := range a.Values {
+				vals.Content = append(vals.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: formatAxisValue(v)})
+			}
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: a.Name}, vals)
+		}
+		seq.Content = append(seq.Content, m)
+	}
+	return seq, nil
+}
+
+func formatAxisValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return x
+	}
+	panic(fmt.Sprintf("experiments: axis value %v of type %T", v, v))
+}
+
+// MarshalJSON writes the sweep as a list of grids, each an object whose keys
+// are in axis order.
+func (s Sweep) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, g := range s {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('{')
+		for j, a := range g {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			name, _ := json.Marshal(a.Name)
+			vals, err := json.Marshal(a.Values)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(name)
+			b.WriteByte(':')
+			b.Write(vals)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, keeping the axis order.
+func (s *Sweep) UnmarshalJSON(data []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*s = nil
+	for _, r := range raw {
+		dec := json.NewDecoder(bytes.NewReader(r))
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			return fmt.Errorf("experiments: sweep grid is not a JSON object")
+		}
+		var g Grid
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			name, _ := t.(string)
+			kind, ok := axisKind[name]
+			if !ok {
+				return fmt.Errorf("experiments: unknown sweep parameter %q", name)
+			}
+			a := Axis{Name: name}
+			if kind == 's' {
+				var vs []string
+				if err := dec.Decode(&vs); err != nil {
+					return err
+				}
+				for _, v := range vs {
+					a.Values = append(a.Values, v)
+				}
+			} else {
+				var vs []float64
+				if err := dec.Decode(&vs); err != nil {
+					return err
+				}
+				for _, v := range vs {
+					a.Values = append(a.Values, v)
+				}
+			}
+			g = append(g, a)
+		}
+		*s = append(*s, g)
+	}
+	return nil
+}
+
+// YAML returns the spec as a YAML document that ParseSpec reads back to
+// the same spec.
+func (s *Spec) YAML() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Validate checks every field and every point of the sweep, returning a
+// *SpecError naming the first invalid field.
+func (s *Spec) Validate() error {
+	if s.Replications < 1 || s.Replications > MaxReplications {
+		return specErr("replications", "%d, want between 1 and %d", s.Replications, MaxReplications)
+	}
+	if n := s.NumPoints(); n < 1 || n > MaxPoints {
+		return specErr("sweep", "%d points, want between 1 and %d", n, MaxPoints)
+	}
+	for _, g := range s.Sweep {
+		for _, a := range g {
+			if err := s.checkAxisUse(a); err != nil {
+				err.Line = a.line
+				return err
+			}
+		}
+	}
+	_, err := s.Points()
+	return err
+}
+
+// checkAxisUse refuses an axis that conflicts with a field given explicitly.
+func (s *Spec) checkAxisUse(a Axis) *SpecError {
+	conflict := func(field string, set bool) *SpecError {
+		if set {
+			return specErr("sweep."+a.Name, "the axis sets the shares %s gives; remove one of them", field)
+		}
+		return nil
+	}
+	switch a.Name {
+	case "p":
+		return conflict("traffic_shares", s.TrafficShares != nil)
+	case "q":
+		if err := conflict("rate_shares", s.RateShares != nil); err != nil {
+			return err
+		}
+		return conflict("burst_shares", s.BurstShares != nil)
+	case "q_rate":
+		return conflict("rate_shares", s.RateShares != nil)
+	case "q_burst":
+		return conflict("burst_shares", s.BurstShares != nil)
+	case "k":
+		if s.RateShares != nil || s.BurstShares != nil || s.TrafficShares != nil {
+			return specErr("sweep.k", "k varies but the share lists have a fixed length; use the p, q, q_rate, q_burst axes")
+		}
+	}
+	return nil
+}
+
+// NumPoints returns the number of points of the sweep (1 with no sweep).
+func (s *Spec) NumPoints() int {
+	if len(s.Sweep) == 0 {
+		return 1
+	}
+	total := 0
+	for _, g := range s.Sweep {
+		n := 1
+		for _, a := range g {
+			n *= len(a.Values)
+			if n > MaxPoints {
+				return MaxPoints + 1
+			}
+		}
+		total += n
+		if total > MaxPoints {
+			return MaxPoints + 1
+		}
+	}
+	return total
+}
+
+// Point is one point of a sweep: every parameter of its replications.
+type Point struct {
+	Index         int       `json:"point"`                    // 0-based, in sweep order
+	Grid          int       `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
+	Arrivals      string    `json:"arrivals"`                 // poisson or periodic
+	Load          float64   `json:"load"`                     // ρ = λ/r
+	Rate          float64   `json:"rate_tokens_per_s"`        // r
+	Burst         float64   `json:"burst_tokens"`             // b
+	K             int       `json:"k"`                        // sub-buckets
+	RateShares    []float64 `json:"rate_shares"`              // q_l
+	BurstShares   []float64 `json:"burst_shares"`             // q^b_l
+	TrafficShares []float64 `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
+	Dispatch      string    `json:"dispatch"`
+	Order         string    `json:"order"`
+	Jobs          int64     `json:"jobs"`   // measured jobs per replication
+	Warmup        int64     `json:"warmup"` // warm-up jobs per replication
+	Replications  int       `json:"replications"`
+}
+
+// Lambda returns the arrival rate λ = ρ·r, jobs/s.
+func (p *Point) Lambda() float64 { return p.Load * p.Rate }
+
+// Subs returns the sub-buckets (q_l·r, q^b_l·b). A burst within
+// [buckets.SumTolerance]·b of a whole number of tokens is set to that
+// number, so that decimal shares such as 1 - 0.9 (0.09999999999999998 in
+// float64) of b = 10 give the burst of 1 token they mean.
+func (p *Point) Subs() []buckets.Params {
+	subs := make([]buckets.Params, p.K)
+	for l := range subs {
+		b := p.Burst * p.BurstShares[l]
+		if n := math.Round(b); math.Abs(b-n) <= buckets.SumTolerance*p.Burst {
+			b = n
+		}
+		subs[l] = buckets.Params{Rate: p.Rate * p.RateShares[l], Burst: b}
+	}
+	return subs
+}
+
+// restShare returns each of the k - 1 equal shares that remain when one
+// sub-bucket has share x, rounded to 15 significant digits so that decimal
+// grids give decimal shares (1 - 0.9 gives 0.1, not 0.09999999999999998).
+func restShare(x float64, k int) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat((1-x)/float64(k-1), 'g', 15, 64), 64)
+	return r
+}
+
+// label names the point by its values of the axes of g but skip, as in
+// "load=0.9 q=0.3 p=0.5".
+func (p *Point) label(g Grid, skip ...string) string {
+	var parts []string
+	for _, a := range g {
+		if slices.Contains(skip, a.Name) {
+			continue
+		}
+		parts = append(parts, a.Name+"="+formatAxisValue(p.axisValue(a.Name)))
+	}
+	return strings.Join(parts, " ")
+}
+
+// axisValue returns the point's value of the named parameter.
+func (p *Point) axisValue(name string) any {
+	switch name {
+	case "load":
+		return p.Load
+	case "rate":
+		return p.Rate
+	case "burst":
+		return p.Burst
+	case "k":
+		return float64(p.K)
+	case "p":
+		if len(p.TrafficShares) == 0 {
+			return math.NaN()
+		}
+		return p.TrafficShares[0]
+	case "q", "q_rate":
+		return p.RateShares[0]
+	case "q_burst":
+		return p.BurstShares[0]
+	case "jobs":
+		return float64(p.Jobs)
+	case "warmup":
+		return float64(p.Warmup)
+	case "arrivals":
+		return p.Arrivals
+	case "dispatch":
+		return p.Dispatch
+	case "order":
+		return p.Order
+	}
+	panic("experiments: unknown parameter " + name)
+}
+
+// Points enumerates the points of the sweep, validating each: grid by grid,
+// the last axis of a grid varying fastest.
+func (s *Spec) Points() ([]Point, error) {
+	if s.NumPoints() > MaxPoints {
+		return nil, specErr("sweep", "more than %d points", MaxPoints)
+	}
+	grids := s.Sweep
+	if len(grids) == 0 {
+		grids = Sweep{nil}
+	}
+	var pts []Point
+	for gi, g := range grids {
+		idx := make([]int, len(g))
+		for {
+			vals := map[string]any{}
+			for i, a := range g {
+				vals[a.Name] = a.Values[idx[i]]
+			}
+			p, err := s.point(vals)
+			if err != nil {
+				if len(g) > 0 {
+					var se *SpecError
+					if errors.As(err, &se) {
+						se.Err = fmt.Errorf("at sweep point %d (%s): %w", len(pts), pointLabel(g, idx), se.Err)
+						for _, a := range g {
+							if se.Field == "sweep."+a.Name {
+								se.Line = a.line
+							}
+						}
+					}
+				}
+				return nil, err
+			}
+			p.Index, p.Grid = len(pts), gi
+			pts = append(pts, p)
+			// Advance the odometer, last axis fastest.
+			i := len(g) - 1
+			for ; i >= 0; i-- {
+				idx[i]++
+				if idx[i] < len(g[i].Values) {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	return pts, nil
+}
+
+func pointLabel(g Grid, idx []int) string {
+	var parts []string
+	for i, a := range g {
+		parts = append(parts, a.Name+"="+formatAxisValue(a.Values[idx[i]]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shareTolerance is the relative tolerance within which a share list must
+// add up to 1 (as buckets.SumTolerance for rates).
+const shareTolerance = buckets.SumTolerance
+
+// point builds and validates the point with the axis values vals over the
+// spec's fields.
+func (s *Spec) point(vals map[string]any) (Point, error) {
+	p := Point{Arrivals: s.Arrivals, Load: s.Load, Rate: s.Rate, Burst: s.Burst, K: s.K,
+		Dispatch: s.Dispatch, Order: s.Order, Jobs: s.Jobs, Warmup: s.Warmup, Replications: s.Replications}
+	f := func(name string, dst *float64) {
+		if v, ok := vals[name]; ok {
+			*dst = v.(float64)
+		}
+	}
+	i := func(name string, dst *int64) {
+		if v, ok := vals[name]; ok {
+			*dst = int64(v.(float64))
+		}
+	}
+	str := func(name string, dst *string) {
+		if v, ok := vals[name]; ok {
+			*dst = v.(string)
+		}
+	}
+	f("load", &p.Load)
+	f("rate", &p.Rate)
+	f("burst", &p.Burst)
+	if v, ok := vals["k"]; ok {
+		p.K = int(v.(float64))
+	}
+	i("jobs", &p.Jobs)
+	i("warmup", &p.Warmup)
+	str("arrivals", &p.Arrivals)
+	str("dispatch", &p.Dispatch)
+	str("order", &p.Order)
+
+	field := func(name string) string {
+		if _, ok := vals[name]; ok {
+			return "sweep." + name
+		}
+		return name
+	}
+	switch p.Arrivals {
+	case "poisson", "periodic":
+	default:
+		return p, specErr(field("arrivals"), "%q, want poisson or periodic", p.Arrivals)
+	}
+	if !(p.Load > 0) || math.IsInf(p.Load, 0) {
+		return p, specErr(field("load"), "%v, want a finite load > 0", p.Load)
+	}
+	if !(p.Rate > 0) || math.IsInf(p.Rate, 0) {
+		return p, specErr(field("rate"), "%v, want a finite rate > 0 tokens/s", p.Rate)
+	}
+	if !(p.Burst >= 1) || math.IsInf(p.Burst, 0) {
+		return p, specErr(field("burst"), "%v, want a finite burst >= 1 token", p.Burst)
+	}
+	if l := p.Lambda(); !(l > 0) || math.IsInf(l, 0) || math.IsInf(1/l, 0) {
+		return p, specErr(field("load"), "%v gives arrival rate λ = %v jobs/s, want a finite λ > 0 with a finite mean gap", p.Load, l)
+	}
+	if p.K < 1 || p.K > 65536 {
+		return p, specErr(field("k"), "%d, want between 1 and 65536 sub-buckets", p.K)
+	}
+	if p.Jobs < 1 {
+		return p, specErr(field("jobs"), "%d, want >= 1 measured job per replication", p.Jobs)
+	}
+	if p.Warmup < 0 || p.Warmup > math.MaxInt64-p.Jobs {
+		return p, specErr(field("warmup"), "%d, want >= 0 jobs", p.Warmup)
+	}
+	if _, err := buckets.ParseOrder(p.Order); err != nil {
+		return p, specErr(field("order"), "%q, want fcfs, lifo or random", p.Order)
+	}
+	switch p.Dispatch {
+	case "rr", "random", "least-loaded", "weighted":
+	case "hash", "column":
+		return p, specErr(field("dispatch"), "%q needs a trace with keys or sub-bucket columns; a sweep generates its arrivals (use rr, random, least-loaded or weighted)", p.Dispatch)
+	default:
+		return p, specErr(field("dispatch"), "%q, want rr, random, least-loaded or weighted", p.Dispatch)
+	}
+
+	var err *SpecError
+	shares := func(name string, given []float64, axes ...string) []float64 {
+		if err != nil {
+			return nil
+		}
+		for _, ax := range axes {
+			if v, ok := vals[ax]; ok {
+				x := v.(float64)
+				if !(x >= 0 && x <= 1) {
+					err = specErr("sweep."+ax, "%v, want a share in [0, 1]", x)
+					return nil
+				}
+				if p.K == 1 && x != 1 {
+					err = specErr("sweep."+ax, "%v, but with k = 1 the only sub-bucket has share 1", x)
+					return nil
+				}
+				out := make([]float64, p.K)
+				out[0] = x
+				for l := 1; l < p.K; l++ {
+					out[l] = restShare(x, p.K)
+				}
+				return out
+			}
+		}
+		if given == nil {
+			out := make([]float64, p.K)
+			for l := range out {
+				out[l] = 1 / float64(p.K)
+			}
+			return out
+		}
+		if len(given) != p.K {
+			err = specErr(name, "%d shares for k = %d sub-buckets", len(given), p.K)
+			return nil
+		}
+		sum := 0.0
+		for l, x := range given {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				err = specErr(name, "share %d is %v, want finite and >= 0", l, x)
+				return nil
+			}
+			sum += x
+		}
+		if math.Abs(sum-1) > shareTolerance {
+			err = specErr(name, "%v adds up to %v, want 1", given, sum)
+			return nil
+		}
+		return slices.Clone(given)
+	}
+	p.RateShares = shares("rate_shares", s.RateShares, "q_rate", "q")
+	p.BurstShares = shares("burst_shares", s.BurstShares, "q_burst", "q")
+	switch p.Dispatch {
+	case "weighted":
+		given := s.TrafficShares
+		if given == nil && vals["p"] == nil {
+			given = p.RateShares
+		}
+		p.TrafficShares = shares("traffic_shares", given, "p")
+	case "random":
+		p.TrafficShares = slices.Clone(p.RateShares)
+	case "rr":
+		p.TrafficShares = make([]float64, p.K)
+		for l := range p.TrafficShares {
+			p.TrafficShares[l] = 1 / float64(p.K)
+		}
+	}
+	if err != nil {
+		return p, err
+	}
+	if p.Dispatch != "weighted" && (s.TrafficShares != nil || vals["p"] != nil) {
+		f := "traffic_shares"
+		if vals["p"] != nil {
+			f = "sweep.p"
+		}
+		return p, specErr(f, "dispatch %q ignores traffic shares: use dispatch weighted", p.Dispatch)
+	}
+	// source names the field that set a sub-bucket parameter: the first
+	// axis present among axes, else list when given, else scalar.
+	source := func(list string, given bool, scalar string, axes ...string) string {
+		for _, a := range axes {
+			if _, ok := vals[a]; ok {
+				return "sweep." + a
+			}
+		}
+		if given {
+			return list
+		}
+		return field(scalar)
+	}
+	for l, sub := range p.Subs() {
+		if !(sub.Rate > 0) {
+			return p, specErr(source("rate_shares", s.RateShares != nil, "rate", "q_rate", "q"), "sub-bucket %d gets rate %v, want > 0 (every rate share must be > 0)", l+1, sub.Rate)
+		}
+		if !(sub.Burst >= 1) {
+			return p, specErr(source("burst_shares", s.BurstShares != nil, "burst", "q_burst", "q", "burst", "k"), "sub-bucket %d gets burst %v·%v = %v tokens, want >= 1 (a job needs one whole token)", l+1, p.Burst, p.BurstShares[l], sub.Burst)
+		}
+	}
+	if e := buckets.ValidateSplit(buckets.Params{Rate: p.Rate, Burst: p.Burst}, p.Subs(), false); e != nil {
+		return p, specErr("rate_shares", "%v", e)
+	}
+	return p, nil
+}

@@ -1,0 +1,357 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/DataDog/sketches-go/ddsketch"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+)
+
+// ReplicationSeed returns the root seed of replication rep of point in a
+// sweep with root seed seed: the first output of
+//
+//	PCG(seed, point·2^32 + rep)
+//
+// The replication then draws random stream s from PCG(ReplicationSeed, s),
+// as every run does (see [Source]): arrivals from stream 0, dispatch from
+// stream 1, service order from streams 2 and up. A replication's result is
+// thus a function of (seed, point, rep) alone, not of the number of
+// workers, of the order the points run in, or of the shard that runs them;
+// and both systems of a replication see the same arrivals (common random
+// numbers), so the split/one ratio is paired.
+//
+// Panics if point or rep is outside [0, 2^32) (a programmer error: a spec
+// has at most [MaxPoints] points and [MaxReplications] replications).
+func ReplicationSeed(seed uint64, point, rep int) uint64 {
+	if point < 0 || rep < 0 || uint64(point) >= 1<<32 || uint64(rep) >= 1<<32 {
+		panic(fmt.Sprintf("experiments: replication (%d, %d) out of range", point, rep))
+	}
+	return rand.New(rand.NewPCG(seed, uint64(point)<<32|uint64(rep))).Uint64()
+}
+
+// RunSpec returns the run of replication rep of the point in a sweep with
+// root seed seed: its buckets, dispatch, order, seed and job count
+// (warm-up included).
+func (p *Point) RunSpec(seed uint64, rep int) RunSpec {
+	order, err := buckets.ParseOrder(p.Order)
+	if err != nil {
+		panic(err) // points are validated when enumerated
+	}
+	spec := RunSpec{
+		One:      buckets.Params{Rate: p.Rate, Burst: p.Burst},
+		Subs:     p.Subs(),
+		Dispatch: p.Dispatch,
+		Order:    order,
+		Seed:     ReplicationSeed(seed, p.Index, rep),
+		MaxJobs:  p.Warmup + p.Jobs,
+	}
+	if p.Dispatch == "weighted" {
+		spec.Shares = slices.Clone(p.TrafficShares)
+	}
+	return spec
+}
+
+// process returns the arrival process of a replication with run seed s.
+func (p *Point) process(s uint64) (arrivals.Process, error) {
+	lambda := p.Lambda()
+	if p.Arrivals == "periodic" {
+		return arrivals.NewPeriodic(1/lambda, 0)
+	}
+	return arrivals.NewPoisson(lambda, Source(s, StreamArrivals))
+}
+
+// repStats is what a sweep keeps of one replication: per system (0 the one
+// bucket, 1 the split), the measured jobs, delayed jobs, mean and maximum
+// delay, and the quantile sketch; and the check's violations.
+type repStats struct {
+	n, delayed [2]int64
+	mean, max  [2]float64
+	sketch     [2]*ddsketch.DDSketch
+	violations uint64
+	lemma      uint64
+	events     uint64
+}
+
+// RunReplication runs replication rep of point p of a sweep with root seed
+// seed, leaving the warm-up jobs out of the statistics.
+func runReplication(ctx context.Context, p *Point, seed uint64, rep int) (repStats, error) {
+	spec := p.RunSpec(seed, rep)
+	proc, err := p.process(spec.Seed)
+	if err != nil {
+		return repStats{}, err
+	}
+	rec := newRecorder(nil)
+	rec.warmup = p.Warmup
+	res, err := runWith(ctx, spec, proc, rec, nil)
+	if err != nil {
+		return repStats{}, err
+	}
+	var r repStats
+	for i, st := range []*delayStats{rec.one, rec.split} {
+		s := st.stats()
+		r.n[i], r.delayed[i], r.mean[i], r.max[i], r.sketch[i] = s.Jobs, s.Delayed, s.Mean, s.Max, st.sketch
+	}
+	r.violations, r.lemma, r.events = res.Check.Violations, res.Check.LemmaViolations, res.Check.Events
+	return r, nil
+}
+
+// SweepOptions control how a sweep runs; they do not change its results.
+type SweepOptions struct {
+	Workers int   // replications run in parallel; 0 means runtime.GOMAXPROCS(0)
+	Shard   Shard // the subset of points to run; the zero value runs them all
+	// Progress, when not nil, is called after each replication with the
+	// number done and the total, from the goroutine that called RunSweep.
+	Progress func(done, total int)
+}
+
+// RunSweep runs every replication of every point of spec (or of the
+// shard's points) on opt.Workers goroutines and returns the statistics of
+// each point, in point order. Replications are independent runs seeded by
+// [ReplicationSeed], so the results are the same for any number of workers
+// and any sharding.
+//
+// When ctx is cancelled the workers stop within 4096 jobs; RunSweep then
+// returns the points whose replications had all finished, with
+// Interrupted set, and ctx.Err(). Any other error stops the sweep and is
+// returned with the points finished so far.
+func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, error) {
+	pts, err := spec.Points()
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Shard.validate(); err != nil {
+		return nil, err
+	}
+	var sel []int
+	for i := range pts {
+		if opt.Shard.Has(i) {
+			sel = append(sel, i)
+		}
+	}
+	res := &Results{Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	reps := spec.Replications
+	total := len(sel) * reps
+
+	type task struct{ sel, rep int }
+	type done struct {
+		task
+		r   repStats
+		err error
+	}
+	run, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tasks := make(chan task)
+	results := make(chan done, workers)
+	go func() {
+		defer close(tasks)
+		for si := range sel {
+			for rep := range reps {
+				select {
+				case tasks <- task{si, rep}:
+				case <-run.Done():
+					return
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range tasks {
+				r, err := runReplication(run, &pts[sel[t.sel]], spec.Seed, t.rep)
+				results <- done{t, r, err}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	pending := map[int][]repStats{}
+	count := map[int]int{}
+	finished := make([]*PointResult, len(sel))
+	var firstErr error
+	n := 0
+	for d := range results {
+		if d.err != nil {
+			// Replications stopped by the caller's cancellation are not
+			// errors; the sweep reports ctx.Err() below.
+			if firstErr == nil && !(ctx.Err() != nil && errors.Is(d.err, ctx.Err())) {
+				firstErr = fmt.Errorf("experiments: point %d replication %d: %w", sel[d.sel], d.rep, d.err)
+				cancel()
+			}
+			continue
+		}
+		if pending[d.sel] == nil {
+			pending[d.sel] = make([]repStats, reps)
+		}
+		pending[d.sel][d.rep] = d.r
+		count[d.sel]++
+		if count[d.sel] == reps {
+			pr := aggregate(&pts[sel[d.sel]], pending[d.sel])
+			finished[d.sel] = &pr
+			delete(pending, d.sel)
+			delete(count, d.sel)
+		}
+		n++
+		if opt.Progress != nil {
+			opt.Progress(n, total)
+		}
+	}
+	for _, pr := range finished {
+		if pr != nil {
+			res.Points = append(res.Points, *pr)
+		}
+	}
+	if firstErr != nil {
+		return res, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		res.Interrupted = true
+		return res, err
+	}
+	return res, nil
+}
+
+// Quantile levels reported per system.
+var quantileLevels = []float64{0.5, 0.9, 0.99, 0.999}
+
+// aggregate computes a point's statistics from its replications, in
+// replication order (so that the floating-point results do not depend on
+// the order replications finished in).
+func aggregate(p *Point, reps []repStats) PointResult {
+	pr := PointResult{Point: *p}
+	means := [2][]float64{make([]float64, len(reps)), make([]float64, len(reps))}
+	var n, delayed [2]int64
+	var mx [2]float64
+	var merged [2]*ddsketch.DDSketch
+	for i, r := range reps {
+		for s := range 2 {
+			means[s][i] = r.mean[s]
+			n[s] += r.n[s]
+			delayed[s] += r.delayed[s]
+			mx[s] = math.Max(mx[s], r.max[s])
+			if merged[s] == nil {
+				merged[s] = r.sketch[s].Copy()
+			} else if err := merged[s].MergeWith(r.sketch[s]); err != nil {
+				panic(err) // every sketch has the same mapping
+			}
+		}
+		pr.Violations += r.violations
+		pr.LemmaViolations += r.lemma
+	}
+	m, h := MeanCI(means[0], ConfidenceLevel)
+	pr.MeanOne, pr.MeanOneCI = Num(m), Num(h)
+	m, h = MeanCI(means[1], ConfidenceLevel)
+	pr.MeanSplit, pr.MeanSplitCI = Num(m), Num(h)
+	r, h := RatioCI(means[1], means[0], ConfidenceLevel)
+	pr.Ratio, pr.RatioLo, pr.RatioHi = Num(r), Num(r-h), Num(r+h)
+	for s, q := range [2]*Quantiles{&pr.One, &pr.Split} {
+		vals, err := merged[s].GetValuesAtQuantiles(quantileLevels)
+		if err != nil {
+			vals = []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+		}
+		// A sketch estimate may exceed the exact maximum by the relative
+		// accuracy; no quantile is larger than the maximum.
+		q.P50, q.P90, q.P99, q.P999 = Num(math.Min(vals[0], mx[s])), Num(math.Min(vals[1], mx[s])), Num(math.Min(vals[2], mx[s])), Num(math.Min(vals[3], mx[s]))
+	}
+	pr.DelayedOne = Num(float64(delayed[0]) / float64(n[0]))
+	pr.DelayedSplit = Num(float64(delayed[1]) / float64(n[1]))
+	pr.MaxSubLoad = Num(p.MaxSubLoad())
+	pr.PKOne, pr.PKSplit = Num(p.PKOne()), Num(p.PKSplit())
+	return pr
+}
+
+// MaxSubLoad returns the largest load of a sub-bucket, max_l p_l·λ/(q_l·r),
+// where p_l is the traffic share of sub-bucket l; NaN when the dispatch
+// policy has no fixed shares (least-loaded). A value >= 1 means that
+// sub-bucket is overloaded: its queue grows without bound, and the point's
+// delays grow with the run length.
+func (p *Point) MaxSubLoad() float64 {
+	if p.TrafficShares == nil {
+		return math.NaN()
+	}
+	m := 0.0
+	for l, sub := range p.Subs() {
+		m = math.Max(m, p.TrafficShares[l]*p.Lambda()/sub.Rate)
+	}
+	return m
+}
+
+// MD1Wait returns the mean waiting time, in seconds, of an M/D/1 queue with
+// Poisson arrivals at lambda jobs/s and deterministic service at mu jobs/s,
+// by the Pollaczek-Khinchine formula
+//
+//	W = ρ / (2μ(1 - ρ)),   ρ = λ/μ
+//
+// A token bucket (r, 1) under Poisson arrivals is exactly such a queue with
+// μ = r: eq. (1) of the note with b = 1 makes a job's delay the unfinished
+// work it finds. See [Pollaczek–Khinchine formula].
+//
+// Special cases:
+//
+//	λ = 0      0
+//	ρ >= 1     +Inf (no steady state)
+//
+// [Pollaczek–Khinchine formula]: https://en.wikipedia.org/wiki/Pollaczek%E2%80%93Khinchine_formula
+func MD1Wait(lambda, mu float64) float64 {
+	rho := lambda / mu
+	if rho >= 1 {
+		return math.Inf(1)
+	}
+	return rho / (2 * mu * (1 - rho))
+}
+
+// PKOne returns the one bucket's mean delay from Pollaczek-Khinchine when
+// it is an M/D/1 queue (Poisson arrivals, b = 1), NaN otherwise.
+func (p *Point) PKOne() float64 {
+	if p.Arrivals != "poisson" || p.Burst != 1 {
+		return math.NaN()
+	}
+	return MD1Wait(p.Lambda(), p.Rate)
+}
+
+// PKSplit returns the split system's mean delay from Pollaczek-Khinchine
+// when every sub-bucket is an M/D/1 queue: Poisson arrivals thinned
+// independently (dispatch random or weighted) and every burst b_l = 1.
+// Sub-bucket l then sees Poisson arrivals at p_l·λ and serves at
+// μ_l = q_l·r, so
+//
+//	E[delay] = Σ_l p_l · ρ_l / (2μ_l(1 - ρ_l)),   ρ_l = p_l·λ/(q_l·r)
+//
+// It is +Inf when some ρ_l >= 1 with p_l > 0, and NaN when the formula
+// does not apply.
+func (p *Point) PKSplit() float64 {
+	if p.Arrivals != "poisson" || (p.Dispatch != "random" && p.Dispatch != "weighted") {
+		return math.NaN()
+	}
+	subs := p.Subs()
+	for _, s := range subs {
+		if s.Burst != 1 {
+			return math.NaN()
+		}
+	}
+	w := 0.0
+	for l, s := range subs {
+		if pl := p.TrafficShares[l]; pl > 0 {
+			w += pl * MD1Wait(pl*p.Lambda(), s.Rate)
+		}
+	}
+	return w
+}
