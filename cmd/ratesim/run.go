@@ -29,11 +29,14 @@ type runFlags struct {
 	load         float64
 	trace        string
 	traceOpt     arrivals.TraceOptions
+	traceFmt     traceFormatFlags    // --format and the count-format flags
+	gen          *arrivals.Generated // the --arrivals spec's process, unless poisson or periodic
 	jobs         int64
 	seed         uint64
 	jobsOut      string
 	json         bool
 	engine       bool
+	plot         runPlotFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -52,7 +55,9 @@ With no flags it runs the embedded default: Poisson arrivals at load 0.9,
 rate 1 token/s, burst 10 tokens, k = 2, 1000000 jobs, seed 1.
 
 Exit codes: 0 the check held, 1 it failed (the first offending event is
-printed), 2 bad usage or bad input.`,
+printed), 2 bad usage or bad input.
+
+` + arrivals.SpecHelp,
 		Example: `  ratesim run
   ratesim run --rate 5 --burst 20 --sub 3:12,2:8 --dispatch random --load 0.95
   ratesim run --trace ../shared/traces/nasa-http/nasa_kscweb_19950801_0200-1452_edt.tsv \
@@ -70,9 +75,10 @@ printed), 2 bad usage or bad input.`,
 	fl.BoolVar(&f.allowUnequal, "allow-unequal", false, "allow Σ r_l != r and Σ b_l != b (negative controls: the theorem need not hold)")
 	fl.StringVar(&f.dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ r_l), hash (of --key-col), least-loaded, column (--sub-col)")
 	fl.StringVar(&f.order, "order", "fcfs", "service order among waiting jobs: fcfs, lifo or random")
-	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·rate) or periodic (spacing 1/λ)")
+	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·rate), periodic (spacing 1/λ), or a spec such as 'renewal:dist=pareto,rate=0.9,scv=4' (grammar below)")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load ρ = λ/r of generated arrivals (> 0)")
-	fl.StringVar(&f.trace, "trace", "", "read arrivals from this CSV or TSV file (with a header line) instead of generating them")
+	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them: CSV or TSV with a header line, or another --format")
+	addTraceFormatFlags(fl, &f.traceFmt)
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
 	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of job keys (for --dispatch hash)")
@@ -84,6 +90,9 @@ printed), 2 bad usage or bad input.`,
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+experiments.JobsHeader)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object instead of the summary")
 	fl.BoolVar(&f.engine, "engine", false, "run on the general event-queue engine instead of the fast path (same results, slower)")
+	fl.StringVar(&f.plot.dir, "plot", "", "draw the single-run figures into this folder: delay CDF and CCDF, S(t) and S^(k)(t) with their gap, N(t) and Σ N_l(t)")
+	fl.StringVar(&f.plot.format, "plot-format", "png", "format of the --plot figures: png, svg or pdf")
+	fl.StringVar(&f.plot.window, "plot-window", "", "FROM:TO seconds of the N(t) figure (default: about 400 changes around the largest Σ N_l)")
 	cmd.MarkFlagsMutuallyExclusive("k", "sub")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
@@ -148,19 +157,28 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 		return spec, flagError("dispatch", f.dispatch, "one of "+strings.Join(buckets.DispatchNames, ", "))
 	}
 	if f.trace == "" {
-		for _, name := range []string{"time-col", "time-format", "key-col", "sub-col", "sort", "skip-bad"} {
+		for _, name := range append([]string{"time-col", "time-format", "key-col", "sub-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
 			if changed(name) {
 				return spec, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
 			}
 		}
-		if f.dispatch == "hash" || f.dispatch == "column" {
-			return spec, flagError("dispatch", f.dispatch, "--trace with a --key-col (hash) or --sub-col (column): generated arrivals have no keys or sub-buckets")
+		if f.process != "poisson" && f.process != "periodic" {
+			g, err := buildGenerated(f.process, f.load, f.rate, f.seed, changed("load"))
+			if err != nil {
+				return spec, err
+			}
+			f.gen = g
 		}
+		if f.dispatch == "hash" && (f.gen == nil || !f.gen.Keyed) || f.dispatch == "column" {
+			return spec, flagError("dispatch", f.dispatch, "--trace with a --key-col (hash) or --sub-col (column), or for hash an --arrivals spec with keys (... | keys:n=1000,s=1): these generated arrivals have no keys or sub-buckets")
+		}
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+		return spec, err
 	}
 	if f.dispatch == "column" && f.traceOpt.SubCol == "" {
 		return spec, flagError("dispatch", f.dispatch, "--sub-col naming the trace column of sub-bucket indexes")
 	}
-	if f.dispatch == "hash" && f.traceOpt.KeyCol == "" {
+	if f.dispatch == "hash" && f.traceOpt.KeyCol == "" && f.trace != "" {
 		return spec, flagError("dispatch", f.dispatch, "--key-col naming the trace column of job keys")
 	}
 	spec.Dispatch = f.dispatch
@@ -229,6 +247,9 @@ func (f *runFlags) arrivalProcess(spec experiments.RunSpec) (arrivals.Process, f
 		}
 		return tr, tr.Close, nil
 	}
+	if f.gen != nil {
+		return f.gen, nil, nil
+	}
 	if !finitePositive(f.load) {
 		return nil, nil, flagError("load", f.load, "a finite load > 0")
 	}
@@ -244,7 +265,7 @@ func (f *runFlags) arrivalProcess(spec experiments.RunSpec) (arrivals.Process, f
 		p, err := arrivals.NewPeriodic(1/lambda, 0)
 		return p, nil, err
 	}
-	return nil, nil, flagError("arrivals", f.process, "poisson or periodic")
+	return nil, nil, flagError("arrivals", f.process, "poisson, periodic or an arrival spec")
 }
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
@@ -253,6 +274,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	if err := checkJobsOut(f.jobsOut, f.trace); err != nil {
+		return err
+	}
+	plotOpt, err := f.plot.options(f.engine)
+	if err != nil {
 		return err
 	}
 	proc, closeProc, err := f.arrivalProcess(spec)
@@ -281,7 +306,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if f.engine {
 		run = experiments.RunEngine
 	}
-	res, err := run(cmd.Context(), spec, proc, jobsOut)
+	var res experiments.Result
+	var series *experiments.Series
+	if f.plot.dir != "" {
+		res, series, err = experiments.RunSeries(cmd.Context(), spec, proc, jobsOut, plotOpt)
+	} else {
+		res, err = run(cmd.Context(), spec, proc, jobsOut)
+	}
 	if err != nil {
 		return err
 	}
@@ -305,6 +336,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	if w.err != nil {
 		return fmt.Errorf("writing the result: %w", w.err)
+	}
+	if series != nil {
+		paths, err := f.plot.write(series, experiments.RunCaption(f.input(), spec, res.Jobs))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: wrote %d figures to %s\n", len(paths), f.plot.dir)
 	}
 	if !res.Check.Held() {
 		return fmt.Errorf("%w: %v", errCheckFailed, res.Check.First)
@@ -380,6 +418,9 @@ func writeJSON(w io.Writer, f *runFlags, spec experiments.RunSpec, res experimen
 func (f *runFlags) input() string {
 	if f.trace != "" {
 		return "trace " + f.trace
+	}
+	if f.gen != nil {
+		return fmt.Sprintf("%s (mean rate %.6g jobs/s)", f.gen.Spec, f.gen.MeanRate)
 	}
 	return fmt.Sprintf("%s arrivals, load %v (λ = %v jobs/s)", f.process, f.load, f.load*f.rate)
 }

@@ -1,0 +1,467 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/plots"
+)
+
+// limitersFlags are the flags of ratesim limiters.
+type limitersFlags struct {
+	names      string
+	rate       float64
+	limit      int64
+	window     float64
+	offset     float64
+	queue      int
+	soft, hard float64
+	process    string
+	gap        float64
+	cycles     int
+	stream     int
+	load       float64
+	trace      string
+	traceOpt   arrivals.TraceOptions
+	traceFmt   traceFormatFlags // --format and the count-format flags, shared with run
+	jobs       int64
+	durations  string
+	seed       uint64
+	plotDir    string
+	plotFormat string
+	json       bool
+	topKeys    int
+}
+
+func newLimitersCmd() *cobra.Command {
+	f := &limitersFlags{}
+	cmd := &cobra.Command{
+		Use:   "limiters",
+		Short: "Run the rate-limiter family on the same arrivals and measure what each lets through",
+		Long: `Limiters feeds the same arrivals to every limiter of the family, with matched
+parameters (rate R, burst or window limit L, window W):
+
+  token-police     token bucket (R, b = L), rejecting a job that finds < 1 token
+  token-shape      token bucket (R, b = L), queueing it (queue --queue)
+  leaky-queue      leaky bucket as a queue: one job every 1/R s (queue --queue)
+  gcra             leaky bucket as a meter, GCRA(T = 1/R, τ = (L - 1)/R)
+  fixed-window     at most L per fixed window [offset + kW, offset + (k+1)W)
+  sliding-log      at most L in any (t - W, t]
+  sliding-counter  previous window's count weighted by its overlap + current < L
+  throttle         token bucket (R, L) admitting with a probability that falls
+                   linearly from 1 at deficit --soft to 0 at --hard tokens
+
+It measures, for each, the jobs admitted and rejected, the delays of the
+shapers, and α*(d), the most jobs passing (leaving, for shapers) in any
+interval of length d, at the lengths --durations, against the limiter's
+promise: b + r·d for token buckets, GCRA and the throttle, 1 + R·d for the
+leaky bucket, L·(floor(d/W) + 1) for windows. The table gives the worst
+overshoot α*(d)/promise(d) and the interval where it happens.
+
+Arrivals (--arrivals): boundary (default) is the adversarial pattern of window
+limiters: in each of --cycles cycles, L jobs --gap s before a window edge, L
+jobs --gap s after it, and --stream jobs spread over the rest of the window;
+cycles are 3W apart. poisson, periodic or an arrival spec of ratesim run (such
+as 'cron:n=150,period=60,jitter=2'; see 'ratesim run --help') generate --jobs
+arrivals, at λ = --load·R where the spec gives no rate. --trace reads a trace
+with the flags of ratesim run. With --key-col (or a spec with keys) every key
+gets its own limiters (keyed rate limiting) and the table lists the keys.
+
+With --plot DIR it draws arrival-curves, boundary-zoom and throttle-response
+figures (--plot-format png, svg or pdf).
+
+Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
+		Example: `  ratesim limiters
+  ratesim limiters --limit 100 --window 60 --plot figs
+  ratesim limiters --limiters fixed-window,sliding-log,token-police --arrivals poisson --load 1.5
+  ratesim limiters --arrivals 'cron:n=150,period=60,jitter=2' --offset 1 --jobs 15000
+  ratesim limiters --trace ../shared/traces/nasa-http/nasa_kscweb_19950801_0200-1452_edt.tsv \
+      --time-col ts_unix --limit 30 --window 60`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLimiters(cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.names, "limiters", "all", "limiters to run, comma-separated, or all: "+strings.Join(experiments.LimiterNames, ", "))
+	fl.Float64Var(&f.rate, "rate", 0, "rate R of the buckets, GCRA and leaky bucket, tokens/s (> 0; default L/W)")
+	fl.Int64Var(&f.limit, "limit", 100, "L: burst b of the buckets in tokens and limit of the windows in jobs (>= 1)")
+	fl.Float64Var(&f.window, "window", 60, "W: window length, seconds (> 0)")
+	fl.Float64Var(&f.offset, "offset", 0, "fixed windows' edges at offset + k·W, seconds, in [0, W)")
+	fl.IntVar(&f.queue, "queue", 0, "queue capacity of token-shape and leaky-queue, jobs (0: unbounded; default L)")
+	fl.Float64Var(&f.soft, "soft", 0, "throttle: token deficit up to which every job passes, tokens (default (L-1)/2)")
+	fl.Float64Var(&f.hard, "hard", 0, "throttle: token deficit from which every job is rejected, tokens, <= L-1 (default L-1)")
+	fl.StringVar(&f.process, "arrivals", "boundary", "generated arrivals: boundary (bursts at window edges), poisson, periodic (λ = load·R), or an arrival spec as in ratesim run")
+	fl.Float64Var(&f.gap, "gap", 1, "boundary: the bursts arrive this many seconds before and after each edge, in (0, W/2)")
+	fl.IntVar(&f.cycles, "cycles", 10, "boundary: number of cycles (>= 1), 3W apart")
+	fl.IntVar(&f.stream, "stream", 0, "boundary: jobs spread over the window after each edge (>= 0; default L)")
+	fl.Float64Var(&f.load, "load", 1.2, "poisson, periodic, specs: offered load λ/R (> 0)")
+	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
+	addTraceFormatFlags(fl, &f.traceFmt)
+	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
+	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
+	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of keys: each key gets its own limiters, and the table lists keys")
+	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
+	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
+	fl.Int64Var(&f.jobs, "jobs", 100_000, "number of arrivals of poisson, periodic and specs; with --trace or boundary, all unless given")
+	fl.StringVar(&f.durations, "durations", "", "interval lengths d at which α*(d) is measured, seconds, comma-separated (default 0 and W/128 to 4W, 8 per doubling)")
+	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed (poisson arrivals: stream 0; throttle: stream 1)")
+	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this directory (created if missing)")
+	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
+	fl.BoolVar(&f.json, "json", false, "print the table as one JSON object")
+	fl.IntVar(&f.topKeys, "top-keys", 10, "keyed runs: the number of keys listed in the table, most arrivals first (the JSON has all)")
+	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
+	cmd.MarkFlagsMutuallyExclusive("load", "trace")
+	return cmd
+}
+
+// spec validates the flags and builds the run specification.
+func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, error) {
+	changed := cmd.Flags().Changed
+	s := experiments.LimitersSpec{Limit: f.limit, Window: f.window, Offset: f.offset, Seed: f.seed}
+	if f.limit < 1 || f.limit > 1<<40 {
+		return s, flagError("limit", f.limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
+	}
+	if !finitePositive(f.window) {
+		return s, flagError("window", f.window, "a finite window > 0 s")
+	}
+	if !(f.offset >= 0 && f.offset < f.window) {
+		return s, flagError("offset", f.offset, fmt.Sprintf("an offset in [0, --window %v) s", f.window))
+	}
+	s.Rate = float64(f.limit) / f.window
+	if changed("rate") {
+		s.Rate = f.rate
+	}
+	if !finitePositive(s.Rate) || math.IsInf(1/s.Rate, 0) || math.IsInf(float64(f.limit)/s.Rate, 0) {
+		return s, flagError("rate", s.Rate, "a finite rate > 0 tokens/s with finite 1/rate and limit/rate seconds")
+	}
+	s.Queue = int(min(f.limit, math.MaxInt32))
+	if changed("queue") {
+		if f.queue < 0 {
+			return s, flagError("queue", f.queue, "a queue capacity >= 1 job, or 0 for unbounded")
+		}
+		s.Queue = f.queue
+	}
+	s.Hard = float64(f.limit - 1)
+	if changed("hard") {
+		s.Hard = f.hard
+	}
+	if !(s.Hard >= 0 && s.Hard <= float64(f.limit-1)) {
+		return s, flagError("hard", s.Hard, fmt.Sprintf("a token deficit in [0, --limit - 1 = %d]", f.limit-1))
+	}
+	s.Soft = s.Hard / 2
+	if changed("soft") {
+		s.Soft = f.soft
+	}
+	if !(s.Soft >= 0 && s.Soft <= s.Hard) {
+		return s, flagError("soft", s.Soft, fmt.Sprintf("a token deficit in [0, --hard %v]", s.Hard))
+	}
+	if f.names != "all" {
+		for _, n := range strings.Split(f.names, ",") {
+			n = strings.TrimSpace(n)
+			if !slices.Contains(experiments.LimiterNames, n) {
+				return s, flagError("limiters", f.names, fmt.Sprintf("all, or a comma-separated list of %s (%q is none of them)", strings.Join(experiments.LimiterNames, ", "), n))
+			}
+			if slices.Contains(s.Names, n) {
+				return s, flagError("limiters", f.names, fmt.Sprintf("each limiter once (%s is repeated)", n))
+			}
+			s.Names = append(s.Names, n)
+		}
+	}
+	if f.durations != "" {
+		for _, field := range strings.Split(f.durations, ",") {
+			d, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
+			if err != nil || !(d >= 0) || math.IsInf(d, 0) {
+				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated finite lengths >= 0 s (%q is not one)", field))
+			}
+			s.Durations = append(s.Durations, d)
+		}
+		slices.Sort(s.Durations)
+		s.Durations = slices.Compact(s.Durations)
+	}
+	if f.trace == "" {
+		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
+			if changed(name) {
+				return s, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
+			}
+		}
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+		return s, err
+	}
+	if f.process != "boundary" || f.trace != "" {
+		for _, name := range []string{"gap", "cycles", "stream"} {
+			if changed(name) {
+				return s, fmt.Errorf("--%s applies to --arrivals boundary only", name)
+			}
+		}
+	}
+	s.Keyed = f.traceOpt.KeyCol != ""
+	if changed("jobs") || f.trace == "" && f.process != "boundary" {
+		if f.jobs < 1 {
+			return s, flagError("jobs", f.jobs, "a number of arrivals >= 1")
+		}
+		s.MaxJobs = f.jobs
+	}
+	if f.topKeys < 0 {
+		return s, flagError("top-keys", f.topKeys, "a number of keys >= 0")
+	}
+	if f.plotDir != "" {
+		if !slices.Contains(plots.Formats, f.plotFormat) {
+			return s, flagError("plot-format", f.plotFormat, "png, svg or pdf")
+		}
+		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
+			return s, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
+		}
+		s.KeepArrivals = true
+	} else if changed("plot-format") {
+		return s, fmt.Errorf("--plot-format applies with --plot DIR only")
+	}
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("invalid parameters: %w", err)
+	}
+	return s, nil
+}
+
+// arrivalProcess builds the arrival process and describes it, and
+// reports whether its arrivals carry keys that should each get their own
+// limiters.
+func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.LimitersSpec) (proc arrivals.Process, closeProc func() error, input string, keyed bool, err error) {
+	if f.trace != "" {
+		tr, err := arrivals.Open(f.trace, f.traceOpt)
+		if err != nil {
+			return nil, nil, "", false, err
+		}
+		in := "trace " + f.trace
+		if s.Keyed {
+			in += ", keyed by column " + f.traceOpt.KeyCol
+		}
+		return tr, tr.Close, in, s.Keyed, nil
+	}
+	proc, input, err = f.generated(cmd, s)
+	if g, ok := proc.(*arrivals.Generated); ok && g.Keyed {
+		keyed = true
+		input += ", one limiter per key"
+	}
+	return proc, nil, input, keyed, err
+}
+
+// generated builds generated arrivals: the boundary pattern, poisson,
+// periodic or an arrival spec.
+func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec) (arrivals.Process, string, error) {
+	switch f.process {
+	case "boundary":
+		b := arrivals.BoundarySpec{Window: s.Window, Offset: s.Offset, Gap: f.gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.cycles}
+		if cmd.Flags().Changed("stream") {
+			b.Stream = f.stream
+		}
+		if f.cycles < 1 {
+			return nil, "", flagError("cycles", f.cycles, "a number of cycles >= 1")
+		}
+		if !(f.gap > 0 && f.gap < s.Window/2) {
+			return nil, "", flagError("gap", f.gap, fmt.Sprintf("a gap in (0, W/2 = %v) s", s.Window/2))
+		}
+		if b.Stream < 0 {
+			return nil, "", flagError("stream", f.stream, "a number of jobs >= 0")
+		}
+		p, err := arrivals.NewBoundary(b)
+		if err != nil {
+			return nil, "", err
+		}
+		e := float64(b.Edge(0))
+		cycles := fmt.Sprintf("%d cycles %.6g s apart", b.Cycles, 3*b.Window)
+		if b.Cycles == 1 {
+			cycles = "1 cycle"
+		}
+		in := fmt.Sprintf("boundary pattern, %s: %d jobs at %.6g s and %d at %.6g s around the window edge at %.6g s",
+			cycles, b.Burst, e-b.Gap, b.Burst, e+b.Gap, e)
+		if b.Stream > 0 {
+			in += fmt.Sprintf(", then %d spread over (%.6g, %.6g) s", b.Stream, e+b.Gap, e+b.Window-b.Gap)
+		}
+		return p, in, nil
+	case "poisson", "periodic":
+		if !finitePositive(f.load) || math.IsInf(1/(f.load*s.Rate), 0) || !finitePositive(f.load*s.Rate) {
+			return nil, "", flagError("load", f.load, "a finite load > 0 with a finite mean gap 1/(load·R)")
+		}
+		lambda := f.load * s.Rate
+		in := fmt.Sprintf("%s arrivals, load %v (λ = %.6g jobs/s)", f.process, f.load, lambda)
+		if f.process == "poisson" {
+			p, err := arrivals.NewPoisson(lambda, experiments.Source(s.Seed, experiments.StreamArrivals))
+			return p, in, err
+		}
+		p, err := arrivals.NewPeriodic(1/lambda, 0)
+		return p, in, err
+	}
+	g, err := buildGenerated(f.process, f.load, s.Rate, s.Seed, cmd.Flags().Changed("load"))
+	if err != nil {
+		return nil, "", err
+	}
+	return g, fmt.Sprintf("arrivals %s (mean %.6g jobs/s)", g.Spec, g.MeanRate), nil
+}
+
+func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
+	spec, err := f.spec(cmd)
+	if err != nil {
+		return err
+	}
+	proc, closeProc, input, keyed, err := f.arrivalProcess(cmd, spec)
+	if err != nil {
+		return err
+	}
+	if closeProc != nil {
+		defer closeProc()
+	}
+	spec.Input, spec.Keyed = input, keyed
+	res, err := experiments.RunLimiters(cmd.Context(), spec, proc)
+	if err != nil {
+		return err
+	}
+	skipped := 0
+	if tr, ok := proc.(*arrivals.Trace); ok {
+		if skipped = tr.Skipped(); skipped > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", skipped, f.trace, tr.FirstSkipped())
+		}
+	}
+	var figures []string
+	if f.plotDir != "" {
+		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
+			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
+		}
+		figs, err := experiments.LimiterFigures(res)
+		if err != nil {
+			return fmt.Errorf("drawing the figures: %w", err)
+		}
+		if figures, err = experiments.SaveFigures(figs, f.plotDir, f.plotFormat); err != nil {
+			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
+		}
+	}
+	w := &errWriter{w: cmd.OutOrStdout()}
+	if f.json {
+		writeLimitersJSON(w, res, skipped, figures)
+	} else {
+		writeLimitersTable(w, res, f.topKeys, skipped, figures)
+	}
+	if w.err != nil {
+		return fmt.Errorf("writing the result: %w", w.err)
+	}
+	return nil
+}
+
+// limitersJSON is the --json output.
+type limitersJSON struct {
+	Input        string   `json:"input"`
+	Rate         float64  `json:"rate_tokens_per_s"`
+	Limit        int64    `json:"limit"`
+	Window       float64  `json:"window_s"`
+	Offset       float64  `json:"offset_s"`
+	Queue        int      `json:"queue_jobs"` // 0: unbounded
+	Soft         float64  `json:"throttle_soft_tokens"`
+	Hard         float64  `json:"throttle_hard_tokens"`
+	Seed         uint64   `json:"seed"`
+	Keyed        bool     `json:"keyed"`
+	SkippedLines int      `json:"skipped_lines"`
+	Figures      []string `json:"figures,omitempty"`
+	*experiments.LimitersResult
+}
+
+func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string) {
+	s := res.Spec
+	out := limitersJSON{Input: s.Input, Rate: s.Rate, Limit: s.Limit, Window: s.Window, Offset: s.Offset, Queue: s.Queue,
+		Soft: s.Soft, Hard: s.Hard, Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, LimitersResult: res}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(out) // write errors are kept by the errWriter
+}
+
+func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string) {
+	s := res.Spec
+	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
+	if skipped > 0 {
+		fmt.Fprintf(w, "skipped    %d bad lines\n", skipped)
+	}
+	queue := "unbounded"
+	if s.Queue > 0 {
+		queue = fmt.Sprintf("%d jobs", s.Queue)
+	}
+	fmt.Fprintf(w, "params     R = %.6g tokens/s, L = %d (b = %d tokens), W = %.6g s, edges at %.6g + k·W s; queue %s; throttle %.6g to %.6g tokens\n",
+		s.Rate, s.Limit, s.Limit, s.Window, s.Offset, queue, s.Soft, s.Hard)
+	ds := s.Durations
+	if ds == nil {
+		ds = experiments.DefaultDurations(s.Window)
+	}
+	fmt.Fprintf(w, "jobs       %d over %.6g s; α*(d) at %d lengths d from %.4g to %.4g s\n", res.Jobs, res.Duration, len(ds), ds[0], ds[len(ds)-1])
+	if s.Keyed {
+		fmt.Fprintf(w, "keys       %d, each with its own limiters; overshoot and α* of the worst key\n", res.Keys)
+	}
+	keyCol := ""
+	if s.Keyed {
+		keyCol = "  key"
+	}
+	fmt.Fprintf(w, "\n%-16s %9s %9s  %9s %6s %8s %8s  %-21s %9s %9s %9s%s\n",
+		"limiter", "admitted", "rejected", "overshoot", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", keyCol)
+	for _, l := range res.Limiters {
+		p := l.Worst
+		interval := fmt.Sprintf("[%.6g, %.6g]", p.From, p.To)
+		if p.Jobs == 0 {
+			interval = "-"
+		}
+		fmt.Fprintf(w, "%-16s %9d %9d  %9.3f %6d %8.5g %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, p.Ratio, p.Jobs, p.Promise, p.D, interval)
+		if l.Delay != nil {
+			fmt.Fprintf(w, " %9.4g %9.4g %9.4g", l.Delay.Mean, l.Delay.P99, l.Delay.Max)
+		} else {
+			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
+		}
+		if s.Keyed {
+			fmt.Fprintf(w, "  %s", p.Key)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\novershoot  the largest α*(d)/promise(d) over the lengths d, where α*(d) is the most jobs\n")
+	fmt.Fprintf(w, "           passing (leaving, for shapers) in any interval of length d, found in [from, to]\n")
+	if s.Keyed && topKeys > 0 && len(res.Limiters) > 0 {
+		writeKeys(w, res, topKeys)
+	}
+	for i, p := range figures {
+		if i == 0 {
+			fmt.Fprintf(w, "figures    %s\n", p)
+		} else {
+			fmt.Fprintf(w, "           %s\n", p)
+		}
+	}
+}
+
+// writeKeys lists the keys with the most arrivals and the jobs each limiter
+// rejected of theirs.
+func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
+	keys := res.Limiters[0].Keys
+	n := min(top, len(keys))
+	fmt.Fprintf(w, "\nrejected jobs of the %d keys with the most arrivals (of %d):\n", n, len(keys))
+	fmt.Fprintf(w, "%-16s %10s %8s", "key (FNV-1a)", "first line", "arrivals")
+	for _, l := range res.Limiters {
+		fmt.Fprintf(w, " %*s", max(8, len(l.Name)), l.Name)
+	}
+	fmt.Fprintln(w)
+	rejected := make([]map[string]int64, len(res.Limiters))
+	for j, l := range res.Limiters {
+		rejected[j] = make(map[string]int64, len(l.Keys))
+		for _, k := range l.Keys {
+			rejected[j][k.Key] = k.Rejected
+		}
+	}
+	for _, k := range keys[:n] {
+		fmt.Fprintf(w, "%-16s %10d %8d", k.Key, k.FirstLine, k.Arrivals)
+		for j, l := range res.Limiters {
+			fmt.Fprintf(w, " %*d", max(8, len(l.Name)), rejected[j][k.Key])
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// limitersOut is the part of the --json output the tests read.
+type limitersOut struct {
+	Input    string  `json:"input"`
+	Rate     float64 `json:"rate_tokens_per_s"`
+	Queue    int     `json:"queue_jobs"`
+	Jobs     int64   `json:"jobs"`
+	Keys     int     `json:"keys"`
+	Figures  []string
+	Limiters []struct {
+		Name     string `json:"limiter"`
+		Admitted int64
+		Rejected int64
+		Worst    struct {
+			D       float64 `json:"d_s"`
+			Ratio   float64
+			Promise float64 `json:"promise_jobs"`
+			Jobs    int
+			From    float64 `json:"from_s"`
+			To      float64 `json:"to_s"`
+			Key     string
+		} `json:"worst_overshoot"`
+		Curve []struct {
+			D       float64 `json:"d_s"`
+			Jobs    int
+			Promise float64 `json:"promise_jobs"`
+		} `json:"arrival_curve"`
+		Delay *struct {
+			Mean float64 `json:"mean_delay_s"`
+			Max  float64 `json:"max_delay_s"`
+		}
+		Keys []struct{ Key string }
+	}
+}
+
+func limitersJSONRun(t *testing.T, args ...string) limitersOut {
+	t.Helper()
+	out, errOut, code := ratesim(t, append([]string{"limiters", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	var res limitersOut
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	return res
+}
+
+func (r limitersOut) admitted() map[string]int64 {
+	m := map[string]int64{}
+	for _, l := range r.Limiters {
+		m[l.Name] = l.Admitted
+	}
+	return m
+}
+
+// TestLimitersHandExample is the issue's example end to end, read as a
+// trace: 100 arrivals at 59 s and 100 at 61 s. A trace's times count from
+// its first arrival, so they become 0 and 2 s, and --offset 1 puts the
+// window edge between them, as 60 s is between 59 and 61. Fixed window:
+// all 200 admitted, α*(2 s) = 200 = 2L; sliding log 100; policing bucket
+// r = 100/60, b = 100 (and GCRA) 103; sliding counter 102 (see
+// buckets.TestBoundaryBurstHandExample). The shapers have a queue of
+// L = 100 jobs (the default): token-shape passes 100 and 3 and queues the
+// other 97; leaky-queue passes 1 at 0 s and queues 99, and by 2 s has
+// released 3 more (at 0.6, 1.2, 1.8 s), so it admits 4 of the second
+// burst: 104.
+func TestLimitersHandExample(t *testing.T) {
+	res := limitersJSONRun(t, "--trace", "testdata/boundary_59_61.csv", "--offset", "1", "--durations", "0,2")
+	want := map[string]int64{"token-police": 103, "gcra": 103, "fixed-window": 200, "sliding-log": 100, "sliding-counter": 102,
+		"token-shape": 200, "leaky-queue": 104}
+	got := res.admitted()
+	for name, n := range want {
+		if got[name] != n {
+			t.Errorf("%s admits %d, want %d", name, got[name], n)
+		}
+	}
+	if res.Rate != 100.0/60 || res.Queue != 100 || res.Jobs != 200 {
+		t.Errorf("rate %v, queue %d, jobs %d; want 100/60 (L/W), 100 (L), 200", res.Rate, res.Queue, res.Jobs)
+	}
+	for _, l := range res.Limiters {
+		if l.Name == "fixed-window" {
+			w := l.Worst
+			if w.Ratio != 2 || w.D != 2 || w.Jobs != 200 || w.From != 0 || w.To != 2 {
+				t.Errorf("fixed window's worst overshoot %+v, want 200 = 2L at d = 2 s in [0, 2]", w)
+			}
+		}
+	}
+}
+
+// TestLimitersDefaults runs the embedded default (the boundary pattern, 10
+// cycles, L = 100 per 60 s) and checks the boundary burst: the fixed window
+// passes 200 = 2L jobs in [59, 61] s of each cycle (overshoot 2), the log
+// never breaks its promise, the counter breaks it by almost 2 near d = W.
+func TestLimitersDefaults(t *testing.T) {
+	out, errOut, code := ratesim(t, "limiters")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"boundary pattern, 10 cycles", "fixed-window", "[59, 61]", "sliding-counter", "overshoot"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	res := limitersJSONRun(t)
+	if res.Jobs != 3000 || len(res.Limiters) != 8 {
+		t.Fatalf("%d jobs, %d limiters; want 3000 and 8", res.Jobs, len(res.Limiters))
+	}
+	for _, l := range res.Limiters {
+		switch l.Name {
+		case "fixed-window":
+			if l.Admitted != 2000 || l.Worst.Ratio != 2 || l.Worst.From != 59 || l.Worst.To != 61 {
+				t.Errorf("fixed window: %d admitted, worst %+v; want 2000 and 2 in [59, 61]", l.Admitted, l.Worst)
+			}
+		case "sliding-log":
+			if l.Admitted != 1000 || l.Worst.Ratio > 1 {
+				t.Errorf("sliding log: %d admitted, worst %v; want 1000 and <= 1", l.Admitted, l.Worst.Ratio)
+			}
+		case "sliding-counter":
+			if !(l.Worst.Ratio > 1.8 && l.Worst.D < 60) {
+				t.Errorf("sliding counter: worst %+v, want > 1.8 at d < W", l.Worst)
+			}
+		default:
+			if l.Worst.Ratio > 1+1e-9 {
+				t.Errorf("%s breaks its promise: %+v", l.Name, l.Worst)
+			}
+		}
+		if l.Admitted+l.Rejected != 3000 || len(l.Curve) != 74 {
+			t.Errorf("%s: %d + %d jobs, %d curve points", l.Name, l.Admitted, l.Rejected, len(l.Curve))
+		}
+	}
+}
+
+// TestLimitersArrivalSpec: an arrival spec of ratesim run with a keys
+// transform gives every key its own limiters: 2000 Poisson arrivals at
+// λ = 1.2·R spread over 5 Zipf keys.
+func TestLimitersArrivalSpec(t *testing.T) {
+	res := limitersJSONRun(t, "--arrivals", "poisson | keys:n=5,s=1", "--jobs", "2000", "--limiters", "sliding-log,token-police")
+	if res.Jobs != 2000 || res.Keys != 5 || len(res.Limiters[0].Keys) != 5 || !strings.Contains(res.Input, "one limiter per key") {
+		t.Errorf("%d jobs, %d keys, %d key results, input %q; want 2000 jobs over 5 keyed limiters", res.Jobs, res.Keys, len(res.Limiters[0].Keys), res.Input)
+	}
+}
+
+// TestLimitersPlot draws the figures and checks they are images.
+func TestLimitersPlot(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "figs")
+	res := limitersJSONRun(t, "--limiters", "fixed-window,sliding-log,throttle", "--cycles", "2", "--plot", dir)
+	if len(res.Figures) != 3 || len(res.Limiters) != 3 {
+		t.Fatalf("figures %v, %d limiters; want 3 figures and 3 limiters", res.Figures, len(res.Limiters))
+	}
+	for _, p := range res.Figures {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = png.DecodeConfig(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	_, errOut, code := ratesim(t, "limiters", "--cycles", "1", "--limiters", "gcra", "--plot", dir, "--plot-format", "svg")
+	if code != 0 {
+		t.Fatalf("svg: exit %d: %s", code, errOut)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "arrival-curves.svg")); err != nil || !strings.Contains(string(data[:min(512, len(data))]), "<svg") {
+		t.Errorf("arrival-curves.svg: %v", err)
+	}
+}
+
+// TestLimitersFlagErrors: bad flags exit 2 with a message naming the flag
+// and its value.
+func TestLimitersFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--limit", "0"}, "--limit 0"},
+		{[]string{"--window", "-1"}, "--window -1"},
+		{[]string{"--offset", "60"}, "--offset 60"},
+		{[]string{"--rate", "0"}, "--rate 0"},
+		{[]string{"--queue", "-1"}, "--queue -1"},
+		{[]string{"--hard", "100"}, "--hard 100"},
+		{[]string{"--soft", "60", "--hard", "50"}, "--soft 60"},
+		{[]string{"--soft", "-1"}, "--soft -1"},
+		{[]string{"--limiters", "fixed,gcra"}, "--limiters fixed,gcra"},
+		{[]string{"--limiters", "gcra,gcra"}, "--limiters gcra,gcra"},
+		{[]string{"--durations", "1,x"}, "--durations 1,x"},
+		{[]string{"--gap", "30"}, "--gap 30"},
+		{[]string{"--cycles", "0"}, "--cycles 0"},
+		{[]string{"--stream", "-1"}, "--stream -1"},
+		{[]string{"--arrivals", "uniform"}, "uniform"},
+		{[]string{"--arrivals", "poisson", "--load", "0"}, "--load 0"},
+		{[]string{"--arrivals", "poisson", "--gap", "2"}, "--gap applies"},
+		{[]string{"--plot", "x", "--plot-format", "gif"}, "--plot-format gif"},
+		{[]string{"--plot-format", "svg"}, "--plot-format applies"},
+		{[]string{"--time-col", "t"}, "--time-col applies"},
+		{[]string{"--top-keys", "-1"}, "--top-keys -1"},
+		{[]string{"--trace", "testdata/missing.csv"}, "missing.csv"},
+		{[]string{"--trace", "testdata/backwards.csv"}, "backwards.csv"},
+		{[]string{"--trace", "x.csv", "--arrivals", "poisson"}, "arrivals"},
+	} {
+		_, errOut, code := ratesim(t, append([]string{"limiters"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", c.args, code, errOut, c.want)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, errOut, code := ratesim(t, "limiters", "--plot", file); code != exitUsage || !strings.Contains(errOut, "--plot "+file) {
+		t.Errorf("--plot onto a file: exit %d, %q", code, errOut)
+	}
+}
+
+// TestLimitersNASA runs ratesim limiters on the NASA-HTTP trace, once on
+// the whole stream (L = 30 per 60 s) and once keyed by client (L = 10),
+// checking the totals and the documented bounds on what passes.
+func TestLimitersNASA(t *testing.T) {
+	path := sharedTrace(t, "nasa-http/nasa_kscweb_19950801_0200-1452_edt.tsv")
+	res := limitersJSONRun(t, "--trace", path, "--time-col", "ts_unix", "--limit", "30", "--window", "60")
+	if res.Jobs != 30969 {
+		t.Fatalf("%d jobs, want 30969", res.Jobs)
+	}
+	for _, l := range res.Limiters {
+		if l.Admitted+l.Rejected != 30969 {
+			t.Errorf("%s: %d + %d != 30969", l.Name, l.Admitted, l.Rejected)
+		}
+		limit := 1 + 1e-9
+		if l.Name == "fixed-window" || l.Name == "sliding-counter" {
+			limit = 2 + 1.0/30
+		}
+		if l.Worst.Ratio > limit {
+			t.Errorf("%s: worst overshoot %v > %v", l.Name, l.Worst.Ratio, limit)
+		}
+	}
+	keyed := limitersJSONRun(t, "--trace", path, "--time-col", "ts_unix", "--key-col", "client", "--limit", "10", "--window", "60", "--limiters", "fixed-window,sliding-log")
+	if keyed.Keys < 1000 || len(keyed.Limiters[0].Keys) != keyed.Keys || keyed.Limiters[0].Worst.Key == "" {
+		t.Errorf("keyed: %d keys, %d key results, worst key %q", keyed.Keys, len(keyed.Limiters[0].Keys), keyed.Limiters[0].Worst.Key)
+	}
+	out, _, code := ratesim(t, "limiters", "--trace", path, "--time-col", "ts_unix", "--key-col", "client", "--limit", "10", "--top-keys", "3")
+	if code != 0 || !strings.Contains(out, "rejected jobs of the 3 keys with the most arrivals") {
+		t.Errorf("keyed table: exit %d:\n%s", code, out)
+	}
+}

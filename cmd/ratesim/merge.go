@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratesim/ratesim/experiments"
+)
+
+func newMergeCmd() *cobra.Command {
+	f := &outputFlags{}
+	cmd := &cobra.Command{
+		Use:   "merge SHARD.json...",
+		Short: "Combine the shards of a sweep into the results of one run",
+		Long: `Merge reads the results of the shards of one sweep (ratesim sweep --shard i/n
+writes shard-i-of-n.json) and writes results.csv and results.json to --out:
+byte for byte the files a single run of the whole sweep writes, since each
+replication is seeded from (seed, point, replication) alone. It also draws
+the figures, as sweep does.
+
+The shards must come from the same spec, seed and ratesim build, hold
+disjoint points and together cover every point; otherwise merge names the
+problem and writes nothing.
+
+Exit codes: 0 success, 1 the theorem check failed at some point, 2 bad
+usage or input.`,
+		Example: `  ratesim merge shards/shard-*.json -o merged`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE:    func(cmd *cobra.Command, args []string) error { return runMerge(cmd, f, args) },
+	}
+	f.register(cmd, "figures/")
+	return cmd
+}
+
+func runMerge(cmd *cobra.Command, f *outputFlags, args []string) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	var parts []*experiments.Results
+	for _, path := range args {
+		if strings.HasSuffix(path, ".csv") {
+			return fmt.Errorf("%s: give the shards' .json files (they hold the spec and full-precision statistics)", path)
+		}
+		r, err := experiments.ReadResults(path)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, r)
+	}
+	res, err := experiments.Merge(parts)
+	if err != nil {
+		return err
+	}
+	if err := f.prepareOut("results.csv", "results.json"); err != nil {
+		return err
+	}
+	paths, nfig, err := f.writeResults(res, "results", true)
+	if err != nil {
+		return err
+	}
+	w := &errWriter{w: cmd.OutOrStdout()}
+	var viol, lemma uint64
+	for _, p := range res.Points {
+		viol += p.Violations
+		lemma += p.LemmaViolations
+	}
+	fmt.Fprintf(w, "merged     %d shards, %d points; %d violations, %d Lemma 1 violations\n", len(parts), len(res.Points), viol, lemma)
+	fmt.Fprintf(w, "wrote      %s", strings.Join(paths[:2], ", "))
+	if nfig > 0 {
+		fmt.Fprintf(w, ", %d %s figures in %s", nfig, f.format, paths[2])
+	}
+	fmt.Fprintln(w)
+	if w.err != nil {
+		return fmt.Errorf("writing the summary: %w", w.err)
+	}
+	if viol+lemma > 0 {
+		return fmt.Errorf("%w: %d Theorem 2 and %d Lemma 1 violations", errCheckFailed, viol, lemma)
+	}
+	return nil
+}

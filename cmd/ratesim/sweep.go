@@ -1,0 +1,514 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/plots"
+)
+
+// version and commit can be set at build time:
+//
+//	go build -ldflags "-X main.version=v0.6.0 -X main.commit=$(git rev-parse HEAD)" ./cmd/ratesim
+//
+// Otherwise they come from the build information when the toolchain
+// recorded it.
+var version, commit string
+
+// buildMeta returns the ratesim version, the Go version and the VCS commit
+// (empty when unknown) recorded in results files.
+func buildMeta() (ver, goVer, rev string) {
+	ver, rev = version, commit
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if ver == "" {
+			ver = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && rev == "" {
+				rev = s.Value
+			}
+			if s.Key == "vcs.modified" && s.Value == "true" && rev != "" && !strings.HasSuffix(rev, "+dirty") {
+				rev += "+dirty"
+			}
+		}
+	}
+	if ver == "" {
+		ver = "(devel)"
+	}
+	return ver, runtime.Version(), rev
+}
+
+// outputFlags are the output flags shared by sweep and merge.
+type outputFlags struct {
+	out       string
+	force     bool
+	format    string
+	noFigures bool
+	quiet     bool
+}
+
+func (o *outputFlags) register(cmd *cobra.Command, what string) {
+	fl := cmd.Flags()
+	fl.StringVarP(&o.out, "out", "o", "ratesim-sweep", "output folder for results.csv, results.json and "+what)
+	fl.BoolVar(&o.force, "force", false, "overwrite existing results in --out")
+	fl.StringVar(&o.format, "format", "png", "figure format: png, svg or pdf")
+	fl.BoolVar(&o.noFigures, "no-figures", false, "write the results only, no figures")
+	fl.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar or messages on standard error")
+}
+
+func (o *outputFlags) check() error {
+	if !validFormat(o.format) {
+		return flagError("format", o.format, "png, svg or pdf")
+	}
+	if o.out == "" {
+		return flagError("out", `""`, "a folder")
+	}
+	return nil
+}
+
+func validFormat(f string) bool {
+	for _, x := range plots.Formats {
+		if f == x {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareOut creates the folder and refuses to overwrite the named files
+// without --force.
+func (o *outputFlags) prepareOut(names ...string) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return flagError("out", o.out, fmt.Sprintf("a folder that can be created (%v)", err))
+	}
+	if o.force {
+		return nil
+	}
+	for _, n := range names {
+		p := filepath.Join(o.out, n)
+		if _, err := os.Stat(p); err == nil {
+			return flagError("out", o.out, fmt.Sprintf("a folder without results: %s exists (use --force to overwrite it)", p))
+		}
+	}
+	return nil
+}
+
+// writeResults writes the CSV and JSON and, unless turned off, the figures;
+// it returns the paths written.
+func (o *outputFlags) writeResults(res *experiments.Results, stem string, figures bool) ([]string, int, error) {
+	csvPath := filepath.Join(o.out, stem+".csv")
+	jsonPath := filepath.Join(o.out, stem+".json")
+	if err := res.WriteFiles(csvPath, jsonPath); err != nil {
+		return nil, 0, err
+	}
+	paths := []string{csvPath, jsonPath}
+	if !figures || o.noFigures {
+		return paths, 0, nil
+	}
+	dir := filepath.Join(o.out, "figures")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	figs, err := experiments.SaveFigures(experiments.SweepFigures(res), dir, o.format)
+	if err != nil {
+		return paths, len(figs), err
+	}
+	return append(paths, dir+string(filepath.Separator)), len(figs), nil
+}
+
+// specFlags are the experiment parameters given as flags; each overrides
+// the spec file or built-in study when set.
+type specFlags struct {
+	s                                experiments.Spec
+	rateShares, burstShares, traffic string
+	grid                             []string
+}
+
+// sweepFlags are the flags of ratesim sweep.
+type sweepFlags struct {
+	outputFlags
+	spec      specFlags
+	builtin   string
+	threads   int
+	shard     string
+	printSpec bool
+}
+
+func newSweepCmd() *cobra.Command {
+	f := &sweepFlags{}
+	cmd := &cobra.Command{
+		Use:   "sweep [SPEC.yaml]",
+		Short: "Run a what-if sweep with replications and confidence intervals",
+		Long: `Sweep runs an experiment: one token bucket (r, b) against its split into k
+sub-buckets, fed the same arrivals, at every point of a grid of parameters,
+with independent replications per point. The experiment comes from a YAML
+file (SPEC.yaml), a built-in study (--builtin), or flags alone; flags
+override the file. Unknown fields in the file are errors.
+
+Replication i of point p is seeded from (--seed, p, i) alone, so the
+results do not depend on -j, on the order points run in, or on --shard;
+both systems of a replication see the same arrivals, so the split/one ratio
+is paired. Per point it reports each system's mean delay with a 95%
+confidence interval (Student t over the replications), the split/one ratio
+of the means with its interval (delta method), delay quantiles
+p50/p90/p99/p999 from DDSketches merged across replications, the fraction
+of delayed jobs, the Pollaczek-Khinchine prediction where every sub-bucket
+is an M/D/1 queue, and the theorem check's violations (which must be 0).
+
+Outputs, in --out: results.csv (one row per point: parameters, then
+statistics), results.json (the spec, seed, ratesim and Go versions, commit
+and every statistic) and figures/ (heat maps of the ratio over (p, q),
+curves with confidence bands). Existing results are not overwritten without
+--force. With --shard i/n only every n-th point runs, into
+shard-i-of-n.csv/.json; ratesim merge combines the shards into exactly the
+files one run writes.
+
+A progress bar with ETA goes to standard error when it is a terminal
+(--quiet turns it off). Ctrl-C stops the sweep: the points already
+finished are written (results.json then says "interrupted": true) and the
+exit code is 130.
+
+Exit codes: 0 success, 1 the theorem check failed at some point, 2 bad
+usage, 130 interrupted.`,
+		Example: `  ratesim sweep --builtin split-ratio
+  ratesim sweep --builtin split-ratio --print-spec > my-study.yaml
+  ratesim sweep testdata/sweep-load.yaml -j 8 -o out/load
+  ratesim sweep --burst 2 --k 2 --dispatch weighted --grid p=0.3,0.5,0.7 --grid load=0.5,0.9
+  ratesim sweep --builtin split-ratio --shard 3/8 -o shards && ratesim merge shards/shard-*.json -o merged`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runSweep(cmd, f, args) },
+	}
+	fl := cmd.Flags()
+	f.register(cmd, "figures/")
+	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(experiments.BuiltinNames(), ", "))
+	fl.IntVarP(&f.threads, "threads", "j", runtime.GOMAXPROCS(0), "replications run in parallel (default: all cores)")
+	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
+	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
+	s := &f.spec.s
+	fl.StringVar(&s.Name, "name", "", "a name for the study, shown in captions")
+	fl.StringVar(&s.Arrivals, "arrivals", "poisson", "arrival process: poisson or periodic")
+	fl.Float64Var(&s.Load, "load", 0.9, "offered load ρ = λ/r (> 0)")
+	fl.Float64Var(&s.Rate, "rate", 1, "token rate r of the one bucket, tokens/s (> 0)")
+	fl.Float64Var(&s.Burst, "burst", 10, "burst b of the one bucket, tokens (>= 1)")
+	fl.IntVar(&s.K, "k", 2, "number of sub-buckets")
+	fl.StringVar(&f.spec.rateShares, "rate-shares", "", "rate share of each sub-bucket, e.g. 0.7,0.3 (default equal)")
+	fl.StringVar(&f.spec.burstShares, "burst-shares", "", "burst share of each sub-bucket, e.g. 0.5,0.5 (default equal)")
+	fl.StringVar(&s.Dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ rates), least-loaded, weighted (∝ --traffic-shares)")
+	fl.StringVar(&f.spec.traffic, "traffic-shares", "", "traffic share of each sub-bucket for --dispatch weighted, e.g. 0.6,0.4")
+	fl.StringVar(&s.Order, "order", "fcfs", "service order: fcfs, lifo or random")
+	fl.Int64Var(&s.Jobs, "jobs", 100_000, "measured jobs per replication (>= 1)")
+	fl.Int64Var(&s.Warmup, "warmup", 10_000, "warm-up jobs per replication before them, left out of the statistics")
+	fl.IntVar(&s.Replications, "replications", 10, "replications per point")
+	fl.Uint64VarP(&s.Seed, "seed", "s", 1, "root seed; replication i of point p is seeded from (seed, p, i)")
+	fl.StringArrayVar(&f.spec.grid, "grid", nil, "a sweep axis name=v1,v2,... (repeat for a cartesian product); replaces the spec's sweep; names: "+strings.Join(experiments.AxisNames, ", "))
+	return cmd
+}
+
+// specFlagNames maps spec fields to their flags.
+var specFlagNames = map[string]string{
+	"name": "name", "arrivals": "arrivals", "load": "load", "rate": "rate", "burst": "burst", "k": "k",
+	"rate_shares": "rate-shares", "burst_shares": "burst-shares", "dispatch": "dispatch",
+	"traffic_shares": "traffic-shares", "order": "order", "jobs": "jobs", "warmup": "warmup",
+	"replications": "replications", "seed": "seed", "sweep": "grid",
+}
+
+// buildSpec reads the spec (file, built-in or defaults) and applies the
+// flags that were set.
+func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.Spec, error) {
+	var spec *experiments.Spec
+	var err error
+	switch {
+	case len(args) == 1 && f.builtin != "":
+		return nil, fmt.Errorf("give a SPEC file or --builtin, not both")
+	case len(args) == 1:
+		if spec, err = experiments.ReadSpec(args[0]); err != nil {
+			return nil, err
+		}
+	case f.builtin != "":
+		if spec, err = experiments.Builtin(f.builtin); err != nil {
+			return nil, flagError("builtin", f.builtin, "one of "+strings.Join(experiments.BuiltinNames(), ", "))
+		}
+	default:
+		d := experiments.DefaultSpec()
+		spec = &d
+	}
+	changed := cmd.Flags().Changed
+	src := f.spec.s
+	if changed("name") {
+		spec.Name = src.Name
+	}
+	if changed("arrivals") {
+		spec.Arrivals = src.Arrivals
+	}
+	if changed("load") {
+		spec.Load = src.Load
+	}
+	if changed("rate") {
+		spec.Rate = src.Rate
+	}
+	if changed("burst") {
+		spec.Burst = src.Burst
+	}
+	if changed("k") {
+		spec.K = src.K
+	}
+	if changed("dispatch") {
+		spec.Dispatch = src.Dispatch
+	}
+	if changed("order") {
+		spec.Order = src.Order
+	}
+	if changed("jobs") {
+		spec.Jobs = src.Jobs
+	}
+	if changed("warmup") {
+		spec.Warmup = src.Warmup
+	}
+	if changed("replications") {
+		spec.Replications = src.Replications
+	}
+	if changed("seed") {
+		spec.Seed = src.Seed
+	}
+	for _, l := range []struct {
+		flag string
+		text string
+		dst  *[]float64
+	}{{"rate-shares", f.spec.rateShares, &spec.RateShares}, {"burst-shares", f.spec.burstShares, &spec.BurstShares}, {"traffic-shares", f.spec.traffic, &spec.TrafficShares}} {
+		if !changed(l.flag) {
+			continue
+		}
+		xs, err := parseFloats(l.text)
+		if err != nil {
+			return nil, flagError(l.flag, l.text, "shares separated by commas, e.g. 0.7,0.3")
+		}
+		*l.dst = xs
+		if !changed("k") {
+			spec.K = len(xs)
+		}
+	}
+	if changed("grid") {
+		var g experiments.Grid
+		for _, a := range f.spec.grid {
+			ax, err := experiments.ParseAxis(a)
+			if err != nil {
+				return nil, flagError("grid", a, fmt.Sprintf("name=v1,v2,... (%v)", err))
+			}
+			for _, prev := range g {
+				if prev.Name == ax.Name {
+					return nil, flagError("grid", a, "each parameter once")
+				}
+			}
+			g = append(g, ax)
+		}
+		spec.Sweep = experiments.Sweep{g}
+	}
+	if err := spec.Validate(); err != nil {
+		var se *experiments.SpecError
+		if errors.As(err, &se) {
+			top, _, _ := strings.Cut(se.Field, ".")
+			if fl, ok := specFlagNames[top]; ok && changed(fl) {
+				return nil, fmt.Errorf("--%s: %v", fl, se.Err)
+			}
+			if len(args) == 1 {
+				return nil, fmt.Errorf("%s with the flags given: %s: %v", args[0], se.Field, se.Err)
+			}
+			return nil, fmt.Errorf("%s: %v (set it with --%s)", se.Field, se.Err, specFlagNames[top])
+		}
+		return nil, err
+	}
+	return spec, nil
+}
+
+func parseFloats(s string) ([]float64, error) {
+	var xs []float64
+	for _, p := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, err
+		}
+		xs = append(xs, x)
+	}
+	return xs, nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
+	spec, err := f.buildSpec(cmd, args)
+	if err != nil {
+		return err
+	}
+	if f.printSpec {
+		y, err := spec.YAML()
+		if err != nil {
+			return err
+		}
+		_, err = cmd.OutOrStdout().Write(y)
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	if f.threads < 1 || f.threads > 4096 {
+		return flagError("threads", f.threads, "between 1 and 4096 workers")
+	}
+	var shard experiments.Shard
+	stem := "results"
+	if f.shard != "" {
+		if shard, err = experiments.ParseShard(f.shard); err != nil {
+			return flagError("shard", f.shard, "i/n with 1 <= i <= n, e.g. 2/8")
+		}
+		stem = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
+	}
+	if err := f.prepareOut(stem+".csv", stem+".json"); err != nil {
+		return err
+	}
+
+	pts := spec.NumPoints()
+	mine := 0
+	for p := range pts {
+		if shard.Has(p) {
+			mine++
+		}
+	}
+	stderr := cmd.ErrOrStderr()
+	jobs := spec.Jobs + spec.Warmup
+	if !f.quiet {
+		fmt.Fprintf(stderr, "ratesim: sweep %s: %d points × %d replications on %d workers\n", describeSpec(spec, args, f.builtin), mine, spec.Replications, f.threads)
+	}
+	var bar *progressbar.ProgressBar
+	if !f.quiet && isTerminal(stderr) {
+		bar = progressbar.NewOptions(mine*spec.Replications,
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription("replications"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionFullWidth(),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	start := time.Now()
+	res, runErr := experiments.RunSweep(cmd.Context(), spec, experiments.SweepOptions{
+		Workers: f.threads,
+		Shard:   shard,
+		Progress: func(done, total int) {
+			if bar != nil {
+				bar.Set(done)
+			}
+		},
+	})
+	elapsed := time.Since(start)
+	if bar != nil {
+		bar.Exit()
+	}
+	if res == nil {
+		return runErr
+	}
+	res.Version, res.GoVersion, res.Commit = buildMeta()
+	interrupted := res.Interrupted
+	if runErr != nil && !interrupted {
+		return runErr
+	}
+	// Write what finished even when interrupted; figures only for a whole
+	// sweep.
+	paths, nfig, err := f.writeResults(res, stem, shard.Count == 0 && !interrupted)
+	if err != nil {
+		return err
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "ratesim: interrupted after %.1f s: %d of %d points finished, written to %s\n",
+			elapsed.Seconds(), len(res.Points), mine, strings.Join(paths, ", "))
+		return runErr
+	}
+	w := &errWriter{w: cmd.OutOrStdout()}
+	writeSweepSummary(w, spec, res, f.threads, elapsed, jobs)
+	fmt.Fprintf(w, "wrote      %s", strings.Join(paths[:2], ", "))
+	if nfig > 0 {
+		fmt.Fprintf(w, ", %d %s figures in %s", nfig, f.format, paths[2])
+	}
+	fmt.Fprintln(w)
+	if w.err != nil {
+		return fmt.Errorf("writing the summary: %w", w.err)
+	}
+	var viol, lemma uint64
+	for _, p := range res.Points {
+		viol += p.Violations
+		lemma += p.LemmaViolations
+	}
+	if viol+lemma > 0 {
+		return fmt.Errorf("%w: %d Theorem 2 and %d Lemma 1 violations (see the violations columns of %s)", errCheckFailed, viol, lemma, paths[0])
+	}
+	return nil
+}
+
+func describeSpec(spec *experiments.Spec, args []string, builtin string) string {
+	switch {
+	case builtin != "":
+		return builtin
+	case len(args) == 1:
+		return args[0]
+	case spec.Name != "":
+		return spec.Name
+	}
+	return "from flags"
+}
+
+// writeSweepSummary prints the run and, per group of points, the least bad
+// stable point.
+func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Results, threads int, elapsed time.Duration, jobs int64) {
+	reps := len(res.Points) * spec.Replications
+	var viol, lemma uint64
+	for _, p := range res.Points {
+		viol += p.Violations
+		lemma += p.LemmaViolations
+	}
+	name := spec.Name
+	if name == "" {
+		name = "sweep"
+	}
+	shard := ""
+	if res.Shard != "" {
+		shard = ", shard " + res.Shard
+	}
+	fmt.Fprintf(w, "sweep      %s: %d points × %d replications of %d jobs (%d warm-up), seed %d%s\n",
+		name, len(res.Points), spec.Replications, jobs, spec.Warmup, spec.Seed, shard)
+	total := float64(reps) * float64(jobs)
+	workers := "workers"
+	if threads == 1 {
+		workers = "worker"
+	}
+	fmt.Fprintf(w, "time       %.2f s on %d %s (%.3g jobs, %.0f ns/job per worker)\n",
+		elapsed.Seconds(), threads, workers, total, elapsed.Seconds()*1e9*float64(threads)/math.Max(total, 1))
+	fmt.Fprintf(w, "check      Theorem 2 and Lemma 1 in %d replications: %d violations, %d Lemma 1 violations\n", reps, viol, lemma)
+	rows := experiments.LeastBad(res)
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nleast bad split per group (stable points only; ratio = split/one mean delay, 95%% CI)\n")
+	fmt.Fprintf(w, "%-22s %-28s %-26s %s\n", "group", "point", "ratio", "stable")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-22s %-28s %-26s %d of %d\n", r.Group, r.Point, fmt.Sprintf("%.3g [%.3g, %.3g]", r.Ratio, r.Lo, r.Hi), r.Stable, r.Points)
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratesim/ratesim/experiments"
+)
+
+const smallSpec = "../../testdata/sweep-small.yaml"
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestSweepCommand runs the small example spec: results and figures are
+// written, the summary reports no violation, and a second run refuses to
+// overwrite without --force.
+func TestSweepCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s")
+	stdout, stderr, code := ratesim(t, "sweep", smallSpec, "-o", out, "-j", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"sweep      small: 18 points × 4 replications of 4400 jobs (400 warm-up), seed 5", "0 violations", "least bad split", "ρ = 0.6", "6 png figures"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "18 points × 4 replications on 2 workers") {
+		t.Errorf("stderr %q", stderr)
+	}
+	csv := readFile(t, filepath.Join(out, "results.csv"))
+	if n := bytes.Count(csv, []byte("\n")); n != 19 {
+		t.Errorf("results.csv has %d lines, want 19", n)
+	}
+	var meta struct {
+		Version string `json:"ratesim_version"`
+		Go      string `json:"go_version"`
+		Seed    uint64
+		Spec    map[string]any
+		Points  []map[string]any
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "results.json")), &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Version == "" || !strings.HasPrefix(meta.Go, "go") || meta.Seed != 5 || meta.Spec["name"] != "small" || len(meta.Points) != 18 {
+		t.Errorf("results.json metadata %+v", meta)
+	}
+	figs, _ := filepath.Glob(filepath.Join(out, "figures", "*.png"))
+	if len(figs) != 6 {
+		t.Errorf("%d figures, want 6", len(figs))
+	}
+	f, err := os.Open(figs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.DecodeConfig(f); err != nil {
+		t.Errorf("%s: %v", figs[0], err)
+	}
+	f.Close()
+
+	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", out, "--quiet")
+	if code != 2 || !strings.Contains(stderr, "--force") {
+		t.Errorf("second run: exit %d, %q; want 2 and a hint about --force", code, stderr)
+	}
+	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", out, "--quiet", "--force", "--no-figures")
+	if code != 0 || stderr != "" {
+		t.Errorf("--force --quiet: exit %d, stderr %q; want 0 and nothing", code, stderr)
+	}
+}
+
+// TestSweepDeterminism: -j 1 and -j 2 write identical files, and the
+// merged shards write the same files as the single run.
+func TestSweepDeterminism(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		if _, stderr, code := ratesim(t, append([]string{"sweep", smallSpec, "--quiet", "--no-figures"}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	run("-j", "1", "-o", filepath.Join(dir, "j1"))
+	run("-j", "2", "-o", filepath.Join(dir, "j2"))
+	for i := 1; i <= 3; i++ {
+		run("-j", "2", "--shard", []string{"1/3", "2/3", "3/3"}[i-1], "-o", filepath.Join(dir, "shards"))
+	}
+	shards, _ := filepath.Glob(filepath.Join(dir, "shards", "shard-*-of-3.json"))
+	if len(shards) != 3 {
+		t.Fatalf("shard files %v, want 3", shards)
+	}
+	stdout, stderr, code := ratesim(t, append([]string{"merge", "-o", filepath.Join(dir, "merged"), "--no-figures"}, shards...)...)
+	if code != 0 || !strings.Contains(stdout, "merged     3 shards, 18 points") {
+		t.Fatalf("merge: exit %d, %s %s", code, stdout, stderr)
+	}
+	for _, name := range []string{"results.csv", "results.json"} {
+		j1 := readFile(t, filepath.Join(dir, "j1", name))
+		if !bytes.Equal(j1, readFile(t, filepath.Join(dir, "j2", name))) {
+			t.Errorf("%s differs between -j 1 and -j 2", name)
+		}
+		if !bytes.Equal(j1, readFile(t, filepath.Join(dir, "merged", name))) {
+			t.Errorf("%s differs between the single run and the merged shards", name)
+		}
+	}
+	// Merging an incomplete set is an error that names the missing points.
+	_, stderr, code = ratesim(t, "merge", "-o", filepath.Join(dir, "bad"), shards[0], shards[1])
+	if code != 2 || !strings.Contains(stderr, "missing") {
+		t.Errorf("merge of 2 of 3 shards: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad", "results.csv")); err == nil {
+		t.Error("a failed merge wrote results")
+	}
+}
+
+// TestSweepUsageErrors: bad flags and specs exit 2 naming the flag or the
+// file and line.
+func TestSweepUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: x\nlaod: 0.9\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "--load", "-1"}, "--load"},
+		{[]string{"sweep", "--grid", "lod=1"}, "--grid"},
+		{[]string{"sweep", "--grid", "p=0.3,0.5"}, "--grid"}, // p needs dispatch weighted
+		{[]string{"sweep", "--shard", "3/2"}, "--shard"},
+		{[]string{"sweep", "--builtin", "nope"}, "--builtin"},
+		{[]string{"sweep", "--format", "gif"}, "--format"},
+		{[]string{"sweep", "-j", "0"}, "--threads"},
+		{[]string{"sweep", "--rate-shares", "0.5,x"}, "--rate-shares"},
+		{[]string{"sweep", bad}, "bad.yaml:2"},
+		{[]string{"sweep", bad, "--builtin", "split-ratio"}, "not both"},
+		{[]string{"merge", "x.csv"}, ".json"},
+		{[]string{"plot", filepath.Join(dir, "none.json")}, "none.json"},
+	} {
+		_, stderr, code := ratesim(t, append(tc.args, "-o", filepath.Join(dir, "out"))...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 naming %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestSweepPrintSpec: --print-spec writes YAML that reads back to the
+// built-in study with the flags applied.
+func TestSweepPrintSpec(t *testing.T) {
+	stdout, _, code := ratesim(t, "sweep", "--builtin", "split-ratio", "--jobs", "1000", "--print-spec")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	s, err := experiments.ParseSpec(strings.NewReader(stdout), "printed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := experiments.Builtin("split-ratio")
+	b.Jobs = 1000
+	got, _ := json.Marshal(s)
+	want, _ := json.Marshal(b)
+	if !bytes.Equal(got, want) {
+		t.Errorf("printed spec\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestSweepInterrupt cancels a sweep that takes a few seconds: it exits
+// 130 and keeps the finished points, marked interrupted.
+func TestSweepInterrupt(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "i")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	root := newRootCmd()
+	var stdout, stderr bytes.Buffer
+	root.SetOut(&stdout)
+	root.SetErr(&stderr)
+	root.SetArgs([]string{"sweep", smallSpec, "--jobs", "200000", "--replications", "2", "-j", "2", "-o", out})
+	err := root.ExecuteContext(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want the context's", err)
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	res, err := experiments.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || len(res.Points) >= 18 {
+		t.Errorf("interrupted %v with %d points", res.Interrupted, len(res.Points))
+	}
+}
