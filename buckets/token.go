@@ -104,6 +104,7 @@ type Bucket[T Number] struct {
 	rng     *rand.Rand
 	start   T // B: start of the G/D/1 busy period
 	work    T // m: work arrived in the busy period, in work units
+	finish  T // B + m/r, when the G/D/1 queue empties: U(t) = max(0, finish - t)
 	q       jobQueue[T]
 	next    T // instant of the next grant, or never
 	last    T // instant of the last arrival or grant
@@ -204,6 +205,7 @@ func newBucket[T Number](p Params, inv, burst, one, weight T, opts []Option) (*B
 		// (b - x)/r seconds in the G/D/1 queue.
 		b.work = burst - T(units)
 	}
+	b.finish = b.start + b.work*b.inv
 	return b, nil
 }
 
@@ -227,7 +229,7 @@ var ErrOverflow = errors.New("grant instant overflows")
 // nothing.
 func (b *Bucket[T]) Admissible(t T) bool {
 	start, work := b.start, b.work
-	if b.q.len() == 0 && start+work*b.inv <= t {
+	if b.q.len() == 0 && b.finish <= t {
 		start, work = t, 0
 	}
 	last := start + (work+b.one-b.burst)*b.inv
@@ -248,11 +250,12 @@ func (b *Bucket[T]) Arrive(t T, id int64) (waits bool) {
 		panic(fmt.Sprintf("buckets: Arrive(%v) after instant %v with a grant due at %v", t, b.last, b.next))
 	}
 	b.last = t
-	if b.q.len() == 0 && b.start+b.work*b.inv <= t {
+	if b.q.len() == 0 && b.finish <= t {
 		// The G/D/1 queue is empty at t: a new busy period starts.
 		b.start, b.work = t, 0
 	}
 	b.work += b.one
+	b.finish = b.start + b.work*b.inv
 	if b.q.len() == 0 {
 		d := b.grantAt(0)
 		if d <= t {
@@ -326,7 +329,7 @@ func (b *Bucket[T]) Delayed() int64 { return b.delayed }
 // at instant t (seconds, or ticks). t must not be earlier than the last
 // arrival.
 func (b *Bucket[T]) Unfinished(t T) T {
-	return max(0, b.start+b.work*b.inv-t)
+	return max(0, b.finish-t)
 }
 
 // Work returns r·U(t), the unfinished work at instant t in the units of
@@ -392,7 +395,7 @@ func (b *Bucket[T]) Offer(t T) Decision[T] {
 	// B + (m + 1 - b)/r after it joins the busy period (a new one if the
 	// G/D/1 queue is empty at t).
 	start, work := b.start, b.work
-	if b.q.len() == 0 && start+work*b.inv <= t {
+	if b.q.len() == 0 && b.finish <= t {
 		start, work = t, 0
 	}
 	g := start + (work+b.one-b.burst)*b.inv
