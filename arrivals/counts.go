@@ -167,19 +167,22 @@ func (r *recordReader) read() ([]string, int, error) {
 
 // countsSource reads per-interval counts in long form (FormatCounts).
 type countsSource struct {
-	rr        *recordReader
-	header    []string
-	timeCol   int // -1: no time column
-	countCol  int
-	format    timeFormat
-	interval  int64 // ns
-	sp        spread
-	pending   []string // a first line that is data, not a header
-	pendLine  int
-	idx       int64  // intervals read, for files without a time column
-	line      int    // line of the current interval
-	lineText  []byte // its time text
-	lastStart int64
+	rr       *recordReader
+	header   []string
+	timeCol  int // -1: no time column
+	countCol int
+	format   timeFormat
+	interval int64 // ns
+	sp       spread
+	pending  []string // a first line that is data, not a header
+	pendLine int
+	idx      int64  // intervals read, for files without a time column
+	line     int    // line of the current interval
+	lineText []byte // its time text
+	sorting  bool   // TraceOptions.Sort: overlapping intervals are sorted, not errors
+	havePrev bool
+	prevEnd  int64 // end of the previous interval, ns
+	prevLine int
 }
 
 func newCounts(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
@@ -187,7 +190,7 @@ func newCounts(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) 
 	if err != nil {
 		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions}
 	}
-	s := &countsSource{format: format}
+	s := &countsSource{format: format, sorting: opt.Sort}
 	var te *TraceError
 	if s.interval, te = countInterval(name, opt); te != nil {
 		return nil, te
@@ -299,9 +302,16 @@ func (s *countsSource) readInterval(t *Trace) error {
 		s.lineText = strconv.AppendInt(append(s.lineText[:0], "interval "...), s.idx, 10)
 		s.idx++
 	}
-	if _, ok := addInt64(start, s.interval); !ok {
+	end, ok := addInt64(start, s.interval)
+	if !ok {
 		return bad(string(s.lineText), fmt.Sprintf("interval starting at %s ends beyond the int64 nanosecond range (2262-04-11)", s.lineText))
 	}
+	if s.havePrev && !s.sorting && start < s.prevEnd {
+		return &TraceError{File: t.name, Line: line, Text: string(s.lineText), Err: ErrOutOfOrder,
+			Msg: fmt.Sprintf("interval starting at %s begins before the previous interval (line %d) ends, %v after its start: intervals must not overlap (check --interval, or use --sort to merge them)",
+				s.lineText, s.prevLine, time.Duration(s.interval))}
+	}
+	s.havePrev, s.prevEnd, s.prevLine = true, end, line
 	s.line = line
 	s.sp.reset(start, s.interval, int64(c))
 	return nil

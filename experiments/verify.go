@@ -274,8 +274,24 @@ func Verify(cfg VerifyConfig) (VerifyResult, error) {
 }
 
 // shrink removes jobs from in, one at a time, as long as fails still holds,
-// and returns the smallest instance reached (greedy delta debugging).
+// and returns the smallest instance reached (greedy delta debugging), with
+// its instants measured from its first arrival as a replay trace measures
+// them. (Buckets start full, so moving every arrival by the same amount
+// changes no delay.)
 func shrink(in buckets.Instance, fails func(buckets.Instance) bool) buckets.Instance {
+	in = shrinkJobs(in, fails)
+	if len(in.Times) > 0 && in.Times[0] != 0 {
+		t0 := in.Times[0]
+		times := slices.Clone(in.Times)
+		for i := range times {
+			times[i] -= t0
+		}
+		in.Times = times
+	}
+	return in
+}
+
+func shrinkJobs(in buckets.Instance, fails func(buckets.Instance) bool) buckets.Instance {
 	for changed := true; changed; {
 		changed = false
 		for i := 0; i < in.Jobs() && in.Jobs() > 1; i++ {

@@ -182,23 +182,38 @@ func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
 		}
 	}
 	p.Add(lines...) // curves over every band
-	if lp.LogX {
+	// A log axis needs positive data: with none to show (for example a
+	// delay tail when no job waited) the axis stays linear over [0, 1]
+	// instead of failing.
+	logX := lp.LogX && positiveRange(p.X.Min, p.X.Max)
+	logY := lp.LogY && positiveRange(p.Y.Min, p.Y.Max)
+	if logX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}
+	} else if lp.LogX && !(lp.XRange[0] < lp.XRange[1]) {
+		p.X.Min, p.X.Max = 0, 1
 	}
-	if lp.LogY {
+	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
+	} else if lp.LogY && !(lp.YRange[0] < lp.YRange[1]) {
+		p.Y.Min, p.Y.Max = 0, 1
 	}
 	if lp.XTicks != nil {
 		p.X.Tick.Marker = centreTicks(lp.XTicks)
 	}
 	setRange(&p.X, lp.XRange)
 	setRange(&p.Y, lp.YRange)
-	if lp.LogY && !(lp.YRange[0] < lp.YRange[1]) && !math.IsInf(minPos, 1) && p.Y.Min < minPos/2 {
+	if logY && !(lp.YRange[0] < lp.YRange[1]) && !math.IsInf(minPos, 1) && p.Y.Min < minPos/2 {
 		p.Y.Min = minPos / 2 // clipped band ends stay below the curves
 	}
 	return p, leg, nil
+}
+
+// positiveRange reports whether [lo, hi] is a finite range of positive
+// values, which a log axis can show.
+func positiveRange(lo, hi float64) bool {
+	return lo > 0 && hi >= lo && !math.IsInf(hi, 0)
 }
 
 // lineStyle returns a thumbnail with the style of l's curve in colour c.

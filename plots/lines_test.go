@@ -2,6 +2,8 @@ package plots
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -14,5 +16,20 @@ func TestSegments(t *testing.T) {
 	}
 	if got := l.segments(false, true); len(got) != 3 {
 		t.Errorf("log segments %v, want [0] [2] [4]", got)
+	}
+}
+
+// TestLogAxisWithoutPositiveData: a log axis whose data are all 0 (a delay
+// tail when no job waited) draws a linear axis instead of panicking
+// (regression: ratesim run --arrivals periodic --plot DIR).
+func TestLogAxisWithoutPositiveData(t *testing.T) {
+	lp := &LinePlot{Title: "tail", XLabel: "delay (s)", YLabel: "P(delay > x)", LogY: true, LogX: true,
+		Lines: []Line{{Label: "one", X: []float64{0}, Y: []float64{0}}}}
+	path := filepath.Join(t.TempDir(), "tail.png")
+	if err := lp.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Fatalf("no figure written: %v", err)
 	}
 }

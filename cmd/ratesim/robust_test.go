@@ -167,3 +167,35 @@ func TestInterruptDiscardsOutput(t *testing.T) {
 		t.Errorf("files left behind: %v", left)
 	}
 }
+
+// TestSecondReviewRegressions covers a second tester's findings: figures of
+// a run where no job waits, statistics of a one-job trace, overlapping
+// count intervals, and output paths refused before any work.
+func TestSecondReviewRegressions(t *testing.T) {
+	dir := t.TempDir()
+	// Periodic arrivals below the rate: nobody waits, the CCDF is empty.
+	if _, errOut, code := ratesim(t, "run", "--arrivals", "periodic", "--jobs", "100", "--plot", filepath.Join(dir, "figs")); code != 0 {
+		t.Errorf("run --plot with no delays: exit %d, %s", code, errOut)
+	}
+	if figs, _ := filepath.Glob(filepath.Join(dir, "figs", "*.png")); len(figs) != 4 {
+		t.Errorf("run --plot wrote %v, want 4 figures", figs)
+	}
+	one := writeTrace(t, "5")
+	out, _, code := ratesim(t, "trace", "stats", one)
+	if code != 0 || strings.Contains(out, "NaN") || !strings.Contains(out, "SCV undefined") {
+		t.Errorf("trace stats of one job: exit %d:\n%s", code, out)
+	}
+	counts := filepath.Join(dir, "c.csv")
+	os.WriteFile(counts, []byte("ts,count\n1700000000,12\n1700000030,1\n"), 0o644)
+	if _, errOut, code := ratesim(t, "trace", "stats", counts, "--format", "counts"); code != 2 || !strings.Contains(errOut, "c.csv:3") || !strings.Contains(errOut, "overlap") {
+		t.Errorf("overlapping count intervals: exit %d, %q", code, errOut)
+	}
+	if out, errOut, code := ratesim(t, "verify", "--instances", "10", "--out", counts); code != 2 || out != "" || !strings.Contains(errOut, "--out") {
+		t.Errorf("verify --out FILE: exit %d, stdout %q, stderr %q; want exit 2 before any output", code, out, errOut)
+	}
+	for _, bad := range []string{filepath.Join(dir, "missing", "x.png"), filepath.Join(dir, "x.gif"), dir} {
+		if out, errOut, code := ratesim(t, "trace", "stats", one, "--plot", bad); code != 2 || out != "" || !strings.Contains(errOut, "--plot") {
+			t.Errorf("trace stats --plot %s: exit %d, stdout %q, stderr %q", bad, code, out, errOut)
+		}
+	}
+}

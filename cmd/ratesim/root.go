@@ -72,7 +72,10 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	if err != nil {
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "ratesim: interrupted; unfinished output files were removed")
+	case err != nil:
 		fmt.Fprintln(stderr, "ratesim:", err)
 	}
 	return exitCode(err)

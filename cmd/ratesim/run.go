@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -366,15 +367,45 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// checkOutputFile checks, before any work is done, that the file an
+// output flag names can be written: its folder exists, it is not a folder
+// itself, and its extension is one of exts (when exts are given).
+func checkOutputFile(flag, path string, exts ...string) error {
+	if len(exts) > 0 && !slices.Contains(exts, strings.ToLower(filepath.Ext(path))) {
+		return flagError(flag, path, "a file name ending in "+strings.Join(exts, ", "))
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return flagError(flag, path, "a regular file, not a folder or device")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return flagError(flag, path, fmt.Sprintf("a file in an existing folder (%s does not exist)", dir))
+		}
+	}
+	return nil
+}
+
+// checkOutputDir checks that a folder an output flag names exists or can
+// be created (no file stands in its place).
+func checkOutputDir(flag, dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return flagError(flag, dir, "a folder, not a file")
+	}
+	return nil
+}
+
 // checkJobsOut refuses a --jobs-out path that cannot be written whole or
 // that would overwrite the input trace, before the run starts.
 func checkJobsOut(path, trace string) error {
 	if path == "" || path == "-" {
 		return nil
 	}
+	if err := checkOutputFile("jobs-out", path); err != nil {
+		return err
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil // does not exist yet: CreateAtomic reports other problems
+		return nil // does not exist yet
 	}
 	if !fi.Mode().IsRegular() {
 		return flagError("jobs-out", path, "a regular file to write (or - for standard output), not a directory or device")

@@ -123,6 +123,17 @@ func (o *outputFlags) writeResults(res *experiments.Results, stem string, figure
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
 	}
+	// Figures of an earlier study in the same folder (--force) would sit
+	// beside the new results without belonging to them: remove the sweep
+	// figures (heatmap-, ratio-, delay- in any format) first.
+	for _, pattern := range []string{"heatmap-*", "ratio-*", "delay-*"} {
+		old, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, f := range old {
+			if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
+				os.Remove(f)
+			}
+		}
+	}
 	figs, err := experiments.SaveFigures(experiments.SweepFigures(res), dir, o.format)
 	if err != nil {
 		return paths, len(figs), err
@@ -369,7 +380,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		return err
 	}
 	if f.threads < 1 || f.threads > 4096 {
-		return flagError("threads", f.threads, "between 1 and 4096 workers")
+		return fmt.Errorf("-j/--threads %d: want between 1 and 4096 workers", f.threads)
 	}
 	var shard experiments.Shard
 	stem := "results"

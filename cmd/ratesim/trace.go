@@ -117,6 +117,11 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	if (changed("rates") || changed("delayed")) && !f.fit {
 		return fmt.Errorf("--rates and --delayed apply to --fit only: add --fit")
 	}
+	if f.plot != "" {
+		if err := checkOutputFile("plot", f.plot, ".png", ".svg", ".pdf"); err != nil {
+			return err
+		}
+	}
 	st, err := arrivals.NewStats(arrivals.StatsOptions{Keyed: f.opt.KeyCol != ""})
 	if err != nil {
 		return err
@@ -241,11 +246,25 @@ func fitBurst(cmd *cobra.Command, path string, opt arrivals.TraceOptions, rates 
 	return &burstFit{rates: rates, none: bc.Burst(), target: target, fraction: fraction, allowed: allowed}, nil
 }
 
-func pct(x float64) string { return strconv.FormatFloat(100*x, 'g', 4, 64) + "%" }
+func pct(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "undefined"
+	}
+	return strconv.FormatFloat(100*x, 'g', 4, 64) + "%"
+}
+
+// num formats a statistic with %.6g, or "undefined" when the trace is too
+// short to define it (NaN or ±Inf, e.g. the gap SCV of two arrivals).
+func num(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "undefined"
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}
 
 // statsCaption is the caption line of the figure.
 func statsCaption(s arrivals.TraceSummary, fit *burstFit) string {
-	c := fmt.Sprintf("%d jobs over %.6g s; mean %.4g jobs/s; gap SCV %.3g; %s of gaps are 0 (ties).", s.Jobs, s.Duration, s.MeanRate, s.GapSCV, pct(s.TieFraction))
+	c := fmt.Sprintf("%d jobs over %.6g s; mean %s jobs/s; gap SCV %s; %s of gaps are 0 (ties).", s.Jobs, s.Duration, num(s.MeanRate), num(s.GapSCV), pct(s.TieFraction))
 	if fit != nil {
 		c += " b(r): the smallest bucket of a token bucket (r, b), full at the start, in which no job (or at most " + pct(fit.fraction) + " of jobs) waits."
 	}
@@ -266,11 +285,11 @@ func writeStats(w io.Writer, path, format string, info passInfo, s arrivals.Trac
 		dur += ", from " + info.origin
 	}
 	fmt.Fprintf(w, "duration   %s\n", dur)
-	fmt.Fprintf(w, "mean rate  %.6g jobs/s (jobs/duration)\n", s.MeanRate)
+	fmt.Fprintf(w, "mean rate  %s jobs/s (jobs/duration)\n", num(s.MeanRate))
 	for _, p := range s.Peaks {
 		fmt.Fprintf(w, "peak rate  %.6g jobs/s over %g s windows (%d jobs from t = %.6g s)\n", p.Rate, p.Window, p.Jobs, p.At)
 	}
-	fmt.Fprintf(w, "gaps       mean %.6g s, SCV %.6g\n", s.GapMean, s.GapSCV)
+	fmt.Fprintf(w, "gaps       mean %s s, SCV %s\n", num(s.GapMean), num(s.GapSCV))
 	fmt.Fprintf(w, "ties       %d zero gaps (%s of gaps)\n", s.Ties, pct(s.TieFraction))
 	fmt.Fprintf(w, "dispersion index of dispersion of counts, Var(N)/E[N] over windows of τ s:\n")
 	fmt.Fprintf(w, "           %10s %10s %12s %12s\n", "τ (s)", "windows", "mean N", "IDC")

@@ -114,6 +114,9 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 	if err := f.parse(); err != nil {
 		return err
 	}
+	if err := checkOutputDir("out", f.out); err != nil {
+		return err
+	}
 	start := time.Now()
 	res, err := experiments.Verify(f.cfg)
 	if err != nil {
