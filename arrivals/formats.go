@@ -217,26 +217,38 @@ type lineReader struct {
 // input it returns io.EOF.
 func (r *lineReader) read() ([]byte, error) {
 	for {
-		b, err := r.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			r.long = append(r.long[:0], b...)
-			for err == bufio.ErrBufferFull {
-				b, err = r.br.ReadSlice('\n')
-				r.long = append(r.long, b...)
-			}
-			b = r.long
-		}
-		if err != nil && (err != io.EOF || len(b) == 0) {
+		b, err := readLine(r.br, &r.long)
+		if err != nil {
 			return nil, err
 		}
 		r.line++
-		b = bytes.TrimSuffix(b, []byte{'\n'})
-		b = bytes.TrimSuffix(b, []byte{'\r'})
 		if len(trimSpace(b)) == 0 {
 			continue
 		}
 		return b, nil
 	}
+}
+
+// readLine returns the next line of br without its "\n" or "\r\n", or
+// io.EOF at the end of the input (a last line without "\n" is returned
+// first). A line longer than br's buffer is gathered in *long, which is
+// reused. The bytes alias br's buffer or *long and are overwritten by the
+// next call.
+func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
+	b, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		*long = append((*long)[:0], b...)
+		for err == bufio.ErrBufferFull {
+			b, err = br.ReadSlice('\n')
+			*long = append(*long, b...)
+		}
+		b = *long
+	}
+	if err != nil && (err != io.EOF || len(b) == 0) {
+		return nil, err
+	}
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'}), nil
 }
 
 // lineError is a bad line of a line-based format.

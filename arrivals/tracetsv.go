@@ -3,7 +3,6 @@ package arrivals
 import (
 	"bufio"
 	"bytes"
-	"io"
 )
 
 // tsvReader splits tab-separated values as [IANA text/tab-separated-values]
@@ -26,21 +25,11 @@ type tsvReader struct {
 // error and drops the partial line.
 func (r *tsvReader) read() ([][]byte, error) {
 	for {
-		b, err := r.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			r.long = append(r.long[:0], b...)
-			for err == bufio.ErrBufferFull {
-				b, err = r.br.ReadSlice('\n')
-				r.long = append(r.long, b...)
-			}
-			b = r.long
-		}
-		if err != nil && (err != io.EOF || len(b) == 0) {
+		b, err := readLine(r.br, &r.long)
+		if err != nil {
 			return nil, err
 		}
 		r.line++
-		b = bytes.TrimSuffix(b, []byte{'\n'})
-		b = bytes.TrimSuffix(b, []byte{'\r'})
 		if len(b) == 0 {
 			continue
 		}
