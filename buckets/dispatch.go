@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/ratesim/ratesim/engine"
 )
@@ -56,16 +55,8 @@ func NewDispatch[T Number](name string, rates []float64, src rand.Source) (Dispa
 	case "rr":
 		return &roundRobin[T]{}, nil
 	case "random":
-		if src == nil {
-			return nil, fmt.Errorf("buckets: dispatch random needs a random source")
-		}
-		cum := make([]float64, len(rates))
-		var s float64
-		for i, r := range rates {
-			s += r
-			cum[i] = s
-		}
-		return &weighted[T]{cum: cum, rng: rand.New(src)}, nil
+		// Traffic shares equal to the rate shares.
+		return NewWeighted[T](rates, src)
 	case "hash":
 		return hashed[T]{}, nil
 	case "least-loaded":
@@ -87,19 +78,6 @@ func (d *roundRobin[T]) Dispatch(_ Arrival[T], subs []*Bucket[T]) (int, error) {
 		d.i = 0
 	}
 	return l, nil
-}
-
-type weighted[T Number] struct {
-	cum []float64 // cumulative rates
-	rng *rand.Rand
-}
-
-func (d *weighted[T]) Dispatch(_ Arrival[T], subs []*Bucket[T]) (int, error) {
-	x := d.rng.Float64() * d.cum[len(d.cum)-1]
-	l, _ := slices.BinarySearch(d.cum, x)
-	// BinarySearch returns the first index with cum >= x; x == cum[l]
-	// happens with probability 0 but must still land in range.
-	return min(l, len(subs)-1), nil
 }
 
 type hashed[T Number] struct{}
