@@ -210,6 +210,18 @@ func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
 	return p, leg, nil
 }
 
+// drawTitle writes title centred at the top of c, in the style of a plot
+// title, and returns the canvas below it, pad further down.
+func drawTitle(c draw.Canvas, title string, pad vg.Length) draw.Canvas {
+	p := plot.New()
+	styleAxes(p)
+	sty := p.Title.TextStyle
+	sty.XAlign = draw.XCenter
+	sty.YAlign = draw.YTop
+	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, title)
+	return draw.Crop(c, 0, 0, 0, -sty.Height(title)-pad)
+}
+
 // positiveRange reports whether [lo, hi] is a finite range of positive
 // values, which a log axis can show.
 func positiveRange(lo, hi float64) bool {
@@ -302,13 +314,7 @@ func (s *Stack) Save(path string) error {
 	}
 	h := height * vg.Length(0.55+0.45*float64(len(s.Panels)))
 	return render(path, width, h, s.Caption, func(c draw.Canvas) error {
-		title := plot.New()
-		styleAxes(title)
-		tsty := title.Title.TextStyle
-		tsty.XAlign = draw.XCenter
-		tsty.YAlign = draw.YTop
-		c.FillText(tsty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, s.Title)
-		body := draw.Crop(c, 0, 0, 0, -tsty.Height(s.Title)-vg.Points(8))
+		body := drawTitle(c, s.Title, vg.Points(8))
 		// The widest legend sets one right margin for every panel, so that
 		// the axes line up.
 		w := vg.Length(0)

@@ -113,13 +113,7 @@ func (f *TraceFigure) draw(path string, panels []*LinePlot) error {
 	}
 	h := height * vg.Length(0.1+0.62*float64(len(ps)))
 	return render(path, width, h, f.Caption, func(c draw.Canvas) error {
-		title := plot.New()
-		styleAxes(title)
-		tsty := title.Title.TextStyle
-		tsty.XAlign = draw.XCenter
-		tsty.YAlign = draw.YTop
-		c.FillText(tsty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, f.Title)
-		body := draw.Crop(c, 0, 0, 0, -tsty.Height(f.Title)-vg.Points(10))
+		body := drawTitle(c, f.Title, vg.Points(10))
 		gap := vg.Points(14)
 		ph := (body.Max.Y - body.Min.Y - gap*vg.Length(len(ps)-1)) / vg.Length(len(ps))
 		top := body.Max.Y
