@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -38,16 +37,11 @@ func newCLF(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 const clfExample = `host - - [01/Jul/1995:00:00:01 -0400] "GET / HTTP/1.0" 200 1839`
 
 func (s *clfSource) next(t *Trace) (traceEntry, error) {
-	line, err := s.lr.read()
-	if err == io.EOF {
-		return traceEntry{}, io.EOF
-	}
+	line, e, err := s.lr.entry(t)
 	if err != nil {
-		return traceEntry{}, readLineError(t, s.lr.line, err)
+		return e, err
 	}
-	n := s.lr.line
-	t.lastLine = n
-	e := traceEntry{line: n, sub: -1}
+	n := e.line
 	open := bytes.IndexByte(line, '[')
 	if open < 0 {
 		return e, lineError(t, n, line, fmt.Sprintf("no [timestamp] in %q: want a Common Log Format line such as %s", clipLine(line), clfExample))

@@ -262,6 +262,22 @@ func lineError(t *Trace, line int, text []byte, msg string) *TraceError {
 }
 
 // readLineError converts an I/O error while reading the line after last.
+// entry reads the next non-blank line of a one-arrival-per-line format
+// and returns it with an entry for it (its line number, no sub-bucket),
+// recording the line in t. At the end it returns io.EOF; a read error
+// names the line.
+func (r *lineReader) entry(t *Trace) ([]byte, traceEntry, error) {
+	line, err := r.read()
+	if err == io.EOF {
+		return nil, traceEntry{}, io.EOF
+	}
+	if err != nil {
+		return nil, traceEntry{}, readLineError(t, r.line, err)
+	}
+	t.lastLine = r.line
+	return line, traceEntry{line: r.line, sub: -1}, nil
+}
+
 func readLineError(t *Trace, last int, err error) *TraceError {
 	return &TraceError{File: t.name, Line: last + 1, Msg: "read error: " + err.Error(), Err: err}
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -36,16 +35,11 @@ type jsonValue struct {
 }
 
 func (s *jsonlSource) next(t *Trace) (traceEntry, error) {
-	line, err := s.lr.read()
-	if err == io.EOF {
-		return traceEntry{}, io.EOF
-	}
+	line, e, err := s.lr.entry(t)
 	if err != nil {
-		return traceEntry{}, readLineError(t, s.lr.line, err)
+		return e, err
 	}
-	n := s.lr.line
-	t.lastLine = n
-	e := traceEntry{line: n, sub: -1}
+	n := e.line
 	obj := trimSpace(line)
 	if len(obj) == 0 || obj[0] != '{' || !json.Valid(obj) {
 		return e, lineError(t, n, line, fmt.Sprintf("not a JSON object: %q; want one object per line such as {\"time\": 1700000000.25}", clipLine(line)))
