@@ -403,19 +403,24 @@ func shortName(axis string) string {
 // RunCaption describes a single run for figure captions.
 func RunCaption(input string, spec RunSpec, jobs int64) string {
 	return fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d %s; dispatch %s, order %s; %d jobs; seed %d",
-		input, formatFloat(spec.One.Rate), formatFloat(spec.One.Burst), len(spec.Subs), describeSubs(spec.Subs), spec.Dispatch, spec.Order, jobs, spec.Seed)
+		input, formatFloat(spec.One.Rate), formatFloat(spec.One.Burst), len(spec.Subs), DescribeSubs(spec.Subs), spec.Dispatch, spec.Order, jobs, spec.Seed)
 }
 
-func describeSubs(subs []buckets.Params) string {
+// DescribeSubs lists the sub-buckets as (rate, burst) pairs, compressing an
+// equal split to "k × (r, b)" and eliding the middle of a long list.
+func DescribeSubs(subs []buckets.Params) string {
+	if len(subs) > 1 && !slices.ContainsFunc(subs, func(p buckets.Params) bool { return p != subs[0] }) {
+		return fmt.Sprintf("%d × (%.6g, %.6g)", len(subs), subs[0].Rate, subs[0].Burst)
+	}
 	var parts []string
 	for i, s := range subs {
-		if len(subs) > 6 && i == 3 {
-			parts = append(parts, "…")
+		if len(subs) > 8 && i == 4 {
+			parts = append(parts, fmt.Sprintf("... %d more ...", len(subs)-6))
 		}
-		if len(subs) > 6 && i >= 3 && i < len(subs)-2 {
+		if len(subs) > 8 && i >= 4 && i < len(subs)-2 {
 			continue
 		}
-		parts = append(parts, "("+strconv.FormatFloat(s.Rate, 'g', 4, 64)+", "+strconv.FormatFloat(s.Burst, 'g', 4, 64)+")")
+		parts = append(parts, fmt.Sprintf("(%.6g, %.6g)", s.Rate, s.Burst))
 	}
 	return strings.Join(parts, " ")
 }

@@ -472,7 +472,7 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 		fmt.Fprintf(w, "skipped    %d bad lines\n", skipped)
 	}
 	fmt.Fprintf(w, "one        r = %v tokens/s, b = %v tokens\n", spec.One.Rate, spec.One.Burst)
-	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), describeSubs(spec.Subs), spec.Dispatch, spec.Order)
+	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), experiments.DescribeSubs(spec.Subs), spec.Dispatch, spec.Order)
 	fmt.Fprintf(w, "jobs       %d over %.6g s\n\n", res.Jobs, res.Duration)
 	fmt.Fprintf(w, "%-18s %14s %14s\n", "delay", "one bucket", "split")
 	row := func(name string, a, b float64) {
@@ -498,25 +498,6 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 		fmt.Fprintf(w, "FIRST VIOLATION at t = %.17g s: S = %.17g s, S^(k) = %.17g s, N = %d, sum N_l = %d (%s)\n",
 			float64(v.At), v.S, v.SSplit, v.N, v.NSplit, kind(v))
 	}
-}
-
-// describeSubs lists the sub-buckets as (rate, burst) pairs, compressing an
-// equal split to "k × (r, b)" and eliding the middle of a long list.
-func describeSubs(subs []buckets.Params) string {
-	if len(subs) > 1 && !slices.ContainsFunc(subs, func(p buckets.Params) bool { return p != subs[0] }) {
-		return fmt.Sprintf("%d × (%.6g, %.6g)", len(subs), subs[0].Rate, subs[0].Burst)
-	}
-	var parts []string
-	for i, s := range subs {
-		if len(subs) > 8 && i == 4 {
-			parts = append(parts, fmt.Sprintf("... %d more ...", len(subs)-6))
-		}
-		if len(subs) > 8 && i >= 4 && i < len(subs)-2 {
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("(%.6g, %.6g)", s.Rate, s.Burst))
-	}
-	return strings.Join(parts, " ")
 }
 
 func kind(v *buckets.Violation) string {
