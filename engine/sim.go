@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // A Handler is a component that reacts to its own events. Handle is called
 // with the simulation, the event's instant (equal to s.Now()) and the
@@ -63,10 +60,10 @@ func (s *Sim) Observe(o Observer) { s.observers = append(s.observers, o) }
 // the same instant run in the order they were scheduled. Cost: O(log n),
 // where n is the number of pending events.
 //
-// Panics if at is NaN, infinite, or earlier than Now(): scheduling into the
-// past is a programmer error in the component.
+// Panics if at is earlier than Now() or is [Forever]: scheduling into the
+// past, or for never, is a programmer error in the component.
 func (s *Sim) Schedule(at Time, h Handler, arg int) {
-	if math.IsNaN(float64(at)) || math.IsInf(float64(at), 0) || at < s.now {
+	if at < s.now || at == Forever {
 		panic(fmt.Sprintf("engine: Schedule(%v) with Now() = %v", at, s.now))
 	}
 	s.heap = append(s.heap, Event{At: at, Seq: s.seq, Handler: h, Arg: arg})
