@@ -4,8 +4,10 @@ import "github.com/ratesim/ratesim/engine"
 
 // Arrival is one job arriving at the limiter.
 type Arrival struct {
-	// T is the arrival instant in seconds since the origin (the first
-	// arrival of a trace, or 0 for generators). T >= 0.
+	// T is the arrival instant in nanoseconds since the origin (the first
+	// arrival of a trace, or 0 for generators), exact: trace timestamps
+	// are converted to integer nanoseconds without rounding, and
+	// generators keep an integer clock (see [engine.Time]). T >= 0.
 	T engine.Time
 	// Key is a 64-bit FNV-1a hash of the job's key (a trace's key column),
 	// or 0 when the process has no keys. Hash dispatch uses it.

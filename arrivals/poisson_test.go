@@ -36,11 +36,11 @@ func TestPoissonMoments(t *testing.T) {
 		if a.Sub != -1 || a.Key != 0 || a.Line != 0 {
 			t.Fatalf("arrival %d = %+v, want Key 0, Sub -1, Line 0", i, a)
 		}
-		g := float64(a.T) - prev
+		g := a.T.Seconds() - prev
 		if g < 0 {
 			t.Fatalf("arrival %d at %v is before the previous one at %v", i, a.T, prev)
 		}
-		prev = float64(a.T)
+		prev = a.T.Seconds()
 		sum += g
 		sumSq += g * g
 	}

@@ -18,11 +18,13 @@ import (
 // per-interval counts (see TraceOptions.Format). Gzip-compressed input is
 // read transparently.
 //
-// Times are measured from the first arrival, so the first Arrival.T is 0.
-// Each timestamp is converted exactly to int64 nanoseconds since the Unix
-// epoch; the first arrival's is subtracted in integer arithmetic and the
-// difference is rounded once to float64 seconds (correctly rounded, so
-// 1700000000.3 after 1700000000.0 gives exactly the float64 0.3).
+// Times are measured from the first arrival, the trace's origin, so the
+// first Arrival.T is 0. Each timestamp is converted exactly to int64
+// nanoseconds since the Unix epoch and the origin's is subtracted in
+// integer arithmetic: Arrival.T is exact (1700000000.3 after 1700000000.0
+// is exactly 300000000 ns), with no float64 on the way. [Trace.Origin]
+// gives the origin in Unix nanoseconds, so that windows can be aligned to
+// the absolute clock (k·W from the epoch).
 // Arrival.Line is the 1-based line the arrival starts on; Key and Sub come
 // from KeyCol and SubCol.
 //
@@ -36,14 +38,15 @@ import (
 // A Trace must be made with [NewTrace] or [Open]. It is not safe for
 // concurrent use.
 type Trace struct {
-	name    string
-	skipBad bool
-	format  timeFormat
-	delim   rune        // the field separator
-	cr      *csv.Reader // reads the records unless delim is a tab
-	tsv     *tsvReader  // reads the records if delim is a tab
-	src     entrySource // reads the entries of the other formats, or nil
-	closer  io.Closer   // the file opened by Open, or nil
+	name     string
+	skipBad  bool
+	interval engine.Time // the counting interval of a count format, or 0
+	format   timeFormat
+	delim    rune        // the field separator
+	cr       *csv.Reader // reads the records unless delim is a tab
+	tsv      *tsvReader  // reads the records if delim is a tab
+	src      entrySource // reads the entries of the other formats, or nil
+	closer   io.Closer   // the file opened by Open, or nil
 
 	header       []string
 	timeCol      int // index of the time column
@@ -56,6 +59,7 @@ type Trace struct {
 	sorted       *sortedRuns // Sort: the whole trace, or nil
 	n            int         // arrivals returned
 	originNs     int64       // first arrival, ns since the epoch
+	originLine   int         // its line
 	prevNs       int64       // previous arrival, ns since the epoch
 	text         []byte      // time text of the line just read (streaming)
 	prevText     []byte      // previous arrival's time text (streaming)
@@ -188,14 +192,25 @@ func (t *Trace) Next() (Arrival, error) {
 			}
 		}
 	}
+	origin := e.ns
+	if t.n > 0 {
+		origin = t.originNs
+	}
+	d, ok := subTime(e.ns, origin)
+	if !ok {
+		// Both are int64 ns since 1970, so only a span of more than 292
+		// years (1677 to 2262) gets here.
+		t.err = &TraceError{File: t.name, Line: e.line, Err: ErrBadField,
+			Msg: fmt.Sprintf("time %s is more than 292 years after the first arrival (line %d, %s): beyond the range of engine.Time",
+				time.Unix(0, e.ns).UTC().Format(time.RFC3339Nano), t.originLine, time.Unix(0, t.originNs).UTC().Format(time.RFC3339Nano))}
+		return Arrival{}, t.err
+	}
 	if t.n == 0 {
-		t.originNs = e.ns
+		t.originNs, t.originLine = e.ns, e.line
 	}
 	t.prevNs, t.prevLine = e.ns, e.line
 	t.n++
-	// e.ns >= originNs, so the difference fits in uint64 exactly.
-	d := uint64(e.ns) - uint64(t.originNs)
-	return Arrival{T: engine.Time(secondsFromNanos(d)), Key: e.key, Sub: e.sub, Line: e.line}, nil
+	return Arrival{T: d, Key: e.key, Sub: e.sub, Line: e.line}, nil
 }
 
 // Skipped returns the number of lines skipped so far because of SkipBad.
@@ -210,16 +225,31 @@ func (t *Trace) FirstSkipped() error {
 	return t.firstSkipped
 }
 
+// Interval returns the counting interval of a count trace ([FormatCounts]
+// or [FormatWide]): TraceOptions.Interval, or the 1-minute default when it
+// was 0. It returns 0 for the other formats.
+func (t *Trace) Interval() engine.Time { return t.interval }
+
 // Count returns the number of arrivals returned so far.
 func (t *Trace) Count() int { return t.n }
 
-// Origin returns the instant of the first arrival (T = 0), in UTC, or the
-// zero time.Time before the first arrival has been read.
-func (t *Trace) Origin() time.Time {
-	if t.n == 0 {
-		return time.Time{}
+// Origin returns the instant of the first arrival (the origin of
+// Arrival.T, T = 0) in nanoseconds since the Unix epoch, and true; or 0 and
+// false before the first arrival has been read. An arrival is at
+// Origin() + T nanoseconds since the epoch, exactly, so windows aligned to
+// the absolute clock (edges at k·W since the epoch) are at k·W - Origin()
+// on the trace's clock. time.Unix(0, ns).UTC() gives the instant as a
+// time.Time.
+//
+// Traces read with Sort know their origin from [NewTrace] on.
+func (t *Trace) Origin() (unixNanos int64, ok bool) {
+	if t.n == 0 && t.sorted == nil {
+		return 0, false
 	}
-	return time.Unix(0, t.originNs).UTC()
+	if t.n == 0 {
+		return t.sorted.runs[0][0].ns, true
+	}
+	return t.originNs, true
 }
 
 // skip records err as a skipped line if SkipBad allows it.

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/engine"
 )
 
 func ExampleNewTrace() {
@@ -34,12 +36,13 @@ func ExampleNewTrace() {
 		}
 		fmt.Printf("line %d: T = %v s, key %016x\n", a.Line, a.T, a.Key)
 	}
-	fmt.Println("origin:", tr.Origin())
+	ns, _ := tr.Origin()
+	fmt.Println("origin:", ns, "ns since the epoch,", time.Unix(0, ns).UTC())
 	// Output:
 	// line 2: T = 0 s, key 508b2abb65a03907
 	// line 3: T = 0.3 s, key 004d4419134a0a54
 	// line 4: T = 1 s, key 508b2abb65a03907
-	// origin: 2023-11-14 22:13:20 +0000 UTC
+	// origin: 1700000000000000000 ns since the epoch, 2023-11-14 22:13:20 +0000 UTC
 }
 
 // This example shows the error for a trace that goes back in time, and the
@@ -52,7 +55,7 @@ func ExampleTraceOptions() {
 			fmt.Println(err)
 			continue
 		}
-		var ts []float64
+		var ts []engine.Time
 		for {
 			a, err := tr.Next()
 			if err != nil {
@@ -62,7 +65,7 @@ func ExampleTraceOptions() {
 				}
 				break
 			}
-			ts = append(ts, float64(a.T))
+			ts = append(ts, a.T)
 		}
 		fmt.Printf("Sort %v, SkipBad %v: %v, skipped %d\n", opt.Sort, opt.SkipBad, ts, tr.Skipped())
 	}

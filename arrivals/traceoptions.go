@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // TraceOptions says how to read a trace file. The zero value reads a CSV
@@ -119,8 +120,9 @@ type TraceOptions struct {
 
 	// The options below apply to the count formats (counts and wide).
 
-	// Interval is the length of one counting interval; 0 means 1 minute.
-	Interval time.Duration
+	// Interval is the length of one counting interval, > 0; 0 means 1
+	// minute. [Trace.Interval] reports the interval used.
+	Interval engine.Time
 	// Spread is how the c jobs counted in an interval [t, t+Δ) become
 	// arrivals: "even" (or "") at t + j·Δ/c for j = 0..c-1, rounded down
 	// to the nanosecond; "random" at the sorted times of c independent

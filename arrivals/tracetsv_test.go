@@ -27,8 +27,8 @@ func TestTraceTSVQuoteStartsField(t *testing.T) {
 	const input = "t\tx\n0\t\"a\n1\tb\"c\n2\td\n"
 	want := []Arrival{
 		{T: 0, Key: fnvKey(`"a`), Sub: -1, Line: 2},
-		{T: 1, Key: fnvKey(`b"c`), Sub: -1, Line: 3},
-		{T: 2, Key: fnvKey("d"), Sub: -1, Line: 4},
+		{T: s1, Key: fnvKey(`b"c`), Sub: -1, Line: 3},
+		{T: 2 * s1, Key: fnvKey("d"), Sub: -1, Line: 4},
 	}
 	for _, tc := range []struct {
 		name string
@@ -162,8 +162,8 @@ func TestTraceTSVLongLine(t *testing.T) {
 	}
 	want := []Arrival{
 		{T: 0, Key: fnvKey("a"), Sub: -1, Line: 2},
-		{T: 1, Key: fnvKey(long), Sub: -1, Line: 3},
-		{T: 2, Key: fnvKey("b"), Sub: -1, Line: 4},
+		{T: s1, Key: fnvKey(long), Sub: -1, Line: 3},
+		{T: 2 * s1, Key: fnvKey("b"), Sub: -1, Line: 4},
 	}
 	if diff := cmp.Diff(want, all); diff != "" {
 		t.Errorf("arrivals (-want +got):\n%s", diff)

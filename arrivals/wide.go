@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // wideSource expands the summed counts of a wide trace (FormatWide).
@@ -59,7 +61,7 @@ func newWide(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 	if te != nil {
 		return nil, te
 	}
-	t := &Trace{name: name, skipBad: opt.SkipBad, keyCol: -1, subCol: -1, src: s}
+	t := &Trace{name: name, skipBad: opt.SkipBad, keyCol: -1, subCol: -1, src: s, interval: engine.Time(s.interval)}
 	s.sums = make([]int64, len(countCols))
 	rows, rowLine := 0, 0
 	seen := map[string]bool{} // values of the first condition's column, for messages
