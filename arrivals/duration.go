@@ -64,6 +64,9 @@ func ParseDuration(s string) (engine.Time, error) {
 				n++
 			}
 			num := rest[:n]
+			if n == 0 {
+				return bad(fmt.Sprintf("want a number at %q: seconds such as 0.1 or a duration such as 500ms, 1.5s, 1m or 2h", rest))
+			}
 			if strings.Count(num, ".") > 1 || strings.Trim(num, ".") == "" {
 				return bad(fmt.Sprintf("%q is not a decimal number", num))
 			}
