@@ -18,10 +18,11 @@ import (
 // and fails on the first bad or out-of-order line.
 //
 // A column is named by its header text (matched exactly after trimming
-// spaces, else case-insensitively if that picks one column; the first of
-// duplicate names wins) or by its 1-based index written in digits ("1" is
-// the first column). A name made only of digits is therefore read as an
-// index.
+// spaces, else case-insensitively if that picks one column) or by its
+// 1-based index written in digits ("1" is the first column). A name made
+// only of digits is therefore read as an index. A name that more than one
+// column of the header has is an error ([ErrColumn]) that lists those
+// columns: name the one meant by its index.
 type TraceOptions struct {
 	// Format is the file format:
 	//
@@ -156,10 +157,23 @@ func column(spec, role string, header []string) (int, string) {
 		}
 		return i - 1, ""
 	}
+	var exact []int
 	for i, h := range header {
 		if strings.TrimSpace(h) == spec {
-			return i, ""
+			exact = append(exact, i)
 		}
+	}
+	switch len(exact) {
+	case 0:
+	case 1:
+		return exact[0], ""
+	default:
+		idx := make([]string, len(exact))
+		for k, i := range exact {
+			idx[k] = strconv.Itoa(i + 1)
+		}
+		return -1, fmt.Sprintf("%s column %q is ambiguous: the header names %d columns %q (columns %s); give the one meant by its 1-based index, such as %s",
+			role, spec, len(exact), spec, strings.Join(idx, ", "), idx[0])
 	}
 	found := -1
 	for i, h := range header {
