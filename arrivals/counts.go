@@ -283,7 +283,7 @@ func (s *countsSource) readInterval(t *Trace) error {
 		}
 	}
 	t.lastLine = s.rr.last
-	bad := func(text string, msg string) error {
+	bad := func(text string, msg string) *TraceError {
 		return &TraceError{File: t.name, Line: line, Text: text, Msg: msg, Err: ErrBadField}
 	}
 	cf := trimSpace(rec[s.countCol])
@@ -296,7 +296,9 @@ func (s *countsSource) readInterval(t *Trace) error {
 		tf := trimSpace(rec[s.timeCol])
 		var err error
 		if start, err = parseTime(&s.format, tf); err != nil {
-			return bad(tf, fmt.Sprintf("bad time %q in column %q: %v; want %s", tf, s.header[s.timeCol], err, s.format.want))
+			te := bad(tf, fmt.Sprintf("bad time %q in column %q: %v; want %s", tf, s.header[s.timeCol], err, s.format.want))
+			te.Hint = timeHint(&s.format, tf)
+			return te
 		}
 		s.lineText = append(s.lineText[:0], tf...)
 	} else {

@@ -88,9 +88,15 @@ var Formats = []string{FormatCSV, FormatCLF, FormatJSONL, FormatCounts, FormatWi
 //
 // It returns a [*TraceError] wrapping [ErrOptions] for an option that is
 // invalid or does not apply to the format, [ErrEmpty] when there is no
-// header, [ErrColumn] when a column is missing (the message lists the
-// header), and with Sort any error Next would return. The caller keeps
-// ownership of r.
+// header, [ErrColumn] when a column is missing or ambiguous (the message
+// lists the header), [ErrHeaderLooksLikeData] when a CSV or TSV trace's
+// first line is data rather than column names (with a [*Hint] to read it
+// as counts when it fits), and with Sort any error Next would return. The
+// caller keeps ownership of r.
+//
+// Errors about a line carry a [*Hint] when another option fits the data:
+// a time that parses in another time format, another column that holds
+// times, or times that look like counts per interval.
 func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
 	format, err := FormatFor(name, opt.Format)
 	if err != nil {

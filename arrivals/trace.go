@@ -117,6 +117,9 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 	if t.timeCol < 0 {
 		t.timeCol = 0
 	}
+	if te := headerError(name, t.fieldLine(0), &t.format, t.header, t.timeCol); te != nil {
+		return nil, te
+	}
 	if opt.Sort {
 		if err := t.readAll(); err != nil {
 			return nil, err
@@ -177,10 +180,7 @@ func (t *Trace) Next() (Arrival, error) {
 				return Arrival{}, t.err
 			}
 			if err == nil && t.n > 0 && e.ns < t.prevNs {
-				text := string(t.text)
-				err = &TraceError{File: t.name, Line: e.line, Text: text, Err: ErrOutOfOrder,
-					Msg: fmt.Sprintf("time %s is earlier than the previous arrival %s (line %d); use --sort to sort the trace or --skip-bad to skip such lines",
-						text, t.prevText, t.prevLine)}
+				err = t.orderError(e)
 			}
 			if err == nil {
 				t.text, t.prevText = t.prevText, t.text
@@ -211,6 +211,23 @@ func (t *Trace) Next() (Arrival, error) {
 	t.prevNs, t.prevLine = e.ns, e.line
 	t.n++
 	return Arrival{T: d, Key: e.key, Sub: e.sub, Line: e.line}, nil
+}
+
+// orderError is the error of entry e, earlier than the previous arrival:
+// it suggests what fits the data, sorting or skipping, or reading counts
+// when the times are small whole numbers.
+func (t *Trace) orderError(e traceEntry) *TraceError {
+	text := string(t.text)
+	te := &TraceError{File: t.name, Line: e.line, Text: text, Err: ErrOutOfOrder,
+		Msg: fmt.Sprintf("time %s is earlier than the previous arrival %s (line %d)", text, t.prevText, t.prevLine)}
+	col := "time"
+	if t.header != nil {
+		col = t.header[t.timeCol]
+	}
+	if te.Hint = orderHint(col, text, string(t.prevText)); te.Hint == nil {
+		te.Msg += "; use --sort to sort the trace or --skip-bad to skip such lines"
+	}
+	return te
 }
 
 // Skipped returns the number of lines skipped so far because of SkipBad.
@@ -351,8 +368,12 @@ func parseEntry[T byteText](t *Trace, rec []T) (traceEntry, error) {
 	var err error
 	if e.ns, err = parseTime(&t.format, text); err != nil {
 		s := string(text)
-		return e, t.fieldError(s, t.timeCol, fmt.Sprintf("bad time %q in column %q: %v; want %s",
+		te := t.fieldError(s, t.timeCol, fmt.Sprintf("bad time %q in column %q: %v; want %s",
 			s, t.header[t.timeCol], err, t.format.want))
+		if te.Hint = timeHint(&t.format, s); te.Hint == nil {
+			te.Hint = columnHint(&t.format, t.header, t.timeCol, rec)
+		}
+		return e, te
 	}
 	if t.keyCol >= 0 {
 		e.key = hashKey(rec[t.keyCol])

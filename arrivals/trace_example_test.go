@@ -48,7 +48,7 @@ func ExampleNewTrace() {
 // This example shows the error for a trace that goes back in time, and the
 // two ways to accept such a trace.
 func ExampleTraceOptions() {
-	const trace = "t\n10\n12\n11\n"
+	const trace = "t\n1700000010\n1700000012\n1700000011\n"
 	for _, opt := range []arrivals.TraceOptions{{}, {Sort: true}, {SkipBad: true}} {
 		tr, err := arrivals.NewTrace(strings.NewReader(trace), "late.csv", opt)
 		if err != nil {
@@ -70,7 +70,7 @@ func ExampleTraceOptions() {
 		fmt.Printf("Sort %v, SkipBad %v: %v, skipped %d\n", opt.Sort, opt.SkipBad, ts, tr.Skipped())
 	}
 	// Output:
-	// arrivals: late.csv:4: time 11 is earlier than the previous arrival 12 (line 3); use --sort to sort the trace or --skip-bad to skip such lines
+	// arrivals: late.csv:4: time 1700000011 is earlier than the previous arrival 1700000012 (line 3); use --sort to sort the trace or --skip-bad to skip such lines
 	// out of order: true
 	// Sort false, SkipBad false: [0 2], skipped 0
 	// Sort true, SkipBad false: [0 1 2], skipped 0
