@@ -200,7 +200,7 @@ type entrySource interface {
 
 // newSourceTrace returns a Trace reading src, read whole with opt.Sort.
 func newSourceTrace(name string, opt TraceOptions, src entrySource) (*Trace, error) {
-	t := &Trace{name: name, skipBad: opt.SkipBad, keyCol: -1, subCol: -1, src: src}
+	t := &Trace{name: name, skipBad: opt.SkipBad, maxBad: opt.MaxBad, keyCol: -1, subCol: -1, src: src}
 	if opt.Sort {
 		if err := t.readAll(); err != nil {
 			return nil, err

@@ -40,6 +40,7 @@ import (
 type Trace struct {
 	name     string
 	skipBad  bool
+	maxBad   int         // TraceOptions.MaxBad
 	interval engine.Time // the counting interval of a count format, or 0
 	format   timeFormat
 	delim    rune        // the field separator
@@ -88,7 +89,7 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 	} else if !validDelimiter(delim) {
 		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions}
 	}
-	t := &Trace{name: name, skipBad: opt.SkipBad, format: format, delim: delim, keyCol: -1, subCol: -1}
+	t := &Trace{name: name, skipBad: opt.SkipBad, maxBad: opt.MaxBad, format: format, delim: delim, keyCol: -1, subCol: -1}
 	if delim == '\t' {
 		t.tsv = &tsvReader{br: br}
 	} else {
@@ -186,7 +187,7 @@ func (t *Trace) Next() (Arrival, error) {
 				t.text, t.prevText = t.prevText, t.text
 				break
 			}
-			if !t.skip(err) {
+			if err = t.skip(err); err != nil {
 				t.err = err
 				return Arrival{}, err
 			}
@@ -269,17 +270,30 @@ func (t *Trace) Origin() (unixNanos int64, ok bool) {
 	return t.originNs, true
 }
 
-// skip records err as a skipped line if SkipBad allows it.
-func (t *Trace) skip(err error) bool {
+// skip records err as a skipped line if SkipBad allows it, and returns
+// nil; otherwise it returns the error to fail with: err itself, or an
+// ErrTooManyBad error once the skipped lines exceed MaxBad.
+func (t *Trace) skip(err error) error {
 	var te *TraceError
 	if !t.skipBad || !errors.As(err, &te) || !skippable(te) {
-		return false
+		return err
 	}
 	t.skipped++
 	if t.firstSkipped == nil {
 		t.firstSkipped = te
 	}
-	return true
+	limit, rule := t.maxBad, fmt.Sprintf("more than MaxBad (--max-bad) = %d", t.maxBad)
+	if t.maxBad == 0 {
+		limit = 10 + t.lastLine/100
+		rule = fmt.Sprintf("more than 10 + 1%% of the %d lines read", t.lastLine)
+	}
+	if t.maxBad < 0 || t.skipped <= limit {
+		return nil
+	}
+	f := t.firstSkipped
+	return &TraceError{File: t.name, Line: te.Line, Err: ErrTooManyBad, Hint: f.Hint,
+		Msg: fmt.Sprintf("%d bad lines skipped, %s: the options likely do not fit the file (raise --max-bad if they do); the first bad line, %d: %s",
+			t.skipped, rule, f.Line, f.Msg)}
 }
 
 // skippable reports whether te is about one bad line the reader has moved
@@ -435,7 +449,7 @@ func (t *Trace) readAll() error {
 			break
 		}
 		if err != nil {
-			if t.skip(err) {
+			if err = t.skip(err); err == nil {
 				continue
 			}
 			return err

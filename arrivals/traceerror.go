@@ -29,6 +29,9 @@ var (
 	// number, or the time column's field is a time. The file likely has
 	// no header; it may be per-interval counts (a [Hint] says so).
 	ErrHeaderLooksLikeData = errors.New("arrivals: the header looks like data")
+	// ErrTooManyBad means SkipBad met more bad lines than
+	// TraceOptions.MaxBad allows: the options likely do not fit the file.
+	ErrTooManyBad = errors.New("arrivals: too many bad lines")
 )
 
 // Causes of a [Hint], for errors.Is.

@@ -116,8 +116,23 @@ type TraceOptions struct {
 
 	// SkipBad skips bad lines (unparsable, wrong field count, or out of
 	// order) instead of failing; [Trace.Skipped] counts them and
-	// [Trace.FirstSkipped] describes the first.
+	// [Trace.FirstSkipped] describes the first. MaxBad bounds how many.
 	SkipBad bool
+
+	// MaxBad bounds the bad lines SkipBad skips, so that a file that does
+	// not fit the options (most of its lines bad) fails instead of
+	// "succeeding" with the few lines that happen to parse. Reading fails
+	// with [ErrTooManyBad], naming the first bad line, as soon as the
+	// skipped lines number
+	//
+	//   - more than 10 + 1% of the lines read so far (the header, blank
+	//     lines and bad lines included), when MaxBad is 0 (the default);
+	//   - more than MaxBad, when MaxBad > 0.
+	//
+	// A negative MaxBad sets no bound. The default fails a file whose
+	// first 11 data lines are bad even if the rest is good; raise MaxBad
+	// for such a file.
+	MaxBad int
 
 	// The options below apply to the count formats (counts and wide).
 

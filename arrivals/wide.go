@@ -61,7 +61,7 @@ func newWide(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 	if te != nil {
 		return nil, te
 	}
-	t := &Trace{name: name, skipBad: opt.SkipBad, keyCol: -1, subCol: -1, src: s, interval: engine.Time(s.interval)}
+	t := &Trace{name: name, skipBad: opt.SkipBad, maxBad: opt.MaxBad, keyCol: -1, subCol: -1, src: s, interval: engine.Time(s.interval)}
 	s.sums = make([]int64, len(countCols))
 	rows, rowLine := 0, 0
 	seen := map[string]bool{} // values of the first condition's column, for messages
@@ -72,7 +72,7 @@ func newWide(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 		}
 		t.lastLine = rr.last
 		if err != nil {
-			if t.skip(err) {
+			if err = t.skip(err); err == nil {
 				continue
 			}
 			return nil, err
@@ -84,7 +84,7 @@ func newWide(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 			continue
 		}
 		if err := addRow(t, s, rec, line, countCols, header); err != nil {
-			if t.skip(err) {
+			if err = t.skip(err); err == nil {
 				continue
 			}
 			return nil, err
