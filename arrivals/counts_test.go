@@ -249,3 +249,32 @@ func TestWideAzureFunctions(t *testing.T) {
 		t.Errorf("all rows: %d arrivals, want %d", n, total)
 	}
 }
+
+// TestCountsInterval: Trace.Interval reports the interval a count trace
+// is read with, the 1-minute default when TraceOptions.Interval is 0, and
+// 0 for formats that have none. A headerless one-column file (.txt, CRLF,
+// blank lines) reads as counts: 2 jobs in [0, 1 s), 1 in [1 s, 2 s).
+func TestCountsInterval(t *testing.T) {
+	for _, tc := range []struct {
+		input string
+		opt   TraceOptions
+		want  engine.Time
+	}{
+		{"3\n", TraceOptions{Format: FormatCounts}, 60 * s1},
+		{"3\n", TraceOptions{Format: FormatCounts, Interval: 250 * ms}, 250 * ms},
+		{"k,1\na,2\n", TraceOptions{Format: FormatWide, Interval: 5 * s1}, 5 * s1},
+		{"t\n1\n", TraceOptions{}, 0},
+	} {
+		tr, err := NewTrace(strings.NewReader(tc.input), "c.txt", tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.Interval(); got != tc.want {
+			t.Errorf("%+v: Interval() = %v s, want %v s", tc.opt, got, tc.want)
+		}
+	}
+	tr, all, err := readTrace(t, "2\r\n\r\n1\r\n", "c.txt", TraceOptions{Format: FormatCounts, Interval: s1})
+	if err != nil || !slices.Equal(times(all), []engine.Time{0, 500 * ms, s1}) || !slices.Equal(lines(all), []int{1, 1, 3}) || tr.Interval() != s1 {
+		t.Errorf("headerless .txt: %v, lines %v, %v; want 0 0.5 1 s on lines 1 1 3", times(all), lines(all), err)
+	}
+}
