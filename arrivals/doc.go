@@ -41,7 +41,7 @@
 // columns), a web-server access log ([FormatCLF]), JSON lines
 // ([FormatJSONL]) or per-interval counts ([FormatCounts], [FormatWide]),
 // gzip-compressed or not, sorted or streamed, with bad lines skipped or
-// not. Timestamps are parsed exactly
+// not, from a file or standard input ("-"). Timestamps are parsed exactly
 // into integer nanoseconds since the Unix epoch; Arrival.T is the exact
 // difference from the first arrival, whose instant [Trace.Origin] gives.
 // Bad input is a [*TraceError] ("arrivals: FILE:LINE: MSG") wrapping a

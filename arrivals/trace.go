@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratesim/ratesim/engine"
@@ -129,9 +130,37 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 	return t, nil
 }
 
+// Stdin is the path [Open] reads standard input for, and StdinName the
+// name it gives the trace in errors.
+const (
+	Stdin     = "-"
+	StdinName = "stdin"
+)
+
+// Standard input, for Open("-"); tests replace it. stdinUsed records that
+// it has been opened: it can be read only once.
+var (
+	stdin     io.Reader = os.Stdin
+	stdinUsed atomic.Bool
+)
+
 // Open opens the trace file at path and returns a reader of it, as
 // [NewTrace] with the path as the name. Close the Trace to close the file.
+//
+// The path "-" ([Stdin]) reads standard input, named "stdin" in errors
+// (give TraceOptions.Format, as there is no extension). Standard input is
+// a stream that can be read only once, so a second Open("-") in the same
+// process returns a [*TraceError] wrapping [ErrOnePass] rather than an
+// empty trace; a command that reads a trace twice should check first with
+// [CheckRereadable]. Close does not close standard input.
 func Open(path string, opt TraceOptions) (*Trace, error) {
+	if path == Stdin {
+		if stdinUsed.Swap(true) {
+			return nil, &TraceError{File: StdinName, Err: ErrOnePass,
+				Msg: "standard input was already read: it can be read only once, and this reads the trace a second time (save the trace to a file and give its path)"}
+		}
+		return NewTrace(stdin, StdinName, opt)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("arrivals: %w", err)
@@ -145,8 +174,31 @@ func Open(path string, opt TraceOptions) (*Trace, error) {
 	return t, nil
 }
 
-// Close closes the file opened by [Open]; for a Trace from [NewTrace] it
-// does nothing. Later calls return nil.
+// CheckRereadable returns nil when the trace at path can be read more
+// than once (a regular file, compressed or not), and otherwise a
+// [*TraceError] wrapping [ErrOnePass] that says why: path is "-"
+// (standard input) or names a pipe, a device or a socket, whose data a
+// first reading consumes. A command that reads a trace in two passes (a
+// statistic, then a fit) calls it before the first. A path that cannot
+// be examined is an error from os.Stat.
+func CheckRereadable(path string) error {
+	if path == Stdin {
+		return &TraceError{File: StdinName, Err: ErrOnePass,
+			Msg: "standard input can be read only once, and this reads the trace twice: save the trace to a file and give its path"}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("arrivals: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return &TraceError{File: path, Err: ErrOnePass,
+			Msg: fmt.Sprintf("is not a regular file (%v) and can be read only once, and this reads the trace twice: save the trace to a file and give its path", fi.Mode().Type())}
+	}
+	return nil
+}
+
+// Close closes the file opened by [Open]; for a Trace from [NewTrace] or
+// standard input it does nothing. Later calls return nil.
 func (t *Trace) Close() error {
 	if t.closer == nil {
 		return nil

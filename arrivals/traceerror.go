@@ -32,6 +32,9 @@ var (
 	// ErrTooManyBad means SkipBad met more bad lines than
 	// TraceOptions.MaxBad allows: the options likely do not fit the file.
 	ErrTooManyBad = errors.New("arrivals: too many bad lines")
+	// ErrOnePass means a trace that can be read only once (standard
+	// input, a pipe) was to be read a second time.
+	ErrOnePass = errors.New("arrivals: the input can be read only once")
 )
 
 // Causes of a [Hint], for errors.Is.
