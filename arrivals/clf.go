@@ -61,8 +61,8 @@ func (s *clfSource) next(t *Trace) (traceEntry, error) {
 	return e, nil
 }
 
-// clip shortens a line for a message.
-func clipLine(b []byte) string {
+// clipLine shortens a line for a message.
+func clipLine[T byteText](b T) string {
 	const most = 120
 	if len(b) > most {
 		return string(b[:most]) + "..."

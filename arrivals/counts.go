@@ -123,7 +123,7 @@ func (r *recordReader) read() ([]string, int, error) {
 			return nil, 0, io.EOF
 		}
 		if err != nil {
-			return nil, 0, &TraceError{File: r.name, Line: r.last + 1, Msg: "read error: " + err.Error(), Err: err}
+			return nil, 0, ioError(r.name, r.last+1, err)
 		}
 		r.last = r.tsv.line
 		if r.width > 0 && len(fields) != r.width {
@@ -152,7 +152,7 @@ func (r *recordReader) read() ([]string, int, error) {
 				Msg: fmt.Sprintf("malformed line: %v at column %d; a field with a quote must be quoted and its quotes doubled", pe.Err, pe.Column)}
 		}
 		if err != nil {
-			return nil, 0, &TraceError{File: r.name, Line: r.last + 1, Msg: "read error: " + err.Error(), Err: err}
+			return nil, 0, ioError(r.name, r.last+1, err)
 		}
 		r.last, _ = r.cr.FieldPos(len(rec) - 1)
 	}
@@ -289,14 +289,14 @@ func (s *countsSource) readInterval(t *Trace) error {
 	cf := trimSpace(rec[s.countCol])
 	c, ok := parseIndex(cf)
 	if !ok || c > MaxCount {
-		return bad(cf, fmt.Sprintf("bad count %q in column %q: want a whole number of jobs from 0 to 2^53", cf, s.header[s.countCol]))
+		return bad(cf, fmt.Sprintf("bad count %q in column %q: want a whole number of jobs from 0 to 2^53", clipLine(cf), s.header[s.countCol]))
 	}
 	var start int64
 	if s.timeCol >= 0 {
 		tf := trimSpace(rec[s.timeCol])
 		var err error
 		if start, err = parseTime(&s.format, tf); err != nil {
-			te := bad(tf, fmt.Sprintf("bad time %q in column %q: %v; want %s", tf, s.header[s.timeCol], err, s.format.want))
+			te := bad(tf, fmt.Sprintf("bad time %q in column %q: %v; want %s", clipLine(tf), s.header[s.timeCol], err, s.format.want))
 			te.Hint = timeHint(&s.format, tf)
 			return te
 		}

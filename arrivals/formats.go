@@ -82,9 +82,10 @@ var Formats = []string{FormatCSV, FormatCLF, FormatJSONL, FormatCounts, FormatWi
 // (see [TraceOptions]). name identifies the trace in error messages (a
 // file name) and, after any .gz suffix, picks the format when opt.Format
 // is "" and the CSV delimiter by its extension. Input that starts with the
-// gzip magic bytes (1f 8b) is decompressed on the fly. NewTrace reads the
-// header line (of csv and counts), the whole input for wide and with
-// opt.Sort.
+// gzip magic bytes (1f 8b) is decompressed on the fly. A line longer than
+// [MaxLineBytes] (1 MiB) is an error wrapping [ErrLineTooLong] that ends
+// the reading, even with SkipBad. NewTrace reads the header line (of csv
+// and counts), the whole input for wide and with opt.Sort.
 //
 // It returns a [*TraceError] wrapping [ErrOptions] for an option that is
 // invalid or does not apply to the format, [ErrEmpty] when there is no
@@ -106,13 +107,16 @@ func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
 		return nil, &TraceError{File: name, Msg: msg, Err: ErrOptions}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	var in io.Reader = br
 	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &TraceError{File: name, Line: 1, Msg: "bad gzip header: " + err.Error(), Err: err}
 		}
-		br = bufio.NewReaderSize(zr, 64<<10)
+		in = zr
 	}
+	// Lines are limited after decompression, for every format.
+	br = bufio.NewReaderSize(newLineLimit(in), 64<<10)
 	skipBOM(br)
 	switch format {
 	case FormatCLF:
@@ -285,5 +289,5 @@ func (r *lineReader) entry(t *Trace) ([]byte, traceEntry, error) {
 }
 
 func readLineError(t *Trace, last int, err error) *TraceError {
-	return &TraceError{File: t.name, Line: last + 1, Msg: "read error: " + err.Error(), Err: err}
+	return ioError(t.name, last+1, err)
 }

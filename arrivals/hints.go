@@ -18,7 +18,7 @@ const countsHintText = "is this a counts file? try --format counts --interval 1s
 func timeHint(f *timeFormat, s string) *Hint {
 	fits := func(value, what string) *Hint {
 		return &Hint{Cause: ErrTimeFormat, Option: "TimeFormat", Value: value,
-			Text: fmt.Sprintf("%q looks like %s: try --time-format %s", s, what, value)}
+			Text: fmt.Sprintf("%q looks like %s: try --time-format %s", clipLine(s), what, value)}
 	}
 	if f.kind != kindDatetime {
 		if _, err := parseDatetime(s); err == nil {
@@ -51,7 +51,7 @@ func timeHint(f *timeFormat, s string) *Hint {
 		if ns, err := parseDecimal(s, u.unit); err == nil {
 			return &Hint{Cause: ErrTimeFormat, Option: "TimeFormat", Value: u.name,
 				Text: fmt.Sprintf("%s is beyond the range in this unit but is %s in %s: try --time-format %s",
-					s, time.Unix(0, ns).UTC().Format(time.DateOnly), u.name, u.name)}
+					clipLine(s), time.Unix(0, ns).UTC().Format(time.DateOnly), u.name, u.name)}
 		}
 	}
 	return nil
@@ -68,7 +68,7 @@ func columnHint[T byteText](f *timeFormat, header []string, timeCol int, rec []T
 		if _, err := parseTime(f, text); err == nil {
 			name := strings.TrimSpace(header[j])
 			return &Hint{Cause: ErrTimeColumn, Option: "TimeCol", Value: name,
-				Text: fmt.Sprintf("column %q holds times such as %q: try --time-col %s", name, string(text), cliArg(name))}
+				Text: fmt.Sprintf("column %q holds times such as %q: try --time-col %s", clipLine(name), clipLine(text), cliArg(name))}
 		}
 	}
 	return nil

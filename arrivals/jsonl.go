@@ -64,7 +64,7 @@ func (s *jsonlSource) next(t *Trace) (traceEntry, error) {
 		return e, lineError(t, n, tv.raw, fmt.Sprintf("time field %q is %s: want a number or a string", s.timeKey, kindOf(tv.raw)))
 	}
 	if e.ns, err = parseTime(&s.format, text); err != nil {
-		te := lineError(t, n, tv.raw, fmt.Sprintf("bad time %s in field %q: %v; want %s", tv.raw, s.timeKey, err, s.format.want))
+		te := lineError(t, n, tv.raw, fmt.Sprintf("bad time %s in field %q: %v; want %s", clipLine(tv.raw), s.timeKey, err, s.format.want))
 		te.Hint = timeHint(&s.format, string(text))
 		return e, te
 	}

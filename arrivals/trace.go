@@ -435,7 +435,7 @@ func parseEntry[T byteText](t *Trace, rec []T) (traceEntry, error) {
 	if e.ns, err = parseTime(&t.format, text); err != nil {
 		s := string(text)
 		te := t.fieldError(s, t.timeCol, fmt.Sprintf("bad time %q in column %q: %v; want %s",
-			s, t.header[t.timeCol], err, t.format.want))
+			clipLine(s), t.header[t.timeCol], err, t.format.want))
 		if te.Hint = timeHint(&t.format, s); te.Hint == nil {
 			te.Hint = columnHint(&t.format, t.header, t.timeCol, rec)
 		}
@@ -450,7 +450,7 @@ func parseEntry[T byteText](t *Trace, rec []T) (traceEntry, error) {
 		if !ok {
 			s := string(f)
 			return e, t.fieldError(s, t.subCol, fmt.Sprintf("bad sub-bucket index %q in column %q: want a non-negative integer such as 0 or 3",
-				s, t.header[t.subCol]))
+				clipLine(s), t.header[t.subCol]))
 		}
 		e.sub = sub
 	}
@@ -476,7 +476,7 @@ func (t *Trace) fieldLine(i int) int {
 func (t *Trace) readError(err error) *TraceError {
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
-		return &TraceError{File: t.name, Line: t.lastLine + 1, Msg: "read error: " + err.Error(), Err: err}
+		return ioError(t.name, t.lastLine+1, err)
 	}
 	t.lastLine = pe.Line
 	if errors.Is(pe.Err, csv.ErrFieldCount) {

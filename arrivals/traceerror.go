@@ -35,6 +35,8 @@ var (
 	// ErrOnePass means a trace that can be read only once (standard
 	// input, a pipe) was to be read a second time.
 	ErrOnePass = errors.New("arrivals: the input can be read only once")
+	// ErrLineTooLong means a line is longer than [MaxLineBytes].
+	ErrLineTooLong = errors.New("arrivals: line too long")
 )
 
 // Causes of a [Hint], for errors.Is.

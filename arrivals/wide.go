@@ -123,7 +123,7 @@ func addRow(t *Trace, s *wideSource, rec []string, line int, countCols []int, he
 		c, ok := parseIndex(f)
 		if !ok || c > MaxCount || s.sums[k]+int64(c) > MaxCount {
 			return &TraceError{File: t.name, Line: line, Text: f, Err: ErrBadField,
-				Msg: fmt.Sprintf("bad count %q in interval column %q: want a whole number of jobs, with sums up to 2^53", f, header[col])}
+				Msg: fmt.Sprintf("bad count %q in interval column %q: want a whole number of jobs, with sums up to 2^53", clipLine(f), header[col])}
 		}
 		vals[k] = int64(c)
 	}
