@@ -55,6 +55,11 @@ Transforms:
                                           (for --dispatch hash)
 Example: 'poisson:rate=0.5 + cron:n=20,period=60 | keys:n=100,s=1'`
 
+// MaxSpecComponents bounds the processes of a spec, and separately its
+// transforms: each is a generator or a transform in memory, and each
+// process costs every arrival a comparison in the superposition.
+const MaxSpecComponents = 1000
+
 // SpecEnv is what [BuildSpec] needs besides the spec text.
 type SpecEnv struct {
 	// Rate is the default mean rate, jobs/s, of a process whose spec leaves
@@ -130,7 +135,13 @@ func buildSpec(spec string, env SpecEnv) (*Generated, error) {
 		return nil, fmt.Errorf("empty spec: want a process such as poisson or renewal:dist=gamma,scv=4")
 	}
 	parts := strings.Split(spec, "|")
+	if len(parts)-1 > MaxSpecComponents {
+		return nil, fmt.Errorf("%d transforms: want at most %d", len(parts)-1, MaxSpecComponents)
+	}
 	sum := splitSum(parts[0])
+	if len(sum) > MaxSpecComponents {
+		return nil, fmt.Errorf("%d processes: want at most %d (a superposition compares every process at each arrival)", len(sum), MaxSpecComponents)
+	}
 	g := &Generated{}
 	var procs []Process
 	var canon []string
@@ -309,6 +320,9 @@ func (c *specComponent) word(k, def string, allowed []string) (string, error) {
 func (c *specComponent) list(k string, ok func(float64) bool, want string) ([]float64, error) {
 	v := c.vals[k]
 	c.used[k] = true
+	if n := strings.Count(v, "/") + 1; n > MaxMMPPStates {
+		return nil, fmt.Errorf("%s has %d entries: want at most %d", k, n, MaxMMPPStates)
+	}
 	var xs []float64
 	for _, f := range strings.Split(v, "/") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
@@ -316,9 +330,6 @@ func (c *specComponent) list(k string, ok func(float64) bool, want string) ([]fl
 			return nil, fmt.Errorf("%s %q: entry %q is invalid: want %s, separated by /", k, v, strings.TrimSpace(f), want)
 		}
 		xs = append(xs, x)
-	}
-	if len(xs) > MaxMMPPStates {
-		return nil, fmt.Errorf("%s has %d entries: want at most %d", k, len(xs), MaxMMPPStates)
 	}
 	c.record(k, joinFloats(xs, "/"))
 	return xs, nil

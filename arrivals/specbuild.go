@@ -230,12 +230,18 @@ func buildMMPP(c *specComponent, env SpecEnv, stream uint64) (Process, float64, 
 		}
 	case c.has("q"):
 		c.used["q"] = true
+		if rows := strings.Count(c.vals["q"], ";") + 1; rows != n {
+			return nil, 0, fmt.Errorf("q has %d rows (separated by ;) for %d states (rates)", rows, n)
+		}
 		rows := strings.Split(c.vals["q"], ";")
 		if len(rows) != n {
 			return nil, 0, fmt.Errorf("q has %d rows (separated by ;) for %d states (rates)", len(rows), n)
 		}
 		var canon []string
 		for i, row := range rows {
+			if cols := strings.Count(row, "/") + 1; cols != n {
+				return nil, 0, fmt.Errorf("q row %d has %d entries for %d states", i, cols, n)
+			}
 			for _, f := range strings.Split(row, "/") {
 				x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 				if err != nil || !specNonNegative(x) && len(q[i]) != i {

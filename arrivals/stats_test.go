@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -282,5 +283,68 @@ func TestStatsInvalid(t *testing.T) {
 	}
 	if s.Summary().Jobs != 1 {
 		t.Error("a failed Add counted the arrival")
+	}
+}
+
+// TestStatsCountsMemory is the reliability report: a counts line saying
+// 10^12 jobs in a minute (about 17 arrivals per nanosecond) used to fill
+// the peak windows with every arrival. With the windows limited to 1024
+// instants for the test, 2 million of its arrivals (within 0.12 s) keep
+// the rings at 1024 clusters, and since every cluster is inside the 1 s
+// and 60 s windows the peak is still exact: all 2 million.
+func TestStatsCountsMemory(t *testing.T) {
+	tr, err := NewTrace(strings.NewReader("1000000000000\n"), "c.txt", TraceOptions{Format: FormatCounts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := NewStats(StatsOptions{})
+	for i := range s.peaks {
+		s.peaks[i].limit = 1024
+	}
+	const n = 2_000_000
+	for range n {
+		a, err := tr.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Add(a.T, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range s.peaks {
+		if len(p.ring) > 1024 {
+			t.Errorf("window %d: ring of %d clusters, want at most 1024", i, len(p.ring))
+		}
+	}
+	for _, p := range s.Summary().Peaks {
+		if p.Jobs != n || p.JobsUpper != n || !p.Exact {
+			t.Errorf("peak over %v s: %+v, want %d jobs, exact", p.Window, p, n)
+		}
+	}
+}
+
+// TestStatsGzipEqualTimes: a gzip trace of 200000 equal timestamps, read
+// and summarised, is one instant in each peak window.
+func TestStatsGzipEqualTimes(t *testing.T) {
+	in := gzipped(t, "t\n"+strings.Repeat("1700000000\n", 200_000))
+	tr, err := NewTrace(strings.NewReader(in), "same.csv.gz", TraceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := NewStats(StatsOptions{})
+	all, err := readAll(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range all {
+		s.Add(a.T, 0)
+	}
+	for i, p := range s.peaks {
+		if p.tail-p.h != 1 {
+			t.Errorf("window %d holds %d clusters, want 1", i, p.tail-p.h)
+		}
+	}
+	if sum := s.Summary(); sum.Peaks[0].Jobs != 200_000 || sum.Ties != 199_999 {
+		t.Errorf("summary: peak %d, ties %d; want 200000 and 199999", sum.Peaks[0].Jobs, sum.Ties)
 	}
 }
