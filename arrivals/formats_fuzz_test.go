@@ -141,6 +141,8 @@ func FuzzSpec(f *testing.F) {
 		"onoff:n=10,on=1,off=9,rate=0.9", "batch:rate=0.9,size=poisson,mean=3", "cron:n=50,period=60,jitter=2,dist=exp",
 		"poisson:rate=0.5 + cron:n=20,period=60 | keys:n=100,s=1", "poisson | scale:rate=2 | jitter:mean=1 | window:from=1,to=inf",
 		"poisson:rate=2e+0+periodic", "renewal:dist=gamma,scv=1e-300", "poisson:rate=1e-310", ":", "+|", "a:b=c,d",
+		"periodic:rate=10/3,offset=1/3", "cron:n=3,period=1/3,offset=0.25", "poisson | window:from=1h,to=1h30m",
+		"periodic:rate=1e30", "periodic:rate=1/9223372036854775807", "poisson | jitter:max=1e300",
 	} {
 		f.Add(s)
 	}
@@ -176,6 +178,27 @@ func FuzzSpec(f *testing.F) {
 				t.Fatalf("%q: arrival %d at %v s after %v s", spec, i, a.T, prev)
 			}
 			prev = a.T
+		}
+	})
+}
+
+// FuzzParseDuration compares ParseDuration with time.ParseDuration:
+// whatever both accept is the same number of nanoseconds, and an error
+// names the text.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"0.1", "1.5s", "1h30m", "-2m", "250µs", "1e-3", "9223372036.854775807", "1.5ns", "2562048h", ".s", "1e99999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseDuration(s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "arrivals: duration ") {
+				t.Fatalf("ParseDuration(%q) error %q does not name the duration", s, err)
+			}
+			return
+		}
+		if want, werr := time.ParseDuration(s); werr == nil && engine.Time(want) != got {
+			t.Fatalf("ParseDuration(%q) = %d, time.ParseDuration = %d", s, got, want)
 		}
 	})
 }

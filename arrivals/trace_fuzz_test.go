@@ -40,6 +40,10 @@ func FuzzTrace(f *testing.F) {
 		{"a,b\n1,2\n3\n\"x\n", 0, false, true, 1},
 		{"a\tb\n1\t\"2\n3\t4\n", 0, false, false, 2},
 		{"\uFEFFt\r\n5\r\n4\r\n", 0, false, false, 0},
+		{"1\n0\n3\n2\n", 0, true, true, 0},                             // counts read as a trace
+		{"id,ts\na1,1700000000\n", 0, false, false, 1},                 // the time column is the second
+		{"t\n2024-11-15 16:57:50\n1700000000000\n", 0, false, true, 0}, // other formats
+		{"t\n" + strings.Repeat("x\n", 30) + "5\n", 0, false, true, 0}, // too many bad lines
 	} {
 		f.Add(seed.data, seed.format, seed.sort, seed.skip, seed.cols)
 	}
