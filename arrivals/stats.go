@@ -36,7 +36,8 @@ type StatsOptions struct {
 // one window with their counts (a billion arrivals at one instant are one
 // entry), at most [MaxPeakInstants] of them, beyond which it merges
 // neighbouring instants and reports bounds (see [PeakRate]). The keys
-// take one entry per distinct key when Keyed.
+// take one entry per distinct key when Keyed, up to [MaxStatsKeys], and
+// then estimates (see [KeyStats]).
 type Stats struct {
 	opt   StatsOptions
 	n     int64
@@ -50,7 +51,7 @@ type Stats struct {
 
 	peaks []peakWindow
 	disp  []dispersionScale
-	keys  map[uint64]int64
+	keys  *keyCounter
 	rate  rateSeries
 	gaps  gapHistogram
 }
@@ -82,7 +83,7 @@ func NewStats(opt StatsOptions) (*Stats, error) {
 		s.disp = append(s.disp, dispersionScale{tau: tau})
 	}
 	if opt.Keyed {
-		s.keys = map[uint64]int64{}
+		s.keys = newKeyCounter(MaxStatsKeys)
 	}
 	s.rate = newRateSeries()
 	s.gaps = newGapHistogram()
@@ -128,7 +129,7 @@ func (s *Stats) Add(t engine.Time, key uint64) error {
 	}
 	s.rate.add(rel)
 	if s.keys != nil {
-		s.keys[key]++
+		s.keys.add(key)
 	}
 	return nil
 }
@@ -201,10 +202,18 @@ type Dispersion struct {
 }
 
 // KeyStats describes the keys of a trace.
+//
+// The figures are exact (Exact is true) while the trace has at most
+// [MaxStatsKeys] distinct keys. Beyond that, Distinct is a HyperLogLog
+// estimate (relative standard error about 0.8%), and Top holds the counts
+// of Space-Saving's most frequent keys: each at least the key's true
+// count and at most that plus the smallest count kept, and every key
+// carried by more than 1/MaxStatsKeys of the arrivals is among them.
 type KeyStats struct {
 	Distinct   int     // distinct keys
 	Top10Share float64 // fraction of the arrivals that carry one of the 10 most frequent keys
 	Top        []int64 // arrivals per key for the 10 most frequent keys, most frequent first
+	Exact      bool    // the figures are counts, not estimates
 }
 
 // Summary returns the figures so far.
@@ -233,20 +242,15 @@ func (s *Stats) Summary() TraceSummary {
 		r.Dispersion = append(r.Dispersion, d.summary())
 	}
 	if s.keys != nil {
-		counts := make([]int64, 0, len(s.keys))
-		for _, c := range s.keys {
-			counts = append(counts, c)
-		}
-		slices.Sort(counts)
-		slices.Reverse(counts)
-		top := counts[:min(10, len(counts))]
+		top := s.keys.top()
 		var sum int64
 		for _, c := range top {
 			sum += c
 		}
-		ks := &KeyStats{Distinct: len(counts), Top: append([]int64(nil), top...), Top10Share: nan}
+		ks := &KeyStats{Top: top, Top10Share: nan}
+		ks.Distinct, ks.Exact = s.keys.distinct()
 		if s.n > 0 {
-			ks.Top10Share = float64(sum) / float64(s.n)
+			ks.Top10Share = min(1, float64(sum)/float64(s.n))
 		}
 		r.Keys = ks
 	}
