@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -95,6 +94,7 @@ func newCanvas(format string, w, h vg.Length) vg.CanvasWriterTo {
 func captionStyle() text.Style {
 	p := plot.New()
 	sty := p.Title.TextStyle
+	sty.Handler = numberText
 	sty.Font.Size = vg.Points(8.5)
 	sty.Color = color.NRGBA{0x33, 0x33, 0x33, 0xff}
 	sty.XAlign = draw.XLeft
@@ -180,40 +180,20 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// styleAxes sets the fonts and the light grid shared by every figure.
+// styleAxes sets the fonts, the text handler (see powerText) and the
+// tick markers shared by every figure.
 func styleAxes(p *plot.Plot) {
 	p.Title.TextStyle.Font.Size = vg.Points(12)
+	p.Title.TextStyle.Handler = numberText
 	p.Title.Padding = vg.Points(6)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font.Size = vg.Points(10.5)
+		a.Label.TextStyle.Handler = numberText
 		a.Tick.Label.Font.Size = vg.Points(9)
+		a.Tick.Label.Handler = numberText
 		a.Padding = vg.Points(2)
-		a.Tick.Marker = plainTicks{}
+		a.Tick.Marker = checkedTicks{Ticker: linearTicks{}}
 	}
-}
-
-// plainNumber formats v with at most 6 significant digits, without an
-// exponent between 1e-4 and 1e7: 750000, 0.25, 1e-05, 2.5e+07.
-func plainNumber(v float64) string {
-	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
-	if a := math.Abs(v); a == 0 || (a >= 1e-4 && a < 1e7) {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-// plainTicks are gonum's default ticks labelled in the shortest form
-// ("750000", "0.25", "1e+06"), not with a fixed number of decimals.
-type plainTicks struct{}
-
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = plainNumber(ticks[i].Value)
-		}
-	}
-	return ticks
 }
 
 // finite reports whether every value is a finite number.

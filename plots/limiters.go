@@ -34,7 +34,7 @@ type ArrivalCurves struct {
 // d (lengths <= 0 are left out), α*(d) with the dashed promises above (log
 // scale), the overshoot below with the line 1 where the promise is just
 // kept. It returns an error naming the limiter when the data are
-// inconsistent.
+// inconsistent: lengths that differ, or a promise that is not > 0.
 func (a ArrivalCurves) Figure() (*Stack, error) {
 	if len(a.Limiters) == 0 {
 		return nil, fmt.Errorf("plots: arrival curves: no limiter")
@@ -53,7 +53,7 @@ func (a ArrivalCurves) Figure() (*Stack, error) {
 				return nil, fmt.Errorf("plots: arrival curves: %q promises %v jobs at d = %v s, want > 0", l.Name, l.Promise[i], l.D[i])
 			}
 			ratio[i] = l.Jobs[i] / l.Promise[i]
-			if l.D[i] > 0 {
+			if logable(l.D[i]) {
 				xmin, xmax = math.Min(xmin, l.D[i]), math.Max(xmax, l.D[i])
 			}
 		}
@@ -101,7 +101,7 @@ func (z BoundaryZoom) Figure() (*LinePlot, error) {
 		Title:   z.Title,
 		Caption: z.Caption,
 		XLabel:  "time (s)",
-		YLabel:  fmt.Sprintf("jobs since %.6g s", z.From),
+		YLabel:  fmt.Sprintf("jobs since %s s", formatSig([]float64{z.From}, 6)[0]),
 		XRange:  [2]float64{z.From, z.To},
 	}
 	top := 0.0
@@ -182,7 +182,9 @@ type Response struct {
 }
 
 // Figure returns the figure: probability of admission against token
-// deficit, documented functions solid and measurements marked.
+// deficit, documented functions solid and measurements marked. It returns
+// an error for a curve whose lengths differ or with a probability outside
+// [0, 1] (NaN included).
 func (r Response) Figure() (*LinePlot, error) {
 	lp := &LinePlot{
 		Title:   r.Title,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -12,8 +13,8 @@ import (
 )
 
 // Line is a curve: Y against X, optionally with a confidence band [Lo, Hi]
-// around it. Points with a NaN or infinite coordinate are left out and
-// break the curve (and the band) there. A Line with a label and no points
+// around it. Points with a NaN or infinite coordinate (or, on a log axis,
+// one <= 0) are left out and break the curve (and the band) there. A Line with a label and no points
 // is a legend entry only (e.g. "dashed: a formula" for several dashed
 // curves).
 type Line struct {
@@ -33,28 +34,31 @@ type LinePlot struct {
 	Title          string
 	Caption        string
 	XLabel, YLabel string
-	LogX, LogY     bool
-	// XRange and YRange fix the axis ranges [min, max] when min < max;
-	// otherwise (the zero value) the data choose them.
+	// LogX and LogY ask for log axes. An axis with no positive value to
+	// show is drawn linear instead, with a note saying so.
+	LogX, LogY bool
+	// XRange and YRange fix the axis ranges [min, max] when min < max,
+	// both finite (and min > 0 on a log axis); otherwise (the zero value)
+	// the data choose them.
 	XRange, YRange [2]float64
 	// XTicks, when not nil, are the values marked on the x axis (the
-	// swept values, say); every other one is labelled when there are more
+	// swept values, say); every k-th is labelled when there are more
 	// than ten.
 	XTicks []float64
 	Lines  []Line
 }
 
 // segments splits the indexes of l into runs where X, Y (and the band when
-// present) are finite, and positive on a log axis.
+// present) are finite, and positive on a log axis (see logable).
 func (l *Line) segments(logX, logY bool) [][]int {
 	var segs [][]int
 	var cur []int
 	ok := func(i int) bool {
 		x, y := l.X[i], l.Y[i]
-		if !finite(x, y) || (logX && x <= 0) || (logY && y <= 0) {
+		if !finite(x, y) || (logX && !logable(x)) || (logY && !logable(y)) {
 			return false
 		}
-		if l.Lo != nil && (!finite(l.Lo[i], l.Hi[i]) || (logY && l.Hi[i] <= 0)) {
+		if l.Lo != nil && (!finite(l.Lo[i], l.Hi[i]) || (logY && !logable(l.Hi[i]))) {
 			return false
 		}
 		return true
@@ -85,9 +89,53 @@ func (l *Line) check() error {
 	return nil
 }
 
+// usableRange reports whether a fixed range r can be used.
+func usableRange(r [2]float64, log bool) bool {
+	return finite(r[0], r[1]) && r[0] < r[1] && !(log && !logable(r[0]))
+}
+
 // build makes the gonum plot (without its legend, which is drawn beside
 // it) and the legend.
 func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
+	leg := plot.NewLegend()
+	leg.TextStyle.Font.Size = vg.Points(9)
+	leg.TextStyle.Handler = numberText
+	leg.ThumbnailWidth = vg.Points(18)
+	leg.Padding = vg.Points(3)
+	leg.Top, leg.Left = true, true
+	for i := range lp.Lines {
+		if err := lp.Lines[i].check(); err != nil {
+			return nil, leg, err
+		}
+	}
+	// A log axis needs positive values: without any, it is drawn linear.
+	points, finitePoints := 0, 0
+	posX, posY := usableRange(lp.XRange, true), usableRange(lp.YRange, true)
+	for _, l := range lp.Lines {
+		for i := range l.X {
+			points++
+			if x, y := l.X[i], l.Y[i]; finite(x, y) {
+				finitePoints++
+				posX = posX || logable(x)
+				posY = posY || logable(y)
+			}
+		}
+	}
+	logX, logY := lp.LogX && posX, lp.LogY && posY
+	var notes []string
+	switch {
+	case points == 0:
+		notes = append(notes, "no data")
+	case finitePoints == 0:
+		notes = append(notes, "no finite values")
+	}
+	if finitePoints > 0 && lp.LogX && !logX {
+		notes = append(notes, "no x value > 0: linear x axis")
+	}
+	if finitePoints > 0 && lp.LogY && !logY {
+		notes = append(notes, "no y value > 0: linear y axis")
+	}
+
 	p := plot.New()
 	styleAxes(p)
 	p.Title.Text = lp.Title
@@ -97,25 +145,18 @@ func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
 	grid.Vertical.Color = withAlpha(gray, 0x40)
 	grid.Horizontal.Color = withAlpha(gray, 0x40)
 	p.Add(grid)
-	leg := plot.NewLegend()
-	leg.TextStyle.Font.Size = vg.Points(9)
-	leg.ThumbnailWidth = vg.Points(18)
-	leg.Padding = vg.Points(3)
-	leg.Top, leg.Left = true, true
 	// The smallest positive value, for clipping bands on a log axis.
 	minPos := math.Inf(1)
 	for _, l := range lp.Lines {
 		for _, y := range l.Y {
-			if y > 0 && y < minPos {
+			if logable(y) && y < minPos {
 				minPos = y
 			}
 		}
 	}
 	var lines []plot.Plotter
+	drawn := 0
 	for _, l := range lp.Lines {
-		if err := l.check(); err != nil {
-			return nil, leg, err
-		}
 		c := Color(l.Color)
 		if len(l.X) == 0 {
 			if l.Label != "" {
@@ -125,15 +166,16 @@ func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
 		}
 		var thumbs []plot.Thumbnailer
 		var band *plotter.Polygon
-		for _, seg := range l.segments(lp.LogX, lp.LogY) {
+		for _, seg := range l.segments(logX, logY) {
+			drawn += len(seg)
 			if l.Lo != nil {
 				var ring plotter.XYs
 				for _, i := range seg {
-					ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Lo[i], lp.LogY, minPos)})
+					ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Lo[i], logY, minPos)})
 				}
 				for j := len(seg) - 1; j >= 0; j-- {
 					i := seg[j]
-					ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Hi[i], lp.LogY, minPos)})
+					ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Hi[i], logY, minPos)})
 				}
 				poly, err := plotter.NewPolygon(ring)
 				if err != nil {
@@ -182,32 +224,77 @@ func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
 		}
 	}
 	p.Add(lines...) // curves over every band
-	// A log axis needs positive data: with none to show (for example a
-	// delay tail when no job waited) the axis stays linear over [0, 1]
-	// instead of failing.
-	logX := lp.LogX && positiveRange(p.X.Min, p.X.Max)
-	logY := lp.LogY && positiveRange(p.Y.Min, p.Y.Max)
-	if logX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = logTicks{}
-	} else if lp.LogX && !(lp.XRange[0] < lp.XRange[1]) {
-		p.X.Min, p.X.Max = 0, 1
+	if drawn == 0 && finitePoints > 0 && len(notes) == 0 {
+		notes = append(notes, "no point with both coordinates > 0 for the log axes")
 	}
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
-	} else if lp.LogY && !(lp.YRange[0] < lp.YRange[1]) {
-		p.Y.Min, p.Y.Max = 0, 1
+	if len(notes) > 0 {
+		p.Add(note(strings.Join(notes, "; ")))
 	}
-	if lp.XTicks != nil {
-		p.X.Tick.Marker = centreTicks(lp.XTicks)
+
+	if usableRange(lp.XRange, logX) {
+		p.X.Min, p.X.Max = lp.XRange[0], lp.XRange[1]
 	}
-	setRange(&p.X, lp.XRange)
-	setRange(&p.Y, lp.YRange)
-	if logY && !(lp.YRange[0] < lp.YRange[1]) && !math.IsInf(minPos, 1) && p.Y.Min < minPos/2 {
+	if usableRange(lp.YRange, logY) {
+		p.Y.Min, p.Y.Max = lp.YRange[0], lp.YRange[1]
+	} else if logY && !math.IsInf(minPos, 1) && p.Y.Min < minPos/2 {
 		p.Y.Min = minPos / 2 // clipped band ends stay below the curves
 	}
+	var xt, yt plot.Ticker = linearTicks{}, linearTicks{}
+	if logX {
+		p.X.Scale, xt = plot.LogScale{}, logTicks{}
+	}
+	if logY {
+		p.Y.Scale, yt = plot.LogScale{}, logTicks{}
+	}
+	if lp.XTicks != nil {
+		xt = centreTicks(lp.XTicks)
+	}
+	if err := fixAxis(&p.X, logX, xt); err != nil {
+		return nil, leg, fmt.Errorf("plots: %s: %w", lp.axisName("x", lp.XLabel), err)
+	}
+	if err := fixAxis(&p.Y, logY, yt); err != nil {
+		return nil, leg, fmt.Errorf("plots: %s: %w", lp.axisName("y", lp.YLabel), err)
+	}
 	return p, leg, nil
+}
+
+// axisName names an axis of lp in errors: `figure "Delay tail", x axis
+// "delay (s)"`.
+func (lp *LinePlot) axisName(axis, label string) string {
+	s := "figure"
+	if lp.Title != "" {
+		s += fmt.Sprintf(" %q", lp.Title)
+	}
+	s += ", " + axis + " axis"
+	if label != "" {
+		s += fmt.Sprintf(" %q", label)
+	}
+	return s
+}
+
+// fixAxis gives a a range it can draw (see axisRange) and the ticker t,
+// wrapped so that it only returns ticks a can draw.
+func fixAxis(a *plot.Axis, log bool, t plot.Ticker) error {
+	lo, hi, err := axisRange(a.Min, a.Max, log)
+	if err != nil {
+		return err
+	}
+	a.Min, a.Max = lo, hi
+	a.Tick.Marker = checkedTicks{Ticker: t, log: log}
+	return nil
+}
+
+// note is a plotter that writes a short remark at the top of the data
+// area: why some or all of the data are not shown.
+type note string
+
+func (n note) Plot(c draw.Canvas, _ *plot.Plot) {
+	sty := plot.New().Title.TextStyle
+	sty.Handler = numberText
+	sty.Font.Size = vg.Points(8.5)
+	sty.Color = color.NRGBA{0x55, 0x55, 0x55, 0xff}
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(3)}, string(n))
 }
 
 // drawTitle writes title centred at the top of c, in the style of a plot
@@ -220,12 +307,6 @@ func drawTitle(c draw.Canvas, title string, pad vg.Length) draw.Canvas {
 	sty.YAlign = draw.YTop
 	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, title)
 	return draw.Crop(c, 0, 0, 0, -sty.Height(title)-pad)
-}
-
-// positiveRange reports whether [lo, hi] is a finite range of positive
-// values, which a log axis can show.
-func positiveRange(lo, hi float64) bool {
-	return lo > 0 && hi >= lo && !math.IsInf(hi, 0)
 }
 
 // lineStyle returns a thumbnail with the style of l's curve in colour c.
@@ -241,16 +322,10 @@ func lineStyle(l Line, c color.NRGBA) *plotter.Line {
 
 // bandValue clips a band end for a log axis, where it must be positive.
 func bandValue(v float64, logY bool, minPos float64) float64 {
-	if logY && v <= 0 {
+	if logY && !logable(v) {
 		return minPos / 4
 	}
 	return v
-}
-
-func setRange(a *plot.Axis, r [2]float64) {
-	if r[0] < r[1] {
-		a.Min, a.Max = r[0], r[1]
-	}
 }
 
 // legendWidth returns the width of the legend's column.
@@ -272,7 +347,9 @@ func drawWithLegend(p *plot.Plot, leg plot.Legend, c draw.Canvas) {
 	}
 }
 
-// Save implements Figure.
+// Save implements Figure. It returns an error for lines whose X, Y, Lo
+// and Hi differ in length, for values spanning more than float64 can
+// subtract, for an unknown format, and when the file cannot be written.
 func (lp *LinePlot) Save(path string) error {
 	p, leg, err := lp.build()
 	if err != nil {
@@ -290,17 +367,31 @@ func (lp *LinePlot) Save(path string) error {
 type Stack struct {
 	Title, Caption string
 	Panels         []*LinePlot
-	Heights        []float64 // relative panel heights; nil: equal
+	Heights        []float64 // relative panel heights, finite and > 0, one per panel; nil: equal
 }
 
-// Save implements Figure.
+// Save implements Figure. Besides LinePlot's errors it returns one for a
+// stack without panels or with Heights that do not match them.
 func (s *Stack) Save(path string) error {
 	if len(s.Panels) == 0 {
 		return fmt.Errorf("plots: %s: a stack needs at least one panel", path)
 	}
+	if s.Heights != nil {
+		if len(s.Heights) != len(s.Panels) {
+			return fmt.Errorf("plots: stack %q has %d heights for %d panels", s.Title, len(s.Heights), len(s.Panels))
+		}
+		for i, h := range s.Heights {
+			if !(h > 0) || !finite(h) {
+				return fmt.Errorf("plots: stack %q: panel %d height %v, want finite and > 0", s.Title, i, h)
+			}
+		}
+	}
 	var plots []*plot.Plot
 	var legs []plot.Legend
 	for i, lp := range s.Panels {
+		if lp == nil {
+			return fmt.Errorf("plots: stack %q: panel %d is nil", s.Title, i)
+		}
 		p, leg, err := lp.build()
 		if err != nil {
 			return err
