@@ -108,11 +108,11 @@ func TestConstantBurstCurve(t *testing.T) {
 	if err := f.Save(filepath.Join(t.TempDir(), "b.png")); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := (&LinePlot{LogX: true, LogY: true, Lines: []Line{{X: f.Rates, Y: f.Burst}}}).build()
+	pn, err := (&LinePlot{LogX: true, LogY: true, Lines: []Line{{X: f.Rates, Y: f.Burst}}}).build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := [2]float64{p.Y.Min, p.Y.Max}; !close(got[0], 0.1) || !close(got[1], 10) {
+	if got := [2]float64{pn.p.Y.Min, pn.p.Y.Max}; !close(got[0], 0.1) || !close(got[1], 10) {
 		t.Errorf("y axis %v, want [0.1, 10]", got)
 	}
 }
@@ -129,11 +129,11 @@ func TestSingleDuration(t *testing.T) {
 	if err := st.Save(filepath.Join(t.TempDir(), "a.png")); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := st.Panels[0].build()
+	panels, err := st.build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := [2]float64{p.X.Min, p.X.Max}; !close(got[0], 0.05) || !close(got[1], 5) {
+	if got := [2]float64{panels[0].p.X.Min, panels[0].p.X.Max}; !close(got[0], 0.05) || !close(got[1], 5) {
 		t.Errorf("x axis %v, want [0.05, 5]", got)
 	}
 }

@@ -296,12 +296,9 @@ func (h *HeatMap) Save(path string) error {
 	if err := fixAxis(&p.Y, false, centreTicks(h.Y)); err != nil {
 		return fmt.Errorf("plots: heat map %q: y axis: %w", h.Title, err)
 	}
-	leg := plot.NewLegend()
+	leg := newLegend()
 	leg.TextStyle.Font.Size = vg.Points(8.5)
-	leg.TextStyle.Handler = numberText
 	leg.ThumbnailWidth = vg.Points(14)
-	leg.Padding = vg.Points(3)
-	leg.Top, leg.Left = true, true
 	if h.Diagonal != "" {
 		lo := math.Max(c.xe[0], c.ye[0])
 		hi := math.Min(c.xe[len(c.xe)-1], c.ye[len(c.ye)-1])

@@ -33,8 +33,9 @@ type ArrivalCurves struct {
 // Figure returns the figure: two panels over a common logarithmic axis of
 // d (lengths <= 0 are left out), α*(d) with the dashed promises above (log
 // scale), the overshoot below with the line 1 where the promise is just
-// kept. It returns an error naming the limiter when the data are
-// inconsistent: lengths that differ, or a promise that is not > 0.
+// kept. The legend lists the limiters, then the promises. It returns an
+// error naming the limiter when the data are inconsistent: lengths that
+// differ, or a promise that is not > 0.
 func (a ArrivalCurves) Figure() (*Stack, error) {
 	if len(a.Limiters) == 0 {
 		return nil, fmt.Errorf("plots: arrival curves: no limiter")
@@ -42,6 +43,7 @@ func (a ArrivalCurves) Figure() (*Stack, error) {
 	curves := &LinePlot{XLabel: "interval length d (s)", YLabel: "α*(d) (jobs)", LogX: true, LogY: true}
 	ratios := &LinePlot{XLabel: "interval length d (s)", YLabel: "α*(d) / promise(d)", LogX: true}
 	var promises []string
+	var promiseLines []Line
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, l := range a.Limiters {
 		if len(l.Jobs) != len(l.D) || len(l.Promise) != len(l.D) {
@@ -61,10 +63,11 @@ func (a ArrivalCurves) Figure() (*Stack, error) {
 		ratios.Lines = append(ratios.Lines, Line{Label: l.Name, X: l.D, Y: ratio, Color: l.Color, Marks: l.Marks})
 		if l.PromiseName != "" && !slices.Contains(promises, l.PromiseName) {
 			promises = append(promises, l.PromiseName)
-			curves.Lines = append(curves.Lines, Line{Label: "promise " + l.PromiseName, X: l.D, Y: l.Promise,
+			promiseLines = append(promiseLines, Line{Label: "promise " + l.PromiseName, X: l.D, Y: l.Promise,
 				Dashed: true, Step: l.PromiseStep, Color: l.PromiseColor})
 		}
 	}
+	curves.Lines = append(curves.Lines, promiseLines...)
 	if xmin < xmax {
 		ratios.Lines = append(ratios.Lines, Line{Label: "1: promise just kept", X: []float64{xmin, xmax}, Y: []float64{1, 1}, Dashed: true, Color: -1})
 	}

@@ -14,9 +14,9 @@ import (
 
 // Line is a curve: Y against X, optionally with a confidence band [Lo, Hi]
 // around it. Points with a NaN or infinite coordinate (or, on a log axis,
-// one <= 0) are left out and break the curve (and the band) there. A Line with a label and no points
-// is a legend entry only (e.g. "dashed: a formula" for several dashed
-// curves).
+// one <= 0) are left out and break the curve (and the band) there. A Line
+// with a label and no points is a legend entry only (e.g. "dashed: a
+// formula" for several dashed curves).
 type Line struct {
 	Label  string    // legend entry; empty: none
 	X, Y   []float64 // the curve, X increasing
@@ -89,23 +89,30 @@ func (l *Line) check() error {
 	return nil
 }
 
+// panel is a LinePlot ready to draw: the gonum plot (without its title
+// and legend, which the figure lays out) and the legend entries.
+type panel struct {
+	p      *plot.Plot
+	legend []legendEntry
+	data   bool   // the ranges come from drawn values, not defaults
+	note   string // why some or all of the data are not shown; "": they are
+	logX   bool   // the x axis is logarithmic
+	// The axis titles, drawn by the panel rather than by gonum, which
+	// reserves room for a title at the arithmetic middle of the range: on
+	// a log axis, far from where it draws it.
+	xLabel, yLabel string
+}
+
 // usableRange reports whether a fixed range r can be used.
 func usableRange(r [2]float64, log bool) bool {
 	return finite(r[0], r[1]) && r[0] < r[1] && !(log && !logable(r[0]))
 }
 
-// build makes the gonum plot (without its legend, which is drawn beside
-// it) and the legend.
-func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
-	leg := plot.NewLegend()
-	leg.TextStyle.Font.Size = vg.Points(9)
-	leg.TextStyle.Handler = numberText
-	leg.ThumbnailWidth = vg.Points(18)
-	leg.Padding = vg.Points(3)
-	leg.Top, leg.Left = true, true
+// build makes the panel of lp.
+func (lp *LinePlot) build() (*panel, error) {
 	for i := range lp.Lines {
 		if err := lp.Lines[i].check(); err != nil {
-			return nil, leg, err
+			return nil, err
 		}
 	}
 	// A log axis needs positive values: without any, it is drawn linear.
@@ -138,13 +145,11 @@ func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
 
 	p := plot.New()
 	styleAxes(p)
-	p.Title.Text = lp.Title
-	p.X.Label.Text = lp.XLabel
-	p.Y.Label.Text = lp.YLabel
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = withAlpha(gray, 0x40)
 	grid.Horizontal.Color = withAlpha(gray, 0x40)
 	p.Add(grid)
+	pn := &panel{p: p, logX: logX, xLabel: lp.XLabel, yLabel: lp.YLabel}
 	// The smallest positive value, for clipping bands on a log axis.
 	minPos := math.Inf(1)
 	for _, l := range lp.Lines {
@@ -154,81 +159,25 @@ func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
 			}
 		}
 	}
-	var lines []plot.Plotter
+	var curves []plot.Plotter
 	drawn := 0
-	for _, l := range lp.Lines {
-		c := Color(l.Color)
-		if len(l.X) == 0 {
-			if l.Label != "" {
-				leg.Add(l.Label, lineStyle(l, c))
-			}
-			continue
+	for i := range lp.Lines {
+		bands, cs, entry, n := lp.Lines[i].plotters(logX, logY, minPos)
+		p.Add(bands...)
+		curves = append(curves, cs...)
+		if entry != nil {
+			pn.legend = append(pn.legend, *entry)
 		}
-		var thumbs []plot.Thumbnailer
-		var band *plotter.Polygon
-		for _, seg := range l.segments(logX, logY) {
-			drawn += len(seg)
-			if l.Lo != nil {
-				var ring plotter.XYs
-				for _, i := range seg {
-					ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Lo[i], logY, minPos)})
-				}
-				for j := len(seg) - 1; j >= 0; j-- {
-					i := seg[j]
-					ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Hi[i], logY, minPos)})
-				}
-				poly, err := plotter.NewPolygon(ring)
-				if err != nil {
-					return nil, leg, err
-				}
-				poly.Color = withAlpha(c, 0x38)
-				poly.LineStyle.Width = 0
-				p.Add(poly)
-				band = poly
-			}
-			var xys plotter.XYs
-			for _, i := range seg {
-				xys = append(xys, plotter.XY{X: l.X[i], Y: l.Y[i]})
-			}
-			ln, err := plotter.NewLine(xys)
-			if err != nil {
-				return nil, leg, err
-			}
-			ln.LineStyle = lineStyle(l, c).LineStyle
-			if l.Step {
-				ln.StepStyle = plotter.PostStep
-			}
-			lines = append(lines, ln)
-			if len(thumbs) == 0 {
-				thumbs = append(thumbs, ln)
-			}
-			if l.Marks {
-				sc, err := plotter.NewScatter(xys)
-				if err != nil {
-					return nil, leg, err
-				}
-				sc.GlyphStyle.Color = c
-				sc.GlyphStyle.Radius = vg.Points(2)
-				sc.GlyphStyle.Shape = draw.CircleGlyph{}
-				lines = append(lines, sc)
-				if len(thumbs) == 1 {
-					thumbs = append(thumbs, sc)
-				}
-			}
-		}
-		if band != nil {
-			thumbs = append([]plot.Thumbnailer{band}, thumbs...)
-		}
-		if l.Label != "" && len(thumbs) > 0 {
-			leg.Add(l.Label, thumbs...)
-		}
+		drawn += n
 	}
-	p.Add(lines...) // curves over every band
+	p.Add(curves...) // curves over every band
 	if drawn == 0 && finitePoints > 0 && len(notes) == 0 {
 		notes = append(notes, "no point with both coordinates > 0 for the log axes")
 	}
+	pn.data = drawn > 0
 	if len(notes) > 0 {
-		p.Add(note(strings.Join(notes, "; ")))
+		pn.note = strings.Join(notes, "; ")
+		p.Add(note(pn.note))
 	}
 
 	if usableRange(lp.XRange, logX) {
@@ -250,12 +199,72 @@ func (lp *LinePlot) build() (*plot.Plot, plot.Legend, error) {
 		xt = centreTicks(lp.XTicks)
 	}
 	if err := fixAxis(&p.X, logX, xt); err != nil {
-		return nil, leg, fmt.Errorf("plots: %s: %w", lp.axisName("x", lp.XLabel), err)
+		return nil, fmt.Errorf("plots: %s: %w", lp.axisName("x", lp.XLabel), err)
 	}
 	if err := fixAxis(&p.Y, logY, yt); err != nil {
-		return nil, leg, fmt.Errorf("plots: %s: %w", lp.axisName("y", lp.YLabel), err)
+		return nil, fmt.Errorf("plots: %s: %w", lp.axisName("y", lp.YLabel), err)
 	}
-	return p, leg, nil
+	return pn, nil
+}
+
+// plotters returns the plotters of l: its bands, its curves and marks,
+// its legend entry (nil without a label, or when no point can be drawn),
+// and the number of points drawn. minPos is the smallest positive y of
+// the panel, which clips bands on a log y axis.
+func (l *Line) plotters(logX, logY bool, minPos float64) (bands, curves []plot.Plotter, entry *legendEntry, drawn int) {
+	c := Color(l.Color)
+	style := lineStyle(*l, c)
+	segs := l.segments(logX, logY)
+	var all []int
+	for _, seg := range segs {
+		all = append(all, seg...)
+	}
+	var marks *plotter.Scatter
+	if l.Marks && len(all) > 0 {
+		xys := make(plotter.XYs, len(all))
+		for k, i := range all {
+			xys[k] = plotter.XY{X: l.X[i], Y: l.Y[i]}
+		}
+		marks = &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}}
+		curves = append(curves, marks)
+	}
+	var band *plotter.Polygon
+	for _, seg := range segs {
+		if l.Lo != nil {
+			var ring plotter.XYs
+			for _, i := range seg {
+				ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Lo[i], logY, minPos)})
+			}
+			for j := len(seg) - 1; j >= 0; j-- {
+				i := seg[j]
+				ring = append(ring, plotter.XY{X: l.X[i], Y: bandValue(l.Hi[i], logY, minPos)})
+			}
+			band = &plotter.Polygon{XYs: []plotter.XYs{ring}, Color: withAlpha(c, 0x38)}
+			bands = append(bands, band)
+		}
+		xys := make(plotter.XYs, len(seg))
+		for k, i := range seg {
+			xys[k] = plotter.XY{X: l.X[i], Y: l.Y[i]}
+		}
+		ln := &plotter.Line{XYs: xys, LineStyle: style.LineStyle}
+		if l.Step {
+			ln.StepStyle = plotter.PostStep
+		}
+		curves = append(curves, ln)
+	}
+	if l.Label == "" || (len(segs) == 0 && len(l.X) > 0) {
+		return bands, curves, nil, len(all)
+	}
+	var thumbs []plot.Thumbnailer
+	if band != nil {
+		thumbs = append(thumbs, band)
+	}
+	thumbs = append(thumbs, style)
+	if marks != nil {
+		thumbs = append(thumbs, marks)
+	}
+	key := fmt.Sprintf("%s|%d|%t|%t|%t", l.Label, l.Color, l.Dashed, band != nil, marks != nil)
+	return bands, curves, &legendEntry{label: l.Label, key: key, thumbs: thumbs}, len(all)
 }
 
 // axisName names an axis of lp in errors: `figure "Delay tail", x axis
@@ -298,8 +307,12 @@ func (n note) Plot(c draw.Canvas, _ *plot.Plot) {
 }
 
 // drawTitle writes title centred at the top of c, in the style of a plot
-// title, and returns the canvas below it, pad further down.
+// title, and returns the canvas below it, pad further down. An empty
+// title takes no room.
 func drawTitle(c draw.Canvas, title string, pad vg.Length) draw.Canvas {
+	if title == "" {
+		return c
+	}
 	p := plot.New()
 	styleAxes(p)
 	sty := p.Title.TextStyle
@@ -328,42 +341,27 @@ func bandValue(v float64, logY bool, minPos float64) float64 {
 	return v
 }
 
-// legendWidth returns the width of the legend's column.
-func legendWidth(leg plot.Legend, c draw.Canvas) vg.Length {
-	r := leg.Rectangle(c)
-	return r.Max.X - r.Min.X
-}
-
-// drawWithLegend draws p in c with the legend in a column to its right.
-func drawWithLegend(p *plot.Plot, leg plot.Legend, c draw.Canvas) {
-	w := legendWidth(leg, c)
-	if w > 0 {
-		w += vg.Points(8)
-	}
-	p.Draw(draw.Crop(c, 0, -w, 0, 0))
-	if w > 0 {
-		lc := draw.Crop(c, c.Max.X-c.Min.X-w+vg.Points(8), 0, 0, -p.Title.TextStyle.Height(p.Title.Text)-p.Title.Padding-vg.Points(4))
-		leg.Draw(lc)
-	}
-}
-
 // Save implements Figure. It returns an error for lines whose X, Y, Lo
 // and Hi differ in length, for values spanning more than float64 can
 // subtract, for an unknown format, and when the file cannot be written.
 func (lp *LinePlot) Save(path string) error {
-	p, leg, err := lp.build()
+	pn, err := lp.build()
 	if err != nil {
 		return err
 	}
 	return render(path, width, height, lp.Caption, func(c draw.Canvas) error {
-		drawWithLegend(p, leg, c)
+		body := drawTitle(c, lp.Title, vg.Points(6))
+		drawPanels(body, []*panel{pn}, nil, 0)
 		return nil
 	})
 }
 
-// Stack is a figure of line plots stacked vertically with aligned axes,
-// sharing the title and the caption (the panels' own are not drawn). Each
-// panel has its own legend to its right.
+// Stack is a figure of line plots stacked vertically, sharing the title,
+// the caption (the panels' own are not drawn), the x range (the union of
+// the panels' ranges, fixed or from their data, when their x scales
+// agree) and the bottom panel's x label.
+// The data areas line up on both sides, and the legends share a column
+// to the right, each entry listed once, at the first panel that has it.
 type Stack struct {
 	Title, Caption string
 	Panels         []*LinePlot
@@ -373,89 +371,84 @@ type Stack struct {
 // Save implements Figure. Besides LinePlot's errors it returns one for a
 // stack without panels or with Heights that do not match them.
 func (s *Stack) Save(path string) error {
-	if len(s.Panels) == 0 {
-		return fmt.Errorf("plots: %s: a stack needs at least one panel", path)
-	}
-	if s.Heights != nil {
-		if len(s.Heights) != len(s.Panels) {
-			return fmt.Errorf("plots: stack %q has %d heights for %d panels", s.Title, len(s.Heights), len(s.Panels))
-		}
-		for i, h := range s.Heights {
-			if !(h > 0) || !finite(h) {
-				return fmt.Errorf("plots: stack %q: panel %d height %v, want finite and > 0", s.Title, i, h)
-			}
-		}
-	}
-	var plots []*plot.Plot
-	var legs []plot.Legend
-	for i, lp := range s.Panels {
-		if lp == nil {
-			return fmt.Errorf("plots: stack %q: panel %d is nil", s.Title, i)
-		}
-		p, leg, err := lp.build()
-		if err != nil {
-			return err
-		}
-		p.Title.Text = ""
-		if i < len(s.Panels)-1 {
-			p.X.Label.Text = "" // the bottom panel's label serves all
-		}
-		plots = append(plots, p)
-		legs = append(legs, leg)
+	panels, err := s.build()
+	if err != nil {
+		return err
 	}
 	h := height * vg.Length(0.55+0.45*float64(len(s.Panels)))
 	return render(path, width, h, s.Caption, func(c draw.Canvas) error {
 		body := drawTitle(c, s.Title, vg.Points(8))
-		// The widest legend sets one right margin for every panel, so that
-		// the axes line up.
-		w := vg.Length(0)
-		for _, leg := range legs {
-			w = max(w, legendWidth(leg, body))
-		}
-		if w > 0 {
-			w += vg.Points(8)
-		}
-		weights := s.Heights
-		if weights == nil {
-			weights = make([]float64, len(plots))
-			for i := range weights {
-				weights[i] = 1
-			}
-		}
-		total := 0.0
-		for _, x := range weights {
-			total += x
-		}
-		full := body.Max.Y - body.Min.Y
-		top := body.Max.Y
-		var tiles []draw.Canvas
-		for i := range plots {
-			ph := full * vg.Length(weights[i]/total)
-			tc := draw.Canvas{Canvas: body.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: body.Min.X, Y: top - ph},
-				Max: vg.Point{X: body.Max.X - w, Y: top},
-			}}
-			tiles = append(tiles, tc)
-			top -= ph
-		}
-		// Align the data areas: the widest y-axis sets the left edge.
-		left := vg.Length(0)
-		for i, p := range plots {
-			dc := p.DataCanvas(tiles[i])
-			left = max(left, dc.Min.X-tiles[i].Min.X)
-		}
-		for i, p := range plots {
-			dc := p.DataCanvas(tiles[i])
-			shift := left - (dc.Min.X - tiles[i].Min.X)
-			t := tiles[i]
-			t.Min.X += shift
-			p.Draw(t)
-			lc := draw.Canvas{Canvas: body.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: body.Max.X - w + vg.Points(8), Y: t.Min.Y},
-				Max: vg.Point{X: body.Max.X, Y: t.Max.Y - vg.Points(4)},
-			}}
-			legs[i].Draw(lc)
-		}
+		drawPanels(body, panels, s.Heights, 0)
 		return nil
 	})
+}
+
+// build makes the panels of s: the x title only at the bottom, the x
+// range shared, each legend entry listed once.
+func (s *Stack) build() ([]*panel, error) {
+	if len(s.Panels) == 0 {
+		return nil, fmt.Errorf("plots: stack %q: a stack needs at least one panel", s.Title)
+	}
+	if s.Heights != nil {
+		if len(s.Heights) != len(s.Panels) {
+			return nil, fmt.Errorf("plots: stack %q has %d heights for %d panels", s.Title, len(s.Heights), len(s.Panels))
+		}
+		for i, h := range s.Heights {
+			if !(h > 0) || !finite(h) {
+				return nil, fmt.Errorf("plots: stack %q: panel %d height %v, want finite and > 0", s.Title, i, h)
+			}
+		}
+	}
+	var panels []*panel
+	for i, lp := range s.Panels {
+		if lp == nil {
+			return nil, fmt.Errorf("plots: stack %q: panel %d is nil", s.Title, i)
+		}
+		pn, err := lp.build()
+		if err != nil {
+			return nil, err
+		}
+		if i < len(s.Panels)-1 {
+			pn.xLabel = "" // the bottom panel's label serves all
+		}
+		panels = append(panels, pn)
+	}
+	shareX(panels)
+	listOnce(panels)
+	return panels, nil
+}
+
+// shareX gives every panel the union of the x ranges of the panels with
+// data, when all have the same x scale.
+func shareX(panels []*panel) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pn := range panels {
+		if pn.logX != panels[0].logX {
+			return
+		}
+		if pn.data {
+			lo, hi = math.Min(lo, pn.p.X.Min), math.Max(hi, pn.p.X.Max)
+		}
+	}
+	if lo < hi {
+		for _, pn := range panels {
+			pn.p.X.Min, pn.p.X.Max = lo, hi
+		}
+	}
+}
+
+// listOnce drops from each panel's legend the entries (same label and
+// style) that an earlier panel lists.
+func listOnce(panels []*panel) {
+	seen := map[string]bool{}
+	for _, pn := range panels {
+		var keep []legendEntry
+		for _, e := range pn.legend {
+			if !seen[e.key] {
+				seen[e.key] = true
+				keep = append(keep, e)
+			}
+		}
+		pn.legend = keep
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -53,9 +52,9 @@ func timeUnit(d float64) (string, float64) {
 
 // Save implements Figure. It returns an error without rate counts, for
 // a bin width that is not finite and > 0, for Rates and Burst (or a
-// non-nil BurstTarget) of different lengths when Rates is not empty, for
-// an unknown format, and when the file cannot be written. A panel whose
-// values cannot be drawn says so in place of its curves.
+// non-nil BurstTarget) of different lengths when Rates is not empty, for an unknown format, and when the
+// file cannot be written. A panel whose values cannot be drawn says so in
+// place of its curves.
 func (f *TraceFigure) Save(path string) error {
 	if len(f.RateCounts) == 0 || !(f.RateWidth > 0) || !finite(f.RateWidth) {
 		return fmt.Errorf("plots: %s: a trace figure needs rate counts with a finite bin width > 0, have %d counts and width %v s", path, len(f.RateCounts), f.RateWidth)
@@ -103,64 +102,19 @@ func (f *TraceFigure) Save(path string) error {
 		}
 		panels = append(panels, bp)
 	}
-	return f.draw(path, panels)
-}
-
-// draw renders the panels one above the other, each with its own axes
-// labels and its legend to its right (the panels' x axes differ, so
-// unlike a Stack each keeps its x label), under the title and above the
-// caption.
-func (f *TraceFigure) draw(path string, panels []*LinePlot) error {
-	var ps []*plot.Plot
-	var legs []plot.Legend
+	// Each panel keeps its x label: their x axes differ.
+	var ps []*panel
 	for _, lp := range panels {
-		p, leg, err := lp.build()
+		pn, err := lp.build()
 		if err != nil {
 			return err
 		}
-		ps = append(ps, p)
-		legs = append(legs, leg)
+		ps = append(ps, pn)
 	}
 	h := height * vg.Length(0.1+0.62*float64(len(ps)))
 	return render(path, width, h, f.Caption, func(c draw.Canvas) error {
 		body := drawTitle(c, f.Title, vg.Points(10))
-		gap := vg.Points(14)
-		ph := (body.Max.Y - body.Min.Y - gap*vg.Length(len(ps)-1)) / vg.Length(len(ps))
-		top := body.Max.Y
-		// Line up the panels' data areas: the same left edge (the widest
-		// y axis) and right edge (the widest legend plus the widest
-		// padding right of the axes, which a log axis's last tick label
-		// needs). drawWithLegend puts the legend in a column of its width
-		// plus 8 points at the right of its canvas.
-		var tiles []draw.Canvas
-		var legW, leftPad, rightPad []vg.Length
-		for i, p := range ps {
-			tile := draw.Canvas{Canvas: body.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: body.Min.X, Y: top - ph},
-				Max: vg.Point{X: body.Max.X, Y: top},
-			}}
-			top -= ph + gap
-			w := legendWidth(legs[i], tile)
-			if w > 0 {
-				w += vg.Points(8)
-			}
-			area := draw.Crop(tile, 0, -w, 0, 0)
-			dc := p.DataCanvas(area)
-			tiles = append(tiles, tile)
-			legW = append(legW, w)
-			leftPad = append(leftPad, dc.Min.X-area.Min.X)
-			rightPad = append(rightPad, area.Max.X-dc.Max.X)
-		}
-		left, right := body.Min.X, body.Max.X
-		for i := range ps {
-			left = max(left, body.Min.X+leftPad[i])
-			right = min(right, body.Max.X-legW[i]-rightPad[i])
-		}
-		for i, p := range ps {
-			tiles[i].Min.X = left - leftPad[i]
-			tiles[i].Max.X = right + rightPad[i] + legW[i]
-			drawWithLegend(p, legs[i], tiles[i])
-		}
+		drawPanels(body, ps, nil, vg.Points(14))
 		return nil
 	})
 }
