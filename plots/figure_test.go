@@ -108,7 +108,7 @@ func TestConstantBurstCurve(t *testing.T) {
 	if err := f.Save(filepath.Join(t.TempDir(), "b.png")); err != nil {
 		t.Fatal(err)
 	}
-	pn, err := (&LinePlot{LogX: true, LogY: true, Lines: []Line{{X: f.Rates, Y: f.Burst}}}).build()
+	pn, err := (&LinePlot{LogX: true, LogY: true, Lines: []Line{{X: f.Rates, Y: f.Burst}}}).build(&markBook{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 type legendEntry struct {
 	label  string
 	key    string // the label and style, to list an entry once in a Stack
+	look   string // the style without colour: dash pattern and mark shape
 	thumbs []plot.Thumbnailer
 }
 

@@ -23,8 +23,11 @@ type Line struct {
 	Lo, Hi []float64 // optional band, the same length as X
 	Step   bool      // a step function: Y[i] holds from X[i] until X[i+1]
 	Dashed bool      // draw dashed (a reference curve, e.g. a formula)
-	Marks  bool      // mark each point
-	Color  int       // index into the figure palette (see Color); < 0 gray
+	// Marks marks every point. Without it, a solid labelled curve still
+	// carries a few marks of its series' shape, so that series can be
+	// told apart without colour (see markBook).
+	Marks bool
+	Color int // index into the figure palette (see Color); < 0 gray
 }
 
 // LinePlot is a figure of curves over shared axes, with a title, axis
@@ -108,8 +111,9 @@ func usableRange(r [2]float64, log bool) bool {
 	return finite(r[0], r[1]) && r[0] < r[1] && !(log && !logable(r[0]))
 }
 
-// build makes the panel of lp.
-func (lp *LinePlot) build() (*panel, error) {
+// build makes the panel of lp, taking mark shapes from book (shared by the
+// panels of one figure).
+func (lp *LinePlot) build(book *markBook) (*panel, error) {
 	for i := range lp.Lines {
 		if err := lp.Lines[i].check(); err != nil {
 			return nil, err
@@ -162,7 +166,7 @@ func (lp *LinePlot) build() (*panel, error) {
 	var curves []plot.Plotter
 	drawn := 0
 	for i := range lp.Lines {
-		bands, cs, entry, n := lp.Lines[i].plotters(logX, logY, minPos)
+		bands, cs, entry, n := lp.Lines[i].plotters(book, logX, logY, minPos)
 		p.Add(bands...)
 		curves = append(curves, cs...)
 		if entry != nil {
@@ -209,24 +213,39 @@ func (lp *LinePlot) build() (*panel, error) {
 
 // plotters returns the plotters of l: its bands, its curves and marks,
 // its legend entry (nil without a label, or when no point can be drawn),
-// and the number of points drawn. minPos is the smallest positive y of
-// the panel, which clips bands on a log y axis.
-func (l *Line) plotters(logX, logY bool, minPos float64) (bands, curves []plot.Plotter, entry *legendEntry, drawn int) {
+// and the number of points drawn. book gives the mark shape and dash
+// pattern of its label; minPos is the smallest positive y of the panel,
+// which clips bands on a log y axis.
+func (l *Line) plotters(book *markBook, logX, logY bool, minPos float64) (bands, curves []plot.Plotter, entry *legendEntry, drawn int) {
 	c := Color(l.Color)
 	style := lineStyle(*l, c)
+	di := -1
+	if l.Dashed && !l.Marks {
+		style.Dashes, di = book.dash(l.Label)
+	}
 	segs := l.segments(logX, logY)
 	var all []int
 	for _, seg := range segs {
 		all = append(all, seg...)
 	}
+	// The marks: every point, or a few on a solid labelled curve.
 	var marks *plotter.Scatter
-	if l.Marks && len(all) > 0 {
-		xys := make(plotter.XYs, len(all))
-		for k, i := range all {
+	gi := -1
+	if (l.Marks || (!l.Dashed && l.Label != "")) && (len(all) > 0 || len(l.X) == 0) {
+		var glyph draw.GlyphDrawer
+		glyph, gi = book.glyph(l.Label)
+		idx := all
+		if !l.Marks {
+			idx = spreadMarks(l.X, all, logX, markPhase(gi))
+		}
+		xys := make(plotter.XYs, len(idx))
+		for k, i := range idx {
 			xys[k] = plotter.XY{X: l.X[i], Y: l.Y[i]}
 		}
-		marks = &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}}
-		curves = append(curves, marks)
+		marks = &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(2.2), Shape: glyph}}
+		if len(xys) > 0 {
+			curves = append(curves, marks)
+		}
 	}
 	var band *plotter.Polygon
 	for _, seg := range segs {
@@ -263,8 +282,22 @@ func (l *Line) plotters(logX, logY bool, minPos float64) (bands, curves []plot.P
 	if marks != nil {
 		thumbs = append(thumbs, marks)
 	}
-	key := fmt.Sprintf("%s|%d|%t|%t|%t", l.Label, l.Color, l.Dashed, band != nil, marks != nil)
-	return bands, curves, &legendEntry{label: l.Label, key: key, thumbs: thumbs}, len(all)
+	// The look without colour: a dashed curve with marks keeps the first
+	// dash pattern, and its marks tell it apart.
+	look := fmt.Sprintf("dashes %d, glyph %d", di, gi)
+	if l.Dashed && di < 0 {
+		look = fmt.Sprintf("dashes 0, glyph %d", gi)
+	}
+	key := fmt.Sprintf("%s|%d|%t|%s", l.Label, l.Color, band != nil, look)
+	return bands, curves, &legendEntry{label: l.Label, key: key, look: look, thumbs: thumbs}, len(all)
+}
+
+// markPhase is where the sparse marks of the series with mark shape gi
+// sit within their spacing: between 0.325 and 0.675 of it, a different
+// place for each shape (steps of the golden ratio), so that curves that
+// coincide show each other's marks.
+func markPhase(gi int) float64 {
+	return 0.5 + 0.35*(math.Mod(float64(gi)*0.618, 1)-0.5)
 }
 
 // axisName names an axis of lp in errors: `figure "Delay tail", x axis
@@ -345,7 +378,7 @@ func bandValue(v float64, logY bool, minPos float64) float64 {
 // and Hi differ in length, for values spanning more than float64 can
 // subtract, for an unknown format, and when the file cannot be written.
 func (lp *LinePlot) Save(path string) error {
-	pn, err := lp.build()
+	pn, err := lp.build(&markBook{})
 	if err != nil {
 		return err
 	}
@@ -383,8 +416,8 @@ func (s *Stack) Save(path string) error {
 	})
 }
 
-// build makes the panels of s: the x title only at the bottom, the x
-// range shared, each legend entry listed once.
+// build makes the panels of s: mark shapes shared, the x title only at
+// the bottom, the x range shared, each legend entry listed once.
 func (s *Stack) build() ([]*panel, error) {
 	if len(s.Panels) == 0 {
 		return nil, fmt.Errorf("plots: stack %q: a stack needs at least one panel", s.Title)
@@ -399,12 +432,13 @@ func (s *Stack) build() ([]*panel, error) {
 			}
 		}
 	}
+	book := &markBook{}
 	var panels []*panel
 	for i, lp := range s.Panels {
 		if lp == nil {
 			return nil, fmt.Errorf("plots: stack %q: panel %d is nil", s.Title, i)
 		}
-		pn, err := lp.build()
+		pn, err := lp.build(book)
 		if err != nil {
 			return nil, err
 		}

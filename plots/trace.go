@@ -103,9 +103,10 @@ func (f *TraceFigure) Save(path string) error {
 		panels = append(panels, bp)
 	}
 	// Each panel keeps its x label: their x axes differ.
+	book := &markBook{}
 	var ps []*panel
 	for _, lp := range panels {
-		pn, err := lp.build()
+		pn, err := lp.build(book)
 		if err != nil {
 			return err
 		}
