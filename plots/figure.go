@@ -2,12 +2,15 @@ package plots
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ratesim/ratesim/internal/atomicfile"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -25,8 +28,10 @@ var Formats = []string{"png", "svg", "pdf"}
 // A Figure is a drawing that can be saved to a file.
 type Figure interface {
 	// Save writes the figure to path in the format its extension names
-	// (.png, .svg or .pdf), to a temporary file renamed over path, so that
-	// the file is whole or absent.
+	// (.png, .svg or .pdf), whole or not at all (see
+	// internal/atomicfile: a symbolic link is written through, a new
+	// file's mode honours the umask). It returns an error, never panics,
+	// for data it cannot draw.
 	Save(path string) error
 }
 
@@ -90,13 +95,18 @@ func newCanvas(format string, w, h vg.Length) vg.CanvasWriterTo {
 	return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))}
 }
 
-// captionStyle is the style of the caption line under a figure.
-func captionStyle() text.Style {
+// captionStyle is the style of the caption lines under a figure; the
+// footer's is smaller and lighter.
+func captionStyle(footer bool) text.Style {
 	p := plot.New()
 	sty := p.Title.TextStyle
 	sty.Handler = numberText
 	sty.Font.Size = vg.Points(8.5)
 	sty.Color = color.NRGBA{0x33, 0x33, 0x33, 0xff}
+	if footer {
+		sty.Font.Size = vg.Points(7.5)
+		sty.Color = color.NRGBA{0x66, 0x66, 0x66, 0xff}
+	}
 	sty.XAlign = draw.XLeft
 	sty.YAlign = draw.YBottom
 	return sty
@@ -129,53 +139,43 @@ func wrap(s string, sty text.Style, w vg.Length) []string {
 const margin = vg.Length(6) // points around the figure
 
 // render draws a figure of size (w, h) whose content draw fills the
-// canvas it is given, with caption lines under it, and writes it to path.
-func render(path string, w, h vg.Length, caption string, content func(c draw.Canvas) error) error {
+// canvas it is given, with the caption's lines and then the footer's
+// under it (the caller's text, as given: plots adds none of its own), and
+// writes it to path whole or not at all.
+func render(path string, w, h vg.Length, caption, footer string, content func(c draw.Canvas) error) error {
 	f, err := format(path)
 	if err != nil {
 		return err
 	}
 	cw := newCanvas(f, w, h)
 	dc := draw.New(cw)
-	sty := captionStyle()
-	lines := wrap(caption, sty, w-2*margin)
-	lineH := sty.Font.Size * 1.25
-	capH := vg.Length(len(lines)) * lineH
-	for i, l := range lines {
-		y := dc.Min.Y + margin + vg.Length(len(lines)-1-i)*lineH
-		dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, l)
+	y := dc.Min.Y + margin
+	for _, part := range []struct {
+		text   string
+		footer bool
+	}{{footer, true}, {caption, false}} {
+		sty := captionStyle(part.footer)
+		lines := wrap(part.text, sty, w-2*margin)
+		for i := len(lines) - 1; i >= 0; i-- {
+			dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, lines[i])
+			y += sty.Font.Size * 1.25
+		}
 	}
-	body := draw.Crop(dc, margin, -margin, margin+capH+lineH/2, -margin)
+	body := draw.Crop(dc, margin, -margin, y-dc.Min.Y+captionStyle(false).Font.Size*0.625, -margin)
 	if err := content(body); err != nil {
 		return err
 	}
+	// Encode first, so that an encoding error never reaches the file.
 	var buf bytes.Buffer
 	if _, err := cw.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plots: rendering %s: %w", path, err)
 	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-// writeAtomic writes data to a temporary file in path's directory and
-// renames it to path.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err = atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("plots: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("plots: writing %s: %w", path, err)
 	}
 	return nil
 }

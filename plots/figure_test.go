@@ -78,8 +78,8 @@ func TestSaveErrors(t *testing.T) {
 	if err := f.Save(filepath.Join(dir, "x.gif")); err == nil || !strings.Contains(err.Error(), "x.gif") {
 		t.Errorf("gif: error %v, want one naming the file", err)
 	}
-	if err := f.Save(filepath.Join(dir, "missing", "x.png")); err == nil {
-		t.Error("missing folder: no error")
+	if err := f.Save(filepath.Join(dir, "missing", "x.png")); err == nil || !strings.HasPrefix(err.Error(), "plots: ") || !strings.Contains(err.Error(), "x.png") {
+		t.Errorf("missing folder: error %v, want a plots error naming the file", err)
 	}
 	bad := &LinePlot{Lines: []Line{{X: []float64{1, 2}, Y: []float64{1}}}}
 	if err := bad.Save(filepath.Join(dir, "bad.png")); err == nil {
@@ -150,5 +150,59 @@ func TestZeroDelays(t *testing.T) {
 	svg, _ := os.ReadFile(path)
 	if !strings.Contains(string(svg), "no finite values") {
 		t.Error("tail.svg lacks the note \"no finite values\"")
+	}
+}
+
+// TestCaptionAndFooter: the caption and the footer are drawn as given,
+// and plots adds no text of its own under a figure (no version).
+func TestCaptionAndFooter(t *testing.T) {
+	dir := t.TempDir()
+	lp := &LinePlot{Title: "T", Caption: "the caption", Footer: "ratesim v0.6.0 (abc1234)",
+		Lines: []Line{{Label: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}}
+	path := filepath.Join(dir, "with.svg")
+	if err := lp.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	svg, _ := os.ReadFile(path)
+	for _, want := range []string{"the caption", "ratesim v0.6.0 (abc1234)"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("with.svg lacks %q", want)
+		}
+	}
+	lp.Footer = ""
+	path = filepath.Join(dir, "without.svg")
+	if err := lp.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	svg, _ = os.ReadFile(path)
+	if strings.Contains(string(svg), "ratesim") || strings.Contains(string(svg), "devel") {
+		t.Error("without.svg names ratesim or a version that the caller did not pass")
+	}
+}
+
+// TestSaveThroughSymlink: Save writes through internal/atomicfile: the
+// link stays and its target gets the figure.
+func TestSaveThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "fig-v2.png")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "fig.png")
+	if err := os.Symlink("fig-v2.png", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := figures()["lines"].Save(link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a link: %v", link, err)
+	}
+	data, _ := os.ReadFile(target)
+	if _, err := png.DecodeConfig(bytes.NewReader(data)); err != nil {
+		t.Errorf("the link's target is not the figure: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d files, want the link and its target", len(ents))
 	}
 }

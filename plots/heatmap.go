@@ -29,6 +29,7 @@ type HeatMap struct {
 	LogZ      bool   // colour by log10(Z); cells with Z < 2^-1022 (Z <= 0, say) are then white, with their value
 	Diagonal  string // when not empty, draw the line y = x with this legend text
 	Digits    int    // significant digits of the cell labels; 0 means 3
+	Footer    string // a last, smaller line under the caption (provenance), as given
 }
 
 // edges returns the cell boundaries around increasing centres c.
@@ -335,7 +336,7 @@ func (h *HeatMap) Save(path string) error {
 	}
 	bar.Y.Tick.Marker = checkedTicks{Ticker: zt}
 
-	return render(path, width, height*1.15, h.Caption, func(dc draw.Canvas) error {
+	return render(path, width, height*1.15, h.Caption, h.Footer, func(dc draw.Canvas) error {
 		barW := vg.Points(62) + bar.Y.Label.TextStyle.Height(h.ZLabel)
 		main := draw.Crop(dc, 0, -barW-vg.Points(10), 0, 0)
 		// The legend goes under the axes' title, over the plot area.

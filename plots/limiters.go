@@ -27,6 +27,7 @@ type LimiterCurve struct {
 // α*(d) against the promise, and the overshoot α*(d)/promise(d).
 type ArrivalCurves struct {
 	Title, Caption string
+	Footer         string // a last, smaller line (provenance), as given
 	Limiters       []LimiterCurve
 }
 
@@ -71,7 +72,7 @@ func (a ArrivalCurves) Figure() (*Stack, error) {
 	if xmin < xmax {
 		ratios.Lines = append(ratios.Lines, Line{Label: "1: promise just kept", X: []float64{xmin, xmax}, Y: []float64{1, 1}, Dashed: true, Color: -1})
 	}
-	return &Stack{Title: a.Title, Caption: a.Caption, Panels: []*LinePlot{curves, ratios}, Heights: []float64{1.2, 1}}, nil
+	return &Stack{Title: a.Title, Caption: a.Caption, Footer: a.Footer, Panels: []*LinePlot{curves, ratios}, Heights: []float64{1.2, 1}}, nil
 }
 
 // ZoomSeries is one stream of instants (seconds, non-decreasing) in the
@@ -87,6 +88,7 @@ type ZoomSeries struct {
 // each limiter let pass or released.
 type BoundaryZoom struct {
 	Title, Caption string
+	Footer         string       // a last, smaller line (provenance), as given
 	From, To       float64      // the time range, seconds, From < To
 	Edges          []float64    // window edges to mark, seconds
 	Streams        []ZoomSeries // the offered arrivals first, then each limiter
@@ -103,6 +105,7 @@ func (z BoundaryZoom) Figure() (*LinePlot, error) {
 	lp := &LinePlot{
 		Title:   z.Title,
 		Caption: z.Caption,
+		Footer:  z.Footer,
 		XLabel:  "time (s)",
 		YLabel:  fmt.Sprintf("jobs since %s s", formatSig([]float64{z.From}, 6)[0]),
 		XRange:  [2]float64{z.From, z.To},
@@ -181,6 +184,7 @@ type ResponseCurve struct {
 // Response is the data of the figure of slope against cliff.
 type Response struct {
 	Title, Caption string
+	Footer         string // a last, smaller line (provenance), as given
 	Curves         []ResponseCurve
 }
 
@@ -192,6 +196,7 @@ func (r Response) Figure() (*LinePlot, error) {
 	lp := &LinePlot{
 		Title:   r.Title,
 		Caption: r.Caption,
+		Footer:  r.Footer,
 		XLabel:  "token deficit at arrival: b minus the tokens left (tokens)",
 		YLabel:  "probability of admission",
 		YRange:  [2]float64{-0.03, 1.03},

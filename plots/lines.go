@@ -35,7 +35,8 @@ type Line struct {
 // line under the figure.
 type LinePlot struct {
 	Title          string
-	Caption        string
+	Caption        string // under the figure, as given; empty: none
+	Footer         string // a last, smaller line (provenance), as given; empty: none
 	XLabel, YLabel string
 	// LogX and LogY ask for log axes. An axis with no positive value to
 	// show is drawn linear instead, with a note saying so.
@@ -97,9 +98,8 @@ func (l *Line) check() error {
 type panel struct {
 	p      *plot.Plot
 	legend []legendEntry
-	data   bool   // the ranges come from drawn values, not defaults
-	note   string // why some or all of the data are not shown; "": they are
-	logX   bool   // the x axis is logarithmic
+	data   bool // the ranges come from drawn values, not defaults
+	logX   bool // the x axis is logarithmic
 	// The axis titles, drawn by the panel rather than by gonum, which
 	// reserves room for a title at the arithmetic middle of the range: on
 	// a log axis, far from where it draws it.
@@ -180,8 +180,7 @@ func (lp *LinePlot) build(book *markBook) (*panel, error) {
 	}
 	pn.data = drawn > 0
 	if len(notes) > 0 {
-		pn.note = strings.Join(notes, "; ")
-		p.Add(note(pn.note))
+		p.Add(note(strings.Join(notes, "; ")))
 	}
 
 	if usableRange(lp.XRange, logX) {
@@ -382,7 +381,7 @@ func (lp *LinePlot) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return render(path, width, height, lp.Caption, func(c draw.Canvas) error {
+	return render(path, width, height, lp.Caption, lp.Footer, func(c draw.Canvas) error {
 		body := drawTitle(c, lp.Title, vg.Points(6))
 		drawPanels(body, []*panel{pn}, nil, 0)
 		return nil
@@ -397,6 +396,7 @@ func (lp *LinePlot) Save(path string) error {
 // to the right, each entry listed once, at the first panel that has it.
 type Stack struct {
 	Title, Caption string
+	Footer         string // a last, smaller line (provenance), as given
 	Panels         []*LinePlot
 	Heights        []float64 // relative panel heights, finite and > 0, one per panel; nil: equal
 }
@@ -409,7 +409,7 @@ func (s *Stack) Save(path string) error {
 		return err
 	}
 	h := height * vg.Length(0.55+0.45*float64(len(s.Panels)))
-	return render(path, width, h, s.Caption, func(c draw.Canvas) error {
+	return render(path, width, h, s.Caption, s.Footer, func(c draw.Canvas) error {
 		body := drawTitle(c, s.Title, vg.Points(8))
 		drawPanels(body, panels, s.Heights, 0)
 		return nil

@@ -15,7 +15,8 @@ import (
 // other, sharing a title and a caption.
 type TraceFigure struct {
 	Title   string // e.g. the trace's file name
-	Caption string // a line under the figure
+	Caption string // a line under the figure, as given
+	Footer  string // a last, smaller line (provenance), as given
 
 	// RateWidth is the bin width, seconds, of RateCounts, the arrivals in
 	// consecutive bins from the first arrival.
@@ -113,7 +114,7 @@ func (f *TraceFigure) Save(path string) error {
 		ps = append(ps, pn)
 	}
 	h := height * vg.Length(0.1+0.62*float64(len(ps)))
-	return render(path, width, h, f.Caption, func(c draw.Canvas) error {
+	return render(path, width, h, f.Caption, f.Footer, func(c draw.Canvas) error {
 		body := drawTitle(c, f.Title, vg.Points(10))
 		drawPanels(body, ps, nil, vg.Points(14))
 		return nil
