@@ -24,8 +24,8 @@ type Line struct {
 	Step   bool      // a step function: Y[i] holds from X[i] until X[i+1]
 	Dashed bool      // draw dashed (a reference curve, e.g. a formula)
 	// Marks marks every point. Without it, a solid labelled curve still
-	// carries a few marks of its series' shape, so that series can be
-	// told apart without colour (see markBook).
+	// carries a few marks of its series' shape (see the package
+	// documentation, "Black and white").
 	Marks bool
 	Color int // index into the figure palette (see Color); < 0 gray
 }
