@@ -67,14 +67,14 @@ func TestCLF(t *testing.T) {
 	if got := lines(all); !slices.Equal(got, []int{1, 2, 3, 5, 6, 7}) {
 		t.Errorf("lines %v, want 1 2 3 5 6 7 (line 4 is blank)", got)
 	}
-	if all[1].Key != fnvKey("uplherc.upl.com") || all[1].Key != all[2].Key || all[0].Key == all[1].Key {
+	if all[1].Hash != fnvKey("uplherc.upl.com") || all[1].Key != all[2].Key || all[0].Key == all[1].Key || all[0].Key != 1 || all[1].Key != 2 {
 		t.Errorf("host keys %x %x %x", all[0].Key, all[1].Key, all[2].Key)
 	}
 	if o := origin(tr); !o.Equal(want[0]) {
 		t.Errorf("origin %v, want %v", o, want[0])
 	}
-	_, all, _ = readTrace(t, clfSample, "access.log", TraceOptions{KeyCol: "user"})
-	if all[2].Key != fnvKey("frank") || all[0].Key != fnvKey("-") {
+	tr, all, _ = readTrace(t, clfSample, "access.log", TraceOptions{KeyCol: "user"})
+	if all[2].Hash != fnvKey("frank") || all[0].Hash != fnvKey("-") || tr.KeyName(all[2].Key) != "frank" || tr.KeyName(all[0].Key) != "-" {
 		t.Errorf("user keys %x %x, want FNV of frank and -", all[2].Key, all[0].Key)
 	}
 }

@@ -45,8 +45,8 @@ func ExampleNewPeriodic() {
 }
 
 // This example shows a rate whose spacing is not a whole number of
-// nanoseconds: at 3 jobs/s, arrival n is at the first nanosecond at or
-// after n/3 s.
+// nanoseconds: at 3 jobs/s the spacing 1/3 s is rounded up to 333333334 ns,
+// so the gaps stay equal.
 func ExampleNewPeriodicRate() {
 	p, _ := arrivals.NewPeriodicRate(exact.Int(3), exact.Rat{})
 	for range 4 {
@@ -58,8 +58,8 @@ func ExampleNewPeriodicRate() {
 	// Output:
 	// 0 ns
 	// 333333334 ns
-	// 666666667 ns
-	// 1000000000 ns
+	// 666666668 ns
+	// 1000000002 ns
 	// arrivals: periodic rate -1/3 jobs/s is invalid: want > 0
 }
 

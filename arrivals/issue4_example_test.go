@@ -166,7 +166,7 @@ func ExampleWithZipfKeys() {
 	hot := 0
 	for range 10_000 {
 		a, _ := keyed.Next()
-		if a.Key == arrivals.KeyOfRank(1) {
+		if a.Key == 1 && a.Hash == arrivals.KeyOfRank(1) {
 			hot++
 		}
 	}

@@ -73,7 +73,7 @@ func (s *jsonlSource) next(t *Trace) (traceEntry, error) {
 		if !ok {
 			k = kv.raw // an object, array, boolean or null: hash its text
 		}
-		e.key = hashKey(k)
+		e.key, _ = keyID(&t.keys, k)
 	}
 	if s.subKey != "" {
 		if !sv.found {

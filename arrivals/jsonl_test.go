@@ -39,8 +39,8 @@ func TestJSONL(t *testing.T) {
 	if !slices.Equal(subs, []int{1, 0, 2, 0, 1, 1}) {
 		t.Errorf("subs %v", subs)
 	}
-	if all[0].Key != fnvKey("alice") || all[2].Key != fnvKey("alice") || all[1].Key != fnvKey("bob") ||
-		all[4].Key != fnvKey("null") || all[5].Key != fnvKey("") {
+	if all[0].Hash != fnvKey("alice") || all[2].Hash != fnvKey("alice") || all[1].Hash != fnvKey("bob") ||
+		all[4].Hash != fnvKey("null") || all[5].Hash != fnvKey("") || all[0].Key != all[2].Key || all[0].Key == all[1].Key {
 		t.Errorf("keys %x", []uint64{all[0].Key, all[1].Key, all[2].Key, all[4].Key, all[5].Key})
 	}
 	// RFC 3339 strings in another field.

@@ -13,7 +13,7 @@ func TestLineLimit(t *testing.T) {
 	// "2\t" and a key make a line of exactly MaxLineBytes bytes.
 	fits := strings.Repeat("k", MaxLineBytes-2)
 	_, all, err := readTrace(t, "t\tkey\n1\ta\n2\t"+fits+"\n3\tb\n", "l.tsv", TraceOptions{KeyCol: "key"})
-	if err != nil || len(all) != 3 || all[1].Key != fnvKey(fits) {
+	if err != nil || len(all) != 3 || all[1].Hash != fnvKey(fits) {
 		t.Errorf("a line of MaxLineBytes: %d arrivals, %v; want 3", len(all), err)
 	}
 	long := strings.Repeat("k", MaxLineBytes-1) // with "2\t" or "2,": one byte too many

@@ -4,23 +4,25 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
 
 // Periodic is a deterministic arrival process with fixed spacing p seconds
-// from an offset o: arrival n = 0, 1, 2, … is at
+// from an offset o, on the nanosecond clock: arrival n = 0, 1, 2, … is at
 //
-//	T_n = ceil((o + n·p)·1e9)   nanoseconds,
+//	T_n = ceil(o·1e9) + n·ceil(p·1e9)   nanoseconds.
 //
-// the first whole nanosecond at or after the exact instant o + n·p, as a
-// timer fires at or after its deadline: T_n is never earlier than o + n·p
-// and less than 1 ns later. p and o are exact rationals, so decimal
-// spacings are exact (0.1 s is 100000000 ns apart, for ever), and a
-// spacing that is not a whole number of nanoseconds (1/3 s, rate 3 jobs/s)
-// is spread over the nanosecond clock without drift: T_n is computed from
-// n in 128-bit integer arithmetic, never by repeated addition, so rounding
-// does not accumulate. When o is a whole number of nanoseconds,
-// T_n = o + ceil(n·p).
+// A spacing that is a whole number of nanoseconds is kept exactly (0.1 s
+// is 100000000 ns apart, for ever; every decimal spacing with at most nine
+// places). A spacing that is not (1/3 s, rate 3 jobs/s) is rounded up to
+// the next nanosecond, as a timer of 1 ns resolution fires at or after its
+// deadline: the gaps stay equal, so the process stays periodic (a token
+// bucket of rate 1/p and burst 1 never delays one of its jobs), and its
+// rate is below 1/p by less than 1 ns per gap (rate 3 runs at
+// 2.999999991 jobs/s). [Periodic.Spacing] reports the spacing used.
+// Instants are computed from n in 128-bit integer arithmetic, never by
+// repeated addition.
 //
 // The process is infinite; wrap it with [Limit] to stop. Arrivals have
 // Key 0, Sub -1 and Line 0.
@@ -48,11 +50,31 @@ func NewPeriodic(spacing, offset exact.Rat) (*Periodic, error) {
 	if err := checkNonNegative("periodic offset", offset); err != nil {
 		return nil, fmt.Errorf("arrivals: %w", err)
 	}
-	g, err := newGrid(offset, spacing)
+	g, err := newGrid(ceilNanos(offset), ceilNanos(spacing))
 	if err != nil {
 		return nil, fmt.Errorf("arrivals: periodic spacing %s with offset %s %w", ratSeconds(spacing), ratSeconds(offset), err)
 	}
 	return &Periodic{g: g, spacing: spacing, offset: offset}, nil
+}
+
+// ceilNanos returns x seconds rounded up to a whole number of nanoseconds,
+// as seconds; x unchanged when it does not fit (newGrid reports it).
+func ceilNanos(x exact.Rat) exact.Rat {
+	ns, err := x.Mul(exact.Int(1e9))
+	if err != nil {
+		return x
+	}
+	c := ns.Ceil()
+	if !c.IsInt64() {
+		return x
+	}
+	return exact.NewRat(c.Int64(), 1e9)
+}
+
+// Spacing returns the spacing between arrivals on the clock, ns: the
+// requested spacing rounded up to a whole nanosecond.
+func (p *Periodic) Spacing() engine.Time {
+	return engine.Time(p.g.b.FloorDiv(p.g.d).Int64())
 }
 
 // NewPeriodicRate returns a periodic process of rate jobs/s (> 0), whose

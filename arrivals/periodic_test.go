@@ -1,7 +1,6 @@
 package arrivals
 
 import (
-	"math"
 	"math/big"
 	"strings"
 	"testing"
@@ -47,23 +46,24 @@ func TestPeriodicOffset(t *testing.T) {
 	}
 }
 
-// TestPeriodicRateThree: rate 3 is a spacing of 1/3 s; each arrival is at
-// the first nanosecond at or after n/3 s: 0, 333333333.3 -> 333333334,
-// 666666666.7 -> 666666667, 1000000000, 1333333333.3 -> 1333333334.
+// TestPeriodicRateThree: rate 3 is a spacing of 1/3 s, rounded up to
+// 333333334 ns on the clock: arrivals at 0, 333333334, 666666668,
+// 1000000002 ns, equal gaps. An offset of 1/3 s is rounded up too.
 func TestPeriodicRateThree(t *testing.T) {
 	p, err := NewPeriodicRate(exact.Int(3), exact.Rat{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []engine.Time{0, 333_333_334, 666_666_667, 1_000_000_000, 1_333_333_334} {
+	for i, want := range []engine.Time{0, 333_333_334, 666_666_668, 1_000_000_002, 1_333_333_336} {
 		if a, _ := p.Next(); a.T != want {
 			t.Errorf("arrival %d at %d ns, want %d ns", i, a.T, want)
 		}
 	}
-	// An offset of 1/3 s is ceiled with the rest: arrival n is at
-	// ceil((1 + n)/3 s), the rate-3 grid shifted by one.
+	if p.Spacing() != 333_333_334 {
+		t.Errorf("Spacing = %d ns, want 333333334", p.Spacing())
+	}
 	q, _ := NewPeriodicRate(exact.Int(3), exact.NewRat(1, 3))
-	for i, want := range []engine.Time{333_333_334, 666_666_667, 1_000_000_000} {
+	for i, want := range []engine.Time{333_333_334, 666_666_668, 1_000_000_002} {
 		if a, _ := q.Next(); a.T != want {
 			t.Errorf("offset 1/3 s: arrival %d at %d ns, want %d ns", i, a.T, want)
 		}
@@ -71,11 +71,18 @@ func TestPeriodicRateThree(t *testing.T) {
 }
 
 // TestPeriodicCeil checks the contract against math/big: with rate r (a
-// decimal or p/q) and offset o, arrival n is never earlier than o + n/r
-// seconds and less than 1 ns later, for the first arrivals and for n near
-// 2^40 (through the grid directly) where repeated float64 addition would
-// have drifted by milliseconds.
+// decimal or p/q) and offset o, arrival n is at ceil(o·1e9) +
+// n·ceil(1e9/r) ns, for the first arrivals and for n near 2^40 (through
+// the grid directly) where repeated float64 addition would have drifted by
+// milliseconds; the gaps are never shorter than 1/r.
 func TestPeriodicCeil(t *testing.T) {
+	ceil := func(x *big.Rat) *big.Int {
+		q, m := new(big.Int).DivMod(x.Num(), x.Denom(), new(big.Int))
+		if m.Sign() != 0 {
+			q.Add(q, big.NewInt(1))
+		}
+		return q
+	}
 	for _, tc := range []struct{ rate, offset string }{
 		{"3", "0"}, {"10/13", "0"}, {"0.7", "0"}, {"7", "0.5"}, {"123456.789", "1/3"},
 		{"2/3", "0"}, {"0.001", "0"}, {"1000000007", "0"}, {"999999999/1000000000", "2.000000001"},
@@ -85,17 +92,16 @@ func TestPeriodicCeil(t *testing.T) {
 		if err != nil {
 			t.Fatalf("rate %s: %v", tc.rate, err)
 		}
-		// The exact instant of arrival n, in ns: (o + n/r)·1e9.
-		exactAt := func(n int64) *big.Rat {
-			x := new(big.Rat).Quo(big.NewRat(n, 1), rate.Big())
-			x.Add(x, off.Big())
-			return x.Mul(x, big.NewRat(1e9, 1))
+		o := ceil(new(big.Rat).Mul(off.Big(), big.NewRat(1e9, 1)))
+		sp := ceil(new(big.Rat).Quo(big.NewRat(1e9, 1), rate.Big()))
+		if new(big.Rat).SetInt(sp).Cmp(new(big.Rat).Quo(big.NewRat(1e9, 1), rate.Big())) < 0 {
+			t.Fatalf("rate %s: spacing %v ns shorter than 1/r", tc.rate, sp)
 		}
+		want := func(n int64) *big.Int { return new(big.Int).Add(o, new(big.Int).Mul(big.NewInt(n), sp)) }
 		check := func(n int64, got engine.Time) {
 			t.Helper()
-			diff := new(big.Rat).Sub(big.NewRat(int64(got), 1), exactAt(n))
-			if diff.Sign() < 0 || diff.Cmp(big.NewRat(1, 1)) >= 0 {
-				t.Fatalf("rate %s offset %s: arrival %d at %d ns is %s ns after its exact instant, want in [0, 1)", tc.rate, tc.offset, n, got, diff.FloatString(3))
+			if w := want(n); !w.IsInt64() || w.Int64() != int64(got) {
+				t.Fatalf("rate %s offset %s: arrival %d at %d ns, want %v", tc.rate, tc.offset, n, got, w)
 			}
 		}
 		for n := range int64(2000) {
@@ -107,7 +113,7 @@ func TestPeriodicCeil(t *testing.T) {
 		}
 		for n := int64(1<<40 - 1000); n < 1<<40; n++ {
 			got, ok := p.g.at(n)
-			if exactAt(n).Cmp(big.NewRat(math.MaxInt64, 1)) > 0 {
+			if w := want(n); !w.IsInt64() {
 				if ok {
 					t.Fatalf("rate %s: arrival %d is beyond the range, but at() gave %d", tc.rate, n, got)
 				}
@@ -131,7 +137,7 @@ func TestNewPeriodicInvalid(t *testing.T) {
 		{exact.Int(-1), exact.Rat{}, "spacing -1 s "},
 		{exact.Int(1), exact.NewRat(-1, 4), "offset -0.25 s "},
 		{huge, exact.Rat{}, "spacing 1000000000000000000000000000000 s with offset 0 s does not fit"},
-		{exact.NewRat(1, math.MaxInt64), exact.NewRat(1, 3), "does not fit exact nanosecond arithmetic"},
+		{exact.MustParse("2e29"), exact.NewRat(1, 3), "does not fit exact nanosecond arithmetic"},
 	} {
 		_, err := NewPeriodic(tc.spacing, tc.offset)
 		if err == nil {

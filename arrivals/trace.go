@@ -66,12 +66,17 @@ type Trace struct {
 	text         []byte      // time text of the line just read (streaming)
 	prevText     []byte      // previous arrival's time text (streaming)
 	prevLine     int         // previous arrival's line
+	keys         keyTable    // the key values seen, by id
 }
+
+// KeyName returns the value of key id (Arrival.Key) as it appears in the
+// trace's key column, or "" for an id not seen.
+func (t *Trace) KeyName(id uint64) string { return t.keys.name(id) }
 
 // traceEntry is one parsed data line.
 type traceEntry struct {
 	ns   int64  // time, ns since the Unix epoch
-	key  uint64 // FNV-1a hash of the key field, or 0
+	key  uint64 // the key's id (see keyTable), or 0
 	sub  int    // sub-bucket index, or -1
 	line int    // 1-based line the record starts on
 }
@@ -263,7 +268,7 @@ func (t *Trace) Next() (Arrival, error) {
 	}
 	t.prevNs, t.prevLine = e.ns, e.line
 	t.n++
-	return Arrival{T: d, Key: e.key, Sub: e.sub, Line: e.line}, nil
+	return Arrival{T: d, Key: e.key, Hash: t.keys.hash(e.key), Sub: e.sub, Line: e.line}, nil
 }
 
 // orderError is the error of entry e, earlier than the previous arrival:
@@ -442,7 +447,7 @@ func parseEntry[T byteText](t *Trace, rec []T) (traceEntry, error) {
 		return e, te
 	}
 	if t.keyCol >= 0 {
-		e.key = hashKey(rec[t.keyCol])
+		e.key, _ = keyID(&t.keys, rec[t.keyCol])
 	}
 	if t.subCol >= 0 {
 		f := trimSpace(rec[t.subCol])

@@ -34,14 +34,14 @@ func ExampleNewTrace() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("line %d: T = %v s, key %016x\n", a.Line, a.T, a.Key)
+		fmt.Printf("line %d: T = %v s, key %d (%s, hash %016x)\n", a.Line, a.T, a.Key, tr.KeyName(a.Key), a.Hash)
 	}
 	ns, _ := tr.Origin()
 	fmt.Println("origin:", ns, "ns since the epoch,", time.Unix(0, ns).UTC())
 	// Output:
-	// line 2: T = 0 s, key 508b2abb65a03907
-	// line 3: T = 0.3 s, key 004d4419134a0a54
-	// line 4: T = 1 s, key 508b2abb65a03907
+	// line 2: T = 0 s, key 1 (alice, hash 508b2abb65a03907)
+	// line 3: T = 0.3 s, key 2 (bob, hash 004d4419134a0a54)
+	// line 4: T = 1 s, key 1 (alice, hash 508b2abb65a03907)
 	// origin: 1700000000000000000 ns since the epoch, 2023-11-14 22:13:20 +0000 UTC
 }
 

@@ -149,9 +149,9 @@ func TestTraceColumns(t *testing.T) {
 		return h.Sum64()
 	}
 	want := []Arrival{
-		{T: 0, Key: hash("alice"), Sub: 0, Line: 2},
-		{T: s1, Key: hash("bob"), Sub: 3, Line: 3},
-		{T: 2 * s1, Key: hash("alice"), Sub: 1, Line: 4},
+		{T: 0, Key: 1, Hash: hash("alice"), Sub: 0, Line: 2},
+		{T: s1, Key: 2, Hash: hash("bob"), Sub: 3, Line: 3},
+		{T: 2 * s1, Key: 1, Hash: hash("alice"), Sub: 1, Line: 4},
 	}
 	if diff := cmp.Diff(want, all); diff != "" {
 		t.Errorf("arrivals (-want +got):\n%s", diff)

@@ -112,7 +112,7 @@ func TestTraceDuplicateHeader(t *testing.T) {
 		t.Errorf("KeyCol k: error = %v, want ErrColumn", err)
 	}
 	_, all, err := readTrace(t, in, "d.csv", TraceOptions{TimeCol: "2", KeyCol: "4"})
-	if err != nil || len(all) != 2 || all[1].T != s1 || all[0].Key != fnvKey("b") {
+	if err != nil || len(all) != 2 || all[1].T != s1 || all[0].Hash != fnvKey("b") {
 		t.Errorf("by index: %+v, %v; want the second t and k columns", all, err)
 	}
 	// The first column is the default and picks no name.
@@ -135,7 +135,7 @@ func TestTraceBOMQuotedHeader(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		want := []Arrival{{T: 0, Key: fnvKey("a"), Sub: -1, Line: 2}}
+		want := []Arrival{{T: 0, Key: 1, Hash: fnvKey("a"), Sub: -1, Line: 2}}
 		if diff := cmp.Diff(want, all); diff != "" {
 			t.Errorf("%s: arrivals (-want +got):\n%s", tc.name, diff)
 		}
