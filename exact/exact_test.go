@@ -213,3 +213,29 @@ func TestQuoFloat64(t *testing.T) {
 		t.Errorf("1e9/3 ns = %v s, want %v", got, 1.0/3)
 	}
 }
+
+func TestDivModAndMul(t *testing.T) {
+	src := rand.New(rand.NewPCG(4, 4))
+	two127 := new(big.Int).Lsh(big.NewInt(1), 127)
+	for range 50000 {
+		x, d := randI128(src), randI128(src)
+		if d.Sign() <= 0 {
+			d = d.Neg()
+		}
+		if d.Sign() <= 0 {
+			continue
+		}
+		q, r := x.DivMod(d)
+		bq, br := new(big.Int).DivMod(x.Big(), d.Big(), new(big.Int))
+		if q.Big().Cmp(bq) != 0 || r.Big().Cmp(br) != 0 {
+			t.Fatalf("DivMod(%v, %v) = %v, %v; want %v, %v", x, d, q, r, bq, br)
+		}
+		y := randI128(src)
+		p, ok := x.Mul(y)
+		want := new(big.Int).Mul(x.Big(), y.Big())
+		fits := want.Cmp(two127) < 0 && want.Cmp(new(big.Int).Neg(two127)) >= 0
+		if ok != fits || ok && p.Big().Cmp(want) != 0 {
+			t.Fatalf("Mul(%v, %v) = %v, %v; want %v", x, y, p, ok, want)
+		}
+	}
+}

@@ -22,15 +22,14 @@ type Int128 struct {
 // I128 returns x as an Int128.
 func I128(x int64) Int128 { return Int128{hi: x >> 63, lo: uint64(x)} }
 
-// Mul64 returns the exact product a·b.
+// Mul64 returns the exact product a·b. It is branch-free and inlined: the
+// unsigned 128-bit product, with the high word corrected for the signs
+// (two's complement: a·b = ua·ub - 2^64·(b·[a<0] + a·[b<0]) mod 2^128).
 func Mul64(a, b int64) Int128 {
-	neg := (a < 0) != (b < 0)
-	hi, lo := bits.Mul64(absU(a), absU(b))
-	x := Int128{hi: int64(hi), lo: lo}
-	if neg {
-		return x.Neg()
-	}
-	return x
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	hi -= uint64(a>>63) & uint64(b)
+	hi -= uint64(b>>63) & uint64(a)
+	return Int128{hi: int64(hi), lo: lo}
 }
 
 func absU(a int64) uint64 {
@@ -214,4 +213,33 @@ func (x Int128) String() string {
 		return big.NewInt(x.Int64()).String()
 	}
 	return x.Big().String()
+}
+
+// DivMod returns the floor quotient q = floor(x/d) and the remainder
+// r = x - q·d, 0 <= r < d, for d > 0 (it panics otherwise). It takes
+// [Int128.QuoRem]'s fast path when d fits in an int64 and goes through
+// math/big when it does not.
+func (x Int128) DivMod(d Int128) (q, r Int128) {
+	if d.Sign() <= 0 {
+		panic("exact: Int128.DivMod by a divisor <= 0")
+	}
+	if d.IsInt64() {
+		q, r64 := x.QuoRem(d.Int64())
+		return q, I128(r64)
+	}
+	bq, br := new(big.Int).DivMod(x.Big(), d.Big(), new(big.Int)) // Euclidean: 0 <= r < d
+	q, _ = FromBig(bq)
+	r, _ = FromBig(br)
+	return q, r
+}
+
+// Mul returns x·y and whether the product fits in an Int128.
+func (x Int128) Mul(y Int128) (Int128, bool) {
+	if y.IsInt64() {
+		return x.Mul64OK(y.Int64())
+	}
+	if x.IsInt64() {
+		return y.Mul64OK(x.Int64())
+	}
+	return FromBig(new(big.Int).Mul(x.Big(), y.Big()))
 }

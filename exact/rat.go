@@ -210,8 +210,12 @@ func (r Rat) Quo(s Rat) (Rat, error) {
 	return fromBigRat(new(big.Rat).Quo(r.Big(), s.Big()))
 }
 
-// Reduce returns r in lowest terms.
+// Reduce returns r in lowest terms. It does not allocate when the
+// numerator fits in an int64.
 func (r Rat) Reduce() Rat {
+	if r.num.IsInt64() {
+		return NewRat(r.num.Int64(), r.Den())
+	}
 	x, err := fromBigRat(r.Big())
 	if err != nil {
 		panic(err) // lowest terms never grow
@@ -261,4 +265,19 @@ func (r Rat) QuoFloat64(d int64) float64 {
 	}
 	f, _ := new(big.Rat).SetFrac(r.num.Big(), new(big.Int).Mul(big.NewInt(den), big.NewInt(d))).Float64()
 	return f
+}
+
+// RatOf returns n/d in lowest terms, or an error wrapping [ErrRange] when
+// the reduced denominator needs more than 63 bits. d must not be 0.
+func RatOf(n, d Int128) (Rat, error) {
+	if d.Sign() == 0 {
+		panic("exact: RatOf with denominator 0")
+	}
+	if d.IsInt64() && d.Sign() > 0 && n.IsInt64() && n.Int64() != math.MinInt64 {
+		return NewRat(n.Int64(), d.Int64()), nil
+	}
+	if d.IsInt64() && d.Sign() > 0 {
+		return Rat{num: n, den: d.Int64()}.Reduce(), nil
+	}
+	return fromBigRat(new(big.Rat).SetFrac(n.Big(), d.Big()))
 }
