@@ -32,9 +32,9 @@
 //     since every arrival is on the clock, an instant g is at or before an
 //     arrival at t exactly when ceil(g) is, so the order of such events
 //     against arrivals is the exact order.
-//   - Ties: events are ordered by (time, insertion sequence), so two events
-//     at the same instant run in the order they were scheduled, on every
-//     machine.
+//   - Ties: events are ordered by (time, priority, insertion sequence), so
+//     two events at the same instant run by priority (a release before an
+//     arrival) and then in the order they were scheduled, on every machine.
 //
 // Reported quantities (delays in seconds, means, totals) are converted to
 // float64 once, from their exact values ([Time.Seconds] rounds correctly).

@@ -192,3 +192,21 @@ func TestTimeSecondsAndString(t *testing.T) {
 		}
 	}
 }
+
+// TestPriority: at one instant, priority 0 runs before priority 1 whatever
+// the order of scheduling; within a priority, schedule order.
+func TestPriority(t *testing.T) {
+	s := NewSim()
+	r := &recorder{}
+	s.SchedulePriority(5, 1, r, 1)
+	s.SchedulePriority(5, 0, r, 2)
+	s.SchedulePriority(5, 1, r, 3)
+	s.SchedulePriority(4, 9, r, 4)
+	s.Run()
+	want := []int{4, 2, 1, 3}
+	for i, e := range r.log {
+		if e.Arg != want[i] {
+			t.Fatalf("ran %v, want args %v", r.log, want)
+		}
+	}
+}

@@ -61,11 +61,15 @@ sweep:
 		log.Fatal(err)
 	}
 	for _, p := range pts {
-		fmt.Printf("point %d: load %v, sub-buckets %v\n", p.Index, p.Load, p.Subs())
+		subs, err := p.Subs()
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("point %d: load %v, sub-buckets %v\n", p.Index, p.Load, subs)
 	}
 	// Output:
-	// point 0: load 0.5, sub-buckets [{0.3 3} {0.7 7}]
-	// point 1: load 0.5, sub-buckets [{0.5 5} {0.5 5}]
-	// point 2: load 0.9, sub-buckets [{0.3 3} {0.7 7}]
-	// point 3: load 0.9, sub-buckets [{0.5 5} {0.5 5}]
+	// point 0: load 0.5, sub-buckets [(0.3, 3) (0.7, 7)]
+	// point 1: load 0.5, sub-buckets [(0.5, 5) (0.5, 5)]
+	// point 2: load 0.9, sub-buckets [(0.3, 3) (0.7, 7)]
+	// point 3: load 0.9, sub-buckets [(0.5, 5) (0.5, 5)]
 }

@@ -2,8 +2,10 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"io"
 	"math"
 	"os"
@@ -251,16 +253,9 @@ func (r *Results) WriteFiles(csvPath, jsonPath string) error {
 		path  string
 		write func(io.Writer) error
 	}{{csvPath, r.WriteCSV}, {jsonPath, r.WriteJSON}} {
-		out, err := CreateAtomic(f.path)
+		err := atomicfile.Write(context.Background(), f.path, f.write)
 		if err != nil {
-			return err
-		}
-		if err := f.write(out); err != nil {
-			out.Abort()
 			return fmt.Errorf("experiments: writing %s: %w", f.path, err)
-		}
-		if err := out.Commit(); err != nil {
-			return err
 		}
 	}
 	return nil

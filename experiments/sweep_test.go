@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // smallSpec is a sweep of 18 points that runs in well under a second.
@@ -231,10 +233,9 @@ func TestBuiltinPollaczekKhinchine(t *testing.T) {
 // (0.5, 1) delays 0, 0, 2, 2), a warm-up of 2 jobs leaves delays 1, 2 and
 // 2, 2 in the statistics, while the check still sees all 8 events.
 func TestWarmupExcluded(t *testing.T) {
-	spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 2}, Subs: []buckets.Params{{Rate: 0.5, Burst: 1}, {Rate: 0.5, Burst: 1}}, Dispatch: "rr"}
-	rec := newRecorder(nil)
-	rec.warmup = 2
-	res, err := runWith(context.Background(), spec, &sliceProc{times: []float64{0, 0, 0, 0}}, rec, nil)
+	spec := RunSpec{One: pp("1", "2"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}, Dispatch: "rr", Warmup: 2}
+	rec := newRecorder(nil, 2)
+	res, _, err := runWith(context.Background(), spec, &sliceProc{times: []engine.Time{0, 0, 0, 0}}, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,10 +250,10 @@ func repOf(one, split []float64) repStats {
 	for s, ds := range [][]float64{one, split} {
 		st := newDelayStats()
 		for _, d := range ds {
-			st.add(d)
+			w, _ := exact.FromFloat64(d * 1e9) // whole seconds in the test: exact nanoseconds
+			st.add(w)
 		}
-		x := st.stats()
-		r.n[s], r.delayed[s], r.mean[s], r.max[s], r.sketch[s] = x.Jobs, x.Delayed, x.Mean, x.Max, st.sketch
+		r.stats[s], r.mean[s] = st, st.stats().Mean
 	}
 	return r
 }
@@ -284,12 +285,12 @@ func TestAggregate(t *testing.T) {
 	near("Ratio", pr.Ratio, 1.5, 1e-15)
 	near("RatioLo", pr.RatioLo, 1.5-t1/4, 1e-9)
 	near("RatioHi", pr.RatioHi, 1.5+t1/4, 1e-9)
-	// Pooled one-bucket delays 0,0,0,1,1,1,2,3: the q-quantile has 0-based
-	// rank floor(q·7): p50 rank 3 (1), p90 rank 6 (2), p99 and p999 rank 6
-	// (2); 1% relative accuracy.
-	near("One.P50", pr.One.P50, 1, 0.01*(1+1e-9))
-	near("One.P90", pr.One.P90, 2, 0.02*(1+1e-9))
-	near("One.P999", pr.One.P999, 2, 0.02*(1+1e-9))
+	// Pooled one-bucket delays 0,0,0,1,1,1,2,3, exact nearest rank
+	// (ceil(q·8)-th smallest): p50 the 4th (1), p90 the 8th (3), p999 the
+	// 8th (3).
+	near("One.P50", pr.One.P50, 1, 0)
+	near("One.P90", pr.One.P90, 3, 0)
+	near("One.P999", pr.One.P999, 3, 0)
 	// Delayed: one 3 + 2 of 8, split 3 + 4 of 8.
 	near("DelayedOne", pr.DelayedOne, 0.625, 0)
 	near("DelayedSplit", pr.DelayedSplit, 0.875, 0)

@@ -402,6 +402,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		}
 	}
 	stderr := cmd.ErrOrStderr()
+	if !f.quiet {
+		for _, w := range experiments.SpecWarnings(spec) {
+			fmt.Fprintf(stderr, "ratesim: warning: %s\n", w)
+		}
+	}
 	jobs := spec.Jobs + spec.Warmup
 	if !f.quiet {
 		fmt.Fprintf(stderr, "ratesim: sweep %s: %d points × %d replications on %d workers\n", describeSpec(spec, args, f.builtin), mine, spec.Replications, f.threads)

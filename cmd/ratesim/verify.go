@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/systems"
 )
 
 type verifyFlags struct {
@@ -59,7 +62,6 @@ was found, 2 bad usage.`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.cfg.Instances, "instances", 100_000, "random instances to run (>= 1)")
 	fl.Uint64VarP(&f.cfg.Seed, "seed", "s", 1, "seed; instance i is drawn from PCG(seed, i)")
-	fl.BoolVar(&f.cfg.Exact, "exact", false, "run on the exact integer model (no rounding, no tolerance)")
 	fl.IntVar(&f.cfg.MaxK, "max-k", 8, "largest number of sub-buckets k (>= 2); k is drawn from [2, max-k]")
 	fl.IntVar(&f.cfg.MaxJobs, "max-jobs", 40, "largest number of jobs per instance (>= 1)")
 	fl.StringVar(&f.orders, "order", "all", "service orders to draw from: all, or a comma list of fcfs, lifo, random")
@@ -78,7 +80,7 @@ func (f *verifyFlags) parse() error {
 		return flagError("max-k", c.MaxK, "at least 2 sub-buckets")
 	}
 	if c.MaxK > 64 {
-		return flagError("max-k", c.MaxK, "at most 64 sub-buckets (periods are whole ticks: the least common multiple must fit in 64 bits)")
+		return flagError("max-k", c.MaxK, "at most 64 sub-buckets (their common exact unit must fit in 63 bits)")
 	}
 	if c.MaxJobs < 1 || c.MaxJobs > 10000 {
 		return flagError("max-jobs", c.MaxJobs, "between 1 and 10000 jobs per instance")
@@ -124,23 +126,19 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 	}
 	elapsed := time.Since(start)
 	w := cmd.OutOrStdout()
-	model := "float64 model (rounding bound as in ratesim run)"
-	if f.cfg.Exact {
-		model = "exact integer model (no tolerance)"
-	}
 	var orders []string
 	for _, o := range f.cfg.Orders {
 		orders = append(orders, o.String())
 	}
-	fmt.Fprintf(w, "instances          %d (seed %d, k 2..%d, 1..%d jobs, orders %s, %s)\n",
-		res.Instances, f.cfg.Seed, f.cfg.MaxK, f.cfg.MaxJobs, strings.Join(orders, ","), model)
+	fmt.Fprintf(w, "instances          %d (seed %d, k 2..%d, 1..%d jobs, every fourth 1..%d, orders %s; exact)\n",
+		res.Instances, f.cfg.Seed, f.cfg.MaxK, f.cfg.MaxJobs, f.cfg.LargeJobs, strings.Join(orders, ","))
 	if f.cfg.Inflate != "" {
 		fmt.Fprintf(w, "negative control   sub-bucket %s sums inflated: the theorem's hypotheses do not hold\n", f.cfg.Inflate)
 	}
-	fmt.Fprintf(w, "events checked     %d\n", res.Events)
+	fmt.Fprintf(w, "events             %d (%d instants evaluated exactly, the other intervals certified)\n", res.Events, res.Evaluated)
 	fmt.Fprintf(w, "Theorem 2          %d violations (S(t) > S^(k)(t))\n", res.Violations)
 	fmt.Fprintf(w, "Lemma 1            %d violations (r·U(t) > Σ r_l·U_l(t))\n", res.LemmaViolations)
-	fmt.Fprintf(w, "smallest slack     min S^(k) - S = %.6g s over %d instances with a delay\n", res.MinSlack, res.SlackInstances)
+	fmt.Fprintf(w, "smallest slack     min S^(k)(∞) - S(∞) = %.6g s over the %d instances where the one bucket delays a job\n", res.MinSlack, res.SlackInstances)
 	if res.Violation != nil {
 		cmdLine, err := writeCounterexample(f.out, "violation", *res.Violation, f.cfg.Inflate != "")
 		if err != nil {
@@ -163,11 +161,11 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 
 func writeClaims(w io.Writer, f *verifyFlags, claims []experiments.ClaimResult) error {
 	fmt.Fprintf(w, "\nstronger claims: is the split system never better than the one bucket?\n")
-	fmt.Fprintf(w, "%-10s %-6s %9s  %s\n", "claim", "orders", "instances", "result")
+	fmt.Fprintf(w, "%-10s %-6s %9s %9s  %s\n", "claim", "orders", "instances", "with delay", "result")
 	var replays []string
 	for _, c := range claims {
 		if c.Counterexample == nil {
-			fmt.Fprintf(w, "%-10s %-6s %9d  holds (no counterexample)\n", c.Claim, c.Orders, c.Tested)
+			fmt.Fprintf(w, "%-10s %-6s %9d %9d  holds (no counterexample)\n", c.Claim, c.Orders, c.Tested, c.Discriminating)
 			continue
 		}
 		ce := *c.Counterexample
@@ -176,8 +174,8 @@ func writeClaims(w io.Writer, f *verifyFlags, claims []experiments.ClaimResult) 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-10s %-6s %9d  counterexample: %d jobs, k = %d, %s order: %s\n",
-			c.Claim, c.Orders, c.Tested, ce.Jobs(), len(ce.Subs), ce.Order, c.Detail)
+		fmt.Fprintf(w, "%-10s %-6s %9d %9d  counterexample: %d jobs, k = %d, %s order: %s\n",
+			c.Claim, c.Orders, c.Tested, c.Discriminating, ce.Jobs(), len(ce.Subs), ce.Order, c.Detail)
 		replays = append(replays, fmt.Sprintf("  %-24s %s", name+":", cmdLine))
 	}
 	if len(replays) > 0 {
@@ -188,7 +186,7 @@ func writeClaims(w io.Writer, f *verifyFlags, claims []experiments.ClaimResult) 
 
 // writeCounterexample writes DIR/name.csv and DIR/name.cmd (the replay
 // command) and returns the command line.
-func writeCounterexample(dir, name string, in buckets.Instance, allowUnequal bool) (string, error) {
+func writeCounterexample(dir, name string, in systems.Instance, allowUnequal bool) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("--out %s: %w", dir, err)
 	}
@@ -202,13 +200,10 @@ func writeCounterexample(dir, name string, in buckets.Instance, allowUnequal boo
 		quoted = append(quoted, shellQuote(a))
 	}
 	line := strings.Join(quoted, " ")
-	cf, err := experiments.CreateAtomic(filepath.Join(dir, name+".cmd"))
-	if err != nil {
-		return "", err
-	}
-	defer cf.Abort()
-	fmt.Fprintln(cf, line)
-	return line, cf.Commit()
+	return line, atomicfile.Write(context.Background(), filepath.Join(dir, name+".cmd"), func(w io.Writer) error {
+		_, err := fmt.Fprintln(w, line)
+		return err
+	})
 }
 
 // shellQuote quotes s for a POSIX shell when it has characters other than
