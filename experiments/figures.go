@@ -323,22 +323,22 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		if name != "" {
 			label += ", " + name
 		}
-		y := col(func(r *PointResult) float64 { return float64(r.MeanSplit) })
+		y := col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay) })
 		lp.Lines = append(lp.Lines, plots.Line{Label: label, X: x, Y: y,
-			Lo:    col(func(r *PointResult) float64 { return float64(r.MeanSplit - r.MeanSplitCI) }),
-			Hi:    col(func(r *PointResult) float64 { return float64(r.MeanSplit + r.MeanSplitCI) }),
+			Lo:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay - r.Split.MeanDelayCI) }),
+			Hi:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay + r.Split.MeanDelayCI) }),
 			Color: si, Marks: true})
 		lo, hi = minMax(lo, hi, y)
-		pk := col(func(r *PointResult) float64 { return float64(r.PKSplit) })
+		pk := col(func(r *PointResult) float64 { return float64(r.Split.PK) })
 		if slices.ContainsFunc(pk, func(v float64) bool { return finite(v) }) {
 			lp.Lines = append(lp.Lines, plots.Line{X: x, Y: pk, Dashed: true, Color: si})
 			withPK = true
 		}
 		if si == len(series)/2 {
-			one := col(func(r *PointResult) float64 { return float64(r.MeanOne) })
+			one := col(func(r *PointResult) float64 { return float64(r.One.MeanDelay) })
 			lp.Lines = append(lp.Lines, plots.Line{Label: "one bucket" + strings.TrimPrefix(label, "split"), X: x, Y: one,
-				Lo:    col(func(r *PointResult) float64 { return float64(r.MeanOne - r.MeanOneCI) }),
-				Hi:    col(func(r *PointResult) float64 { return float64(r.MeanOne + r.MeanOneCI) }),
+				Lo:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay - r.One.MeanDelayCI) }),
+				Hi:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay + r.One.MeanDelayCI) }),
 				Color: -1, Marks: true})
 			lo, hi = minMax(lo, hi, one)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/version"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -147,7 +148,7 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 			sel = append(sel, i)
 		}
 	}
-	res := &Results{Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
+	res := &Results{Schema: version.Schema, Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -255,19 +256,19 @@ func aggregate(p *Point, reps []repStats) PointResult {
 		pr.LemmaViolations += r.lemma
 	}
 	m, h := MeanCI(means[0], ConfidenceLevel)
-	pr.MeanOne, pr.MeanOneCI = Num(m), Num(h)
+	pr.One.MeanDelay, pr.One.MeanDelayCI = Num(m), Num(h)
 	m, h = MeanCI(means[1], ConfidenceLevel)
-	pr.MeanSplit, pr.MeanSplitCI = Num(m), Num(h)
-	r, h := RatioCI(means[1], means[0], ConfidenceLevel)
-	pr.Ratio, pr.RatioLo, pr.RatioHi = Num(r), Num(r-h), Num(r+h)
-	for s, q := range [2]*Quantiles{&pr.One, &pr.Split} {
+	pr.Split.MeanDelay, pr.Split.MeanDelayCI = Num(m), Num(h)
+	r, lo, hi := RatioCI(means[1], means[0], ConfidenceLevel)
+	pr.Ratio, pr.RatioLo, pr.RatioHi = Num(r), Num(lo), Num(hi)
+	for s, q := range [2]*SystemStats{&pr.One, &pr.Split} {
 		st := merged[s].stats()
 		q.P50, q.P90, q.P99, q.P999 = Num(st.P50), Num(st.P90), Num(st.P99), Num(st.P999)
 	}
-	pr.DelayedOne = Num(float64(merged[0].delayed) / float64(merged[0].n))
-	pr.DelayedSplit = Num(float64(merged[1].delayed) / float64(merged[1].n))
+	pr.One.Delayed = Num(float64(merged[0].delayed) / float64(merged[0].n))
+	pr.Split.Delayed = Num(float64(merged[1].delayed) / float64(merged[1].n))
 	pr.MaxSubLoad = Num(p.MaxSubLoad())
-	pr.PKOne, pr.PKSplit = Num(p.PKOne()), Num(p.PKSplit())
+	pr.One.PK, pr.Split.PK = Num(p.PKOne()), Num(p.PKSplit())
 	return pr
 }
 

@@ -193,7 +193,7 @@ func TestBuiltinPollaczekKhinchine(t *testing.T) {
 	tb := tQuantile(1-0.01/float64(m), R)
 	inside := 0
 	for _, p := range checked {
-		// The PK value computed here, independently of PointResult.PKSplit.
+		// The PK value computed here, independently of Point.PKSplit.
 		lambda := p.Load * p.Rate
 		want := 0.0
 		for l := range 2 {
@@ -201,16 +201,16 @@ func TestBuiltinPollaczekKhinchine(t *testing.T) {
 			rho := pl * lambda / mu
 			want += pl * rho / (2 * mu * (1 - rho))
 		}
-		if math.Abs(float64(p.PKSplit)-want) > 1e-12*want {
-			t.Errorf("point %d: PKSplit %v, want %v", p.Index, p.PKSplit, want)
+		if math.Abs(float64(p.Split.PK)-want) > 1e-12*want {
+			t.Errorf("point %d: split PK %v, want %v", p.Index, p.Split.PK, want)
 		}
-		se := float64(p.MeanSplitCI) / t95
-		got := float64(p.MeanSplit)
+		se := float64(p.Split.MeanDelayCI) / t95
+		got := float64(p.Split.MeanDelay)
 		if math.Abs(got-want) > tb*se {
 			t.Errorf("point %d (load %v, p %v, q %v): mean split delay %v ± %v (Bonferroni), Pollaczek-Khinchine %v",
 				p.Index, p.Load, p.TrafficShares[0], p.RateShares[0], got, tb*se, want)
 		}
-		if math.Abs(got-want) <= float64(p.MeanSplitCI) {
+		if math.Abs(got-want) <= float64(p.Split.MeanDelayCI) {
 			inside++
 		}
 		if p.Violations != 0 || p.LemmaViolations != 0 {
@@ -276,15 +276,15 @@ func TestAggregate(t *testing.T) {
 		}
 	}
 	// One: means 1.5, 0.5: mean 1, s = sqrt(0.5), half = t1·s/sqrt(2) = t1/2.
-	near("MeanOne", pr.MeanOne, 1, 1e-15)
-	near("MeanOneCI", pr.MeanOneCI, t1/2, 1e-9)
+	near("One.MeanDelay", pr.One.MeanDelay, 1, 1e-15)
+	near("One.MeanDelayCI", pr.One.MeanDelayCI, t1/2, 1e-9)
 	// Split: means 2, 1: mean 1.5, half t1/2.
-	near("MeanSplit", pr.MeanSplit, 1.5, 1e-15)
-	// Ratio 1.5/1; d = (2 - 1.5·1.5, 1 - 1.5·0.5) = (-0.25, 0.25), s_d =
-	// sqrt(0.125), SE = s_d/(sqrt(2)·1) = 0.25, half = t1/4.
+	near("Split.MeanDelay", pr.Split.MeanDelay, 1.5, 1e-15)
+	// Ratio 1.5/1; on the log ratio d = y/1.5 - x/1 = (-1/6, 1/6), s_d² =
+	// 1/18, SE = sqrt(1/36) = 1/6: [1.5·e^{-t1/6}, 1.5·e^{t1/6}].
 	near("Ratio", pr.Ratio, 1.5, 1e-15)
-	near("RatioLo", pr.RatioLo, 1.5-t1/4, 1e-9)
-	near("RatioHi", pr.RatioHi, 1.5+t1/4, 1e-9)
+	near("RatioLo", pr.RatioLo, 1.5*math.Exp(-t1/6), 1e-9)
+	near("RatioHi", pr.RatioHi, 1.5*math.Exp(t1/6), 1e-9)
 	// Pooled one-bucket delays 0,0,0,1,1,1,2,3, exact nearest rank
 	// (ceil(q·8)-th smallest): p50 the 4th (1), p90 the 8th (3), p999 the
 	// 8th (3).
@@ -292,17 +292,17 @@ func TestAggregate(t *testing.T) {
 	near("One.P90", pr.One.P90, 3, 0)
 	near("One.P999", pr.One.P999, 3, 0)
 	// Delayed: one 3 + 2 of 8, split 3 + 4 of 8.
-	near("DelayedOne", pr.DelayedOne, 0.625, 0)
-	near("DelayedSplit", pr.DelayedSplit, 0.875, 0)
+	near("One.Delayed", pr.One.Delayed, 0.625, 0)
+	near("Split.Delayed", pr.Split.Delayed, 0.875, 0)
 	if pr.Violations != 3 {
 		t.Errorf("Violations = %d, want 3", pr.Violations)
 	}
 	// Each sub-bucket (0.5, 1) gets half of λ = 0.5: ρ_l = 0.5, μ_l = 0.5,
 	// wait 0.5/(2·0.5·0.5) = 1; max sub-bucket load 0.5.
-	near("PKSplit", pr.PKSplit, 1, 1e-15)
+	near("Split.PK", pr.Split.PK, 1, 1e-15)
 	near("MaxSubLoad", pr.MaxSubLoad, 0.5, 1e-15)
-	if !math.IsNaN(float64(pr.PKOne)) {
-		t.Errorf("PKOne = %v, want NaN for b = 2", pr.PKOne)
+	if !math.IsNaN(float64(pr.One.PK)) {
+		t.Errorf("One.PK = %v, want NaN for b = 2", pr.One.PK)
 	}
 }
 

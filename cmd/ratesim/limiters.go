@@ -396,9 +396,10 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 
 // limitersJSON is the --json output.
 type limitersJSON struct {
+	jsonHeader
 	Input        string   `json:"input"`
 	Rate         float64  `json:"rate_tokens_per_s"`
-	Limit        int64    `json:"limit"`
+	Limit        int64    `json:"limit_jobs"`
 	Window       float64  `json:"window_s"`
 	Offset       float64  `json:"offset_s"`
 	Queue        int      `json:"queue_jobs"` // 0: unbounded
@@ -413,7 +414,7 @@ type limitersJSON struct {
 
 func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string) {
 	s := res.Spec
-	out := limitersJSON{Input: s.Input, Rate: s.Rate.Float64(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
+	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
 		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, LimitersResult: res}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

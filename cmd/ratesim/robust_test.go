@@ -138,7 +138,7 @@ func TestUndefinedRatio(t *testing.T) {
 		t.Errorf("summary: %s", out)
 	}
 	out, _, _ = ratesim(t, "run", "--trace", trace, "--json")
-	if !strings.Contains(out, `"mean_delay_ratio_split_over_one": null`) {
+	if !strings.Contains(out, `"mean_delay_ratio": null`) {
 		t.Errorf("JSON: %s", out)
 	}
 }

@@ -446,6 +446,7 @@ func checkJobsOut(path, trace string) error {
 
 // jsonResult is the --json output.
 type jsonResult struct {
+	jsonHeader
 	experiments.Result
 	Input        string       `json:"input"`
 	Rate         float64      `json:"rate_tokens_per_s"`
@@ -454,13 +455,13 @@ type jsonResult struct {
 	Dispatch     string       `json:"dispatch"`
 	Order        string       `json:"order"`
 	Seed         uint64       `json:"seed"`
-	MeanRatio    *float64     `json:"mean_delay_ratio_split_over_one"` // null when the one bucket delays no job
+	MeanRatio    *float64     `json:"mean_delay_ratio"` // split over one; null when the one bucket delays no job
 	SkippedLines int          `json:"skipped_lines"`
 }
 
 func writeJSON(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) {
 	out := jsonResult{
-		Result: res, Input: f.input(), Rate: spec.One.Rate.Float64(), Burst: spec.One.Burst.Float64(),
+		jsonHeader: newJSONHeader(), Result: res, Input: f.input(), Rate: spec.One.Rate.Float64(), Burst: spec.One.Burst.Float64(),
 		Dispatch: spec.Dispatch, Order: spec.Order.String(), Seed: spec.Seed, SkippedLines: skipped,
 	}
 	for _, s := range spec.Subs {
@@ -545,6 +546,6 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 type jsonParams struct {
 	Rate       float64 `json:"rate_tokens_per_s"`
 	Burst      float64 `json:"burst_tokens"`
-	RateExact  string  `json:"rate_exact"`
-	BurstExact string  `json:"burst_exact"`
+	RateExact  string  `json:"rate_tokens_per_s_exact"` // the exact value, as given or reduced: "1/3"
+	BurstExact string  `json:"burst_tokens_exact"`
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -18,39 +17,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/version"
 	"github.com/ratesim/ratesim/plots"
 )
-
-// version and commit can be set at build time:
-//
-//	go build -ldflags "-X main.version=v0.6.0 -X main.commit=$(git rev-parse HEAD)" ./cmd/ratesim
-//
-// Otherwise they come from the build information when the toolchain
-// recorded it.
-var version, commit string
-
-// buildMeta returns the ratesim version, the Go version and the VCS commit
-// (empty when unknown) recorded in results files.
-func buildMeta() (ver, goVer, rev string) {
-	ver, rev = version, commit
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if ver == "" {
-			ver = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && rev == "" {
-				rev = s.Value
-			}
-			if s.Key == "vcs.modified" && s.Value == "true" && rev != "" && !strings.HasSuffix(rev, "+dirty") {
-				rev += "+dirty"
-			}
-		}
-	}
-	if ver == "" {
-		ver = "(devel)"
-	}
-	return ver, runtime.Version(), rev
-}
 
 // outputFlags are the output flags shared by sweep and merge.
 type outputFlags struct {
@@ -441,7 +410,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if res == nil {
 		return runErr
 	}
-	res.Version, res.GoVersion, res.Commit = buildMeta()
+	vi := version.Get()
+	res.Schema, res.Version, res.GoVersion, res.Commit = version.Schema, vi.Version, vi.GoVersion, vi.Commit()
 	interrupted := res.Interrupted
 	if runErr != nil && !interrupted {
 		return runErr

@@ -341,7 +341,7 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 	type peak struct {
 		Window jnum  `json:"window_s"`
 		Jobs   int64 `json:"jobs"`
-		Rate   jnum  `json:"rate_per_s"`
+		Rate   jnum  `json:"rate_jobs_per_s"`
 		At     jnum  `json:"at_s"`
 	}
 	type disp struct {
@@ -361,11 +361,12 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 		Target jnum `json:"burst_target_tokens"`
 	}
 	out := struct {
+		jsonHeader
 		Trace       string  `json:"trace"`
 		Format      string  `json:"format"`
 		Jobs        int64   `json:"jobs"`
 		Duration    jnum    `json:"duration_s"`
-		MeanRate    jnum    `json:"mean_rate_per_s"`
+		MeanRate    jnum    `json:"mean_rate_jobs_per_s"`
 		Peaks       []peak  `json:"peak_rates"`
 		GapMean     jnum    `json:"gap_mean_s"`
 		GapSCV      jnum    `json:"gap_scv"`
@@ -375,7 +376,7 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 		Keys        *keys   `json:"keys,omitempty"`
 		Delayed     *jnum   `json:"fit_delayed_fraction,omitempty"`
 		Fit         []point `json:"fit,omitempty"`
-	}{Trace: path, Format: format, Jobs: s.Jobs, Duration: jnum(s.Duration.Seconds()), MeanRate: jnum(s.MeanRate),
+	}{jsonHeader: newJSONHeader(), Trace: path, Format: format, Jobs: s.Jobs, Duration: jnum(s.Duration.Seconds()), MeanRate: jnum(s.MeanRate),
 		GapMean: jnum(s.GapMean), GapSCV: jnum(s.GapSCV), Ties: s.Ties, TieFraction: jnum(s.TieFraction)}
 	for _, p := range s.Peaks {
 		out.Peaks = append(out.Peaks, peak{jnum(p.Window.Seconds()), p.Jobs, jnum(p.Rate), jnum(p.At.Seconds())})

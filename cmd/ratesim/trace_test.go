@@ -25,7 +25,7 @@ type statsJSON struct {
 	Jobs        int64
 	Format      string
 	Duration    float64 `json:"duration_s"`
-	MeanRate    float64 `json:"mean_rate_per_s"`
+	MeanRate    float64 `json:"mean_rate_jobs_per_s"`
 	GapMean     float64 `json:"gap_mean_s"`
 	GapSCV      float64 `json:"gap_scv"`
 	Ties        int64   `json:"zero_gaps"`
@@ -33,7 +33,7 @@ type statsJSON struct {
 	Peaks       []struct {
 		Window float64 `json:"window_s"`
 		Jobs   int64
-		Rate   float64 `json:"rate_per_s"`
+		Rate   float64 `json:"rate_jobs_per_s"`
 	} `json:"peak_rates"`
 	Dispersion []struct {
 		Scale   float64 `json:"scale_s"`
