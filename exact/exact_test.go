@@ -1,9 +1,11 @@
 package exact
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -138,6 +140,39 @@ func TestParseRat(t *testing.T) {
 	if _, err := ParseRat("1e-30"); err == nil {
 		t.Error("1e-30 needs a denominator beyond 63 bits: want an error")
 	}
+	// Huge exponents are refused before they are expanded, and no error
+	// message carries a number's hundred digits.
+	for _, huge := range []string{"1e999999999", "1e-99999999999999999999", "1e61", "0.5e-61", "1e999999", "1" + strings.Repeat("0", 500)} {
+		_, err := ParseRat(huge)
+		if !errors.Is(err, ErrRange) || len(err.Error()) > 120 {
+			t.Errorf("ParseRat(%.30q): %v, want a short ErrRange", huge, err)
+		}
+	}
+}
+
+// FuzzParseRat: whatever ParseRat accepts reads back through its String
+// and agrees with math/big on the same decimal; nothing it is given makes
+// it slow or panic.
+func FuzzParseRat(f *testing.F) {
+	for _, s := range []string{"0.7", "10/13", "-2.5e3", "1e-18", "1e999999999", "170141183460469231731687303715884105727", "9223372036854775807/2", " 6/4 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRat(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseRat(r.String())
+		if err != nil || back.Cmp(r) != 0 {
+			t.Fatalf("ParseRat(%q) = %v, which reads back as %v, %v", s, r, back, err)
+		}
+		if !strings.Contains(s, "/") {
+			z, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+			if ok && z.Cmp(r.Big()) != 0 {
+				t.Fatalf("ParseRat(%q) = %v, math/big reads %v", s, r, z)
+			}
+		}
+	})
 }
 
 func TestRatFloat64AndString(t *testing.T) {

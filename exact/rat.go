@@ -102,15 +102,37 @@ func ParseRat(s string) (Rat, error) {
 		if strings.Trim(t, "0123456789.eE+-") != "" || !strings.ContainsAny(t, "0123456789") {
 			return bad()
 		}
+		// Bound the exponent before big.Rat expands it: no Rat is beyond
+		// 10^±60 times its digits, and 10^999999999 would take gigabytes.
+		if i := strings.IndexAny(t, "eE"); i >= 0 {
+			e, err := strconv.Atoi(t[i+1:])
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return bad()
+			}
+			if e > maxExp10 || e < -maxExp10 || err != nil {
+				return Rat{}, fmt.Errorf("exact: %q: exponent beyond ±%d: %w", clip(s), maxExp10, ErrRange)
+			}
+		}
 		if _, ok := z.SetString(t); !ok {
 			return bad()
 		}
 	}
 	r, err := fromBigRat(z)
 	if err != nil {
-		return Rat{}, fmt.Errorf("exact: %q: %w", s, err)
+		return Rat{}, fmt.Errorf("exact: %q: %w", clip(s), err)
 	}
 	return r, nil
+}
+
+// maxExp10 bounds the decimal exponent ParseRat reads.
+const maxExp10 = 60
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return s[:20] + "…" + s[len(s)-12:]
 }
 
 // MustParse is [ParseRat] for constants in code and tests; it panics on
@@ -137,11 +159,11 @@ func FromFloat64(x float64) (Rat, error) {
 func fromBigRat(z *big.Rat) (Rat, error) {
 	d := z.Denom()
 	if !d.IsInt64() {
-		return Rat{}, fmt.Errorf("denominator %v needs more than 63 bits: %w", d, ErrRange)
+		return Rat{}, fmt.Errorf("denominator of %d bits, more than 63: %w", d.BitLen(), ErrRange)
 	}
 	n, ok := FromBig(z.Num())
 	if !ok {
-		return Rat{}, fmt.Errorf("numerator %v needs more than 127 bits: %w", z.Num(), ErrRange)
+		return Rat{}, fmt.Errorf("numerator of %d bits, more than 127: %w", z.Num().BitLen(), ErrRange)
 	}
 	return Rat{num: n, den: d.Int64()}, nil
 }
