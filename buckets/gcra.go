@@ -72,7 +72,11 @@ func NewGCRA(p GCRAParams) (*GCRA, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	s, n, err := scaleFor(1, spanNanos(p.Interval.Big()), spanNanos(p.Tolerance.Big()))
+	spans, err := spansNs(p.Interval, p.Tolerance)
+	if err != nil {
+		return nil, err
+	}
+	s, n, err := scaleFor(1, spans...)
 	if err != nil {
 		return nil, err
 	}

@@ -97,13 +97,28 @@ func ValidateSplit(one Params, subs []Params, allowUnequal bool) error {
 	if len(subs) < 1 {
 		return &ParamError{Name: "number of sub-buckets k", Value: 0, Want: ">= 1"}
 	}
-	sr, sb := new(big.Rat), new(big.Rat)
+	// Sums in exact.Rat while they fit (no allocation), in math/big
+	// beyond.
+	var r, b exact.Rat
+	var err error
 	for l, s := range subs {
 		if err := s.validate(fmt.Sprintf("sub-bucket %d ", l)); err != nil {
 			return err
 		}
-		sr.Add(sr, s.Rate.Big())
-		sb.Add(sb, s.Burst.Big())
+		if err == nil {
+			r, err = r.Add(s.Rate)
+		}
+		if err == nil {
+			b, err = b.Add(s.Burst)
+		}
+	}
+	sr, sb := r.Big(), b.Big()
+	if err != nil {
+		sr, sb = new(big.Rat), new(big.Rat)
+		for _, s := range subs {
+			sr.Add(sr, s.Rate.Big())
+			sb.Add(sb, s.Burst.Big())
+		}
 	}
 	if allowUnequal {
 		return nil

@@ -2,7 +2,6 @@ package buckets
 
 import (
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 
 	"github.com/ratesim/ratesim/engine"
@@ -103,8 +102,19 @@ func NewThrottle(p ThrottleParams, src rand.Source) (*Throttle, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	inv := new(big.Rat).Inv(p.Rate.Big())
-	s, n, err := scaleFor(1, spanNanos(inv), spanNanos(new(big.Rat).Mul(p.Soft.Big(), inv)))
+	inv, err := exact.Int(1).Quo(p.Rate)
+	var soft exact.Rat
+	if err == nil {
+		soft, err = p.Soft.Mul(inv)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("buckets: the spans of the throttle: %w: %w", err, ErrParam)
+	}
+	spans, err := spansNs(inv, soft)
+	if err != nil {
+		return nil, err
+	}
+	s, n, err := scaleFor(1, spans...)
 	if err != nil {
 		return nil, err
 	}

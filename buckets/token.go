@@ -160,7 +160,11 @@ func NewTokenBucket(p Params, opts ...Option) (*TokenBucket, error) {
 			return nil, &ParamError{Name: "initial tokens", Value: initial, Want: fmt.Sprintf("in [0, burst %v]", p.Burst)}
 		}
 	}
-	scale, n, err := scaleFor(c.scale, p.spans(initial)...)
+	spans, err := p.spans(initial)
+	if err != nil {
+		return nil, err
+	}
+	scale, n, err := scaleFor(c.scale, spans...)
 	if err != nil {
 		return nil, err
 	}

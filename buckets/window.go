@@ -79,7 +79,11 @@ func (p WindowParams) geometry() (windows, error) {
 	if err := p.Validate(); err != nil {
 		return windows{}, err
 	}
-	s, n, err := scaleFor(1, spanNanos(p.Window.Big()), spanNanos(p.Offset.Big()))
+	spans, err := spansNs(p.Window, p.Offset)
+	if err != nil {
+		return windows{}, err
+	}
+	s, n, err := scaleFor(1, spans...)
 	if err != nil {
 		return windows{}, err
 	}

@@ -274,3 +274,80 @@ func TestDivModAndMul(t *testing.T) {
 		}
 	}
 }
+
+// randRat draws rationals that exercise both the allocation-free paths
+// and the math/big fallbacks: small fractions, numerators and denominators
+// near 2^63, 128-bit numerators, unreduced forms and zero.
+func randRat(src *rand.Rand) Rat {
+	den := func() int64 {
+		switch src.IntN(3) {
+		case 0:
+			return 1 + src.Int64N(1000)
+		case 1:
+			return math.MaxInt64 - src.Int64N(1000)
+		}
+		return 1 + src.Int64N(math.MaxInt64)
+	}
+	switch src.IntN(5) {
+	case 0:
+		return Int(0)
+	case 1:
+		return Frac(I128(src.Int64N(2001)-1000), den())
+	case 2:
+		return Frac(randI128(src), den())
+	}
+	return Frac(I128(src.Int64()), den())
+}
+
+// TestRatArithAgainstBig: Add, Sub, Mul, Quo and Reduce agree with
+// math/big on random operands, in lowest terms, or report ErrRange exactly
+// when math/big's lowest-terms result does not fit a Rat.
+func TestRatArithAgainstBig(t *testing.T) {
+	src := rand.New(rand.NewPCG(3, 4))
+	ops := []struct {
+		name string
+		f    func(a, b Rat) (Rat, error)
+		g    func(z, a, b *big.Rat) *big.Rat
+	}{
+		{"Add", Rat.Add, (*big.Rat).Add},
+		{"Sub", Rat.Sub, (*big.Rat).Sub},
+		{"Mul", Rat.Mul, (*big.Rat).Mul},
+		{"Quo", Rat.Quo, (*big.Rat).Quo},
+	}
+	for range 200000 {
+		a, b := randRat(src), randRat(src)
+		if r := a.Reduce(); r.Big().Cmp(a.Big()) != 0 || !lowest(r) {
+			t.Fatalf("Reduce(%v/%d) = %v/%d", a.num, a.Den(), r.num, r.Den())
+		}
+		for _, op := range ops {
+			if op.name == "Quo" && b.Sign() == 0 {
+				continue
+			}
+			got, err := op.f(a, b)
+			want := op.g(new(big.Rat), a.Big(), b.Big())
+			fits := want.Denom().IsInt64()
+			if _, ok := FromBig(want.Num()); !ok {
+				fits = false
+			}
+			switch {
+			case !fits && !errors.Is(err, ErrRange):
+				t.Fatalf("%s(%v, %v) = %v, %v; want ErrRange for %v", op.name, a.Big(), b.Big(), got, err, want)
+			case fits && (err != nil || got.Big().Cmp(want) != 0 || !lowest(got)):
+				t.Fatalf("%s(%v, %v) = %v/%d, %v; want %v", op.name, a.Big(), b.Big(), got.num, got.Den(), err, want)
+			}
+		}
+	}
+}
+
+func lowest(r Rat) bool {
+	return new(big.Int).GCD(nil, nil, new(big.Int).Abs(r.num.Big()), big.NewInt(r.Den())).Cmp(big.NewInt(1)) == 0 || r.Sign() == 0 && r.Den() == 1
+}
+
+// BenchmarkRatMul: the allocation-free path (0 allocs/op).
+func BenchmarkRatMul(b *testing.B) {
+	x, y := NewRat(7, 10), NewRat(1e9, 3)
+	for b.Loop() {
+		z, _ := x.Mul(y)
+		x, _ = z.Quo(y)
+	}
+}

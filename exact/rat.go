@@ -215,13 +215,30 @@ func (r Rat) Ceil() Int128 { return r.num.CeilDiv(r.Den()) }
 func (r Rat) Neg() Rat { return Rat{num: r.num.Neg(), den: r.Den()} }
 
 // Add returns r + s in lowest terms, or an error wrapping [ErrRange].
-func (r Rat) Add(s Rat) (Rat, error) { return fromBigRat(new(big.Rat).Add(r.Big(), s.Big())) }
+func (r Rat) Add(s Rat) (Rat, error) {
+	if x, ok := addSmall(r, s); ok {
+		return x, nil
+	}
+	return fromBigRat(new(big.Rat).Add(r.Big(), s.Big()))
+}
 
 // Sub returns r - s in lowest terms, or an error wrapping [ErrRange].
-func (r Rat) Sub(s Rat) (Rat, error) { return fromBigRat(new(big.Rat).Sub(r.Big(), s.Big())) }
+func (r Rat) Sub(s Rat) (Rat, error) {
+	if s.num.IsInt64() && s.num.Int64() != math.MinInt64 {
+		if x, ok := addSmall(r, Rat{num: I128(-s.num.Int64()), den: s.Den()}); ok {
+			return x, nil
+		}
+	}
+	return fromBigRat(new(big.Rat).Sub(r.Big(), s.Big()))
+}
 
 // Mul returns r·s in lowest terms, or an error wrapping [ErrRange].
-func (r Rat) Mul(s Rat) (Rat, error) { return fromBigRat(new(big.Rat).Mul(r.Big(), s.Big())) }
+func (r Rat) Mul(s Rat) (Rat, error) {
+	if x, ok := mulSmall(r.num, r.Den(), s.num, s.Den()); ok {
+		return x, nil
+	}
+	return fromBigRat(new(big.Rat).Mul(r.Big(), s.Big()))
+}
 
 // Quo returns r/s in lowest terms, or an error wrapping [ErrRange]. It
 // panics if s is 0.
@@ -229,21 +246,81 @@ func (r Rat) Quo(s Rat) (Rat, error) {
 	if s.Sign() == 0 {
 		panic("exact: division by zero")
 	}
+	if s.num.IsInt64() && s.num.Int64() != math.MinInt64 {
+		n, d := s.Den(), s.num.Int64()
+		if d < 0 {
+			n, d = -n, -d
+		}
+		if x, ok := mulSmall(r.num, r.Den(), I128(n), d); ok {
+			return x, nil
+		}
+	}
 	return fromBigRat(new(big.Rat).Quo(r.Big(), s.Big()))
 }
 
-// Reduce returns r in lowest terms. It does not allocate when the
-// numerator fits in an int64.
-func (r Rat) Reduce() Rat {
-	if r.num.IsInt64() {
-		return NewRat(r.num.Int64(), r.Den())
+// small reports whether x fits an int64 other than MinInt64, so that its
+// negation and absolute value do too.
+func small(x Int128) bool { return x.IsInt64() && x.Int64() != math.MinInt64 }
+
+// mulSmall returns (a/b)·(c/d) in lowest terms without allocating when
+// a and c fit an int64 and the reduced denominator fits 63 bits; ok is
+// false otherwise (the caller falls back to math/big).
+func mulSmall(a Int128, b int64, c Int128, d int64) (Rat, bool) {
+	if !small(a) || !small(c) {
+		return Rat{}, false
 	}
-	x, err := fromBigRat(r.Big())
-	if err != nil {
-		panic(err) // lowest terms never grow
+	an, cn := a.Int64(), c.Int64()
+	if an == 0 || cn == 0 {
+		return Rat{}, true
 	}
-	return x
+	g1 := int64(gcd(absU(an), uint64(d)))
+	g2 := int64(gcd(absU(cn), uint64(b)))
+	an, d = an/g1, d/g1
+	cn, b = cn/g2, b/g2
+	hi, lo := bits.Mul64(uint64(b), uint64(d))
+	if hi != 0 || lo > math.MaxInt64 {
+		return Rat{}, false
+	}
+	return reduce128(Mul64(an, cn), int64(lo)), true
 }
+
+// addSmall returns r + s in lowest terms without allocating when both
+// numerators fit an int64 and the sum's denominator fits 63 bits; ok is
+// false otherwise.
+func addSmall(r, s Rat) (Rat, bool) {
+	if !small(r.num) || !small(s.num) {
+		return Rat{}, false
+	}
+	b, d := r.Den(), s.Den()
+	g := int64(gcd(uint64(b), uint64(d)))
+	bg, dg := b/g, d/g
+	hi, lo := bits.Mul64(uint64(bg), uint64(d))
+	if hi != 0 || lo > math.MaxInt64 {
+		return Rat{}, false
+	}
+	n, ok := Mul64(r.num.Int64(), dg).AddOK(Mul64(s.num.Int64(), bg))
+	if !ok {
+		return Rat{}, false
+	}
+	return reduce128(n, int64(lo)), true
+}
+
+// reduce128 returns n/d, d > 0, in lowest terms without allocating.
+func reduce128(n Int128, d int64) Rat {
+	if n.Sign() == 0 {
+		return Rat{}
+	}
+	_, rem := n.QuoRem(d) // gcd(n, d) = gcd(d, n mod d)
+	g := int64(gcd(uint64(d), uint64(rem)))
+	if g == 1 {
+		return Rat{num: n, den: d}
+	}
+	q, _ := n.QuoRem(g)
+	return Rat{num: q, den: d / g}
+}
+
+// Reduce returns r in lowest terms. It does not allocate.
+func (r Rat) Reduce() Rat { return reduce128(r.num, r.Den()) }
 
 // String returns r exactly: as a decimal when its denominator has no prime
 // factors but 2 and 5 ("0.35", "-2", "1e-12" style is not used: digits are

@@ -3,16 +3,18 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"github.com/ratesim/ratesim/internal/atomicfile"
 	"io"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -28,6 +30,7 @@ type VerifyConfig struct {
 	// 100 jobs for p99). 0 means 4·MaxJobs + 100.
 	LargeJobs int
 	Orders    []buckets.Order // service orders drawn from; empty means all
+	Workers   int             // goroutines running instances; 0 means GOMAXPROCS (the result does not depend on it)
 	Claims    []string        // stronger claims to map; see ClaimNames
 	// Inflate breaks the hypotheses for a negative control: "burst" makes
 	// Σ b_l > b, "rate" makes Σ r_l > r; "" keeps them.
@@ -86,60 +89,156 @@ type VerifyResult struct {
 // Held reports whether Theorem 2 and Lemma 1 held on every instance.
 func (r VerifyResult) Held() bool { return r.Violations == 0 && r.LemmaViolations == 0 }
 
-// outcome is what one run of an instance tells, exactly (waits in ns).
+// outcome is what one run of an instance tells, exactly. The waits are
+// integers in units of 1/unit ns, one common unit for both systems (the
+// least common multiple of the waits' denominators, which divides the
+// pair's scale), so that every claim compares integers.
 type outcome struct {
 	check      systems.Result
 	events     int64
-	one, split []exact.Rat
+	unit       int64
+	one, split []exact.Int128 // per job
+	// sorted copies, ascending, made on first use
+	oneSorted, splitSorted []exact.Int128
 }
 
-func runOutcome(in systems.Instance, allowUnequal bool) (outcome, error) {
+func runOutcome(in systems.Instance, allowUnequal bool) (*outcome, error) {
 	d, res, err := systems.RunInstance(in, allowUnequal)
 	if err != nil {
-		return outcome{}, err
+		return nil, err
 	}
-	o := outcome{check: res, one: d.One, split: d.Split, events: int64(len(d.One))}
-	o.events += int64(countPositive(d.One) + countPositive(d.Split))
+	o := &outcome{check: res, unit: 1}
+	for _, ws := range [][]exact.Rat{d.One, d.Split} {
+		for _, w := range ws {
+			if den := w.Den(); o.unit%den != 0 {
+				o.unit = o.unit / gcd64(o.unit, den) * den
+			}
+		}
+	}
+	conv := func(ws []exact.Rat) ([]exact.Int128, error) {
+		out := make([]exact.Int128, len(ws))
+		for i, w := range ws {
+			v, ok := w.Num().Mul64OK(o.unit / w.Den())
+			if !ok {
+				return nil, fmt.Errorf("experiments: a wait of %v ns in units of 1/%d ns needs more than 127 bits", w, o.unit)
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	if o.one, err = conv(d.One); err != nil {
+		return nil, err
+	}
+	if o.split, err = conv(d.Split); err != nil {
+		return nil, err
+	}
+	o.events = int64(len(o.one) + countPositive(o.one) + countPositive(o.split))
 	return o, nil
 }
 
-func secs(w exact.Rat) string { return strconv.FormatFloat(w.QuoFloat64(1e9), 'g', 6, 64) }
+func gcd64(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// secs writes x units of 1/unit ns in seconds, 6 digits.
+func (o *outcome) secs(x exact.Int128) string {
+	return strconv.FormatFloat(exact.Frac(x, o.unit).QuoFloat64(1e9), 'g', 6, 64)
+}
+
+// sorted returns the waits of both systems, ascending.
+func (o *outcome) sorted() (one, split []exact.Int128) {
+	if o.oneSorted == nil {
+		o.oneSorted, o.splitSorted = slices.Clone(o.one), slices.Clone(o.split)
+		slices.SortFunc(o.oneSorted, exact.Int128.Cmp)
+		slices.SortFunc(o.splitSorted, exact.Int128.Cmp)
+	}
+	return o.oneSorted, o.splitSorted
+}
+
+// quantile returns the pct-th percentiles of the waits of both systems,
+// by QuantileMethod: the ceil(pct·n/100)-th smallest.
+func (o *outcome) quantile(pct int) (one, split exact.Int128) {
+	a, b := o.sorted()
+	r := max((pct*len(a)+99)/100, 1)
+	return a[r-1], b[r-1]
+}
 
 // claimFails evaluates a claim on an outcome and describes a failure.
-func (o outcome) claimFails(claim string) (bool, string) {
+func (o *outcome) claimFails(claim string) (bool, string) {
+	n := len(o.one)
 	switch claim {
 	case "job":
 		for i := range o.one {
-			if o.split[i].Cmp(o.one[i]) < 0 {
-				return true, fmt.Sprintf("job %d waits %s s split, %s s in the one bucket", i, secs(o.split[i]), secs(o.one[i]))
+			if o.split[i].Less(o.one[i]) {
+				return true, fmt.Sprintf("job %d waits %s s split, %s s in the one bucket", i, o.secs(o.split[i]), o.secs(o.one[i]))
 			}
 		}
 		return false, ""
 	case "max":
-		a, b := maxRat(o.one), maxRat(o.split)
-		return b.Cmp(a) < 0, fmt.Sprintf("max delay %s s split, %s s one", secs(b), secs(a))
+		one, split := o.sorted()
+		a, b := one[n-1], split[n-1]
+		if !b.Less(a) {
+			return false, ""
+		}
+		return true, fmt.Sprintf("max delay %s s split, %s s one", o.secs(b), o.secs(a))
 	case "p50", "p90", "p99":
-		pct := map[string]int{"p50": 50, "p90": 90, "p99": 99}[claim]
-		a, b := nearestRank(o.one, pct), nearestRank(o.split, pct)
-		return b.Cmp(a) < 0, fmt.Sprintf("%s delay %s s split, %s s one (%d jobs)", claim, secs(b), secs(a), len(o.one))
+		a, b := o.quantile(map[string]int{"p50": 50, "p90": 90, "p99": 99}[claim])
+		if !b.Less(a) {
+			return false, ""
+		}
+		return true, fmt.Sprintf("%s delay %s s split, %s s one (%d jobs)", claim, o.secs(b), o.secs(a), n)
 	case "delayed":
 		a, b := countPositive(o.one), countPositive(o.split)
-		return b < a, fmt.Sprintf("%d jobs delayed split, %d in the one bucket", b, a)
+		if b >= a {
+			return false, ""
+		}
+		return true, fmt.Sprintf("%d jobs delayed split, %d in the one bucket", b, a)
 	case "squares":
-		a, b := sumSquares(o.one), sumSquares(o.split)
-		fa, _ := a.Float64()
-		fb, _ := b.Float64()
-		return b.Cmp(a) < 0, fmt.Sprintf("sum of squared delays %.6g s² split, %.6g s² one", fb/1e18, fa/1e18)
+		c, fa, fb := cmpSquares(o.split, o.one)
+		if c >= 0 {
+			return false, ""
+		}
+		u := 1e9 * float64(o.unit)
+		return true, fmt.Sprintf("sum of squared delays %.6g s² split, %.6g s² one", fb/u/u, fa/u/u)
 	case "topm":
-		one, split := sortedDesc(o.one), sortedDesc(o.split)
-		sa, sb := new(big.Rat), new(big.Rat)
-		for m := range one {
-			sa.Add(sa, one[m].Big())
-			sb.Add(sb, split[m].Big())
-			if sb.Cmp(sa) < 0 {
-				fa, _ := sa.Float64()
-				fb, _ := sb.Float64()
-				return true, fmt.Sprintf("the %d largest delays sum to %.6g s split, %.6g s one", m+1, fb/1e9, fa/1e9)
+		// Prefix sums of the largest waits; in big integers from the
+		// first sum beyond 127 bits on.
+		one, split := o.sorted()
+		var sa, sb exact.Int128
+		var ba, bb *big.Int
+		for m := 1; m <= n; m++ {
+			var worse bool
+			if ba == nil {
+				var ok1, ok2 bool
+				sa, ok1 = sa.AddOK(one[n-m])
+				sb, ok2 = sb.AddOK(split[n-m])
+				if !ok1 || !ok2 {
+					ba, bb = new(big.Int), new(big.Int)
+					for i := 1; i <= m; i++ {
+						ba.Add(ba, one[n-i].Big())
+						bb.Add(bb, split[n-i].Big())
+					}
+				}
+			} else {
+				ba.Add(ba, one[n-m].Big())
+				bb.Add(bb, split[n-m].Big())
+			}
+			if ba != nil {
+				worse = bb.Cmp(ba) < 0
+			} else {
+				worse = sb.Less(sa)
+			}
+			if worse {
+				u := 1e9 * float64(o.unit)
+				fa, fb := sa.Float64(), sb.Float64()
+				if ba != nil {
+					fa, _ = new(big.Float).SetInt(ba).Float64()
+					fb, _ = new(big.Float).SetInt(bb).Float64()
+				}
+				return true, fmt.Sprintf("the %d largest delays sum to %.6g s split, %.6g s one", m, fb/u, fa/u)
 			}
 		}
 		return false, ""
@@ -147,32 +246,33 @@ func (o outcome) claimFails(claim string) (bool, string) {
 	panic("experiments: unknown claim " + claim)
 }
 
-func maxRat(xs []exact.Rat) exact.Rat {
-	var m exact.Rat
-	for _, x := range xs {
-		if m.Cmp(x) < 0 {
-			m = x
-		}
+// cmpSquares compares Σ y_i² with Σ x_i² exactly and returns -1, 0 or +1
+// and the float64 sums (Σ x², Σ y²). The float64 sums decide when they
+// differ by more than their rounding error (n·2^-52 relative); big
+// integers decide otherwise.
+func cmpSquares(ys, xs []exact.Int128) (c int, fx, fy float64) {
+	for i := range xs {
+		x, y := xs[i].Float64(), ys[i].Float64()
+		fx += x * x
+		fy += y * y
 	}
-	return m
+	if tol := float64(len(xs)+2) * 0x1p-50 * max(fx, fy); fy-fx > tol || fx-fy > tol {
+		if fy < fx {
+			return -1, fx, fy
+		}
+		return 1, fx, fy
+	}
+	sx, sy, t := new(big.Int), new(big.Int), new(big.Int)
+	for i := range xs {
+		b := xs[i].Big()
+		sx.Add(sx, t.Mul(b, b))
+		b = ys[i].Big()
+		sy.Add(sy, t.Mul(b, b))
+	}
+	return sy.Cmp(sx), fx, fy
 }
 
-func sortedDesc(xs []exact.Rat) []exact.Rat {
-	s := slices.Clone(xs)
-	slices.SortFunc(s, func(a, b exact.Rat) int { return b.Cmp(a) })
-	return s
-}
-
-// nearestRank is the pct-th percentile by QuantileMethod: the
-// ceil(pct·n/100)-th smallest, in integers.
-func nearestRank(xs []exact.Rat, pct int) exact.Rat {
-	s := slices.Clone(xs)
-	slices.SortFunc(s, exact.Rat.Cmp)
-	r := (pct*len(s) + 99) / 100
-	return s[max(r, 1)-1]
-}
-
-func countPositive(xs []exact.Rat) int {
+func countPositive(xs []exact.Int128) int {
 	n := 0
 	for _, x := range xs {
 		if x.Sign() > 0 {
@@ -180,15 +280,6 @@ func countPositive(xs []exact.Rat) int {
 		}
 	}
 	return n
-}
-
-func sumSquares(xs []exact.Rat) *big.Rat {
-	s := new(big.Rat)
-	for _, x := range xs {
-		b := x.Big()
-		s.Add(s, b.Mul(b, b))
-	}
-	return s
 }
 
 // Validate checks the configuration and fills defaults.
@@ -220,10 +311,11 @@ func (cfg *VerifyConfig) Validate() error {
 }
 
 // Verify searches random instances for violations of Theorem 2 and Lemma 1
-// and for counterexamples to the stronger claims, exactly. It is
-// deterministic: the same configuration gives the same result on every
-// machine.
-func Verify(cfg VerifyConfig) (VerifyResult, error) {
+// and for counterexamples to the stronger claims, exactly. It runs the
+// instances on cfg.Workers goroutines and takes their outcomes in instance
+// order, so the result is the same on every machine and for any number of
+// workers. It stops early, returning ctx's error, when ctx is done.
+func Verify(ctx context.Context, cfg VerifyConfig) (VerifyResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return VerifyResult{}, err
 	}
@@ -240,66 +332,103 @@ func Verify(cfg VerifyConfig) (VerifyResult, error) {
 			claims = append(claims, cr)
 		}
 	}
-	for i := range cfg.Instances {
+	gen := func(i int) systems.Instance {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-		gen := systems.GenConfig{MaxK: cfg.MaxK, MaxJobs: cfg.MaxJobs, Orders: cfg.Orders,
+		g := systems.GenConfig{MaxK: cfg.MaxK, MaxJobs: cfg.MaxJobs, Orders: cfg.Orders,
 			InflateBurst: cfg.Inflate == "burst", InflateRate: cfg.Inflate == "rate"}
 		if i%4 == 3 && cfg.LargeJobs > cfg.MaxJobs {
-			gen.MaxJobs = cfg.LargeJobs
+			g.MaxJobs = cfg.LargeJobs
 		}
-		in := systems.GenInstance(func(lo, hi int) int { return lo + rng.IntN(hi-lo+1) }, gen)
-		o, err := runOutcome(in, allow)
-		if err != nil {
-			return res, fmt.Errorf("experiments: instance %d: %w", i, err)
+		return systems.GenInstance(func(lo, hi int) int { return lo + rng.IntN(hi-lo+1) }, g)
+	}
+	// A round of instances runs in parallel; its outcomes are then taken
+	// in instance order, here, where the shrinking happens (rarely).
+	type done struct {
+		in    systems.Instance
+		o     *outcome
+		fails []bool // per cfg.Claims
+		err   error
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	round := make([]done, 256*workers)
+	for first := 0; first < cfg.Instances; first += len(round) {
+		if err := ctx.Err(); err != nil {
+			return res, err
 		}
-		res.Events += o.events
-		res.Evaluated += o.check.Evaluated
-		res.Violations += o.check.Violations
-		res.LemmaViolations += o.check.LemmaViolations
-		if !o.check.Held() && (res.Violation == nil || in.Jobs() < res.Violation.Jobs()) {
-			small := shrink(in, func(x systems.Instance) bool {
-				ox, err := runOutcome(x, allow)
-				return err == nil && !ox.check.Held()
+		n := min(len(round), cfg.Instances-first)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for j := w; j < n; j += workers {
+					d := &round[j]
+					d.in = gen(first + j)
+					d.o, d.err = runOutcome(d.in, allow)
+					if d.err != nil {
+						continue
+					}
+					d.fails = make([]bool, len(cfg.Claims))
+					for c, name := range cfg.Claims {
+						d.fails[c], _ = d.o.claimFails(name)
+					}
+				}
 			})
-			os, _ := runOutcome(small, allow)
-			res.Violation, res.ViolationEvent = &small, os.check.First
 		}
-		discriminating := countPositive(o.one) > 0
-		if discriminating {
-			res.SlackInstances++
-			d := new(big.Rat).Sub(o.check.SSplit.Big(), o.check.S.Big())
-			if minSlack == nil || d.Cmp(minSlack) < 0 {
-				minSlack = d
+		wg.Wait()
+		for j := range n {
+			i, in, o := first+j, round[j].in, round[j].o
+			if err := round[j].err; err != nil {
+				return res, fmt.Errorf("experiments: instance %d: %w", i, err)
 			}
-		}
-		for _, c := range cfg.Claims {
-			for _, ord := range []string{"fcfs", "any"} {
-				if ord == "fcfs" && in.Order != buckets.FCFS {
-					continue
-				}
-				cr := found[key{c, ord}]
-				cr.Tested++
-				if discriminating {
-					cr.Discriminating++
-				}
-				if fails, _ := o.claimFails(c); !fails {
-					continue
-				}
-				if cr.Counterexample != nil && cr.Counterexample.Jobs() <= in.Jobs() {
-					continue
-				}
+			res.Events += o.events
+			res.Evaluated += o.check.Evaluated
+			res.Violations += o.check.Violations
+			res.LemmaViolations += o.check.LemmaViolations
+			if !o.check.Held() && (res.Violation == nil || in.Jobs() < res.Violation.Jobs()) {
 				small := shrink(in, func(x systems.Instance) bool {
 					ox, err := runOutcome(x, allow)
-					if err != nil {
-						return false
-					}
-					f, _ := ox.claimFails(c)
-					return f
+					return err == nil && !ox.check.Held()
 				})
 				os, _ := runOutcome(small, allow)
-				_, cr.Detail = os.claimFails(c)
-				cr.Counterexample = &small
+				res.Violation, res.ViolationEvent = &small, os.check.First
 			}
+			discriminating := countPositive(o.one) > 0
+			if discriminating {
+				res.SlackInstances++
+				d := new(big.Rat).Sub(o.check.SSplit.Big(), o.check.S.Big())
+				if minSlack == nil || d.Cmp(minSlack) < 0 {
+					minSlack = d
+				}
+			}
+			for c, name := range cfg.Claims {
+				for _, ord := range []string{"fcfs", "any"} {
+					if ord == "fcfs" && in.Order != buckets.FCFS {
+						continue
+					}
+					cr := found[key{name, ord}]
+					cr.Tested++
+					if discriminating {
+						cr.Discriminating++
+					}
+					if !round[j].fails[c] || cr.Counterexample != nil && cr.Counterexample.Jobs() <= in.Jobs() {
+						continue
+					}
+					small := shrink(in, func(x systems.Instance) bool {
+						ox, err := runOutcome(x, allow)
+						if err != nil {
+							return false
+						}
+						f, _ := ox.claimFails(name)
+						return f
+					})
+					os, _ := runOutcome(small, allow)
+					_, cr.Detail = os.claimFails(name)
+					cr.Counterexample = &small
+				}
+			}
+			round[j] = done{}
 		}
 	}
 	for _, cr := range claims {

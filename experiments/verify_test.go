@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/ratesim/ratesim/buckets"
@@ -64,7 +65,7 @@ func TestP99Counterexample(t *testing.T) {
 	if fails, detail := o.claimFails("p99"); !fails {
 		t.Errorf("p99 claim holds (%s), want the counterexample", detail)
 	}
-	if a, b := nearestRank(o.one, 99), nearestRank(o.split, 99); a.Cmp(exact.Int(5e8)) != 0 || b.Sign() != 0 {
+	if a, b := o.quantile(99); exact.Frac(a, o.unit).Cmp(exact.Int(5e8)) != 0 || b.Sign() != 0 {
 		t.Errorf("p99 one %v ns, split %v ns; want 0.5 s and 0", a, b)
 	}
 	for _, c := range []string{"max", "topm"} {
@@ -80,7 +81,7 @@ func TestP99Counterexample(t *testing.T) {
 // random one stops at a local minimum); the maximum and top-m claims hold
 // under FCFS.
 func TestVerifySearch(t *testing.T) {
-	res, err := Verify(VerifyConfig{Instances: 3000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames})
+	res, err := Verify(t.Context(), VerifyConfig{Instances: 3000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,12 +114,41 @@ func TestVerifySearch(t *testing.T) {
 // search must find a violation, shrunk to a handful of jobs.
 func TestVerifyNegativeControl(t *testing.T) {
 	for _, inflate := range []string{"burst", "rate"} {
-		res, err := Verify(VerifyConfig{Instances: 20000, Seed: 1, MaxK: 8, MaxJobs: 40, Inflate: inflate})
+		res, err := Verify(t.Context(), VerifyConfig{Instances: 20000, Seed: 1, MaxK: 8, MaxJobs: 40, Inflate: inflate})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Held() || res.Violation == nil || res.Violation.Jobs() > 4 {
 			t.Errorf("inflate %s: %d violations, smallest %+v", inflate, res.Violations, res.Violation)
+		}
+	}
+}
+
+// TestVerifyWorkers: the outcome, counterexamples included, does not
+// depend on the number of workers.
+func TestVerifyWorkers(t *testing.T) {
+	cfg := VerifyConfig{Instances: 3000, Seed: 5, MaxK: 6, MaxJobs: 30, Claims: ClaimNames}
+	cfg.Workers = 1
+	one, err := Verify(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workers = 3
+	three, err := Verify(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(one, three) {
+		t.Errorf("1 worker:\n%+v\n3 workers:\n%+v", one, three)
+	}
+}
+
+// BenchmarkVerify: 10^4 instances with every claim, as ratesim verify
+// runs them (-j from -cpu).
+func BenchmarkVerify(b *testing.B) {
+	for b.Loop() {
+		if _, err := Verify(b.Context(), VerifyConfig{Instances: 10000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -2,7 +2,9 @@ package systems
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 
 	"github.com/ratesim/ratesim/buckets"
@@ -104,19 +106,26 @@ func NewCheck(one *buckets.TokenBucket, subs []*buckets.TokenBucket) (*Check, er
 		}
 		rates = append(rates, b.Params().Rate)
 	}
-	// c = lcm of the rates' denominators; w = r·c.
-	c := big.NewInt(1)
-	for _, r := range rates {
-		d := big.NewInt(r.Den())
-		g := new(big.Int).GCD(nil, nil, c, d)
-		c.Mul(c, d.Quo(d, g))
+	// c = lcm of the rates' (reduced) denominators; w = r·c.
+	c := int64(1)
+	for i, r := range rates {
+		rates[i] = r.Reduce()
+		d := rates[i].Den()
+		g := d
+		for x := c; x != 0; {
+			g, x = x, g%x
+		}
+		hi, lo := bits.Mul64(uint64(c), uint64(d/g))
+		if hi != 0 || lo > math.MaxInt64 {
+			return nil, fmt.Errorf("systems: the rates' common denominator lcm(%d, %d) is beyond 63 bits: %w", c, d, buckets.ErrParam)
+		}
+		c = int64(lo)
 	}
 	ws := make([]exact.Int128, len(rates))
 	for i, r := range rates {
-		w := new(big.Rat).Mul(r.Big(), new(big.Rat).SetInt(c))
-		v, ok := exact.FromBig(w.Num())
-		if !w.IsInt() || !ok {
-			return nil, fmt.Errorf("systems: the rates' common denominator %v makes a Lemma 1 weight beyond 127 bits: %w", c, buckets.ErrParam)
+		v, ok := r.Num().Mul64OK(c / r.Den())
+		if !ok {
+			return nil, fmt.Errorf("systems: the rates' common denominator %d makes a Lemma 1 weight beyond 127 bits: %w", c, buckets.ErrParam)
 		}
 		ws[i] = v
 	}
