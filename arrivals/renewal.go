@@ -33,6 +33,7 @@ import (
 // [Renewal process]: https://en.wikipedia.org/wiki/Renewal_theory
 type Renewal struct {
 	gap distuv.Rander // gap distribution, seconds
+	exp *expGaps      // gap as its concrete type when exponential (Poisson): no interface call per draw
 	t   engine.Time   // the last arrival (0 before the first)
 }
 
@@ -44,7 +45,11 @@ func NewRenewal(gap distuv.Rander) (*Renewal, error) {
 	if gap == nil {
 		return nil, fmt.Errorf("arrivals: renewal gap distribution is nil")
 	}
-	return &Renewal{gap: gap}, nil
+	r := &Renewal{gap: gap}
+	if e, ok := gap.(expGaps); ok {
+		r.exp = &e
+	}
+	return r, nil
 }
 
 // Next returns the next arrival. It does not allocate.
@@ -59,7 +64,12 @@ func NewRenewal(gap distuv.Rander) (*Renewal, error) {
 // still advanced), so the error repeats only if the distribution keeps
 // producing bad gaps.
 func (r *Renewal) Next() (Arrival, error) {
-	g := r.gap.Rand()
+	var g float64
+	if r.exp != nil {
+		g = r.exp.Rand()
+	} else {
+		g = r.gap.Rand()
+	}
 	if !(g >= 0) {
 		return Arrival{}, fmt.Errorf("arrivals: renewal gap %g s is negative or NaN; gaps must be >= 0", g)
 	}

@@ -149,7 +149,13 @@ type arrivalSource struct {
 	proc   arrivals.Process
 	cur    arrivals.Arrival
 	last   engine.Time
-	failed bool // the error came from proc itself
+	failed  bool  // the error came from proc itself
+	pending error // NextBatch: proc's error after a partial batch, for the next call
+	// NextBatch: the trace lines of the last batch, whose first job is
+	// number first
+	lines []int
+	first int64
+	count int64 // jobs handed out
 }
 
 func (s *arrivalSource) Next() (systems.Job, error) {
@@ -159,7 +165,39 @@ func (s *arrivalSource) Next() (systems.Job, error) {
 		return systems.Job{}, err
 	}
 	s.cur, s.last = a, a.T
+	s.lines = s.lines[:0]
+	s.count++
 	return systems.Job{T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}, nil
+}
+
+// NextBatch makes arrivalSource a systems.BatchSource. A job's error is
+// returned after the jobs before it, on the next call, so that s.cur is
+// then the arrival the error is about.
+func (s *arrivalSource) NextBatch(dst []systems.Job) (int, error) {
+	if err := s.pending; err != nil {
+		s.pending, s.failed = nil, err != io.EOF
+		return 0, err
+	}
+	if cap(s.lines) < len(dst) {
+		s.lines = make([]int, len(dst))
+	}
+	s.lines, s.first = s.lines[:len(dst)], s.count
+	for i := range dst {
+		a, err := s.proc.Next()
+		if err != nil {
+			s.lines = s.lines[:i]
+			if i > 0 {
+				s.pending = err
+				return i, nil
+			}
+			s.failed = err != io.EOF
+			return 0, err
+		}
+		s.cur, s.last, s.lines[i] = a, a.T, a.Line
+		s.count++
+		dst[i] = systems.Job{T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}
+	}
+	return len(dst), nil
 }
 
 // wrap names the arrival's source position in an error of the systems.
@@ -168,6 +206,10 @@ func (s *arrivalSource) wrap(err error) error {
 		return err
 	}
 	a := s.cur
+	var je *systems.JobError
+	if errors.As(err, &je) && je.ID >= s.first && je.ID < s.first+int64(len(s.lines)) {
+		a.Line = s.lines[je.ID-s.first] // a job of the last batch, not its last
+	}
 	if a.Line > 0 {
 		if n, ok := s.proc.(interface{ Name() string }); ok {
 			return fmt.Errorf("%s:%d: %w (%w)", n.Name(), a.Line, err, ErrInput)

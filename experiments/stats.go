@@ -153,6 +153,13 @@ func (s *delayStats) toBig(w exact.Rat) {
 func (s *delayStats) addValue(x float64) {
 	if s.sketch == nil {
 		if len(s.vals) < ExactQuantileJobs {
+			if len(s.vals) == cap(s.vals) {
+				// Double (append grows large slices by 1.25, which
+				// copies five times the final size in all).
+				v := make([]float64, len(s.vals), max(1024, 2*cap(s.vals)))
+				copy(v, s.vals)
+				s.vals = v
+			}
 			s.vals = append(s.vals, x)
 			return
 		}

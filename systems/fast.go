@@ -46,46 +46,55 @@ func runFast(ctx context.Context, p *Pair, src Source, max int64, obs FastObserv
 	rr, isRR := p.B.disp.(*roundRobin)
 	var n int64
 	last := engine.Time(0)
+	bs, _ := src.(BatchSource)
+	buf := make([]Job, 256)
 	for max == 0 || n < max {
-		if n&4095 == 0 && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return n, ctx.Err()
 		}
-		j, err := src.Next()
+		want := len(buf)
+		if max > 0 {
+			want = int(min(int64(want), max-n))
+		}
+		m, err := fill(src, bs, buf[:want])
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return n, err
 		}
-		if j.T < last {
-			return n, fmt.Errorf("systems: arrival at %v s after one at %v s: %w", j.T, last, ErrOrder)
-		}
-		j.ID = n
-		var l int
-		if isRR {
-			l = rr.i
-			if rr.i++; rr.i == len(subs) {
-				rr.i = 0
+		for i := range buf[:m] {
+			j := &buf[i]
+			if j.T < last {
+				return n, &JobError{n, fmt.Errorf("systems: arrival at %v s after one at %v s: %w", j.T, last, ErrOrder)}
 			}
-		} else if l, err = p.B.disp.Dispatch(j, p.B.nodes); err != nil {
-			return n, err
-		}
-		if p.check != nil {
-			p.check.Advance(j.T)
-		}
-		ts := exact.Mul64(int64(j.T), scale)
-		wa, okA := one.AdmitFCFS(j.T, ts)
-		wb, okB := subs[l].AdmitFCFS(j.T, ts)
-		if !okA || !okB {
-			return n, fmt.Errorf("systems: job %d at %v s would be released beyond the clock's range: %w", j.ID, j.T, ErrOverflow)
-		}
-		last = j.T
-		n++
-		if p.check != nil {
-			p.check.Arrived()
-		}
-		if err := obs.Waits(j, l, scale, wa, wb); err != nil {
-			return n, err
+			j.ID = n
+			var l int
+			if isRR {
+				l = rr.i
+				if rr.i++; rr.i == len(subs) {
+					rr.i = 0
+				}
+			} else if l, err = p.B.disp.Dispatch(*j, p.B.nodes); err != nil {
+				return n, &JobError{n, err}
+			}
+			if p.check != nil {
+				p.check.Advance(j.T)
+			}
+			ts := exact.Mul64(int64(j.T), scale)
+			wa, okA := one.AdmitFCFS(j.T, ts)
+			wb, okB := subs[l].AdmitFCFS(j.T, ts)
+			if !okA || !okB {
+				return n, &JobError{n, fmt.Errorf("systems: job %d at %v s would be released beyond the clock's range: %w", j.ID, j.T, ErrOverflow)}
+			}
+			last = j.T
+			n++
+			if p.check != nil {
+				p.check.Arrived()
+			}
+			if err := obs.Waits(*j, l, scale, wa, wb); err != nil {
+				return n, err
+			}
 		}
 	}
 	p.A.last, p.B.last = last, last

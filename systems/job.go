@@ -23,3 +23,14 @@ var ErrOrder = errors.New("arrivals out of order")
 // clock's range (about 292 years from the origin): a job released, or
 // waiting, beyond it.
 var ErrOverflow = errors.New("instant beyond the clock's range")
+
+// A JobError is an error about one job of a run, which it names by
+// number, so that a caller feeding jobs in batches can find the job's
+// source (a trace line).
+type JobError struct {
+	ID  int64 // the job's number, 0-based
+	Err error
+}
+
+func (e *JobError) Error() string { return e.Err.Error() }
+func (e *JobError) Unwrap() error { return e.Err }

@@ -15,6 +15,34 @@ type Source interface {
 	Next() (Job, error)
 }
 
+// A BatchSource is a [Source] that can also hand over several jobs at a
+// time, which saves a call per job on the fast path: NextBatch fills a
+// prefix of dst and returns its length, > 0, or 0 and an error (io.EOF at
+// the end). Jobs come in the order Next would give them.
+type BatchSource interface {
+	Source
+	NextBatch(dst []Job) (int, error)
+}
+
+// fill fills a prefix of buf from src, through NextBatch when bs (src as
+// a BatchSource) is not nil, and returns its length, or 0 and an error
+// (io.EOF at the end).
+func fill(src Source, bs BatchSource, buf []Job) (int, error) {
+	if bs != nil {
+		n, err := bs.NextBatch(buf)
+		if n == 0 && err == nil {
+			err = io.ErrNoProgress
+		}
+		return n, err
+	}
+	j, err := src.Next()
+	if err != nil {
+		return 0, err
+	}
+	buf[0] = j
+	return 1, nil
+}
+
 // An Observer sees every decision and every release of a run, in time
 // order: Decided for each job and side (0 for system A, 1 for B), at its
 // arrival; Released when a queued job is released, at the release's

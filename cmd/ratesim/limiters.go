@@ -484,7 +484,7 @@ func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
 	keys := res.Limiters[0].Keys
 	n := min(top, len(keys))
 	fmt.Fprintf(w, "\nrejected jobs of the %d keys with the most arrivals (of %d):\n", n, len(keys))
-	fmt.Fprintf(w, "%-16s %10s %8s", "key (FNV-1a)", "first line", "arrivals")
+	fmt.Fprintf(w, "%-16s %10s %8s", "key", "first line", "arrivals")
 	for _, l := range res.Limiters {
 		fmt.Fprintf(w, " %*s", max(8, len(l.Name)), l.Name)
 	}

@@ -65,8 +65,9 @@ is the one exact arithmetic makes.
 With no flags it runs the embedded default: Poisson arrivals at load 0.9,
 rate 1 token/s, burst 10 tokens, k = 2, 1000000 jobs, seed 1.
 
-Exit codes: 0 the check held, 1 it failed (the first offending event is
-printed), 2 bad usage or bad input.
+Exit codes: 0 the check held, 1 it failed (the first offending instant is
+printed), 2 bad usage or bad input, 130 interrupted (SIGINT or SIGTERM;
+partial outputs are removed).
 
 ` + arrivals.SpecHelp,
 		Example: `  ratesim run
@@ -86,7 +87,7 @@ printed), 2 bad usage or bad input.
 	fl.BoolVar(&f.allowUnequal, "allow-unequal", false, "allow Σ r_l != r and Σ b_l != b (negative controls: the theorem need not hold)")
 	fl.StringVar(&f.dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ r_l), hash (of --key-col, rendezvous ∝ r_l), least-loaded, column (--sub-col)")
 	fl.StringVar(&f.order, "order", "fcfs", "service order among waiting jobs: fcfs, lifo or random")
-	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·rate), periodic (spacing 1/λ), or a spec such as 'renewal:dist=pareto,rate=0.9,scv=4' (grammar below)")
+	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·rate), periodic (spacing 1/λ), or a spec such as 'renewal:dist=pareto,rate=0.9,scv=4' (grammar above)")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load ρ = λ/r of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them: CSV or TSV with a header line, or another --format")
 	addTraceFormatFlags(fl, &f.traceFmt)

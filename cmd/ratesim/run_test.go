@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -258,5 +259,28 @@ func TestDefaultRun(t *testing.T) {
 	}
 	if res.Jobs != 1_000_000 || res.Check.Violations != 0 || res.Check.Events < res.Jobs || !(res.Split.MeanDelayS >= res.One.MeanDelayS) {
 		t.Errorf("default run: %+v", res)
+	}
+}
+
+// TestBadSubInTheMiddle: a sub-bucket index out of range on line 300 of
+// 600 is named by its own line, although the fast path reads the trace in
+// batches of 256 jobs.
+func TestBadSubInTheMiddle(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("t,sub\n")
+	for i := 2; i <= 601; i++ {
+		sub := i % 2
+		if i == 300 {
+			sub = 5
+		}
+		fmt.Fprintf(&b, "%d,%d\n", i, sub)
+	}
+	path := filepath.Join(t.TempDir(), "subs.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := ratesim(t, "run", "--trace", path, "--time-col", "t", "--sub-col", "sub", "--dispatch", "column")
+	if code != 2 || !strings.Contains(errOut, "subs.csv:300:") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming subs.csv:300", code, errOut)
 	}
 }

@@ -428,7 +428,12 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		return runErr
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
-	writeSweepSummary(w, spec, res, f.threads, elapsed, jobs)
+	writeSweepSummary(w, spec, res, jobs)
+	if !f.quiet {
+		reps := float64(len(res.Points) * spec.Replications)
+		fmt.Fprintf(stderr, "ratesim: sweep took %.2f s on %d workers (%.3g jobs, %.0f ns/job per worker)\n",
+			elapsed.Seconds(), f.threads, reps*float64(jobs), elapsed.Seconds()*1e9*float64(f.threads)/math.Max(reps*float64(jobs), 1))
+	}
 	fmt.Fprintf(w, "wrote      %s", strings.Join(paths[:2], ", "))
 	if nfig > 0 {
 		fmt.Fprintf(w, ", %d %s figures in %s", nfig, f.format, paths[2])
@@ -462,7 +467,7 @@ func describeSpec(spec *experiments.Spec, args []string, builtin string) string 
 
 // writeSweepSummary prints the run and, per group of points, the least bad
 // stable point.
-func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Results, threads int, elapsed time.Duration, jobs int64) {
+func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Results, jobs int64) {
 	reps := len(res.Points) * spec.Replications
 	var viol, lemma uint64
 	for _, p := range res.Points {
@@ -479,13 +484,6 @@ func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Res
 	}
 	fmt.Fprintf(w, "sweep      %s: %d points × %d replications of %d jobs (%d warm-up), seed %d%s\n",
 		name, len(res.Points), spec.Replications, jobs, spec.Warmup, spec.Seed, shard)
-	total := float64(reps) * float64(jobs)
-	workers := "workers"
-	if threads == 1 {
-		workers = "worker"
-	}
-	fmt.Fprintf(w, "time       %.2f s on %d %s (%.3g jobs, %.0f ns/job per worker)\n",
-		elapsed.Seconds(), threads, workers, total, elapsed.Seconds()*1e9*float64(threads)/math.Max(total, 1))
 	fmt.Fprintf(w, "check      Theorem 2 and Lemma 1 in %d replications: %d violations, %d Lemma 1 violations\n", reps, viol, lemma)
 	rows := experiments.LeastBad(res)
 	if len(rows) == 0 {
