@@ -146,9 +146,9 @@ func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *reco
 // arrivalSource feeds a Process to a systems driver and remembers the last
 // arrival, so that an error about it names its trace line.
 type arrivalSource struct {
-	proc   arrivals.Process
-	cur    arrivals.Arrival
-	last   engine.Time
+	proc    arrivals.Process
+	cur     arrivals.Arrival
+	last    engine.Time
 	failed  bool  // the error came from proc itself
 	pending error // NextBatch: proc's error after a partial batch, for the next call
 	// NextBatch: the trace lines of the last batch, whose first job is
