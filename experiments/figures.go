@@ -349,7 +349,12 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		lp.Lines = append(lp.Lines, plots.Line{Label: "Pollaczek-Khinchine (M/D/1)", Dashed: true, Color: -1})
 		lp.Caption += "; dashed: the split's mean delay by Pollaczek-Khinchine (every sub-bucket M/D/1)"
 	}
-	lp.Caption += "; shaded: 95% confidence intervals (Student t); points with an overloaded sub-bucket left out"
+	if ratio {
+		lp.Caption += "; shaded: 95% confidence intervals (delta method on the log of the ratio, paired replications)"
+	} else {
+		lp.Caption += "; shaded: 95% confidence intervals (Student t)"
+	}
+	lp.Caption += "; points with an overloaded sub-bucket left out"
 	return lp
 }
 

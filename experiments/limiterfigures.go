@@ -18,8 +18,8 @@ func LimiterCaption(spec LimitersSpec) string {
 	if spec.Keyed {
 		keyed = "; one limiter per key, α* of the worst key"
 	}
-	return fmt.Sprintf("R = %v tokens/s, L = b = %d, W = %v s, window edges at %v + k·W s from the Unix epoch, shapers' queue %s, throttle ramp from deficit %v to %v tokens%s. Input: %s; seed %d.",
-		spec.Rate, spec.Limit, spec.Window, spec.Offset, queue, spec.Soft, spec.Hard, keyed, spec.Input, spec.Seed)
+	return fmt.Sprintf("R = %v tokens/s, L = b = %d, W = %v s, window edges at %v + k·W s from %s, shapers' queue %s, throttle ramp from deficit %v to %v tokens%s. Input: %s; seed %d.",
+		spec.Rate, spec.Limit, spec.Window, spec.Offset, spec.EdgesFrom(), queue, spec.Soft, spec.Hard, keyed, spec.Input, spec.Seed)
 }
 
 // LimiterFigures returns the figures of a limiters run, to be saved with

@@ -227,7 +227,7 @@ func (s LimitersSpec) describe(name string) string {
 		g := buckets.MatchGCRA(s.bucket())
 		return fmt.Sprintf("T = %v s, τ = %v s", g.Interval, g.Tolerance)
 	case "fixed-window", "sliding-counter":
-		return fmt.Sprintf("L = %d per W = %v s, edges at %v + k·W s from the Unix epoch", s.Limit, s.Window, s.Offset)
+		return fmt.Sprintf("L = %d per W = %v s, edges at %v + k·W s from %s", s.Limit, s.Window, s.Offset, s.EdgesFrom())
 	case "sliding-log":
 		return fmt.Sprintf("L = %d in any (t - %v s, t]", s.Limit, s.Window)
 	case "throttle":
@@ -302,6 +302,16 @@ type LimitersResult struct {
 	Keys     int             `json:"keys"`       // distinct keys (1 unless keyed)
 	Limiters []LimiterResult `json:"limiters"`
 	Focus    Focus           `json:"-"`
+}
+
+// EdgesFrom names the instant fixed windows are aligned to: "the Unix
+// epoch" when the arrivals carry an absolute clock (Origin != 0), "the
+// start" for generated arrivals (and a trace whose clock starts at 0).
+func (s LimitersSpec) EdgesFrom() string {
+	if s.Origin != 0 {
+		return "the Unix epoch"
+	}
+	return "the start"
 }
 
 // limState is one limiter instance (of one key) and what passed it.

@@ -431,12 +431,8 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if s.Queue > 0 {
 		queue = fmt.Sprintf("%d jobs", s.Queue)
 	}
-	from := "the start" // generated arrivals, or a trace whose clock starts at 0
-	if s.Origin != 0 {
-		from = "the Unix epoch" // the trace's own clock
-	}
 	fmt.Fprintf(w, "params     R = %v tokens/s, L = %d (b = %d tokens), W = %v s, edges at %v + k·W s from %s; queue %s; throttle %v to %v tokens\n",
-		s.Rate, s.Limit, s.Limit, s.Window, s.Offset, from, queue, s.Soft, s.Hard)
+		s.Rate, s.Limit, s.Limit, s.Window, s.Offset, s.EdgesFrom(), queue, s.Soft, s.Hard)
 	ds := s.Durations
 	if ds == nil {
 		ds = experiments.DefaultDurations(s.Window)
