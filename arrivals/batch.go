@@ -94,6 +94,11 @@ func (s BatchSize) draw(rng *rand.Rand, src rand.Source) int64 {
 // SCV 2·E[S] - 1 (a gap is 0 inside a batch). Arrivals have Key 0, Sub -1
 // and Line 0. The process is infinite.
 //
+// The clock is integer nanoseconds, as in [Renewal]: each exponential gap
+// between batches is rounded to the nearest nanosecond once and added
+// exactly. A batch is produced one job at a time, so memory does not grow
+// with its size.
+//
 // See [Compound Poisson process].
 //
 // [Compound Poisson process]: https://en.wikipedia.org/wiki/Compound_Poisson_process
@@ -101,9 +106,9 @@ type Batch struct {
 	size   BatchSize
 	epochs float64 // batches/s
 	src    rand.Source
-	rng    *rand.Rand // draws from src
-	t      float64    // time of the current batch, seconds
-	left   int64      // jobs of the current batch still to yield
+	rng    *rand.Rand  // draws from src
+	t      engine.Time // the current batch
+	left   int64       // jobs of the current batch still to yield
 }
 
 // NewBatch returns a batch Poisson process of mean rate jobs/s (finite,
@@ -123,16 +128,18 @@ func NewBatch(rate float64, size BatchSize, src rand.Source) (*Batch, error) {
 
 // Next returns the next arrival. It does not allocate.
 //
-// Special cases: a batch time that overflows to +Inf is an error.
+// Special cases: a batch beyond the range of [engine.Time] (about 292
+// years) is an error.
 func (b *Batch) Next() (Arrival, error) {
 	if b.left == 0 {
-		t := b.t + b.rng.ExpFloat64()/b.epochs
-		if math.IsInf(t, 1) {
-			return Arrival{}, fmt.Errorf("arrivals: batch arrival time overflowed to +Inf after %g s", b.t)
+		g := b.rng.ExpFloat64() / b.epochs
+		t, ok := afterSeconds(b.t, g)
+		if !ok {
+			return Arrival{}, fmt.Errorf("arrivals: batch arrival at %v s + gap %g s is beyond the range of engine.Time (about 292 years)", b.t, g)
 		}
 		b.t = t
 		b.left = b.size.draw(b.rng, b.src)
 	}
 	b.left--
-	return Arrival{T: engine.Time(b.t), Sub: -1}, nil
+	return Arrival{T: b.t, Sub: -1}, nil
 }

@@ -56,13 +56,13 @@ func (s *clfSource) next(t *Trace) (traceEntry, error) {
 		return e, lineError(t, n, ts, fmt.Sprintf("bad timestamp [%s]: %v; want dd/Mon/yyyy:HH:MM:SS ±hhmm such as [01/Jul/1995:00:00:01 -0400]", ts, err))
 	}
 	if s.keyField > 0 {
-		e.key = hashKey(clfField(line[:open], s.keyField))
+		e.key, _ = keyID(&t.keys, clfField(line[:open], s.keyField))
 	}
 	return e, nil
 }
 
-// clip shortens a line for a message.
-func clipLine(b []byte) string {
+// clipLine shortens a line for a message.
+func clipLine[T byteText](b T) string {
 	const most = 120
 	if len(b) > most {
 		return string(b[:most]) + "..."

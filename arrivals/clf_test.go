@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // clfSample is a hand-written access log: the Common Log Format, the
@@ -52,27 +54,27 @@ func TestCLF(t *testing.T) {
 		t.Fatalf("%d arrivals, want %d", len(all), len(want))
 	}
 	for i, a := range all {
-		d := want[i].Sub(want[0]).Seconds()
-		if float64(a.T) != d {
-			t.Errorf("arrival %d at %v s, want %v s", i, a.T, d)
+		d := want[i].Sub(want[0]).Nanoseconds()
+		if int64(a.T) != d {
+			t.Errorf("arrival %d at %d ns, want %d ns", i, a.T, d)
 		}
 	}
 	// 0, 6, 6, then 04:00:09 UTC = 00:00:09 -0400: 8 s; 21:00:10 -0700 on
 	// 31 July = 04:00:10 UTC on 1 August: 9 s; the lowercase month: 9 s.
-	if got := times(all); !slices.Equal(got, []float64{0, 6, 6, 8, 9, 9}) {
-		t.Errorf("times %v, want 0 6 6 8 9 9", got)
+	if got := times(all); !slices.Equal(got, []engine.Time{0, 6 * s1, 6 * s1, 8 * s1, 9 * s1, 9 * s1}) {
+		t.Errorf("times %v, want 0 6 6 8 9 9 s", got)
 	}
 	if got := lines(all); !slices.Equal(got, []int{1, 2, 3, 5, 6, 7}) {
 		t.Errorf("lines %v, want 1 2 3 5 6 7 (line 4 is blank)", got)
 	}
-	if all[1].Key != fnvKey("uplherc.upl.com") || all[1].Key != all[2].Key || all[0].Key == all[1].Key {
+	if all[1].Hash != fnvKey("uplherc.upl.com") || all[1].Key != all[2].Key || all[0].Key == all[1].Key || all[0].Key != 1 || all[1].Key != 2 {
 		t.Errorf("host keys %x %x %x", all[0].Key, all[1].Key, all[2].Key)
 	}
-	if o := tr.Origin(); !o.Equal(want[0]) {
+	if o := origin(tr); !o.Equal(want[0]) {
 		t.Errorf("origin %v, want %v", o, want[0])
 	}
-	_, all, _ = readTrace(t, clfSample, "access.log", TraceOptions{KeyCol: "user"})
-	if all[2].Key != fnvKey("frank") || all[0].Key != fnvKey("-") {
+	tr, all, _ = readTrace(t, clfSample, "access.log", TraceOptions{KeyCol: "user"})
+	if all[2].Hash != fnvKey("frank") || all[0].Hash != fnvKey("-") || tr.KeyName(all[2].Key) != "frank" || tr.KeyName(all[0].Key) != "-" {
 		t.Errorf("user keys %x %x, want FNV of frank and -", all[2].Key, all[0].Key)
 	}
 }
@@ -89,11 +91,11 @@ c - - [29/Feb/1996:12:00:00 +0100] "GET / HTTP/1.0" 200 1
 	}
 	want := clfInstants(t, log)
 	for i, a := range all {
-		if d := want[i].Sub(want[0]).Seconds(); float64(a.T) != d {
-			t.Errorf("arrival %d at %v s, want %v s", i, a.T, d)
+		if d := want[i].Sub(want[0]).Nanoseconds(); int64(a.T) != d {
+			t.Errorf("arrival %d at %d ns, want %d ns", i, a.T, d)
 		}
 	}
-	if all[1].T != 1 {
+	if all[1].T != s1 {
 		t.Errorf("new year's first second at %v s, want 1 s", all[1].T)
 	}
 }
@@ -131,7 +133,7 @@ func TestCLFBadLines(t *testing.T) {
 	if _, err := NewTrace(strings.NewReader(good), "a.log", TraceOptions{KeyCol: "status"}); !errors.Is(err, ErrColumn) {
 		t.Errorf("key status: error %v, want ErrColumn", err)
 	}
-	for _, opt := range []TraceOptions{{TimeCol: "2"}, {SubCol: "x"}, {TimeFormat: "rfc3339"}, {Interval: time.Second}} {
+	for _, opt := range []TraceOptions{{TimeCol: "2"}, {SubCol: "x"}, {TimeFormat: "rfc3339"}, {Interval: engine.Second}} {
 		if _, err := NewTrace(strings.NewReader(good), "a.log", opt); !errors.Is(err, ErrOptions) {
 			t.Errorf("clf with %+v: error %v, want ErrOptions", opt, err)
 		}

@@ -11,11 +11,12 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // defaultInterval is the counting interval when TraceOptions.Interval is 0.
-const defaultInterval = time.Minute
+const defaultInterval = 60 * engine.Second
 
 // MaxCount bounds one interval's count (and a wide trace's sum for one
 // interval): 2^53 jobs.
@@ -45,14 +46,14 @@ func newSpread(name string, opt TraceOptions) (spread, *TraceError) {
 	return spread{}, &TraceError{File: name, Text: opt.Spread, Msg: fmt.Sprintf("unknown spread %q: want even or random", opt.Spread), Err: ErrOptions}
 }
 
-// interval returns TraceOptions.Interval in ns, or an error.
+// countInterval returns TraceOptions.Interval in ns, or an error.
 func countInterval(name string, opt TraceOptions) (int64, *TraceError) {
 	d := opt.Interval
 	if d == 0 {
 		d = defaultInterval
 	}
 	if d < 0 {
-		return 0, &TraceError{File: name, Msg: fmt.Sprintf("interval %v is invalid: want > 0", d), Err: ErrOptions}
+		return 0, &TraceError{File: name, Msg: fmt.Sprintf("interval %v s is invalid: want > 0", d), Err: ErrOptions}
 	}
 	return int64(d), nil
 }
@@ -122,7 +123,7 @@ func (r *recordReader) read() ([]string, int, error) {
 			return nil, 0, io.EOF
 		}
 		if err != nil {
-			return nil, 0, &TraceError{File: r.name, Line: r.last + 1, Msg: "read error: " + err.Error(), Err: err}
+			return nil, 0, ioError(r.name, r.last+1, err)
 		}
 		r.last = r.tsv.line
 		if r.width > 0 && len(fields) != r.width {
@@ -151,7 +152,7 @@ func (r *recordReader) read() ([]string, int, error) {
 				Msg: fmt.Sprintf("malformed line: %v at column %d; a field with a quote must be quoted and its quotes doubled", pe.Err, pe.Column)}
 		}
 		if err != nil {
-			return nil, 0, &TraceError{File: r.name, Line: r.last + 1, Msg: "read error: " + err.Error(), Err: err}
+			return nil, 0, ioError(r.name, r.last+1, err)
 		}
 		r.last, _ = r.cr.FieldPos(len(rec) - 1)
 	}
@@ -250,7 +251,12 @@ func newCounts(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) 
 		return nil, &TraceError{File: name, Line: line, Msg: fmt.Sprintf("the time and count columns are both column %d (%q): %s",
 			s.countCol+1, s.header[s.countCol], listColumns(s.header)), Err: ErrColumn}
 	}
-	return newSourceTrace(name, opt, s)
+	t, err := newSourceTrace(name, opt, s)
+	if err != nil {
+		return nil, err
+	}
+	t.interval = engine.Time(s.interval)
+	return t, nil
 }
 
 func (s *countsSource) next(t *Trace) (traceEntry, error) {
@@ -277,20 +283,22 @@ func (s *countsSource) readInterval(t *Trace) error {
 		}
 	}
 	t.lastLine = s.rr.last
-	bad := func(text string, msg string) error {
+	bad := func(text string, msg string) *TraceError {
 		return &TraceError{File: t.name, Line: line, Text: text, Msg: msg, Err: ErrBadField}
 	}
 	cf := trimSpace(rec[s.countCol])
 	c, ok := parseIndex(cf)
 	if !ok || c > MaxCount {
-		return bad(cf, fmt.Sprintf("bad count %q in column %q: want a whole number of jobs from 0 to 2^53", cf, s.header[s.countCol]))
+		return bad(cf, fmt.Sprintf("bad count %q in column %q: want a whole number of jobs from 0 to 2^53", clipLine(cf), s.header[s.countCol]))
 	}
 	var start int64
 	if s.timeCol >= 0 {
 		tf := trimSpace(rec[s.timeCol])
 		var err error
 		if start, err = parseTime(&s.format, tf); err != nil {
-			return bad(tf, fmt.Sprintf("bad time %q in column %q: %v; want %s", tf, s.header[s.timeCol], err, s.format.want))
+			te := bad(tf, fmt.Sprintf("bad time %q in column %q: %v; want %s", clipLine(tf), s.header[s.timeCol], err, s.format.want))
+			te.Hint = timeHint(&s.format, tf)
+			return te
 		}
 		s.lineText = append(s.lineText[:0], tf...)
 	} else {
@@ -308,8 +316,8 @@ func (s *countsSource) readInterval(t *Trace) error {
 	}
 	if s.havePrev && !s.sorting && start < s.prevEnd {
 		return &TraceError{File: t.name, Line: line, Text: string(s.lineText), Err: ErrOutOfOrder,
-			Msg: fmt.Sprintf("interval starting at %s begins before the previous interval (line %d) ends, %v after its start: intervals must not overlap (check --interval, or use --sort to merge them)",
-				s.lineText, s.prevLine, time.Duration(s.interval))}
+			Msg: fmt.Sprintf("interval starting at %s begins before the previous interval (line %d) ends, %v s after its start: intervals must not overlap (check --interval, or use --sort to merge them)",
+				s.lineText, s.prevLine, engine.Time(s.interval))}
 	}
 	s.havePrev, s.prevEnd, s.prevLine = true, end, line
 	s.line = line

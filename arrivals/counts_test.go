@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // TestCountsOnePerLine: no header, one count per line, 1-minute
@@ -22,22 +23,22 @@ func TestCountsOnePerLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := times(all); !slices.Equal(got, []float64{0, 20, 40, 120, 150}) {
-		t.Errorf("times %v, want 0 20 40 120 150", got)
+	if got := times(all); !slices.Equal(got, []engine.Time{0, 20 * s1, 40 * s1, 120 * s1, 150 * s1}) {
+		t.Errorf("times %v, want 0 20 40 120 150 s", got)
 	}
 	if got := lines(all); !slices.Equal(got, []int{1, 1, 1, 3, 3}) {
 		t.Errorf("lines %v, want 1 1 1 3 3", got)
 	}
-	if !tr.Origin().Equal(time.Unix(0, 0)) {
-		t.Errorf("origin %v, want the epoch", tr.Origin())
+	if ns, ok := tr.Origin(); !ok || ns != 0 {
+		t.Errorf("origin %d, %v, want the epoch", ns, ok)
 	}
 	// A header and 10 s intervals; 3 jobs in 10 s: floor(j·10e9/3) ns.
-	_, all, err = readTrace(t, "jobs\n1\n3\n", "c.csv", TraceOptions{Format: FormatCounts, Interval: 10 * time.Second})
+	_, all, err = readTrace(t, "jobs\n1\n3\n", "c.csv", TraceOptions{Format: FormatCounts, Interval: 10 * s1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := times(all); !slices.Equal(got, []float64{0, 10, 13.333333333, 16.666666666}) {
-		t.Errorf("times %v, want 0 10 13.333333333 16.666666666", got)
+	if got := times(all); !slices.Equal(got, []engine.Time{0, 10 * s1, 13_333_333_333, 16_666_666_666}) {
+		t.Errorf("times %v, want 0 10 13.333333333 16.666666666 s", got)
 	}
 }
 
@@ -49,13 +50,13 @@ func TestCountsTimeCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := times(all); !slices.Equal(got, []float64{0, 30, 60, 180, 195, 210, 225}) {
+	if got := times(all); !slices.Equal(got, []engine.Time{0, 30 * s1, 60 * s1, 180 * s1, 195 * s1, 210 * s1, 225 * s1}) {
 		t.Errorf("times %v", got)
 	}
 	// Columns named, in another order, with one before them.
 	in = "host,n,t\na,2,100\nb,1,160\n"
 	_, all, err = readTrace(t, in, "c.csv", TraceOptions{Format: FormatCounts, CountCol: "n", TimeCol: "t"})
-	if err != nil || !slices.Equal(times(all), []float64{0, 30, 60}) {
+	if err != nil || !slices.Equal(times(all), []engine.Time{0, 30 * s1, 60 * s1}) {
 		t.Errorf("named columns: %v, times %v; want 0 30 60", err, times(all))
 	}
 }
@@ -77,10 +78,11 @@ func TestCountsRandom(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.Next()
-	first := float64(tr.Origin().UnixNano()) / 1e9
+	ns, _ := tr.Origin()
+	first := engine.Time(ns)
 	var pos []float64
 	for i, a := range all {
-		x := float64(a.T) + first
+		x := (a.T + first).Seconds()
 		if i < 20000 {
 			if x < 0 || x >= 60 {
 				t.Fatalf("arrival %d at %v s, outside [0, 60)", i, x)
@@ -123,7 +125,7 @@ func TestCountsBadLines(t *testing.T) {
 		t.Errorf("overlapping intervals: error %v, want ErrOutOfOrder", err)
 	}
 	_, all, err := readTrace(t, "0,2\n20,1\n", "c.csv", TraceOptions{Format: FormatCounts, Sort: true})
-	if err != nil || !slices.Equal(times(all), []float64{0, 20, 30}) {
+	if err != nil || !slices.Equal(times(all), []engine.Time{0, 20 * s1, 30 * s1}) {
 		t.Errorf("sorted: %v, %v; want 0 20 30", err, times(all))
 	}
 	_, _, err = readTrace(t, "0,1\n60,1,2\n", "c.csv", TraceOptions{Format: FormatCounts})
@@ -136,7 +138,7 @@ func TestCountsBadLines(t *testing.T) {
 			t.Errorf("%+v: error %v, want ErrColumn", opt, err)
 		}
 	}
-	for _, opt := range []TraceOptions{{KeyCol: "k"}, {Series: "a=b"}, {Interval: -time.Second}, {Spread: "gauss"}} {
+	for _, opt := range []TraceOptions{{KeyCol: "k"}, {Series: "a=b"}, {Interval: -s1}, {Spread: "gauss"}} {
 		opt.Format = FormatCounts
 		if _, err := NewTrace(strings.NewReader("t,c\n0,1\n"), "c.csv", opt); !errors.Is(err, ErrOptions) {
 			t.Errorf("%+v: error %v, want ErrOptions", opt, err)
@@ -159,15 +161,15 @@ func TestWide(t *testing.T) {
 	for _, tc := range []struct {
 		series string
 		skip   bool
-		times  []float64
+		times  []engine.Time
 		line   int
 	}{
-		// func-01: 2 jobs in [0, 60) at 0, 30; 1 in [120, 180) at 120.
-		{"function=func-01", false, []float64{0, 30, 120}, 2},
-		{" app = app-02 , owner=owner-02", false, []float64{0, 60}, 3},
+		// func-01: 2 jobs in [0, 60) at 0, 30; 1 in [120, 180) at 120 s.
+		{"function=func-01", false, []engine.Time{0, 30 * s1, 120 * s1}, 2},
+		{" app = app-02 , owner=owner-02", false, []engine.Time{0, 60 * s1}, 3},
 		// Rows 2 and 3 summed (row 4 skipped): 3, 1, 1.
-		{"all", true, []float64{0, 20, 40, 60, 120}, 0},
-		{"trigger=queue", true, []float64{0, 60}, 3},
+		{"all", true, []engine.Time{0, 20 * s1, 40 * s1, 60 * s1, 120 * s1}, 0},
+		{"trigger=queue", true, []engine.Time{0, 60 * s1}, 3},
 	} {
 		tr, all, err := readTrace(t, wideSample, "f.csv", TraceOptions{Format: FormatWide, Series: tc.series, SkipBad: tc.skip})
 		if err != nil {
@@ -245,5 +247,34 @@ func TestWideAzureFunctions(t *testing.T) {
 	}
 	if n != total {
 		t.Errorf("all rows: %d arrivals, want %d", n, total)
+	}
+}
+
+// TestCountsInterval: Trace.Interval reports the interval a count trace
+// is read with, the 1-minute default when TraceOptions.Interval is 0, and
+// 0 for formats that have none. A headerless one-column file (.txt, CRLF,
+// blank lines) reads as counts: 2 jobs in [0, 1 s), 1 in [1 s, 2 s).
+func TestCountsInterval(t *testing.T) {
+	for _, tc := range []struct {
+		input string
+		opt   TraceOptions
+		want  engine.Time
+	}{
+		{"3\n", TraceOptions{Format: FormatCounts}, 60 * s1},
+		{"3\n", TraceOptions{Format: FormatCounts, Interval: 250 * ms}, 250 * ms},
+		{"k,1\na,2\n", TraceOptions{Format: FormatWide, Interval: 5 * s1}, 5 * s1},
+		{"t\n1\n", TraceOptions{}, 0},
+	} {
+		tr, err := NewTrace(strings.NewReader(tc.input), "c.txt", tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.Interval(); got != tc.want {
+			t.Errorf("%+v: Interval() = %v s, want %v s", tc.opt, got, tc.want)
+		}
+	}
+	tr, all, err := readTrace(t, "2\r\n\r\n1\r\n", "c.txt", TraceOptions{Format: FormatCounts, Interval: s1})
+	if err != nil || !slices.Equal(times(all), []engine.Time{0, 500 * ms, s1}) || !slices.Equal(lines(all), []int{1, 1, 3}) || tr.Interval() != s1 {
+		t.Errorf("headerless .txt: %v, lines %v, %v; want 0 0.5 1 s on lines 1 1 3", times(all), lines(all), err)
 	}
 }

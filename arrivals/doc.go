@@ -2,10 +2,14 @@
 // processes and streaming readers of real arrival traces.
 //
 // A [Process] yields [Arrival] values in non-decreasing time order, one at a
-// time, so memory does not grow with the number of jobs. Generators take an
-// injected math/rand/v2 source; trace readers convert timestamps to seconds
-// since the first arrival once, at the edge, and report bad input as errors
-// that name the file and line.
+// time, so memory does not grow with the number of jobs. Arrival times are
+// [engine.Time] values, integer nanoseconds since the origin, and stay
+// exact: generators keep an integer clock and round each random gap to the
+// nanosecond once, periodic schedules are computed exactly from exact
+// rational parameters, and trace readers convert timestamps to
+// nanoseconds since the first arrival exactly, at the edge. Generators
+// take an injected math/rand/v2 source; trace readers report bad input as
+// errors that name the file and line.
 //
 // # Generators
 //
@@ -13,7 +17,9 @@
 // from any gonum distuv.Rander, and [GapDistribution] parameterises the
 // common families (exponential, gamma, Weibull, log-normal, Pareto,
 // uniform, deterministic) by mean rate and squared coefficient of
-// variation; [NewPeriodic] gives evenly spaced arrivals. [NewMMPP] is a
+// variation; [NewPeriodic] and [NewPeriodicRate] give evenly spaced
+// arrivals at exact instants (the first nanosecond at or after each
+// exact instant, as a timer fires). [NewMMPP] is a
 // Markov-modulated Poisson process, [NewOnOff] a superposition of on-off
 // sources, [NewBatch] a batch (compound) Poisson process and [NewCron]
 // synchronized clients firing at period boundaries. Generators are
@@ -35,14 +41,18 @@
 // columns), a web-server access log ([FormatCLF]), JSON lines
 // ([FormatJSONL]) or per-interval counts ([FormatCounts], [FormatWide]),
 // gzip-compressed or not, sorted or streamed, with bad lines skipped or
-// not. Timestamps are parsed exactly into integer nanoseconds and rounded
-// to float64 seconds once. Bad input is a [*TraceError]
-// ("arrivals: FILE:LINE: MSG") wrapping a sentinel such as
-// [ErrOutOfOrder].
+// not, from a file or standard input ("-"). Timestamps are parsed exactly
+// into integer nanoseconds since the Unix epoch; Arrival.T is the exact
+// difference from the first arrival, whose instant [Trace.Origin] gives.
+// Bad input is a [*TraceError] ("arrivals: FILE:LINE: MSG") wrapping a
+// sentinel such as [ErrOutOfOrder]. [ParseDuration] reads durations such
+// as "500ms" or "0.1" exactly.
 //
 // # Statistics
 //
 // [Stats] summarises a stream in one pass (rates, peaks, gaps, index of
 // dispersion, keys), and [BurstCurve] computes its burstiness curve b(r),
-// the smallest token bucket that delays no job (or at most m jobs).
+// the smallest token bucket that delays no job (or at most m jobs). Both
+// decide exactly (which window an arrival is in, whether a job waits) and
+// report float64 figures rounded from exact values.
 package arrivals

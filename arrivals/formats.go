@@ -82,15 +82,22 @@ var Formats = []string{FormatCSV, FormatCLF, FormatJSONL, FormatCounts, FormatWi
 // (see [TraceOptions]). name identifies the trace in error messages (a
 // file name) and, after any .gz suffix, picks the format when opt.Format
 // is "" and the CSV delimiter by its extension. Input that starts with the
-// gzip magic bytes (1f 8b) is decompressed on the fly. NewTrace reads the
-// header line (of csv and counts), the whole input for wide and with
-// opt.Sort.
+// gzip magic bytes (1f 8b) is decompressed on the fly. A line longer than
+// [MaxLineBytes] (1 MiB) is an error wrapping [ErrLineTooLong] that ends
+// the reading, even with SkipBad. NewTrace reads the header line (of csv
+// and counts), the whole input for wide and with opt.Sort.
 //
 // It returns a [*TraceError] wrapping [ErrOptions] for an option that is
 // invalid or does not apply to the format, [ErrEmpty] when there is no
-// header, [ErrColumn] when a column is missing (the message lists the
-// header), and with Sort any error Next would return. The caller keeps
-// ownership of r.
+// header, [ErrColumn] when a column is missing or ambiguous (the message
+// lists the header), [ErrHeaderLooksLikeData] when a CSV or TSV trace's
+// first line is data rather than column names (with a [*Hint] to read it
+// as counts when it fits), and with Sort any error Next would return. The
+// caller keeps ownership of r.
+//
+// Errors about a line carry a [*Hint] when another option fits the data:
+// a time that parses in another time format, another column that holds
+// times, or times that look like counts per interval.
 func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
 	format, err := FormatFor(name, opt.Format)
 	if err != nil {
@@ -100,13 +107,16 @@ func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
 		return nil, &TraceError{File: name, Msg: msg, Err: ErrOptions}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	var in io.Reader = br
 	if b, _ := br.Peek(2); len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &TraceError{File: name, Line: 1, Msg: "bad gzip header: " + err.Error(), Err: err}
 		}
-		br = bufio.NewReaderSize(zr, 64<<10)
+		in = zr
 	}
+	// Lines are limited after decompression, for every format.
+	br = bufio.NewReaderSize(newLineLimit(in), 64<<10)
 	skipBOM(br)
 	switch format {
 	case FormatCLF:
@@ -194,7 +204,7 @@ type entrySource interface {
 
 // newSourceTrace returns a Trace reading src, read whole with opt.Sort.
 func newSourceTrace(name string, opt TraceOptions, src entrySource) (*Trace, error) {
-	t := &Trace{name: name, skipBad: opt.SkipBad, keyCol: -1, subCol: -1, src: src}
+	t := &Trace{name: name, skipBad: opt.SkipBad, maxBad: opt.MaxBad, keyCol: -1, subCol: -1, src: src}
 	if opt.Sort {
 		if err := t.readAll(); err != nil {
 			return nil, err
@@ -279,5 +289,5 @@ func (r *lineReader) entry(t *Trace) ([]byte, traceEntry, error) {
 }
 
 func readLineError(t *Trace, last int, err error) *TraceError {
-	return &TraceError{File: t.name, Line: last + 1, Msg: "read error: " + err.Error(), Err: err}
+	return ioError(t.name, last+1, err)
 }

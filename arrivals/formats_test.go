@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 func gzipped(t *testing.T, s string) string {
@@ -29,13 +31,13 @@ func TestGzip(t *testing.T) {
 	for _, tc := range []struct {
 		name, data string
 		opt        TraceOptions
-		want       []float64
+		want       []engine.Time
 	}{
-		{"t.csv.gz", "t,k\n1,a\n3,b\n", TraceOptions{}, []float64{0, 2}},
-		{"t.tsv.gz", "t\tk\n1\ta\n3.5\tb\n", TraceOptions{}, []float64{0, 2.5}},
-		{"access.log.gz", clfSample, TraceOptions{}, []float64{0, 6, 6, 8, 9, 9}},
-		{"e.jsonl.GZ", jsonlSample, TraceOptions{}, []float64{0, 0.25, 0.75, 1.75, 2.75, 3.75}},
-		{"whatever", "3\n0\n2\n", TraceOptions{Format: FormatCounts}, []float64{0, 20, 40, 120, 150}},
+		{"t.csv.gz", "t,k\n1,a\n3,b\n", TraceOptions{}, []engine.Time{0, 2 * s1}},
+		{"t.tsv.gz", "t\tk\n1\ta\n3.5\tb\n", TraceOptions{}, []engine.Time{0, 2500 * ms}},
+		{"access.log.gz", clfSample, TraceOptions{}, []engine.Time{0, 6 * s1, 6 * s1, 8 * s1, 9 * s1, 9 * s1}},
+		{"e.jsonl.GZ", jsonlSample, TraceOptions{}, []engine.Time{0, 250 * ms, 750 * ms, 1750 * ms, 2750 * ms, 3750 * ms}},
+		{"whatever", "3\n0\n2\n", TraceOptions{Format: FormatCounts}, []engine.Time{0, 20 * s1, 40 * s1, 120 * s1, 150 * s1}},
 	} {
 		_, all, err := readTrace(t, gzipped(t, tc.data), tc.name, tc.opt)
 		if err != nil || !slices.Equal(times(all), tc.want) {

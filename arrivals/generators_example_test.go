@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/exact"
 )
 
 func ExampleNewPoisson() {
@@ -19,7 +20,7 @@ func ExampleNewPoisson() {
 	}
 	for range 3 {
 		a, _ := p.Next()
-		fmt.Printf("%.4f s\n", a.T)
+		fmt.Printf("%.4f s\n", a.T.Seconds())
 	}
 	_, err = arrivals.NewPoisson(0, rand.NewPCG(1, 1))
 	fmt.Println(err)
@@ -31,15 +32,35 @@ func ExampleNewPoisson() {
 }
 
 func ExampleNewPeriodic() {
-	p, _ := arrivals.NewPeriodic(0.1, 1) // every 0.1 s from t = 1 s
+	// Every 0.1 s from t = 1 s, exactly: 0.1 s is 100000000 ns.
+	p, _ := arrivals.NewPeriodic(exact.MustParse("0.1"), exact.Int(1))
 	for range 3 {
 		a, _ := p.Next()
-		fmt.Println(a.T)
+		fmt.Println(a.T, "s =", int64(a.T), "ns")
 	}
 	// Output:
-	// 1
-	// 1.1
-	// 1.2
+	// 1 s = 1000000000 ns
+	// 1.1 s = 1100000000 ns
+	// 1.2 s = 1200000000 ns
+}
+
+// This example shows a rate whose spacing is not a whole number of
+// nanoseconds: at 3 jobs/s the spacing 1/3 s is rounded up to 333333334 ns,
+// so the gaps stay equal.
+func ExampleNewPeriodicRate() {
+	p, _ := arrivals.NewPeriodicRate(exact.Int(3), exact.Rat{})
+	for range 4 {
+		a, _ := p.Next()
+		fmt.Println(int64(a.T), "ns")
+	}
+	_, err := arrivals.NewPeriodicRate(exact.MustParse("-1/3"), exact.Rat{})
+	fmt.Println(err)
+	// Output:
+	// 0 ns
+	// 333333334 ns
+	// 666666668 ns
+	// 1000000002 ns
+	// arrivals: periodic rate -1/3 jobs/s is invalid: want > 0
 }
 
 func ExampleNewRenewal() {
@@ -47,7 +68,7 @@ func ExampleNewRenewal() {
 	r, _ := arrivals.NewRenewal(distuv.Gamma{Alpha: 2, Beta: 4, Src: rand.NewPCG(1, 1)})
 	for range 3 {
 		a, _ := r.Next()
-		fmt.Printf("%.4f s\n", a.T)
+		fmt.Printf("%.4f s\n", a.T.Seconds())
 	}
 	// Output:
 	// 0.7830 s
@@ -56,7 +77,7 @@ func ExampleNewRenewal() {
 }
 
 func ExampleLimit() {
-	p, _ := arrivals.NewPeriodic(0.5, 0)
+	p, _ := arrivals.NewPeriodic(exact.MustParse("0.5"), exact.Rat{})
 	l := arrivals.Limit(p, 3)
 	for {
 		a, err := l.Next()

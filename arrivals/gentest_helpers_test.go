@@ -7,24 +7,28 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // Helpers shared by the statistical tests of the generators.
 
-// drawTimes returns the times of the first n arrivals of p.
+// drawTimes returns the times of the first n arrivals of p, in float64
+// seconds, for the statistical tests, after checking that they never go
+// back in time (in exact nanoseconds).
 func drawTimes(tb testing.TB, p Process, n int) []float64 {
 	tb.Helper()
 	ts := make([]float64, n)
-	prev := math.Inf(-1)
+	prev := engine.Time(math.MinInt64)
 	for i := range ts {
 		a, err := p.Next()
 		if err != nil {
 			tb.Fatalf("Next %d: %v", i, err)
 		}
-		if float64(a.T) < prev {
+		if a.T < prev {
 			tb.Fatalf("arrival %d at %v s is before the previous one at %v s", i, a.T, prev)
 		}
-		ts[i], prev = float64(a.T), float64(a.T)
+		ts[i], prev = a.T.Seconds(), a.T
 	}
 	return ts
 }

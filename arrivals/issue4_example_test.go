@@ -6,8 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 func ExampleBuildSpec() {
@@ -22,12 +25,12 @@ func ExampleBuildSpec() {
 	}
 	fmt.Println(g.Spec)
 	fmt.Printf("mean rate %.2f jobs/s\n", g.MeanRate)
-	var ts []float64
+	var ts []engine.Time
 	for range 6 {
 		a, _ := g.Next()
-		ts = append(ts, float64(a.T))
+		ts = append(ts, a.T)
 	}
-	fmt.Println(ts)
+	fmt.Println(ts) // seconds, exactly
 	_, err = arrivals.BuildSpec("renewal:dist=gamma,scv=-1", env)
 	fmt.Println(err)
 	// Output:
@@ -40,11 +43,11 @@ func ExampleBuildSpec() {
 // This example shows synchronized clients: with no jitter, every client
 // fires at each period boundary.
 func ExampleNewCron() {
-	c, _ := arrivals.NewCron(arrivals.CronParams{N: 2, Period: 60, Offset: 30}, nil)
-	var ts []float64
+	c, _ := arrivals.NewCron(arrivals.CronParams{N: 2, Period: exact.Int(60), Offset: exact.Int(30)}, nil)
+	var ts []engine.Time
 	for range 5 {
 		a, _ := c.Next()
-		ts = append(ts, float64(a.T))
+		ts = append(ts, a.T)
 	}
 	fmt.Println(ts)
 	// Output:
@@ -74,13 +77,13 @@ func ExampleNewMMPP() {
 }
 
 func ExampleSuperpose() {
-	a, _ := arrivals.NewPeriodic(1, 0)   // 0, 1, 2, ...
-	b, _ := arrivals.NewPeriodic(1.5, 1) // 1, 2.5, 4, ...
+	a, _ := arrivals.NewPeriodic(exact.Int(1), exact.Rat{})            // 0, 1, 2, ... s
+	b, _ := arrivals.NewPeriodic(exact.MustParse("1.5"), exact.Int(1)) // 1, 2.5, 4, ... s
 	p := arrivals.Superpose(a, b)
-	var ts []float64
+	var ts []engine.Time
 	for range 6 {
 		x, _ := p.Next()
-		ts = append(ts, float64(x.T))
+		ts = append(ts, x.T)
 	}
 	fmt.Println(ts)
 	// Output:
@@ -90,8 +93,8 @@ func ExampleSuperpose() {
 // This example computes the burstiness curve of four jobs: three at 1 s
 // need a bucket of 3 tokens at any rate, and a rate of 0.5 tokens/s needs 4.
 func ExampleNewBurstCurve() {
-	c, _ := arrivals.NewBurstCurve([]float64{0.5, 2}, 2)
-	for _, t := range []float64{0, 1, 1, 1} {
+	c, _ := arrivals.NewBurstCurve([]exact.Rat{exact.MustParse("0.5"), exact.Int(2)}, 2)
+	for _, t := range []engine.Time{0, engine.Second, engine.Second, engine.Second} {
 		c.Add(t)
 	}
 	fmt.Println("no job waits:", c.Burst())
@@ -104,11 +107,12 @@ func ExampleNewBurstCurve() {
 
 func ExampleNewStats() {
 	s, _ := arrivals.NewStats(arrivals.StatsOptions{Keyed: true})
-	for i, t := range []float64{0, 0, 0.5, 2, 2.25} {
+	const ms = engine.Millisecond
+	for i, t := range []engine.Time{0, 0, 500 * ms, 2000 * ms, 2250 * ms} {
 		s.Add(t, uint64(i%2))
 	}
 	sum := s.Summary()
-	fmt.Printf("%d jobs over %g s, %g jobs/s; peak %d jobs in 1 s; %d ties; %d keys\n",
+	fmt.Printf("%d jobs over %v s, %g jobs/s; peak %d jobs in 1 s; %d ties; %d keys\n",
 		sum.Jobs, sum.Duration, sum.MeanRate, sum.Peaks[0].Jobs, sum.Ties, sum.Keys.Distinct)
 	// Output:
 	// 5 jobs over 2.25 s, 2.2222222222222223 jobs/s; peak 3 jobs in 1 s; 1 ties; 2 keys
@@ -129,7 +133,8 @@ burger.letters.com - - [01/Jul/1995:04:00:12 +0000] "GET /shuttle/countdown/vide
 		}
 		fmt.Printf("line %d: %v s\n", a.Line, a.T)
 	}
-	fmt.Println("origin:", tr.Origin())
+	ns, _ := tr.Origin()
+	fmt.Println("origin:", time.Unix(0, ns).UTC())
 	// Output:
 	// line 1: 0 s
 	// line 2: 5 s
@@ -141,27 +146,27 @@ burger.letters.com - - [01/Jul/1995:04:00:12 +0000] "GET /shuttle/countdown/vide
 // 2 in the third, evenly spaced in their minute.
 func ExampleNewTrace_counts() {
 	tr, _ := arrivals.NewTrace(strings.NewReader("3\n0\n2\n"), "counts.csv", arrivals.TraceOptions{Format: arrivals.FormatCounts})
-	var ts []float64
+	var ts []engine.Time
 	for {
 		a, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
-		ts = append(ts, float64(a.T))
+		ts = append(ts, a.T)
 	}
-	fmt.Println(ts)
+	fmt.Println(ts, "s, intervals of", tr.Interval(), "s")
 	// Output:
-	// [0 20 40 120 150]
+	// [0 20 40 120 150] s, intervals of 60 s
 }
 
 func ExampleWithZipfKeys() {
-	p, _ := arrivals.NewPeriodic(1, 0)
+	p, _ := arrivals.NewPeriodic(exact.Int(1), exact.Rat{})
 	z, _ := arrivals.NewZipf(1000, 1.2, rand.NewPCG(1, 1))
 	keyed := arrivals.WithZipfKeys(p, z)
 	hot := 0
 	for range 10_000 {
 		a, _ := keyed.Next()
-		if a.Key == arrivals.KeyOfRank(1) {
+		if a.Key == 1 && a.Hash == arrivals.KeyOfRank(1) {
 			hot++
 		}
 	}

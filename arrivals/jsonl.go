@@ -64,14 +64,16 @@ func (s *jsonlSource) next(t *Trace) (traceEntry, error) {
 		return e, lineError(t, n, tv.raw, fmt.Sprintf("time field %q is %s: want a number or a string", s.timeKey, kindOf(tv.raw)))
 	}
 	if e.ns, err = parseTime(&s.format, text); err != nil {
-		return e, lineError(t, n, tv.raw, fmt.Sprintf("bad time %s in field %q: %v; want %s", tv.raw, s.timeKey, err, s.format.want))
+		te := lineError(t, n, tv.raw, fmt.Sprintf("bad time %s in field %q: %v; want %s", clipLine(tv.raw), s.timeKey, err, s.format.want))
+		te.Hint = timeHint(&s.format, string(text))
+		return e, te
 	}
 	if s.keyKey != "" {
 		k, ok := s.scalar(kv.raw) // a missing field is the empty key
 		if !ok {
 			k = kv.raw // an object, array, boolean or null: hash its text
 		}
-		e.key = hashKey(k)
+		e.key, _ = keyID(&t.keys, k)
 	}
 	if s.subKey != "" {
 		if !sv.found {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 const jsonlSample = `{"time": 1700000000.25, "user": "alice", "sub": 1}
@@ -24,8 +26,8 @@ func TestJSONL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := times(all); !slices.Equal(got, []float64{0, 0.25, 0.75, 1.75, 2.75, 3.75}) {
-		t.Errorf("times %v, want 0 0.25 0.75 1.75 2.75 3.75", got)
+	if got := times(all); !slices.Equal(got, []engine.Time{0, 250 * ms, 750 * ms, 1750 * ms, 2750 * ms, 3750 * ms}) {
+		t.Errorf("times %v, want 0 0.25 0.75 1.75 2.75 3.75 s", got)
 	}
 	if got := lines(all); !slices.Equal(got, []int{1, 2, 4, 5, 6, 7}) {
 		t.Errorf("lines %v, want 1 2 4 5 6 7", got)
@@ -37,14 +39,14 @@ func TestJSONL(t *testing.T) {
 	if !slices.Equal(subs, []int{1, 0, 2, 0, 1, 1}) {
 		t.Errorf("subs %v", subs)
 	}
-	if all[0].Key != fnvKey("alice") || all[2].Key != fnvKey("alice") || all[1].Key != fnvKey("bob") ||
-		all[4].Key != fnvKey("null") || all[5].Key != fnvKey("") {
+	if all[0].Hash != fnvKey("alice") || all[2].Hash != fnvKey("alice") || all[1].Hash != fnvKey("bob") ||
+		all[4].Hash != fnvKey("null") || all[5].Hash != fnvKey("") || all[0].Key != all[2].Key || all[0].Key == all[1].Key {
 		t.Errorf("keys %x", []uint64{all[0].Key, all[1].Key, all[2].Key, all[4].Key, all[5].Key})
 	}
 	// RFC 3339 strings in another field.
 	_, all, err = readTrace(t, `{"ts": "2023-11-16T23:59:59.5Z"}`+"\n"+`{"ts": "2023-11-17T01:00:00+01:00"}`+"\n", "x.ndjson",
 		TraceOptions{TimeCol: "ts", TimeFormat: "rfc3339"})
-	if err != nil || !slices.Equal(times(all), []float64{0, 0.5}) {
+	if err != nil || !slices.Equal(times(all), []engine.Time{0, 500 * ms}) {
 		t.Errorf("rfc3339: %v, times %v; want 0 0.5", err, times(all))
 	}
 }

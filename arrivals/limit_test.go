@@ -4,15 +4,18 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 func TestLimit(t *testing.T) {
-	p, _ := NewPeriodic(1, 0)
+	p, _ := NewPeriodic(exact.Int(1), exact.Rat{})
 	l := Limit(p, 3)
 	for i := range 3 {
 		a, err := l.Next()
-		if err != nil || float64(a.T) != float64(i) {
-			t.Fatalf("step %d: Next() = %+v, %v, want T %d", i, a, err, i)
+		if err != nil || a.T != engine.Time(i)*engine.Second {
+			t.Fatalf("step %d: Next() = %+v, %v, want T %d s", i, a, err, i)
 		}
 	}
 	for i := range 2 {
@@ -23,7 +26,7 @@ func TestLimit(t *testing.T) {
 }
 
 func TestLimitZero(t *testing.T) {
-	p, _ := NewPeriodic(1, 0)
+	p, _ := NewPeriodic(exact.Int(1), exact.Rat{})
 	if _, err := Limit(p, 0).Next(); err != io.EOF {
 		t.Errorf("Limit(p, 0).Next() err = %v, want io.EOF", err)
 	}

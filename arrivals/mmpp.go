@@ -28,7 +28,10 @@ const MaxMMPPStates = 256
 // arrival (with probability λ_i/(λ_i + q_i)) or a jump, and to which
 // state (with probability Q_ij/q_i): the competing-exponentials
 // construction of W. Fischer and K. Meier-Hellstern, [The MMPP cookbook]
-// (1993). Times accumulate by float64 addition, as in [Renewal].
+// (1993). The holding times since the last arrival are summed in float64
+// seconds and the sum is rounded to the nearest nanosecond once, at the
+// arrival, and added exactly to the integer clock (as in [Renewal]), so
+// rounding does not accumulate from one arrival to the next.
 //
 // [The MMPP cookbook]: https://doi.org/10.1016/0166-5316(93)90035-S
 type MMPP struct {
@@ -38,7 +41,7 @@ type MMPP struct {
 	pi     []float64 // stationary distribution
 	rng    *rand.Rand
 	state  int
-	t      float64 // current time, seconds
+	t      engine.Time // the last arrival (0 before the first)
 }
 
 // NewMMPP returns an MMPP with arrival rates lambda (jobs/s, finite and
@@ -163,20 +166,22 @@ func (m *MMPP) Stationary() []float64 { return append([]float64(nil), m.pi...) }
 
 // Next returns the next arrival. It does not allocate.
 //
-// Special cases: an arrival time that overflows to +Inf is an error.
+// Special cases: an arrival beyond the range of [engine.Time] (about 292
+// years) is an error; the chain has moved on, the clock has not.
 func (m *MMPP) Next() (Arrival, error) {
 	n := len(m.lambda)
-	t := m.t
+	gap := 0.0 // seconds since the last arrival
 	for {
 		s := m.state
 		total := m.lambda[s] + m.out[s]
-		t += m.rng.ExpFloat64() / total
-		if math.IsInf(t, 1) {
-			return Arrival{}, fmt.Errorf("arrivals: MMPP arrival time overflowed to +Inf after %g s", m.t)
-		}
+		gap += m.rng.ExpFloat64() / total
 		if m.rng.Float64()*total < m.lambda[s] {
+			t, ok := afterSeconds(m.t, gap)
+			if !ok {
+				return Arrival{}, fmt.Errorf("arrivals: MMPP arrival at %v s + gap %g s is beyond the range of engine.Time (about 292 years)", m.t, gap)
+			}
 			m.t = t
-			return Arrival{T: engine.Time(t), Sub: -1}, nil
+			return Arrival{T: t, Sub: -1}, nil
 		}
 		u := m.rng.Float64()
 		row := m.cum[s*n : s*n+n]
@@ -190,7 +195,6 @@ func (m *MMPP) Next() (Arrival, error) {
 			j = lastJump(row, s)
 		}
 		m.state = j
-		m.t = t
 	}
 }
 

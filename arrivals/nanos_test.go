@@ -2,60 +2,10 @@ package arrivals
 
 import (
 	"math"
-	"math/big"
-	"math/rand/v2"
 	"testing"
+
+	"github.com/ratesim/ratesim/engine"
 )
-
-// wantSeconds is the oracle: d/1e9 rounded to float64 by math/big.
-func wantSeconds(d uint64) float64 {
-	f, _ := new(big.Rat).SetFrac(new(big.Int).SetUint64(d), big.NewInt(1e9)).Float64()
-	return f
-}
-
-func TestSecondsFromNanosExtremes(t *testing.T) {
-	for _, d := range []uint64{
-		0, 1, 300_000_000, 999_999_999, 1e9,
-		1<<53 - 1, 1 << 53, 1<<53 + 1, 1<<53 + 3,
-		1 << 62, 1<<63 - 1, 1 << 63, math.MaxUint64 - 1, math.MaxUint64,
-		46_321_000_000_000,      // NASA trace span
-		1_987_200_000_000_001,   // 23 days + 1 ns
-		123_456_789_012_345_678, // about 3.9 years
-	} {
-		if got, want := secondsFromNanos(d), wantSeconds(d); got != want {
-			t.Errorf("secondsFromNanos(%d) = %v, want %v", d, got, want)
-		}
-	}
-	// The reason for the exact path: 0.3 s is the float64 nearest 0.3.
-	if got := secondsFromNanos(300_000_000); got != 0.3 {
-		t.Errorf("secondsFromNanos(3e8) = %v, want 0.3", got)
-	}
-}
-
-// TestSecondsFromNanosRandom compares with math/big on random spans above
-// 2^53 ns, where float64(d)/1e9 alone may round twice.
-func TestSecondsFromNanosRandom(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	n := 200_000
-	if testing.Short() {
-		n = 10_000
-	}
-	naiveWrong := 0
-	for range n {
-		d := rng.Uint64() >> rng.UintN(11) // 2^53 to 2^64
-		if d <= 1<<53 {
-			continue
-		}
-		got, want := secondsFromNanos(d), wantSeconds(d)
-		if got != want {
-			t.Fatalf("secondsFromNanos(%d) = %v, want %v", d, got, want)
-		}
-		if float64(d)/1e9 != want {
-			naiveWrong++
-		}
-	}
-	t.Logf("float64(d)/1e9 was off by one ulp for %d of %d spans", naiveWrong, n)
-}
 
 func TestNanosFromSecs(t *testing.T) {
 	for _, tc := range []struct {
@@ -76,6 +26,60 @@ func TestNanosFromSecs(t *testing.T) {
 		got, ok := nanosFromSecs(tc.secs, tc.frac)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("nanosFromSecs(%d, %d) = %d, %v, want %d, %v", tc.secs, tc.frac, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestTimeArithmeticExtremes checks the overflow-checked sums at the ends
+// of the range of engine.Time.
+func TestTimeArithmeticExtremes(t *testing.T) {
+	const maxT = engine.Time(math.MaxInt64)
+	for _, tc := range []struct {
+		a, b engine.Time
+		want engine.Time
+		ok   bool
+	}{
+		{1, 2, 3, true},
+		{maxT - 1, 1, maxT, true},
+		{maxT, 1, 0, false},
+		{math.MinInt64, -1, 0, false},
+		{math.MinInt64, maxT, -1, true},
+	} {
+		if got, ok := addTime(tc.a, tc.b); ok != tc.ok || ok && got != tc.want {
+			t.Errorf("addTime(%d, %d) = %d, %v, want %d, %v", tc.a, tc.b, got, ok, tc.want, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		a, b int64
+		want engine.Time
+		ok   bool
+	}{
+		{5, 3, 2, true},
+		{math.MaxInt64, 0, maxT, true},
+		{math.MaxInt64, -1, 0, false},
+		{0, math.MinInt64, 0, false},
+		{-1, math.MinInt64, maxT, true},
+	} {
+		if got, ok := subTime(tc.a, tc.b); ok != tc.ok || ok && got != tc.want {
+			t.Errorf("subTime(%d, %d) = %d, %v, want %d, %v", tc.a, tc.b, got, ok, tc.want, tc.ok)
+		}
+	}
+	// 0.3 s rounds to exactly 300 ms; 1.5 ns rounds away from zero to 2 ns.
+	for _, tc := range []struct {
+		t    engine.Time
+		s    float64
+		want engine.Time
+		ok   bool
+	}{
+		{0, 0.3, 300 * engine.Millisecond, true},
+		{10, 1.5e-9, 12, true},
+		{0, math.NaN(), 0, false},
+		{0, 1e10, 0, false}, // 1e19 ns > 2^63
+		{maxT - 5, 5e-9, maxT, true},
+		{maxT - 5, 6e-9, 0, false},
+	} {
+		if got, ok := afterSeconds(tc.t, tc.s); ok != tc.ok || ok && got != tc.want {
+			t.Errorf("afterSeconds(%d, %g) = %d, %v, want %d, %v", tc.t, tc.s, got, ok, tc.want, tc.ok)
 		}
 	}
 }

@@ -56,17 +56,26 @@ func (p OnOffParams) MeanRate() float64 {
 // 1 + 2N/((MeanOn + MeanOff)·λ̄) events, λ̄ the mean rate, since period
 // ends that emit nothing are events too.
 //
+// Event times are integer nanoseconds: each random length (a period, a
+// Poisson gap, a periodic source's phase) is rounded to the nearest
+// nanosecond once and added exactly. A periodic source's k-th emission of
+// an ON period is its first emission plus k/Peak seconds rounded once, so
+// its spacing does not drift however long the period.
+//
 // [Self-similarity through high-variability]: https://doi.org/10.1109/90.554723
 type OnOff struct {
 	p        OnOffParams
 	rng      *rand.Rand
 	on       []bool
-	end      []float64    // end of the current period, seconds
-	emit     []float64    // next emission while ON, seconds
-	heap     []onOffEvent // every source's next event, a min-heap on (t, source)
+	end      []engine.Time // end of the current period
+	emit     []engine.Time // next emission while ON
+	first    []engine.Time // periodic emission: the first emission of the ON period
+	k        []int64       // periodic emission: index of the next emission in the ON period
+	heap     []onOffEvent  // every source's next event, a min-heap on (t, source)
 	xm       [2]float64
 	periodic bool
 	pareto   bool
+	err      error // an event time beyond the range of engine.Time
 }
 
 // NewOnOff returns the superposition of p.N on-off sources drawing from
@@ -116,21 +125,40 @@ func NewOnOff(p OnOffParams, src rand.Source) (*OnOff, error) {
 	}
 	o.rng = rand.New(src)
 	n := p.N
-	o.on, o.end, o.emit = make([]bool, n), make([]float64, n), make([]float64, n)
+	o.on, o.end, o.emit = make([]bool, n), make([]engine.Time, n), make([]engine.Time, n)
+	if o.periodic {
+		o.first, o.k = make([]engine.Time, n), make([]int64, n)
+	}
 	o.heap = make([]onOffEvent, n)
 	duty := p.MeanOn / (p.MeanOn + p.MeanOff)
 	for i := range n {
 		o.on[i] = o.rng.Float64() < duty
-		o.end[i] = o.residual(o.on[i])
+		o.end[i] = o.after(0, o.residual(o.on[i]))
 		if o.on[i] {
-			o.emit[i] = o.firstEmission(0)
+			o.startEmitting(i, 0)
 		}
 		o.heap[i] = onOffEvent{t: o.event(i), i: int32(i)}
+	}
+	if o.err != nil {
+		return nil, o.err
 	}
 	for i := n/2 - 1; i >= 0; i-- {
 		o.down(i)
 	}
 	return o, nil
+}
+
+// after returns t plus s seconds rounded to the nanosecond, or records an
+// overflow in o.err and returns [engine.Forever].
+func (o *OnOff) after(t engine.Time, s float64) engine.Time {
+	u, ok := afterSeconds(t, s)
+	if !ok {
+		if o.err == nil {
+			o.err = fmt.Errorf("arrivals: on-off event at %v s + %g s is beyond the range of engine.Time (about 292 years)", t, s)
+		}
+		return engine.Forever
+	}
+	return u
 }
 
 // Params returns the parameters, with the defaults filled in.
@@ -171,20 +199,28 @@ func (o *OnOff) residual(on bool) float64 {
 	return xm * math.Pow(v*a, -1/(a-1))
 }
 
-// gap is the time between emissions of an ON source.
-func (o *OnOff) gap() float64 {
+// startEmitting sets source i's first emission of an ON period starting
+// at t: after a uniform phase on [0, 1/Peak) for periodic emission, else
+// after an exponential gap.
+func (o *OnOff) startEmitting(i int, t engine.Time) {
 	if o.periodic {
-		return 1 / o.p.Peak
+		o.emit[i] = o.after(t, o.rng.Float64()/o.p.Peak)
+		o.first[i], o.k[i] = o.emit[i], 1
+		return
 	}
-	return o.rng.ExpFloat64() / o.p.Peak
+	o.emit[i] = o.after(t, o.rng.ExpFloat64()/o.p.Peak)
 }
 
-// firstEmission is the first emission of an ON period starting at t.
-func (o *OnOff) firstEmission(t float64) float64 {
+// nextEmission sets source i's emission after the one at t: the first
+// emission plus k/Peak for periodic emission, else t plus an exponential
+// gap.
+func (o *OnOff) nextEmission(i int, t engine.Time) {
 	if o.periodic {
-		return t + o.rng.Float64()/o.p.Peak
+		o.emit[i] = o.after(o.first[i], float64(o.k[i])/o.p.Peak)
+		o.k[i]++
+		return
 	}
-	return t + o.rng.ExpFloat64()/o.p.Peak
+	o.emit[i] = o.after(t, o.rng.ExpFloat64()/o.p.Peak)
 }
 
 func b2i(b bool) int {
@@ -194,15 +230,15 @@ func b2i(b bool) int {
 	return 0
 }
 
-// onOffEvent is a source's next event, at t seconds.
+// onOffEvent is a source's next event, at t.
 type onOffEvent struct {
-	t float64
+	t engine.Time
 	i int32
 }
 
 // event is source i's next event time: its next emission while ON and
 // before the period ends, else the end of its period.
-func (o *OnOff) event(i int) float64 {
+func (o *OnOff) event(i int) engine.Time {
 	if o.on[i] && o.emit[i] < o.end[i] {
 		return o.emit[i]
 	}
@@ -237,24 +273,25 @@ func (o *OnOff) down(i int) {
 
 // Next returns the next arrival. It does not allocate.
 //
-// Special cases: an event time that overflows to +Inf is an error.
+// Special cases: an event beyond the range of [engine.Time] (about 292
+// years) is an error, returned again by every later call.
 func (o *OnOff) Next() (Arrival, error) {
 	for {
+		if o.err != nil {
+			return Arrival{}, o.err
+		}
 		top := &o.heap[0]
 		i, t := int(top.i), top.t
-		if math.IsInf(t, 1) {
-			return Arrival{}, fmt.Errorf("arrivals: on-off event time overflowed to +Inf")
-		}
 		if o.on[i] && o.emit[i] < o.end[i] {
-			o.emit[i] = t + o.gap()
+			o.nextEmission(i, t)
 			top.t = o.event(i)
 			o.down(0)
-			return Arrival{T: engine.Time(t), Sub: -1}, nil
+			return Arrival{T: t, Sub: -1}, nil
 		}
 		o.on[i] = !o.on[i]
-		o.end[i] = t + o.period(o.on[i])
+		o.end[i] = o.after(t, o.period(o.on[i]))
 		if o.on[i] {
-			o.emit[i] = o.firstEmission(t)
+			o.startEmitting(i, t)
 		}
 		top.t = o.event(i)
 		o.down(0)

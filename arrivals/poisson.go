@@ -4,16 +4,17 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // NewPoisson returns a Poisson arrival process with the given rate in
 // jobs per second: a [Renewal] process whose gaps are exponential with mean
-// 1/rate seconds, drawn from distuv.Exponential{Rate: rate, Src: src}.
+// 1/rate seconds, the draws of distuv.Exponential{Rate: rate, Src: src}
+// (rand.ExpFloat64 on src, divided by rate), taken from one rand.Rand kept
+// for the process rather than one built per draw: the same numbers, at a
+// fraction of the cost.
 //
 // The first arrival is at the first gap (an exponential draw), not at 0.
-// Each call to Next draws one float64 from src and does not allocate.
+// Each call to Next draws from src and does not allocate.
 //
 // rate must be finite and > 0, and src must not be nil (ratesim never falls
 // back to the global source); otherwise NewPoisson returns an error naming
@@ -29,5 +30,14 @@ func NewPoisson(rate float64, src rand.Source) (*Renewal, error) {
 	if src == nil {
 		return nil, fmt.Errorf("arrivals: Poisson random source is nil")
 	}
-	return NewRenewal(distuv.Exponential{Rate: rate, Src: src})
+	return NewRenewal(expGaps{r: rand.New(src), rate: rate})
 }
+
+// expGaps draws exponential gaps of the given rate as distuv.Exponential
+// does, from a rand.Rand made once.
+type expGaps struct {
+	r    *rand.Rand
+	rate float64
+}
+
+func (e expGaps) Rand() float64 { return e.r.ExpFloat64() / e.rate }

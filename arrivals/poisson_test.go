@@ -5,6 +5,10 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // TestPoissonMoments checks the empirical rate and the squared coefficient
@@ -36,11 +40,11 @@ func TestPoissonMoments(t *testing.T) {
 		if a.Sub != -1 || a.Key != 0 || a.Line != 0 {
 			t.Fatalf("arrival %d = %+v, want Key 0, Sub -1, Line 0", i, a)
 		}
-		g := float64(a.T) - prev
+		g := a.T.Seconds() - prev
 		if g < 0 {
 			t.Fatalf("arrival %d at %v is before the previous one at %v", i, a.T, prev)
 		}
-		prev = float64(a.T)
+		prev = a.T.Seconds()
 		sum += g
 		sumSq += g * g
 	}
@@ -118,5 +122,25 @@ func TestPoissonNoAlloc(t *testing.T) {
 	}
 	if got := testing.AllocsPerRun(1000, func() { p.Next() }); got != 0 {
 		t.Errorf("allocations per Poisson Next = %v, want 0", got)
+	}
+}
+
+// TestPoissonSameDrawsAsGonum: the gaps are the draws gonum's
+// distuv.Exponential makes from the same source, so seeds give the same
+// arrivals as before the change that keeps one rand.Rand.
+func TestPoissonSameDrawsAsGonum(t *testing.T) {
+	p, err := NewPoisson(0.9, rand.NewPCG(7, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := distuv.Exponential{Rate: 0.9, Src: rand.NewPCG(7, 0)}
+	var at engine.Time
+	for i := range 1000 {
+		gap, _ := engine.FromSeconds(g.Rand())
+		at += gap
+		a, err := p.Next()
+		if err != nil || a.T != at {
+			t.Fatalf("arrival %d at %v (%v), gonum's draws give %v", i, a.T, err, at)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package arrivals
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -12,14 +11,19 @@ import (
 // Renewal is a renewal arrival process: the gaps between consecutive
 // arrivals are independent draws from one distribution,
 //
-//	T_1 = G_1,  T_n = T_{n-1} + G_n   (seconds),
+//	T_1 = [G_1],  T_n = T_{n-1} + [G_n]   (nanoseconds),
 //
-// where each gap G_n >= 0 is in seconds. The first arrival is at the first
-// gap, not at 0. The process is infinite; wrap it with [Limit] to stop after
-// a number of jobs. Arrivals have Key 0, Sub -1 and Line 0.
+// where each gap G_n >= 0 is drawn in seconds and [G] is G rounded to the
+// nearest nanosecond ([engine.FromSeconds], halves away from zero). The
+// first arrival is at the first gap, not at 0. The process is infinite;
+// wrap it with [Limit] to stop after a number of jobs. Arrivals have Key 0,
+// Sub -1 and Line 0.
 //
-// Times are accumulated by float64 addition, one rounding per arrival; the
-// absolute error after n arrivals is at most about n·u·T_n (u = 2^-53).
+// The clock is an integer: each gap is rounded once, when it is drawn, and
+// added exactly, so rounding never accumulates. The process is exactly the
+// renewal process of the rounded gaps at every n (a float64 clock would
+// lose nanoseconds once T_n passes 2^53 ns, about 104 days). A gap below
+// 0.5 ns rounds to 0: a tie with the previous arrival.
 //
 // A Renewal must be made with [NewRenewal] or [NewPoisson]; the zero value
 // is not usable (Next panics).
@@ -29,7 +33,8 @@ import (
 // [Renewal process]: https://en.wikipedia.org/wiki/Renewal_theory
 type Renewal struct {
 	gap distuv.Rander // gap distribution, seconds
-	t   float64       // time of the last arrival, seconds (0 before the first)
+	exp *expGaps      // gap as its concrete type when exponential (Poisson): no interface call per draw
+	t   engine.Time   // the last arrival (0 before the first)
 }
 
 // NewRenewal returns a renewal process whose gaps, in seconds, are drawn
@@ -40,7 +45,11 @@ func NewRenewal(gap distuv.Rander) (*Renewal, error) {
 	if gap == nil {
 		return nil, fmt.Errorf("arrivals: renewal gap distribution is nil")
 	}
-	return &Renewal{gap: gap}, nil
+	r := &Renewal{gap: gap}
+	if e, ok := gap.(expGaps); ok {
+		r.exp = &e
+	}
+	return r, nil
 }
 
 // Next returns the next arrival. It does not allocate.
@@ -48,20 +57,26 @@ func NewRenewal(gap distuv.Rander) (*Renewal, error) {
 // Special cases:
 //
 //   - a gap that is negative or NaN is an error naming the value;
-//   - a gap that makes the arrival time +Inf is an error.
+//   - a gap that takes the arrival beyond the range of [engine.Time]
+//     (about 292 years) is an error.
 //
 // After an error the process's time is unchanged (the random source has
 // still advanced), so the error repeats only if the distribution keeps
 // producing bad gaps.
 func (r *Renewal) Next() (Arrival, error) {
-	g := r.gap.Rand()
+	var g float64
+	if r.exp != nil {
+		g = r.exp.Rand()
+	} else {
+		g = r.gap.Rand()
+	}
 	if !(g >= 0) {
 		return Arrival{}, fmt.Errorf("arrivals: renewal gap %g s is negative or NaN; gaps must be >= 0", g)
 	}
-	t := r.t + g
-	if math.IsInf(t, 1) {
-		return Arrival{}, fmt.Errorf("arrivals: renewal arrival time overflowed: %g s + gap %g s is +Inf", r.t, g)
+	t, ok := afterSeconds(r.t, g)
+	if !ok {
+		return Arrival{}, fmt.Errorf("arrivals: renewal arrival at %v s + gap %g s is beyond the range of engine.Time (about 292 years)", r.t, g)
 	}
 	r.t = t
-	return Arrival{T: engine.Time(t), Sub: -1}, nil
+	return Arrival{T: t, Sub: -1}, nil
 }

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // SpecHelp describes the spec grammar of [BuildSpec], one example per
@@ -18,7 +21,10 @@ Rates are mean rates in jobs/s; a process whose rate= is left out takes the
 default rate λ = --load × --rate. Lists are separated by '/', matrix rows
 by ';'. Quote the spec in the shell. Each process and transform draws from
 its own random stream of the seed, so adding one leaves the others' draws
-unchanged.
+unchanged. Times are exact on a nanosecond clock: the periodic rate and
+offset and the cron period and offset are exact decimals or fractions p/q
+(rate=10/3), each arrival at the first nanosecond at or after its instant;
+window times are whole nanoseconds, in seconds or as durations (1h, 250ms).
   poisson                                 Poisson, rate λ (also poisson:rate=2)
   periodic:rate=2,offset=0.25             one job every 1/rate s from offset s
   renewal:dist=pareto,rate=0.9,scv=4      renewal, gaps exp|gamma|weibull|lognormal|
@@ -40,11 +46,19 @@ Transforms:
   | scale:rate=0.9                        rescale time to this mean rate (default λ)
   | thin:p=0.5                            keep each arrival with probability p
   | jitter:max=1   | jitter:mean=1        delay each arrival, uniform on [0, max] s
-                                          or exponential with this mean (s)
+                                          or exponential with this mean (s);
+                                          rate × jitter at most 2097152 (held
+                                          arrivals)
   | window:from=3600,to=7200              keep [from, to) s, times from its start
+                                          (also from=1h,to=2h; to=inf)
   | keys:n=1000,s=1.1                     give each arrival a Zipf(s) key of n keys
                                           (for --dispatch hash)
 Example: 'poisson:rate=0.5 + cron:n=20,period=60 | keys:n=100,s=1'`
+
+// MaxSpecComponents bounds the processes of a spec, and separately its
+// transforms: each is a generator or a transform in memory, and each
+// process costs every arrival a comparison in the superposition.
+const MaxSpecComponents = 1000
 
 // SpecEnv is what [BuildSpec] needs besides the spec text.
 type SpecEnv struct {
@@ -121,7 +135,13 @@ func buildSpec(spec string, env SpecEnv) (*Generated, error) {
 		return nil, fmt.Errorf("empty spec: want a process such as poisson or renewal:dist=gamma,scv=4")
 	}
 	parts := strings.Split(spec, "|")
+	if len(parts)-1 > MaxSpecComponents {
+		return nil, fmt.Errorf("%d transforms: want at most %d", len(parts)-1, MaxSpecComponents)
+	}
 	sum := splitSum(parts[0])
+	if len(sum) > MaxSpecComponents {
+		return nil, fmt.Errorf("%d processes: want at most %d (a superposition compares every process at each arrival)", len(sum), MaxSpecComponents)
+	}
 	g := &Generated{}
 	var procs []Process
 	var canon []string
@@ -300,6 +320,9 @@ func (c *specComponent) word(k, def string, allowed []string) (string, error) {
 func (c *specComponent) list(k string, ok func(float64) bool, want string) ([]float64, error) {
 	v := c.vals[k]
 	c.used[k] = true
+	if n := strings.Count(v, "/") + 1; n > MaxMMPPStates {
+		return nil, fmt.Errorf("%s has %d entries: want at most %d", k, n, MaxMMPPStates)
+	}
 	var xs []float64
 	for _, f := range strings.Split(v, "/") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
@@ -307,9 +330,6 @@ func (c *specComponent) list(k string, ok func(float64) bool, want string) ([]fl
 			return nil, fmt.Errorf("%s %q: entry %q is invalid: want %s, separated by /", k, v, strings.TrimSpace(f), want)
 		}
 		xs = append(xs, x)
-	}
-	if len(xs) > MaxMMPPStates {
-		return nil, fmt.Errorf("%s has %d entries: want at most %d", k, len(xs), MaxMMPPStates)
 	}
 	c.record(k, joinFloats(xs, "/"))
 	return xs, nil
@@ -333,3 +353,64 @@ var (
 func specWhole(lo, hi float64) func(float64) bool {
 	return func(x float64) bool { return x >= lo && x <= hi && x == math.Trunc(x) }
 }
+
+// rat returns parameter k as an exact number, a decimal or p/q (def when
+// absent), checked by ok. Times and rates that drive exact instants (a
+// periodic rate, a cron period, an offset) are read this way.
+func (c *specComponent) rat(k string, def exact.Rat, ok func(exact.Rat) bool, want string) (exact.Rat, error) {
+	v, given := c.vals[k]
+	if !given {
+		c.record(k, def.String())
+		return def, nil
+	}
+	c.used[k] = true
+	if !smallExponent(v, 1000) {
+		return exact.Rat{}, fmt.Errorf("%s %q is invalid: its exponent is beyond ±1000; want %s", k, v, want)
+	}
+	x, err := exact.ParseRat(v)
+	if err != nil || !ok(x) {
+		return exact.Rat{}, fmt.Errorf("%s %q is invalid: want %s", k, v, want)
+	}
+	c.record(k, x.String())
+	return x, nil
+}
+
+// duration returns parameter k as an exact number of nanoseconds, given
+// as decimal seconds or a Go duration ([ParseDuration]); "inf" is
+// [engine.Forever] when inf is set. def is used when k is absent.
+func (c *specComponent) duration(k string, def engine.Time, inf bool, ok func(engine.Time) bool, want string) (engine.Time, error) {
+	v, given := c.vals[k]
+	if !given {
+		c.record(k, fmtTime(def))
+		return def, nil
+	}
+	c.used[k] = true
+	var x engine.Time
+	if inf && strings.EqualFold(v, "inf") {
+		x = engine.Forever
+	} else {
+		var err error
+		if x, err = ParseDuration(v); err != nil || x == engine.Forever || !ok(x) {
+			return 0, fmt.Errorf("%s %q is invalid: want %s", k, v, want)
+		}
+	}
+	if !ok(x) {
+		return 0, fmt.Errorf("%s %q is invalid: want %s", k, v, want)
+	}
+	c.record(k, fmtTime(x))
+	return x, nil
+}
+
+// fmtTime formats t as exact decimal seconds, and Forever as inf.
+func fmtTime(t engine.Time) string {
+	if t == engine.Forever {
+		return "inf"
+	}
+	return t.String()
+}
+
+// Checks of exact parameter values.
+var (
+	ratPositive    = func(x exact.Rat) bool { return x.Sign() > 0 }
+	ratNonNegative = func(x exact.Rat) bool { return x.Sign() >= 0 }
+)

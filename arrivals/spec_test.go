@@ -4,8 +4,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // testEnv is a SpecEnv with default rate 0.9 jobs/s and PCG streams of
@@ -78,6 +81,12 @@ func TestSpecMeanRates(t *testing.T) {
 		{"mmpp:rates=4/0.2,sojourn=10/40 | scale", "mmpp:rates=4/0.2,sojourn=10/40 | scale:rate=0.9", 0.9, true, false},
 		{"poisson | keys:n=100", "poisson:rate=0.9 | keys:n=100,s=1", 0.9, true, true},
 		{"poisson | window:to=10 | jitter:mean=1", "poisson:rate=0.9 | window:from=0,to=10 | jitter:mean=1", 0.9, true, false},
+		// Exact parameters keep their exact canonical form.
+		{"periodic:rate=10/3,offset=1/3", "periodic:rate=10/3,offset=1/3", 10.0 / 3, false, false},
+		{"periodic:rate=2.50", "periodic:rate=2.5,offset=0", 2.5, false, false},
+		{"cron:n=3,period=1/3,offset=0.25", "cron:n=3,period=1/3,offset=0.25,jitter=0,dist=uniform", 9, false, false},
+		{"poisson | window:from=1h,to=1h30m", "poisson:rate=0.9 | window:from=3600,to=5400", 0.9, true, false},
+		{"poisson | window:from=0.000000001,to=inf", "poisson:rate=0.9 | window:from=0.000000001,to=inf", 0.9, true, false},
 	} {
 		g, err := BuildSpec(tc.spec, testEnv())
 		if err != nil {
@@ -95,22 +104,20 @@ func TestSpecMeanRates(t *testing.T) {
 		if err1 != nil || err2 != nil || len(a1) == 0 {
 			t.Errorf("%q: reading: %v, %v, %d arrivals", tc.spec, err1, err2, len(a1))
 		}
-		if g2.Spec != g.Spec || !equalFloats(times(a1), times(a2)) {
+		if g2.Spec != g.Spec || !slices.Equal(times(a1), times(a2)) {
 			t.Errorf("%q: the canonical spec %q builds another process", tc.spec, g.Spec)
 		}
 	}
 }
 
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
+// mustRead returns the first n arrivals of p.
+func mustRead(t *testing.T, p Process, n int) []Arrival {
+	t.Helper()
+	all, err := readAll(Limit(p, n))
+	if err != nil || len(all) != n {
+		t.Fatalf("read %d of %d arrivals: %v", len(all), n, err)
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return all
 }
 
 // TestSpecPoissonStream: a lone poisson spec is exactly NewPoisson on
@@ -119,30 +126,31 @@ func TestSpecPoissonStream(t *testing.T) {
 	p, _ := NewPoisson(0.9, rand.NewPCG(1, 0))
 	want := drawTimes(t, p, 100)
 	got := drawTimes(t, mustBuild(t, "poisson"), 100)
-	if !equalFloats(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("spec poisson differs from NewPoisson(0.9, PCG(1, 0))")
 	}
 }
 
 // TestSpecStreamsIndependent: appending a process or a transform does not
 // change the draws of the others. The periodic component's times
-// 0.5 + 10k are exact binary values a gamma renewal hits with
-// probability 0, so they can be filtered out.
+// 0.5 + 10k s are filtered out by their line (0 for generated arrivals,
+// so by value: a gamma renewal hits such a nanosecond with probability
+// about 10^-9 per arrival).
 func TestSpecStreamsIndependent(t *testing.T) {
-	alone := drawTimes(t, mustBuild(t, "renewal:dist=gamma,rate=1,scv=2"), 2000)
-	both := drawTimes(t, mustBuild(t, "renewal:dist=gamma,rate=1,scv=2 + periodic:rate=0.1,offset=0.5"), 2200)
-	var filtered []float64
+	alone := times(mustRead(t, mustBuild(t, "renewal:dist=gamma,rate=1,scv=2"), 2000))
+	both := times(mustRead(t, mustBuild(t, "renewal:dist=gamma,rate=1,scv=2 + periodic:rate=0.1,offset=0.5"), 2200))
+	var filtered []engine.Time
 	for _, x := range both {
-		if k := (x - 0.5) / 10; k != math.Trunc(k) {
+		if (x-500*engine.Millisecond)%(10*engine.Second) != 0 {
 			filtered = append(filtered, x)
 		}
 	}
-	if !equalFloats(filtered[:1900], alone[:1900]) {
+	if !slices.Equal(filtered[:1900], alone[:1900]) {
 		t.Error("adding a periodic process changed the renewal process's arrivals")
 	}
 	thin := drawTimes(t, mustBuild(t, "poisson | thin:p=0.5"), 1000)
 	thinKeys := drawTimes(t, mustBuild(t, "poisson | thin:p=0.5 | keys:n=10"), 1000)
-	if !equalFloats(thin, thinKeys) {
+	if !slices.Equal(thin, thinKeys) {
 		t.Error("appending a keys transform changed the thinned times")
 	}
 	// Two identical processes draw from different streams.
@@ -192,6 +200,18 @@ func TestSpecErrors(t *testing.T) {
 		{"poisson | window:from=5,to=5", `to "5" is invalid`},
 		{"poisson | keys:s=1", "parameter n is required"},
 		{"poisson | scale:rate=0", `rate "0" is invalid`},
+		{strings.Repeat("poisson+", 1000) + "poisson", "1001 processes: want at most 1000"},
+		{"poisson" + strings.Repeat("|thin:p=1", 1001), "1001 transforms: want at most 1000"},
+		{"mmpp:rates=" + strings.Repeat("1/", 256) + "1,sojourn=1/1", "rates has 257 entries: want at most 256"},
+		{"periodic:rate=0", `periodic: rate "0" is invalid: want a rate > 0 jobs/s, a decimal or a fraction p/q`},
+		{"periodic:rate=1e999999999", "its exponent is beyond ±1000"},
+		{"periodic:rate=1,offset=-1/3", `offset "-1/3" is invalid`},
+		{"cron:n=1,period=0", `period "0" is invalid`},
+		{"poisson | window:from=0.0000000001", `from "0.0000000001" is invalid: want a start >= 0, a whole number of nanoseconds`},
+		{"poisson | window:from=1h,to=30m", `to "30m" is invalid: want an end > from = 3600 s`},
+		// Jitter bounds: max=1e300 would hold about 1e300 arrivals.
+		{"poisson | jitter:max=1e300", "max 1e+300 s is invalid: want at most 1e+08 s"},
+		{"poisson:rate=1000 | jitter:max=1e4", "max 10000 s at mean rate 1000 jobs/s would hold about 1e+07 delayed arrivals in memory (rate·jitter): want max <= 2097.15 s"},
 	} {
 		_, err := BuildSpec(tc.spec, testEnv())
 		if err == nil || !strings.HasPrefix(err.Error(), "arrivals: spec ") || !strings.Contains(err.Error(), tc.want) {

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // The builders of the processes and transforms of a spec.
@@ -24,6 +27,23 @@ func (c *specComponent) rate(env SpecEnv, g *Generated) (float64, error) {
 	g.DefaultRate = true
 	c.record("rate", fmtFloat(env.Rate))
 	return env.Rate, nil
+}
+
+// exactRate returns the component's rate= as an exact number, or the
+// default rate as the decimal it is written as (exact.FromFloat64).
+func (c *specComponent) exactRate(env SpecEnv, g *Generated) (exact.Rat, error) {
+	if c.has("rate") {
+		return c.rat("rate", exact.Rat{}, ratPositive, "a rate > 0 jobs/s, a decimal or a fraction p/q")
+	}
+	f, err := c.rate(env, g)
+	if err != nil {
+		return exact.Rat{}, err
+	}
+	r, err := exact.FromFloat64(f)
+	if err != nil {
+		return exact.Rat{}, fmt.Errorf("default rate %g jobs/s is invalid: %v", f, err)
+	}
+	return r, nil
 }
 
 // source returns the random source of a stream.
@@ -48,16 +68,23 @@ func buildProcess(c *specComponent, env SpecEnv, stream uint64, g *Generated) (P
 		p, err := NewPoisson(rate, src)
 		return p, rate, err
 	case "periodic":
-		rate, err := c.rate(env, g)
+		rate, err := c.exactRate(env, g)
 		if err != nil {
 			return nil, 0, err
 		}
-		off, err := c.float("offset", 0, specNonNegative, "a finite offset >= 0 s")
+		off, err := c.rat("offset", exact.Rat{}, ratNonNegative, "an offset >= 0 s, a decimal or a fraction p/q")
 		if err != nil {
 			return nil, 0, err
 		}
-		p, err := NewPeriodic(1/rate, off)
-		return p, rate, err
+		p, err := NewPeriodicRate(rate, off)
+		if err != nil {
+			return nil, 0, err
+		}
+		mean := rate.Float64()
+		if !validRate(mean) {
+			return nil, 0, fmt.Errorf("rate %s jobs/s is invalid: want a finite rate with a finite mean gap", rate)
+		}
+		return p, mean, nil
 	case "renewal":
 		return buildRenewal(c, env, stream, g)
 	case "mmpp":
@@ -88,11 +115,14 @@ func buildProcess(c *specComponent, env SpecEnv, stream uint64, g *Generated) (P
 		if err != nil {
 			return nil, 0, err
 		}
-		period, err := c.required("period", specPositive, "a finite period > 0 s")
+		if !c.has("period") {
+			return nil, 0, fmt.Errorf("parameter period is required: a period > 0 s")
+		}
+		period, err := c.rat("period", exact.Rat{}, ratPositive, "a period > 0 s, a decimal or a fraction p/q")
 		if err != nil {
 			return nil, 0, err
 		}
-		off, err := c.float("offset", 0, specNonNegative, "a finite offset >= 0 s")
+		off, err := c.rat("offset", exact.Rat{}, ratNonNegative, "an offset >= 0 s, a decimal or a fraction p/q")
 		if err != nil {
 			return nil, 0, err
 		}
@@ -200,12 +230,18 @@ func buildMMPP(c *specComponent, env SpecEnv, stream uint64) (Process, float64, 
 		}
 	case c.has("q"):
 		c.used["q"] = true
+		if rows := strings.Count(c.vals["q"], ";") + 1; rows != n {
+			return nil, 0, fmt.Errorf("q has %d rows (separated by ;) for %d states (rates)", rows, n)
+		}
 		rows := strings.Split(c.vals["q"], ";")
 		if len(rows) != n {
 			return nil, 0, fmt.Errorf("q has %d rows (separated by ;) for %d states (rates)", len(rows), n)
 		}
 		var canon []string
 		for i, row := range rows {
+			if cols := strings.Count(row, "/") + 1; cols != n {
+				return nil, 0, fmt.Errorf("q row %d has %d entries for %d states", i, cols, n)
+			}
 			for _, f := range strings.Split(row, "/") {
 				x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 				if err != nil || !specNonNegative(x) && len(q[i]) != i {
@@ -322,6 +358,14 @@ func buildTransform(c *specComponent, env SpecEnv, stream uint64, g *Generated) 
 		if err != nil {
 			return err
 		}
+		if j > MaxJitter {
+			return fmt.Errorf("%s %g s is invalid: want at most %g s (about 3.2 years)", key, j, float64(MaxJitter))
+		}
+		// Little's law: the transform holds about rate·J arrivals.
+		if held := g.MeanRate * j; held > MaxJitterHeld/2 {
+			return fmt.Errorf("%s %g s at mean rate %g jobs/s would hold about %.3g delayed arrivals in memory (rate·jitter): want %s <= %.6g s",
+				key, j, g.MeanRate, held, key, MaxJitterHeld/2/g.MeanRate)
+		}
 		var src rand.Source
 		if j > 0 {
 			if src, err = specSource(env, stream); err != nil {
@@ -335,11 +379,12 @@ func buildTransform(c *specComponent, env SpecEnv, stream uint64, g *Generated) 
 		if !c.has("from") && !c.has("to") {
 			return fmt.Errorf("give from and/or to, in seconds")
 		}
-		from, err := c.float("from", 0, specNonNegative, "a finite start >= 0 s")
+		const whole = "a whole number of nanoseconds, in seconds (3600, 0.25) or as a duration (1h, 250ms)"
+		from, err := c.duration("from", 0, false, func(x engine.Time) bool { return x >= 0 }, "a start >= 0, "+whole)
 		if err != nil {
 			return err
 		}
-		to, err := c.float("to", math.Inf(1), func(x float64) bool { return x > from }, fmt.Sprintf("an end > from = %g s (or inf)", from))
+		to, err := c.duration("to", engine.Forever, true, func(x engine.Time) bool { return x > from }, fmt.Sprintf("an end > from = %v s, %s, or inf", from, whole))
 		if err != nil {
 			return err
 		}

@@ -3,93 +3,117 @@ package arrivals
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // StatsOptions configures [Stats]. The zero value gives the windows and
 // time scales below.
 type StatsOptions struct {
-	// PeakWindows are the window lengths, in seconds, of the peak rates;
-	// nil means 1 and 60.
-	PeakWindows []float64
-	// Scales are the time scales, in seconds, of the index of dispersion
-	// of counts; nil means 1, 10, 60, 600 and 3600.
-	Scales []float64
+	// PeakWindows are the window lengths of the peak rates, > 0; nil means
+	// 1 s and 60 s.
+	PeakWindows []engine.Time
+	// Scales are the time scales of the index of dispersion of counts,
+	// > 0; nil means 1 s, 10 s, 60 s, 600 s and 3600 s.
+	Scales []engine.Time
 	// Keyed counts the arrivals' keys (distinct keys and the top-10 share).
 	Keyed bool
 }
 
-// Stats accumulates the statistics of a stream of arrivals in one pass,
-// in memory that does not grow with the number of arrivals (except for
-// the keys, one entry per distinct key, and the peak windows, which hold
-// the arrivals of one window). Add the arrivals in time order; Summary
-// gives the figures.
+// Stats accumulates the statistics of a stream of arrivals in one pass.
+// Add the arrivals in time order; Summary gives the figures.
+//
+// Every decision is exact: arrival times are integer nanoseconds, gaps and
+// window indexes are computed in integer arithmetic, and a tie is a gap of
+// exactly 0 ns. Only reported quantities (rates, means, variances) are
+// float64, rounded from exact values where they are exact.
+//
+// Memory does not grow with the number of arrivals, nor with a number
+// written in the input: the dispersion, rate series and gap histogram are
+// fixed-size counters, and each peak window holds the distinct instants of
+// one window with their counts (a billion arrivals at one instant are one
+// entry), at most [MaxPeakInstants] of them, beyond which it merges
+// neighbouring instants and reports bounds (see [PeakRate]). The keys
+// take one entry per distinct key when Keyed, up to [MaxStatsKeys], and
+// then estimates (see [KeyStats]).
 type Stats struct {
 	opt   StatsOptions
 	n     int64
-	first float64
-	last  float64
+	first engine.Time
+	last  engine.Time
 
-	// interarrival gaps: Welford's running mean and sum of squared
-	// deviations, and the count of zero gaps (ties)
+	// interarrival gaps, in seconds: Welford's running mean and sum of
+	// squared deviations, and the count of zero gaps (ties)
 	gapMean, gapM2 float64
 	ties           int64
 
 	peaks []peakWindow
 	disp  []dispersionScale
-	keys  map[uint64]int64
+	keys  *keyCounter
 	rate  rateSeries
 	gaps  gapHistogram
 }
 
-// NewStats returns an empty accumulator. Windows and scales must be
-// finite and > 0; otherwise it returns an error naming the value.
+// MaxPeakInstants bounds the distinct instants a peak window of [Stats]
+// holds: 2^20, about 24 MiB per window.
+const MaxPeakInstants = 1 << 20
+
+// NewStats returns an empty accumulator. Windows and scales must be > 0;
+// otherwise it returns an error naming the value.
 func NewStats(opt StatsOptions) (*Stats, error) {
 	if opt.PeakWindows == nil {
-		opt.PeakWindows = []float64{1, 60}
+		opt.PeakWindows = []engine.Time{engine.Second, 60 * engine.Second}
 	}
 	if opt.Scales == nil {
-		opt.Scales = []float64{1, 10, 60, 600, 3600}
+		opt.Scales = []engine.Time{engine.Second, 10 * engine.Second, 60 * engine.Second, 600 * engine.Second, 3600 * engine.Second}
 	}
 	s := &Stats{opt: opt}
 	for _, w := range opt.PeakWindows {
-		if !(w > 0) || math.IsInf(w, 1) {
-			return nil, fmt.Errorf("arrivals: peak window %g s is invalid: want finite and > 0", w)
+		if w <= 0 {
+			return nil, fmt.Errorf("arrivals: peak window %v s is invalid: want > 0", w)
 		}
-		s.peaks = append(s.peaks, peakWindow{w: w})
+		s.peaks = append(s.peaks, peakWindow{w: w, limit: MaxPeakInstants})
 	}
 	for _, tau := range opt.Scales {
-		if !(tau > 0) || math.IsInf(tau, 1) {
-			return nil, fmt.Errorf("arrivals: dispersion time scale %g s is invalid: want finite and > 0", tau)
+		if tau <= 0 {
+			return nil, fmt.Errorf("arrivals: dispersion time scale %v s is invalid: want > 0", tau)
 		}
 		s.disp = append(s.disp, dispersionScale{tau: tau})
 	}
 	if opt.Keyed {
-		s.keys = map[uint64]int64{}
+		s.keys = newKeyCounter(MaxStatsKeys)
 	}
 	s.rate = newRateSeries()
 	s.gaps = newGapHistogram()
 	return s, nil
 }
 
-// Add adds an arrival at t seconds with the given key (ignored unless
-// Keyed). t must be finite and not earlier than the previous arrival;
-// otherwise Add returns an error and changes nothing.
-func (s *Stats) Add(t float64, key uint64) error {
-	if math.IsNaN(t) || math.IsInf(t, 0) {
-		return fmt.Errorf("arrivals: stats: arrival time %g s is not finite", t)
-	}
+// Add adds an arrival at t with the given key (ignored unless Keyed). t
+// must not be earlier than the previous arrival, nor more than about 292
+// years after the first (the range of [engine.Time]); otherwise Add returns
+// an error and changes nothing.
+func (s *Stats) Add(t engine.Time, key uint64) error {
 	if s.n > 0 && t < s.last {
-		return fmt.Errorf("arrivals: stats: arrival %d at %g s is earlier than the previous one at %g s", s.n, t, s.last)
+		return fmt.Errorf("arrivals: stats: arrival %d at %v s is earlier than the previous one at %v s", s.n, t, s.last)
+	}
+	rel, ok := subTime(int64(t), int64(s.first))
+	if s.n == 0 {
+		rel, ok = 0, true
+	}
+	if !ok {
+		return fmt.Errorf("arrivals: stats: arrival %d at %v s is more than 292 years after the first at %v s", s.n, t, s.first)
 	}
 	if s.n == 0 {
 		s.first = t
 	} else {
-		g := t - s.last
+		g := t - s.last // >= 0 and <= rel: exact
+		gs := g.Seconds()
 		m := float64(s.n) // gaps so far, after this one
-		d := g - s.gapMean
+		d := gs - s.gapMean
 		s.gapMean += d / m
-		s.gapM2 += d * (g - s.gapMean)
+		s.gapM2 += d * (gs - s.gapMean)
 		if g == 0 {
 			s.ties++
 		}
@@ -97,7 +121,6 @@ func (s *Stats) Add(t float64, key uint64) error {
 	}
 	s.n++
 	s.last = t
-	rel := t - s.first
 	for i := range s.peaks {
 		s.peaks[i].add(t)
 	}
@@ -106,7 +129,7 @@ func (s *Stats) Add(t float64, key uint64) error {
 	}
 	s.rate.add(rel)
 	if s.keys != nil {
-		s.keys[key]++
+		s.keys.add(key)
 	}
 	return nil
 }
@@ -115,10 +138,10 @@ func (s *Stats) Add(t float64, key uint64) error {
 // (a rate over a zero duration, a variance of fewer than 2 values) are
 // NaN.
 type TraceSummary struct {
-	Jobs     int64   // arrivals
-	Start    float64 // first arrival, seconds
-	Duration float64 // last arrival - first arrival, seconds
-	MeanRate float64 // Jobs/Duration, jobs/s
+	Jobs     int64       // arrivals
+	Start    engine.Time // first arrival
+	Duration engine.Time // last arrival - first arrival, exact
+	MeanRate float64     // Jobs/Duration, jobs/s
 
 	Peaks []PeakRate // one per window
 
@@ -131,23 +154,33 @@ type TraceSummary struct {
 
 	Keys *KeyStats // nil unless Keyed
 
-	// RateWidth is the bin width, seconds, of RateCounts: the number of
-	// arrivals in [i·RateWidth, (i+1)·RateWidth) after the first arrival,
-	// at most 1000 bins (for a plot of the rate over time).
-	RateWidth  float64
+	// RateWidth is the bin width of RateCounts: the number of arrivals in
+	// [i·RateWidth, (i+1)·RateWidth) after the first arrival, at most 1000
+	// bins (for a plot of the rate over time).
+	RateWidth  engine.Time
 	RateCounts []int64
 	// GapEdges and GapCCDF give the complementary distribution of the
 	// gaps, P(G > GapEdges[k]) = GapCCDF[k], at ten edges per decade from
-	// 1e-9 s to 1e9 s (for a plot of the interarrival distribution).
+	// 1e-9 s to 1e9 s (for a plot of the interarrival distribution). The
+	// edges are in seconds; which side of an edge a gap falls on is
+	// decided exactly.
 	GapEdges, GapCCDF []float64
 }
 
-// PeakRate is the largest number of arrivals in any window of a length.
+// PeakRate is the largest number of arrivals in any window [s, s+Window).
+//
+// The count is exact (Exact is true, Jobs == JobsUpper) whenever the
+// window never held more than [MaxPeakInstants] distinct instants. Beyond
+// that the window merges neighbouring instants, and Jobs and JobsUpper
+// bound the true peak: Jobs arrivals are in some window [At, At+Window),
+// and no window holds more than JobsUpper.
 type PeakRate struct {
-	Window float64 // seconds
-	Jobs   int64   // the most arrivals in any window [s, s+Window)
-	Rate   float64 // Jobs/Window, jobs/s
-	At     float64 // first arrival of such a window, seconds
+	Window    engine.Time
+	Jobs      int64       // the most arrivals in any window (a lower bound unless Exact)
+	JobsUpper int64       // an upper bound on the most arrivals in any window
+	Exact     bool        // Jobs is the peak: Jobs == JobsUpper
+	Rate      float64     // Jobs/Window, jobs/s
+	At        engine.Time // first arrival of a window holding Jobs arrivals
 }
 
 // Dispersion is the index of dispersion of counts at a time scale τ: the
@@ -158,20 +191,29 @@ type PeakRate struct {
 //
 // with the sample variance (n-1). It is 1 for a Poisson process at every
 // scale, 0 for a periodic one at scales that are multiples of the period,
-// and grows with τ for bursty or long-range-dependent traffic.
+// and grows with τ for bursty or long-range-dependent traffic. The window
+// an arrival falls in is decided exactly.
 type Dispersion struct {
-	Scale    float64 // τ, seconds
-	Windows  int64   // complete windows counted
-	Mean     float64 // mean count per window
-	Variance float64 // sample variance of the counts
-	IDC      float64 // Variance/Mean; NaN with fewer than 2 windows or no arrivals in them
+	Scale    engine.Time // τ
+	Windows  int64       // complete windows counted
+	Mean     float64     // mean count per window
+	Variance float64     // sample variance of the counts
+	IDC      float64     // Variance/Mean; NaN with fewer than 2 windows or no arrivals in them
 }
 
 // KeyStats describes the keys of a trace.
+//
+// The figures are exact (Exact is true) while the trace has at most
+// [MaxStatsKeys] distinct keys. Beyond that, Distinct is a HyperLogLog
+// estimate (relative standard error about 0.8%), and Top holds the counts
+// of Space-Saving's most frequent keys: each at least the key's true
+// count and at most that plus the smallest count kept, and every key
+// carried by more than 1/MaxStatsKeys of the arrivals is among them.
 type KeyStats struct {
 	Distinct   int     // distinct keys
 	Top10Share float64 // fraction of the arrivals that carry one of the 10 most frequent keys
 	Top        []int64 // arrivals per key for the 10 most frequent keys, most frequent first
+	Exact      bool    // the figures are counts, not estimates
 }
 
 // Summary returns the figures so far.
@@ -182,10 +224,10 @@ func (s *Stats) Summary() TraceSummary {
 		r.Duration = s.last - s.first
 	}
 	if r.Duration > 0 {
-		r.MeanRate = float64(s.n) / r.Duration
+		r.MeanRate = float64(s.n) / r.Duration.Seconds()
 	}
 	if s.n >= 2 {
-		r.GapMean = s.gapMean
+		r.GapMean = r.Duration.Seconds() / float64(s.n-1)
 		r.TieFraction = float64(s.ties) / float64(s.n-1)
 	}
 	if s.n >= 3 && s.gapMean > 0 {
@@ -193,26 +235,22 @@ func (s *Stats) Summary() TraceSummary {
 	}
 	r.Ties = s.ties
 	for _, p := range s.peaks {
-		r.Peaks = append(r.Peaks, PeakRate{Window: p.w, Jobs: p.max, Rate: float64(p.max) / p.w, At: p.at})
+		r.Peaks = append(r.Peaks, PeakRate{Window: p.w, Jobs: p.maxLo, JobsUpper: p.maxHi, Exact: p.maxLo == p.maxHi,
+			Rate: float64(p.maxLo) / p.w.Seconds(), At: p.at})
 	}
 	for _, d := range s.disp {
 		r.Dispersion = append(r.Dispersion, d.summary())
 	}
 	if s.keys != nil {
-		counts := make([]int64, 0, len(s.keys))
-		for _, c := range s.keys {
-			counts = append(counts, c)
-		}
-		slices.Sort(counts)
-		slices.Reverse(counts)
-		top := counts[:min(10, len(counts))]
+		top := s.keys.top()
 		var sum int64
 		for _, c := range top {
 			sum += c
 		}
-		ks := &KeyStats{Distinct: len(counts), Top: append([]int64(nil), top...), Top10Share: nan}
+		ks := &KeyStats{Top: top, Top10Share: nan}
+		ks.Distinct, ks.Exact = s.keys.distinct()
 		if s.n > 0 {
-			ks.Top10Share = float64(sum) / float64(s.n)
+			ks.Top10Share = min(1, float64(sum)/float64(s.n))
 		}
 		r.Keys = ks
 	}
@@ -222,41 +260,116 @@ func (s *Stats) Summary() TraceSummary {
 }
 
 // peakWindow tracks the most arrivals in a window (t - w, t], which has
-// the same maximum over a trace as windows [s, s + w): the arrivals in the
-// window are kept in a ring, so memory is one window's arrivals.
+// the same maximum over a trace as windows [s, s + w). It keeps the
+// clusters of the arrivals in the window in a ring, oldest first: a
+// cluster is the arrivals in [first, last] with their count, a single
+// instant (first == last) unless the ring has been compacted. At an
+// arrival at t, with cut = t - w,
+//
+//   - the clusters whose first instant is after cut are inside the
+//     window: their sum lo is a count of arrivals in (t - w, t];
+//   - the clusters whose last instant is after cut hold every arrival of
+//     the window: their sum hi >= the count of (t - w, t];
+//
+// so max lo <= peak <= max hi, with equality while every cluster is an
+// instant. Clusters whose last instant is at or before cut are dropped.
+// When the ring reaches its limit, neighbouring clusters are merged in
+// pairs, halving it.
 type peakWindow struct {
-	w     float64
-	ring  []float64 // times in the window, from head
-	head  int
-	count int
-	max   int64
-	at    float64
+	w     engine.Time
+	limit int       // most clusters held
+	ring  []cluster // from head (seq h) to tail (seq tail-1)
+	h     int64     // seq of the oldest cluster
+	mid   int64     // seq of the first cluster whose first instant is after cut
+	tail  int64     // seq after the newest cluster
+	lo    int64     // arrivals in clusters mid..tail-1
+	hi    int64     // arrivals in clusters h..tail-1
+	maxLo int64
+	maxHi int64
+	at    engine.Time
 }
 
-func (p *peakWindow) add(t float64) {
-	for p.count > 0 && p.ring[p.head] <= t-p.w {
-		p.head = (p.head + 1) % len(p.ring)
-		p.count--
+// cluster is arrivals at instants in [first, last].
+type cluster struct {
+	first, last engine.Time
+	n           int64
+}
+
+func (p *peakWindow) c(seq int64) *cluster { return &p.ring[seq%int64(len(p.ring))] }
+
+func (p *peakWindow) add(t engine.Time) {
+	cut, ok := subTime(int64(t), int64(p.w))
+	if !ok {
+		cut = math.MinInt64 // nothing is that old
 	}
-	if p.count == len(p.ring) {
-		grown := make([]float64, max(16, 2*len(p.ring)))
-		for i := range p.count {
-			grown[i] = p.ring[(p.head+i)%len(p.ring)]
+	for p.mid < p.tail && p.c(p.mid).first <= cut {
+		p.lo -= p.c(p.mid).n
+		p.mid++
+	}
+	// A cluster whose last instant is at or before cut has its first
+	// there too: it is behind mid.
+	for p.h < p.mid && p.c(p.h).last <= cut {
+		p.hi -= p.c(p.h).n
+		p.h++
+	}
+	if p.tail > p.h && p.c(p.tail-1).last == t {
+		p.c(p.tail-1).n++ // another arrival at the newest instant
+		if p.tail-1 >= p.mid {
+			p.lo++
 		}
-		p.ring, p.head = grown, 0
+	} else {
+		if p.tail-p.h == int64(len(p.ring)) {
+			p.grow(cut)
+		}
+		*p.c(p.tail) = cluster{first: t, last: t, n: 1}
+		p.tail++
+		p.lo++ // t > cut: the new cluster is inside
 	}
-	p.ring[(p.head+p.count)%len(p.ring)] = t
-	p.count++
-	if int64(p.count) > p.max {
-		p.max = int64(p.count)
-		p.at = p.ring[p.head]
+	p.hi++
+	if p.lo > p.maxLo {
+		p.maxLo, p.at = p.lo, p.c(p.mid).first
+	}
+	p.maxHi = max(p.maxHi, p.hi)
+}
+
+// grow makes room for one more cluster: a ring twice the size, up to the
+// limit, and then the clusters merged in pairs.
+func (p *peakWindow) grow(cut engine.Time) {
+	n := int(p.tail - p.h)
+	if len(p.ring) < p.limit {
+		next := make([]cluster, min(max(16, 2*len(p.ring)), p.limit))
+		for i := range n {
+			next[i] = *p.c(p.h + int64(i))
+		}
+		p.ring, p.mid, p.tail, p.h = next, p.mid-p.h, int64(n), 0
+		return
+	}
+	// Merge clusters 2i and 2i+1 into a new ring, which is then half full.
+	// Compaction happens once per limit/2 new clusters, so its O(limit)
+	// cost is O(1) per cluster.
+	next := make([]cluster, len(p.ring))
+	merged := 0
+	for i := 0; i < n; i += 2 {
+		c := *p.c(p.h + int64(i))
+		if i+1 < n {
+			d := p.c(p.h + int64(i) + 1)
+			c.last, c.n = d.last, c.n+d.n
+		}
+		next[merged] = c
+		merged++
+	}
+	p.ring, p.h, p.tail = next, 0, int64(merged)
+	p.mid, p.lo = 0, p.hi
+	for p.mid < p.tail && p.ring[p.mid].first <= cut {
+		p.lo -= p.ring[p.mid].n
+		p.mid++
 	}
 }
 
 // dispersionScale counts arrivals in windows of length tau and keeps the
 // mean and sum of squared deviations of the complete windows' counts.
 type dispersionScale struct {
-	tau     float64
+	tau     engine.Time
 	cur     int64 // index of the current window
 	count   int64 // arrivals in it
 	windows int64 // complete windows so far
@@ -264,9 +377,9 @@ type dispersionScale struct {
 	m2      float64
 }
 
-// add counts an arrival at rel seconds after the first.
-func (d *dispersionScale) add(rel float64) {
-	k := int64(math.Floor(rel / d.tau))
+// add counts an arrival rel >= 0 after the first.
+func (d *dispersionScale) add(rel engine.Time) {
+	k := int64(rel / d.tau) // exact: the window [kτ, (k+1)τ) holding rel
 	if k != d.cur {
 		d.merge(1, float64(d.count)) // the current window is complete
 		if gap := k - d.cur - 1; gap > 0 {
@@ -302,9 +415,14 @@ func (d *dispersionScale) summary() Dispersion {
 	return r
 }
 
-// rateWidths is the ladder of bin widths of a rate series, seconds; each
-// divides the next.
-var rateWidths = []float64{1e-3, 2e-3, 1e-2, 2e-2, 0.1, 0.2, 1, 2, 10, 20, 60, 120, 600, 1200, 3600, 7200, 21600, 43200, 86400}
+// rateWidths is the ladder of bin widths of a rate series; each divides
+// the next.
+var rateWidths = []engine.Time{
+	engine.Millisecond, 2 * engine.Millisecond, 10 * engine.Millisecond, 20 * engine.Millisecond,
+	100 * engine.Millisecond, 200 * engine.Millisecond, engine.Second, 2 * engine.Second, 10 * engine.Second,
+	20 * engine.Second, 60 * engine.Second, 120 * engine.Second, 600 * engine.Second, 1200 * engine.Second,
+	3600 * engine.Second, 7200 * engine.Second, 21600 * engine.Second, 43200 * engine.Second, 86400 * engine.Second,
+}
 
 // maxRateBins bounds the bins of a rate series.
 const maxRateBins = 1000
@@ -312,55 +430,77 @@ const maxRateBins = 1000
 // rateSeries counts arrivals in bins whose width grows along rateWidths
 // (then doubles) so that there are at most maxRateBins.
 type rateSeries struct {
-	width  float64
+	width  engine.Time
 	step   int // index in rateWidths, or beyond for doublings
 	counts []int64
 }
 
 func newRateSeries() rateSeries { return rateSeries{width: rateWidths[0]} }
 
-func (r *rateSeries) add(rel float64) {
-	k := int(min(math.Floor(rel/r.width), 1e15))
+// add counts an arrival rel >= 0 after the first.
+func (r *rateSeries) add(rel engine.Time) {
+	k := rel / r.width
 	for k >= maxRateBins {
 		next := 2 * r.width
 		if r.step+1 < len(rateWidths) {
 			next = rateWidths[r.step+1]
 		}
-		f := int(math.Round(next / r.width))
+		f := int(next / r.width)
 		merged := make([]int64, (len(r.counts)+f-1)/f)
 		for i, c := range r.counts {
 			merged[i/f] += c
 		}
 		r.counts, r.width = merged, next
 		r.step++
-		k = int(min(math.Floor(rel/r.width), 1e15))
+		k = rel / r.width
 	}
-	for len(r.counts) <= k {
+	for int64(len(r.counts)) <= int64(k) {
 		r.counts = append(r.counts, 0)
 	}
 	r.counts[k]++
 }
 
-// gapHistogram counts gaps in bins (e_k, e_{k+1}] between edges
-// e_k = 10^(k/10 - 9), k = 0..180; gaps <= e_0 (including zeros) go to an
-// underflow bin and gaps > e_180 to the last.
+// gapEdges are the edges of gapHistogram, e_k = 10^(k/10 - 9) s for
+// k = 0..180, as float64 seconds for reports, and gapLimits the same
+// edges as decisions: gapLimits[k] = floor(10^(k/10)) ns, the largest
+// whole number of nanoseconds <= e_k, so that a gap g (whole ns) is at
+// most e_k exactly when g <= gapLimits[k].
+var gapEdges, gapLimits = func() ([]float64, []int64) {
+	edges := make([]float64, 181)
+	limits := make([]int64, 181)
+	ten := big.NewInt(10)
+	for k := range edges {
+		edges[k] = math.Pow(10, float64(k)/10-9)
+		// floor of the 10th root of 10^k: the largest x with x^10 <= 10^k.
+		target := new(big.Int).Exp(ten, big.NewInt(int64(k)), nil)
+		x := int64(math.Pow(10, float64(k)/10))
+		pow := func(x int64) *big.Int { return new(big.Int).Exp(big.NewInt(x), ten, nil) }
+		for pow(x).Cmp(target) > 0 {
+			x--
+		}
+		for pow(x+1).Cmp(target) <= 0 {
+			x++
+		}
+		limits[k] = x
+	}
+	return edges, limits
+}()
+
+// gapHistogram counts gaps in bins (e_k, e_{k+1}] between the edges
+// gapEdges; gaps <= e_0 = 1 ns (including zeros) go to an underflow bin
+// and gaps > e_180 = 1e9 s to the last.
 type gapHistogram struct {
-	edges  []float64
-	counts []int64 // counts[0]: <= edges[0]; counts[k]: (edges[k-1], edges[k]]; last: > last edge
+	counts []int64 // counts[0]: <= e_0; counts[k]: (e_{k-1}, e_k]; last: > last edge
 	n      int64
 }
 
 func newGapHistogram() gapHistogram {
-	edges := make([]float64, 181)
-	for k := range edges {
-		edges[k] = math.Pow(10, float64(k)/10-9)
-	}
-	return gapHistogram{edges: edges, counts: make([]int64, len(edges)+1)}
+	return gapHistogram{counts: make([]int64, len(gapLimits)+1)}
 }
 
-func (h *gapHistogram) add(g float64) {
-	// The first edge >= g: g falls in (edges[k-1], edges[k]].
-	k, _ := slices.BinarySearch(h.edges, g)
+func (h *gapHistogram) add(g engine.Time) {
+	// The first edge >= g: g falls in (e_{k-1}, e_k].
+	k, _ := slices.BinarySearch(gapLimits, int64(g))
 	h.counts[k]++
 	h.n++
 }
@@ -370,11 +510,11 @@ func (h *gapHistogram) ccdf() ([]float64, []float64) {
 	if h.n == 0 {
 		return nil, nil
 	}
-	out := make([]float64, len(h.edges))
+	out := make([]float64, len(gapEdges))
 	above := h.n - h.counts[0] // gaps > edges[0]
-	for k := range h.edges {
+	for k := range gapEdges {
 		out[k] = float64(above) / float64(h.n)
 		above -= h.counts[k+1]
 	}
-	return append([]float64(nil), h.edges...), out
+	return append([]float64(nil), gapEdges...), out
 }

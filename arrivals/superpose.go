@@ -3,8 +3,9 @@ package arrivals
 import "io"
 
 // Superpose returns the superposition of the processes ps: all their
-// arrivals, merged in time order. At equal times the process listed first
-// comes first, and each process's own order is kept. Key, Sub and Line
+// arrivals, merged in time order. Times are integer nanoseconds, so
+// equal times are exactly equal; at equal times the process listed first
+// comes first, and each process's own order is kept (a stable merge). Key, Sub and Line
 // are those of the component. The result ends (io.EOF) when every
 // component has ended; an error from a component ends it too, and Next
 // returns that error again on every later call.

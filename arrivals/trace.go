@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratesim/ratesim/engine"
@@ -18,11 +19,13 @@ import (
 // per-interval counts (see TraceOptions.Format). Gzip-compressed input is
 // read transparently.
 //
-// Times are measured from the first arrival, so the first Arrival.T is 0.
-// Each timestamp is converted exactly to int64 nanoseconds since the Unix
-// epoch; the first arrival's is subtracted in integer arithmetic and the
-// difference is rounded once to float64 seconds (correctly rounded, so
-// 1700000000.3 after 1700000000.0 gives exactly the float64 0.3).
+// Times are measured from the first arrival, the trace's origin, so the
+// first Arrival.T is 0. Each timestamp is converted exactly to int64
+// nanoseconds since the Unix epoch and the origin's is subtracted in
+// integer arithmetic: Arrival.T is exact (1700000000.3 after 1700000000.0
+// is exactly 300000000 ns), with no float64 on the way. [Trace.Origin]
+// gives the origin in Unix nanoseconds, so that windows can be aligned to
+// the absolute clock (k·W from the epoch).
 // Arrival.Line is the 1-based line the arrival starts on; Key and Sub come
 // from KeyCol and SubCol.
 //
@@ -36,14 +39,16 @@ import (
 // A Trace must be made with [NewTrace] or [Open]. It is not safe for
 // concurrent use.
 type Trace struct {
-	name    string
-	skipBad bool
-	format  timeFormat
-	delim   rune        // the field separator
-	cr      *csv.Reader // reads the records unless delim is a tab
-	tsv     *tsvReader  // reads the records if delim is a tab
-	src     entrySource // reads the entries of the other formats, or nil
-	closer  io.Closer   // the file opened by Open, or nil
+	name     string
+	skipBad  bool
+	maxBad   int         // TraceOptions.MaxBad
+	interval engine.Time // the counting interval of a count format, or 0
+	format   timeFormat
+	delim    rune        // the field separator
+	cr       *csv.Reader // reads the records unless delim is a tab
+	tsv      *tsvReader  // reads the records if delim is a tab
+	src      entrySource // reads the entries of the other formats, or nil
+	closer   io.Closer   // the file opened by Open, or nil
 
 	header       []string
 	timeCol      int // index of the time column
@@ -56,16 +61,22 @@ type Trace struct {
 	sorted       *sortedRuns // Sort: the whole trace, or nil
 	n            int         // arrivals returned
 	originNs     int64       // first arrival, ns since the epoch
+	originLine   int         // its line
 	prevNs       int64       // previous arrival, ns since the epoch
 	text         []byte      // time text of the line just read (streaming)
 	prevText     []byte      // previous arrival's time text (streaming)
 	prevLine     int         // previous arrival's line
+	keys         keyTable    // the key values seen, by id
 }
+
+// KeyName returns the value of key id (Arrival.Key) as it appears in the
+// trace's key column, or "" for an id not seen.
+func (t *Trace) KeyName(id uint64) string { return t.keys.name(id) }
 
 // traceEntry is one parsed data line.
 type traceEntry struct {
 	ns   int64  // time, ns since the Unix epoch
-	key  uint64 // FNV-1a hash of the key field, or 0
+	key  uint64 // the key's id (see keyTable), or 0
 	sub  int    // sub-bucket index, or -1
 	line int    // 1-based line the record starts on
 }
@@ -84,7 +95,7 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 	} else if !validDelimiter(delim) {
 		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions}
 	}
-	t := &Trace{name: name, skipBad: opt.SkipBad, format: format, delim: delim, keyCol: -1, subCol: -1}
+	t := &Trace{name: name, skipBad: opt.SkipBad, maxBad: opt.MaxBad, format: format, delim: delim, keyCol: -1, subCol: -1}
 	if delim == '\t' {
 		t.tsv = &tsvReader{br: br}
 	} else {
@@ -113,6 +124,9 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 	if t.timeCol < 0 {
 		t.timeCol = 0
 	}
+	if te := headerError(name, t.fieldLine(0), &t.format, t.header, t.timeCol); te != nil {
+		return nil, te
+	}
 	if opt.Sort {
 		if err := t.readAll(); err != nil {
 			return nil, err
@@ -121,9 +135,37 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 	return t, nil
 }
 
+// Stdin is the path [Open] reads standard input for, and StdinName the
+// name it gives the trace in errors.
+const (
+	Stdin     = "-"
+	StdinName = "stdin"
+)
+
+// Standard input, for Open("-"); tests replace it. stdinUsed records that
+// it has been opened: it can be read only once.
+var (
+	stdin     io.Reader = os.Stdin
+	stdinUsed atomic.Bool
+)
+
 // Open opens the trace file at path and returns a reader of it, as
 // [NewTrace] with the path as the name. Close the Trace to close the file.
+//
+// The path "-" ([Stdin]) reads standard input, named "stdin" in errors
+// (give TraceOptions.Format, as there is no extension). Standard input is
+// a stream that can be read only once, so a second Open("-") in the same
+// process returns a [*TraceError] wrapping [ErrOnePass] rather than an
+// empty trace; a command that reads a trace twice should check first with
+// [CheckRereadable]. Close does not close standard input.
 func Open(path string, opt TraceOptions) (*Trace, error) {
+	if path == Stdin {
+		if stdinUsed.Swap(true) {
+			return nil, &TraceError{File: StdinName, Err: ErrOnePass,
+				Msg: "standard input was already read: it can be read only once, and this reads the trace a second time (save the trace to a file and give its path)"}
+		}
+		return NewTrace(stdin, StdinName, opt)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("arrivals: %w", err)
@@ -137,8 +179,31 @@ func Open(path string, opt TraceOptions) (*Trace, error) {
 	return t, nil
 }
 
-// Close closes the file opened by [Open]; for a Trace from [NewTrace] it
-// does nothing. Later calls return nil.
+// CheckRereadable returns nil when the trace at path can be read more
+// than once (a regular file, compressed or not), and otherwise a
+// [*TraceError] wrapping [ErrOnePass] that says why: path is "-"
+// (standard input) or names a pipe, a device or a socket, whose data a
+// first reading consumes. A command that reads a trace in two passes (a
+// statistic, then a fit) calls it before the first. A path that cannot
+// be examined is an error from os.Stat.
+func CheckRereadable(path string) error {
+	if path == Stdin {
+		return &TraceError{File: StdinName, Err: ErrOnePass,
+			Msg: "standard input can be read only once, and this reads the trace twice: save the trace to a file and give its path"}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("arrivals: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return &TraceError{File: path, Err: ErrOnePass,
+			Msg: fmt.Sprintf("is not a regular file (%v) and can be read only once, and this reads the trace twice: save the trace to a file and give its path", fi.Mode().Type())}
+	}
+	return nil
+}
+
+// Close closes the file opened by [Open]; for a Trace from [NewTrace] or
+// standard input it does nothing. Later calls return nil.
 func (t *Trace) Close() error {
 	if t.closer == nil {
 		return nil
@@ -173,29 +238,54 @@ func (t *Trace) Next() (Arrival, error) {
 				return Arrival{}, t.err
 			}
 			if err == nil && t.n > 0 && e.ns < t.prevNs {
-				text := string(t.text)
-				err = &TraceError{File: t.name, Line: e.line, Text: text, Err: ErrOutOfOrder,
-					Msg: fmt.Sprintf("time %s is earlier than the previous arrival %s (line %d); use --sort to sort the trace or --skip-bad to skip such lines",
-						text, t.prevText, t.prevLine)}
+				err = t.orderError(e)
 			}
 			if err == nil {
 				t.text, t.prevText = t.prevText, t.text
 				break
 			}
-			if !t.skip(err) {
+			if err = t.skip(err); err != nil {
 				t.err = err
 				return Arrival{}, err
 			}
 		}
 	}
+	origin := e.ns
+	if t.n > 0 {
+		origin = t.originNs
+	}
+	d, ok := subTime(e.ns, origin)
+	if !ok {
+		// Both are int64 ns since 1970, so only a span of more than 292
+		// years (1677 to 2262) gets here.
+		t.err = &TraceError{File: t.name, Line: e.line, Err: ErrBadField,
+			Msg: fmt.Sprintf("time %s is more than 292 years after the first arrival (line %d, %s): beyond the range of engine.Time",
+				time.Unix(0, e.ns).UTC().Format(time.RFC3339Nano), t.originLine, time.Unix(0, t.originNs).UTC().Format(time.RFC3339Nano))}
+		return Arrival{}, t.err
+	}
 	if t.n == 0 {
-		t.originNs = e.ns
+		t.originNs, t.originLine = e.ns, e.line
 	}
 	t.prevNs, t.prevLine = e.ns, e.line
 	t.n++
-	// e.ns >= originNs, so the difference fits in uint64 exactly.
-	d := uint64(e.ns) - uint64(t.originNs)
-	return Arrival{T: engine.Time(secondsFromNanos(d)), Key: e.key, Sub: e.sub, Line: e.line}, nil
+	return Arrival{T: d, Key: e.key, Hash: t.keys.hash(e.key), Sub: e.sub, Line: e.line}, nil
+}
+
+// orderError is the error of entry e, earlier than the previous arrival:
+// it suggests what fits the data, sorting or skipping, or reading counts
+// when the times are small whole numbers.
+func (t *Trace) orderError(e traceEntry) *TraceError {
+	text := string(t.text)
+	te := &TraceError{File: t.name, Line: e.line, Text: text, Err: ErrOutOfOrder,
+		Msg: fmt.Sprintf("time %s is earlier than the previous arrival %s (line %d)", text, t.prevText, t.prevLine)}
+	col := "time"
+	if t.header != nil {
+		col = t.header[t.timeCol]
+	}
+	if te.Hint = orderHint(col, text, string(t.prevText)); te.Hint == nil {
+		te.Msg += "; use --sort to sort the trace or --skip-bad to skip such lines"
+	}
+	return te
 }
 
 // Skipped returns the number of lines skipped so far because of SkipBad.
@@ -210,29 +300,57 @@ func (t *Trace) FirstSkipped() error {
 	return t.firstSkipped
 }
 
+// Interval returns the counting interval of a count trace ([FormatCounts]
+// or [FormatWide]): TraceOptions.Interval, or the 1-minute default when it
+// was 0. It returns 0 for the other formats.
+func (t *Trace) Interval() engine.Time { return t.interval }
+
 // Count returns the number of arrivals returned so far.
 func (t *Trace) Count() int { return t.n }
 
-// Origin returns the instant of the first arrival (T = 0), in UTC, or the
-// zero time.Time before the first arrival has been read.
-func (t *Trace) Origin() time.Time {
-	if t.n == 0 {
-		return time.Time{}
+// Origin returns the instant of the first arrival (the origin of
+// Arrival.T, T = 0) in nanoseconds since the Unix epoch, and true; or 0 and
+// false before the first arrival has been read. An arrival is at
+// Origin() + T nanoseconds since the epoch, exactly, so windows aligned to
+// the absolute clock (edges at k·W since the epoch) are at k·W - Origin()
+// on the trace's clock. time.Unix(0, ns).UTC() gives the instant as a
+// time.Time.
+//
+// Traces read with Sort know their origin from [NewTrace] on.
+func (t *Trace) Origin() (unixNanos int64, ok bool) {
+	if t.n == 0 && t.sorted == nil {
+		return 0, false
 	}
-	return time.Unix(0, t.originNs).UTC()
+	if t.n == 0 {
+		return t.sorted.runs[0][0].ns, true
+	}
+	return t.originNs, true
 }
 
-// skip records err as a skipped line if SkipBad allows it.
-func (t *Trace) skip(err error) bool {
+// skip records err as a skipped line if SkipBad allows it, and returns
+// nil; otherwise it returns the error to fail with: err itself, or an
+// ErrTooManyBad error once the skipped lines exceed MaxBad.
+func (t *Trace) skip(err error) error {
 	var te *TraceError
 	if !t.skipBad || !errors.As(err, &te) || !skippable(te) {
-		return false
+		return err
 	}
 	t.skipped++
 	if t.firstSkipped == nil {
 		t.firstSkipped = te
 	}
-	return true
+	limit, rule := t.maxBad, fmt.Sprintf("more than MaxBad (--max-bad) = %d", t.maxBad)
+	if t.maxBad == 0 {
+		limit = 10 + t.lastLine/100
+		rule = fmt.Sprintf("more than 10 + 1%% of the %d lines read", t.lastLine)
+	}
+	if t.maxBad < 0 || t.skipped <= limit {
+		return nil
+	}
+	f := t.firstSkipped
+	return &TraceError{File: t.name, Line: te.Line, Err: ErrTooManyBad, Hint: f.Hint,
+		Msg: fmt.Sprintf("%d bad lines skipped, %s: the options likely do not fit the file (raise --max-bad if they do); the first bad line, %d: %s",
+			t.skipped, rule, f.Line, f.Msg)}
 }
 
 // skippable reports whether te is about one bad line the reader has moved
@@ -321,11 +439,15 @@ func parseEntry[T byteText](t *Trace, rec []T) (traceEntry, error) {
 	var err error
 	if e.ns, err = parseTime(&t.format, text); err != nil {
 		s := string(text)
-		return e, t.fieldError(s, t.timeCol, fmt.Sprintf("bad time %q in column %q: %v; want %s",
-			s, t.header[t.timeCol], err, t.format.want))
+		te := t.fieldError(s, t.timeCol, fmt.Sprintf("bad time %q in column %q: %v; want %s",
+			clipLine(s), t.header[t.timeCol], err, t.format.want))
+		if te.Hint = timeHint(&t.format, s); te.Hint == nil {
+			te.Hint = columnHint(&t.format, t.header, t.timeCol, rec)
+		}
+		return e, te
 	}
 	if t.keyCol >= 0 {
-		e.key = hashKey(rec[t.keyCol])
+		e.key, _ = keyID(&t.keys, rec[t.keyCol])
 	}
 	if t.subCol >= 0 {
 		f := trimSpace(rec[t.subCol])
@@ -333,7 +455,7 @@ func parseEntry[T byteText](t *Trace, rec []T) (traceEntry, error) {
 		if !ok {
 			s := string(f)
 			return e, t.fieldError(s, t.subCol, fmt.Sprintf("bad sub-bucket index %q in column %q: want a non-negative integer such as 0 or 3",
-				s, t.header[t.subCol]))
+				clipLine(s), t.header[t.subCol]))
 		}
 		e.sub = sub
 	}
@@ -359,7 +481,7 @@ func (t *Trace) fieldLine(i int) int {
 func (t *Trace) readError(err error) *TraceError {
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
-		return &TraceError{File: t.name, Line: t.lastLine + 1, Msg: "read error: " + err.Error(), Err: err}
+		return ioError(t.name, t.lastLine+1, err)
 	}
 	t.lastLine = pe.Line
 	if errors.Is(pe.Err, csv.ErrFieldCount) {
@@ -384,7 +506,7 @@ func (t *Trace) readAll() error {
 			break
 		}
 		if err != nil {
-			if t.skip(err) {
+			if err = t.skip(err); err == nil {
 				continue
 			}
 			return err

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/engine"
 )
 
 func ExampleNewTrace() {
@@ -32,27 +34,28 @@ func ExampleNewTrace() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("line %d: T = %v s, key %016x\n", a.Line, a.T, a.Key)
+		fmt.Printf("line %d: T = %v s, key %d (%s, hash %016x)\n", a.Line, a.T, a.Key, tr.KeyName(a.Key), a.Hash)
 	}
-	fmt.Println("origin:", tr.Origin())
+	ns, _ := tr.Origin()
+	fmt.Println("origin:", ns, "ns since the epoch,", time.Unix(0, ns).UTC())
 	// Output:
-	// line 2: T = 0 s, key 508b2abb65a03907
-	// line 3: T = 0.3 s, key 004d4419134a0a54
-	// line 4: T = 1 s, key 508b2abb65a03907
-	// origin: 2023-11-14 22:13:20 +0000 UTC
+	// line 2: T = 0 s, key 1 (alice, hash 508b2abb65a03907)
+	// line 3: T = 0.3 s, key 2 (bob, hash 004d4419134a0a54)
+	// line 4: T = 1 s, key 1 (alice, hash 508b2abb65a03907)
+	// origin: 1700000000000000000 ns since the epoch, 2023-11-14 22:13:20 +0000 UTC
 }
 
 // This example shows the error for a trace that goes back in time, and the
 // two ways to accept such a trace.
 func ExampleTraceOptions() {
-	const trace = "t\n10\n12\n11\n"
+	const trace = "t\n1700000010\n1700000012\n1700000011\n"
 	for _, opt := range []arrivals.TraceOptions{{}, {Sort: true}, {SkipBad: true}} {
 		tr, err := arrivals.NewTrace(strings.NewReader(trace), "late.csv", opt)
 		if err != nil {
 			fmt.Println(err)
 			continue
 		}
-		var ts []float64
+		var ts []engine.Time
 		for {
 			a, err := tr.Next()
 			if err != nil {
@@ -62,12 +65,12 @@ func ExampleTraceOptions() {
 				}
 				break
 			}
-			ts = append(ts, float64(a.T))
+			ts = append(ts, a.T)
 		}
 		fmt.Printf("Sort %v, SkipBad %v: %v, skipped %d\n", opt.Sort, opt.SkipBad, ts, tr.Skipped())
 	}
 	// Output:
-	// arrivals: late.csv:4: time 11 is earlier than the previous arrival 12 (line 3); use --sort to sort the trace or --skip-bad to skip such lines
+	// arrivals: late.csv:4: time 1700000011 is earlier than the previous arrival 1700000012 (line 3); use --sort to sort the trace or --skip-bad to skip such lines
 	// out of order: true
 	// Sort false, SkipBad false: [0 2], skipped 0
 	// Sort true, SkipBad false: [0 1 2], skipped 0

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // sharedTraces is where the real traces live, relative to the package
@@ -47,6 +49,20 @@ func readAllArrivals(t *testing.T, path string, opt TraceOptions) []Arrival {
 		}
 		all = append(all, a)
 	}
+}
+
+// readOrigin opens a trace, reads its first arrival and returns its origin.
+func readOrigin(t *testing.T, path string, opt TraceOptions) (int64, bool) {
+	t.Helper()
+	tr, err := Open(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if _, err := tr.Next(); err != nil {
+		t.Fatal(err)
+	}
+	return tr.Origin()
 }
 
 // oracle reads a trace independently of Trace: it counts data lines with
@@ -90,7 +106,7 @@ func TestRealNASA(t *testing.T) {
 	if len(all) != rows {
 		t.Errorf("read %d arrivals, want %d", len(all), rows)
 	}
-	if got, want := float64(all[len(all)-1].T), float64(t1-t0); got != want {
+	if got, want := all[len(all)-1].T, engine.Time(t1-t0)*engine.Second; got != want {
 		t.Errorf("last T = %v s, want %v s", got, want)
 	}
 	if got, want := all[len(all)-1].Line, rows+1; got != want {
@@ -114,10 +130,12 @@ func TestRealAzureLLM(t *testing.T) {
 	if len(all) != rows {
 		t.Errorf("read %d arrivals, want %d", len(all), rows)
 	}
-	// The span is below 2^53 ns, so one float64 division is the exact rounding.
-	want := float64(t1.Sub(t0).Nanoseconds()) / 1e9
-	if got := float64(all[len(all)-1].T); got != want {
-		t.Errorf("last T = %.9f s, want %.9f s", got, want)
+	if got, want := all[len(all)-1].T, engine.Time(t1.Sub(t0).Nanoseconds()); got != want {
+		t.Errorf("last T = %v s, want %v s", got, want)
+	}
+	// The origin is the first line's instant, exactly.
+	if ns, ok := readOrigin(t, path, TraceOptions{TimeCol: "TIMESTAMP", TimeFormat: "datetime"}); !ok || ns != t0.UnixNano() {
+		t.Errorf("Origin() = %d, %v, want %d", ns, ok, t0.UnixNano())
 	}
 }
 
@@ -156,7 +174,7 @@ func TestRealAlibaba(t *testing.T) {
 	if len(keys) != len(groups) {
 		t.Errorf("%d distinct keys, want %d distinct groupId values", len(keys), len(groups))
 	}
-	if got, want := float64(all[len(all)-1].T), t1.Sub(t0).Seconds(); got != want {
+	if got, want := all[len(all)-1].T, engine.Time(t1.Sub(t0).Nanoseconds()); got != want {
 		t.Errorf("last T = %v s, want %v s", got, want)
 	}
 }

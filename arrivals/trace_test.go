@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // readTrace reads every arrival of input; err is the error that ended the
@@ -33,51 +35,67 @@ func readTrace(t *testing.T, input, name string, opt TraceOptions) (*Trace, []Ar
 	}
 }
 
-// times returns the T of each arrival as float64 seconds.
-func times(all []Arrival) []float64 {
-	var ts []float64
+// times returns the T of each arrival.
+func times(all []Arrival) []engine.Time {
+	var ts []engine.Time
 	for _, a := range all {
-		ts = append(ts, float64(a.T))
+		ts = append(ts, a.T)
 	}
 	return ts
 }
 
-// TestTraceFormats reads every time format. Times are compared with ==
-// on purpose: the reader promises the float64 nearest to the exact
-// difference, and each want is a Go literal, itself correctly rounded.
+// origin returns tr.Origin() as a time.Time, or the zero time.
+func origin(tr *Trace) time.Time {
+	ns, ok := tr.Origin()
+	if !ok {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// Units for the expected times of the trace tests.
+const (
+	ns = engine.Nanosecond
+	us = engine.Microsecond
+	ms = engine.Millisecond
+	s1 = engine.Second
+)
+
+// TestTraceFormats reads every time format: each want is the exact
+// difference from the first arrival in nanoseconds, worked out by hand.
 func TestTraceFormats(t *testing.T) {
 	for _, tc := range []struct {
 		name, input string
 		opt         TraceOptions
-		want        []float64 // seconds since the first arrival
+		want        []engine.Time // since the first arrival
 		origin      time.Time
 	}{
 		{"unix integer", "ts\n100\n101\n101\n105\n", TraceOptions{},
-			[]float64{0, 1, 1, 5}, time.Unix(100, 0)},
+			[]engine.Time{0, s1, s1, 5 * s1}, time.Unix(100, 0)},
 		{"unix decimal 0.3", "ts\n1700000000.0\n1700000000.3\n", TraceOptions{TimeFormat: "unix"},
-			[]float64{0, 0.3}, time.Unix(1_700_000_000, 0)},
+			[]engine.Time{0, 300 * ms}, time.Unix(1_700_000_000, 0)},
 		{"unix negative", "ts\n-1.5\n0\n2.25\n", TraceOptions{},
-			[]float64{0, 1.5, 3.75}, time.Unix(-2, 500_000_000)},
+			[]engine.Time{0, 1500 * ms, 3750 * ms}, time.Unix(-2, 500_000_000)},
 		{"unix spaces", "ts , x\n 7 ,a\n8.5,b\n", TraceOptions{},
-			[]float64{0, 1.5}, time.Unix(7, 0)},
+			[]engine.Time{0, 1500 * ms}, time.Unix(7, 0)},
 		{"unix-ms", "ms\n1700000000000\n1700000000000.5\n1700000000300\n", TraceOptions{TimeFormat: "unix-ms"},
-			[]float64{0, 0.0005, 0.3}, time.Unix(1_700_000_000, 0)},
+			[]engine.Time{0, 500 * us, 300 * ms}, time.Unix(1_700_000_000, 0)},
 		{"unix-us", "us\n1700000000000000\n1700000000000001.5\n", TraceOptions{TimeFormat: "unix-us"},
-			[]float64{0, 0.0000015}, time.Unix(1_700_000_000, 0)},
+			[]engine.Time{0, 1500 * ns}, time.Unix(1_700_000_000, 0)},
 		{"unix-ns", "ns\n1700000000000000000\n1700000000300000000\n1700000000300000001\n", TraceOptions{TimeFormat: "unix-ns"},
-			[]float64{0, 0.3, 0.300000001}, time.Unix(1_700_000_000, 0)},
+			[]engine.Time{0, 300 * ms, 300*ms + 1}, time.Unix(1_700_000_000, 0)},
 		{"datetime", "t\n2024-11-15 16:57:50\n2024-11-15 18:16:14\n", TraceOptions{TimeFormat: "datetime"},
-			[]float64{0, 4704}, time.Date(2024, 11, 15, 16, 57, 50, 0, time.UTC)}, // 1 h 18 min 24 s
+			[]engine.Time{0, 4704 * s1}, time.Date(2024, 11, 15, 16, 57, 50, 0, time.UTC)}, // 1 h 18 min 24 s
 		{"datetime fraction", "t\n2023-11-16 18:17:03.9799600\n2023-11-16 18:17:04.0319600\n", TraceOptions{TimeFormat: "datetime"},
-			[]float64{0, 0.052}, time.Date(2023, 11, 16, 18, 17, 3, 979_960_000, time.UTC)},
+			[]engine.Time{0, 52 * ms}, time.Date(2023, 11, 16, 18, 17, 3, 979_960_000, time.UTC)},
 		{"datetime leap day", "t\n2024-02-28 23:59:59.5\n2024-02-29 00:00:00\n2024-03-01 00:00:00.000000001\n", TraceOptions{TimeFormat: "datetime"},
-			[]float64{0, 0.5, 86400.500000001}, time.Date(2024, 2, 28, 23, 59, 59, 500_000_000, time.UTC)},
+			[]engine.Time{0, 500 * ms, 86400*s1 + 500*ms + 1}, time.Date(2024, 2, 28, 23, 59, 59, 500_000_000, time.UTC)},
 		{"rfc3339 zones", "t\n2023-11-16T18:17:03Z\n2023-11-16T19:17:04.5+01:00\n", TraceOptions{TimeFormat: "rfc3339"},
-			[]float64{0, 1.5}, time.Date(2023, 11, 16, 18, 17, 3, 0, time.UTC)}, // 19:17:04.5+01:00 is 18:17:04.5Z
+			[]engine.Time{0, 1500 * ms}, time.Date(2023, 11, 16, 18, 17, 3, 0, time.UTC)}, // 19:17:04.5+01:00 is 18:17:04.5Z
 		{"layout with zone", "t\n01/Aug/1995:00:00:01 -0400\n01/Aug/1995:04:00:03 +0000\n", TraceOptions{TimeFormat: "02/Jan/2006:15:04:05 -0700"},
-			[]float64{0, 2}, time.Date(1995, 8, 1, 4, 0, 1, 0, time.UTC)}, // 00:00:01-0400 is 04:00:01Z
+			[]engine.Time{0, 2 * s1}, time.Date(1995, 8, 1, 4, 0, 1, 0, time.UTC)}, // 00:00:01-0400 is 04:00:01Z
 		{"layout without zone is UTC", "t\n2024/11/15 16:57\n2024/11/15 16:59\n", TraceOptions{TimeFormat: "2006/01/02 15:04"},
-			[]float64{0, 120}, time.Date(2024, 11, 15, 16, 57, 0, 0, time.UTC)},
+			[]engine.Time{0, 120 * s1}, time.Date(2024, 11, 15, 16, 57, 0, 0, time.UTC)},
 	} {
 		tr, all, err := readTrace(t, tc.input, "f.csv", tc.opt)
 		if err != nil {
@@ -92,8 +110,8 @@ func TestTraceFormats(t *testing.T) {
 				t.Errorf("%s: arrival %d = %+v, want Line %d, Key 0, Sub -1", tc.name, i, a, i+2)
 			}
 		}
-		if got := tr.Origin(); !got.Equal(tc.origin) {
-			t.Errorf("%s: Origin() = %v, want %v", tc.name, got, tc.origin)
+		if got, ok := tr.Origin(); !ok || got != tc.origin.UnixNano() {
+			t.Errorf("%s: Origin() = %d, %v, want %d (%v)", tc.name, got, ok, tc.origin.UnixNano(), tc.origin)
 		}
 		if tr.Count() != len(tc.want) {
 			t.Errorf("%s: Count() = %d, want %d", tc.name, tr.Count(), len(tc.want))
@@ -102,15 +120,16 @@ func TestTraceFormats(t *testing.T) {
 }
 
 // TestTraceZeroPointThree is the exactness case on its own: the
-// difference of two large decimal times is the float64 nearest 0.3, not
+// difference of two large decimal times is exactly 300000000 ns (and its
+// report in seconds the float64 nearest 0.3), not
 // float64(1700000000.3) - float64(1700000000.0).
 func TestTraceZeroPointThree(t *testing.T) {
 	_, all, err := readTrace(t, "t\n1700000000.0\n1700000000.3\n", "f.csv", TraceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := float64(all[1].T); got != 0.3 {
-		t.Errorf("T = %.20g, want %.20g", got, 0.3)
+	if got := all[1].T; got != 300*ms || got.Seconds() != 0.3 {
+		t.Errorf("T = %d ns (%.20g s), want 300000000 ns (0.3 s)", got, got.Seconds())
 	}
 	late, early := 1700000000.3, 1700000000.0 // float64 variables, not exact constants
 	if naive := late - early; naive == 0.3 {
@@ -130,9 +149,9 @@ func TestTraceColumns(t *testing.T) {
 		return h.Sum64()
 	}
 	want := []Arrival{
-		{T: 0, Key: hash("alice"), Sub: 0, Line: 2},
-		{T: 1, Key: hash("bob"), Sub: 3, Line: 3},
-		{T: 2, Key: hash("alice"), Sub: 1, Line: 4},
+		{T: 0, Key: 1, Hash: hash("alice"), Sub: 0, Line: 2},
+		{T: s1, Key: 2, Hash: hash("bob"), Sub: 3, Line: 3},
+		{T: 2 * s1, Key: 1, Hash: hash("alice"), Sub: 1, Line: 4},
 	}
 	if diff := cmp.Diff(want, all); diff != "" {
 		t.Errorf("arrivals (-want +got):\n%s", diff)
@@ -147,13 +166,13 @@ func TestTraceDelimiters(t *testing.T) {
 	for _, tc := range []struct {
 		name, input string
 		opt         TraceOptions
-		want        []float64
+		want        []engine.Time
 	}{
-		{"x.tsv", "t\tc\n1\ta,b\n2\tc\n", TraceOptions{}, []float64{0, 1}},
-		{"x.txt", "t\tc\n1\ta\n2\tc\n", TraceOptions{}, []float64{0, 1}},
-		{"x.csv", "t;c\n1;a\n2;c\n", TraceOptions{Delimiter: ';'}, []float64{0, 1}},
-		{"x.tsv", "t\tc\n1\tsay \"hi\"\n2\tc\n", TraceOptions{}, []float64{0, 1}}, // literal quotes in TSV
-		{"x.csv", "t,c\n1,\"a,\nb\"\n2,c\n", TraceOptions{}, []float64{0, 1}},     // quoted newline in CSV
+		{"x.tsv", "t\tc\n1\ta,b\n2\tc\n", TraceOptions{}, []engine.Time{0, s1}},
+		{"x.txt", "t\tc\n1\ta\n2\tc\n", TraceOptions{}, []engine.Time{0, s1}},
+		{"x.csv", "t;c\n1;a\n2;c\n", TraceOptions{Delimiter: ';'}, []engine.Time{0, s1}},
+		{"x.tsv", "t\tc\n1\tsay \"hi\"\n2\tc\n", TraceOptions{}, []engine.Time{0, s1}}, // literal quotes in TSV
+		{"x.csv", "t,c\n1,\"a,\nb\"\n2,c\n", TraceOptions{}, []engine.Time{0, s1}},     // quoted newline in CSV
 	} {
 		_, all, err := readTrace(t, tc.input, tc.name, tc.opt)
 		if err != nil {
@@ -244,7 +263,7 @@ func TestTraceOutOfOrder(t *testing.T) {
 	}
 	tr.Next()
 	tr.Next()
-	origin, count := tr.Origin(), tr.Count()
+	orig, count := origin(tr), tr.Count()
 	_, err = tr.Next()
 	want := "arrivals: nasa.tsv:4: time 807256801 is earlier than the previous arrival 807256805 (line 3); " +
 		"use --sort to sort the trace or --skip-bad to skip such lines"
@@ -263,9 +282,9 @@ func TestTraceOutOfOrder(t *testing.T) {
 			t.Errorf("Next %d after the error = %v, want the same error", i, err2)
 		}
 	}
-	if tr.Count() != count || !tr.Origin().Equal(origin) || tr.Skipped() != 0 {
+	if tr.Count() != count || !origin(tr).Equal(orig) || tr.Skipped() != 0 {
 		t.Errorf("after the error Count, Origin, Skipped = %d, %v, %d, want %d, %v, 0",
-			tr.Count(), tr.Origin(), tr.Skipped(), count, origin)
+			tr.Count(), origin(tr), tr.Skipped(), count, orig)
 	}
 }
 
@@ -283,11 +302,20 @@ func TestTraceSort(t *testing.T) {
 	if diff := cmp.Diff(wantLines, gotLines); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]float64{0, 0, 1, 2}, times(all)); diff != "" {
+	if diff := cmp.Diff([]engine.Time{0, 0, s1, 2 * s1}, times(all)); diff != "" {
 		t.Errorf("times (-want +got):\n%s", diff)
 	}
-	if !tr.Origin().Equal(time.Unix(1, 0)) {
-		t.Errorf("Origin() = %v, want 1 s after the epoch", tr.Origin())
+	if !origin(tr).Equal(time.Unix(1, 0)) {
+		t.Errorf("Origin() = %v, want 1 s after the epoch", origin(tr))
+	}
+	// A sorted trace knows its origin before the first Next.
+	tr, _ = NewTrace(strings.NewReader("t\n3\n1\n"), "s.csv", TraceOptions{Sort: true})
+	if ns, ok := tr.Origin(); !ok || ns != 1e9 {
+		t.Errorf("sorted trace before Next: Origin() = %d, %v, want 1e9 ns", ns, ok)
+	}
+	tr, _ = NewTrace(strings.NewReader("t\n3\n1\n"), "s.csv", TraceOptions{})
+	if ns, ok := tr.Origin(); ok {
+		t.Errorf("streamed trace before Next: Origin() = %d, true, want false", ns)
 	}
 	// With Sort, bad lines are reported by NewTrace.
 	if _, err := NewTrace(strings.NewReader("t\n3\nx\n1\n"), "s.csv", TraceOptions{Sort: true}); err == nil ||
@@ -303,7 +331,7 @@ func TestTraceSkipBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Lines 3 (bad time), 4 (3 < 5, out of order) and 6 (two fields) are skipped.
-	want := []Arrival{{T: 0, Sub: -1, Line: 2}, {T: 1, Sub: -1, Line: 5}, {T: 2, Sub: -1, Line: 7}}
+	want := []Arrival{{T: 0, Sub: -1, Line: 2}, {T: s1, Sub: -1, Line: 5}, {T: 2 * s1, Sub: -1, Line: 7}}
 	if diff := cmp.Diff(want, all); diff != "" {
 		t.Errorf("arrivals (-want +got):\n%s", diff)
 	}
@@ -319,7 +347,7 @@ func TestTraceSkipBad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]float64{0, 2, 3, 4}, times(all)); diff != "" || tr.Skipped() != 2 {
+	if diff := cmp.Diff([]engine.Time{0, 2 * s1, 3 * s1, 4 * s1}, times(all)); diff != "" || tr.Skipped() != 2 {
 		t.Errorf("sorted: Skipped() = %d, want 2; times (-want +got):\n%s", tr.Skipped(), diff)
 	}
 
@@ -353,7 +381,7 @@ func TestOpen(t *testing.T) {
 		}
 		all = append(all, a)
 	}
-	if diff := cmp.Diff([]float64{0, 4, 4}, times(all)); diff != "" {
+	if diff := cmp.Diff([]engine.Time{0, 4 * s1, 4 * s1}, times(all)); diff != "" {
 		t.Errorf("times (-want +got):\n%s", diff)
 	}
 	if all[0].Key != all[2].Key || all[0].Key == all[1].Key {
@@ -376,15 +404,27 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// TestTraceLongSpan checks a span beyond 2^53 ns (104 days), where the
-// conversion to seconds must still round once.
+// TestTraceLongSpan checks a span beyond 2^53 ns (104 days), which a
+// float64 clock could not hold to the nanosecond, and spans at the ends of
+// the range: 1677 to 1969 fits, 1677 to 2262 (more than 2^63 ns) does
+// not.
 func TestTraceLongSpan(t *testing.T) {
 	_, all, err := readTrace(t, "t\n0\n123456789.012345678\n", "l.csv", TraceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := float64(all[1].T), 123456789.012345678; got != want {
-		t.Errorf("T = %.17g, want %.17g", got, want)
+	if got, want := all[1].T, 123456789*s1+12345678; got != want {
+		t.Errorf("T = %d ns, want %d ns", got, want)
+	}
+	_, all, err = readTrace(t, "t\n-9223372036.854775808\n-1\n", "l.csv", TraceOptions{})
+	if err != nil || len(all) != 2 || all[1].T != 9223372035854775808 {
+		t.Errorf("1677 to 1969: %v, %v; want T = 9223372035854775808 ns", times(all), err)
+	}
+	for _, opt := range []TraceOptions{{}, {Sort: true}} {
+		_, all, err = readTrace(t, "t\n-9223372036\n9223372036\n", "l.csv", opt)
+		if !errors.Is(err, ErrBadField) || !strings.Contains(err.Error(), "l.csv:3: time 2262-04-11T23:47:16Z is more than 292 years after the first arrival (line 2, 1677-09-21T00:12:44Z)") || len(all) != 1 {
+			t.Errorf("sort %v: 1677 to 2262: %d arrivals, error %v, want one arrival and ErrBadField at line 3", opt.Sort, len(all), err)
+		}
 	}
 }
 

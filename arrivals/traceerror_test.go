@@ -21,6 +21,19 @@ func TestTraceErrorFormat(t *testing.T) {
 			t.Errorf("errors.Is(%v, %v) = false, want true", tc.err, tc.err.Err)
 		}
 	}
+	// A hint follows the message, and errors.Is and As see it too.
+	h := &Hint{Cause: ErrTimeFormat, Option: "TimeFormat", Value: "datetime", Text: "try --time-format datetime"}
+	err := error(&TraceError{File: "d.csv", Line: 2, Msg: "bad time", Err: ErrBadField, Hint: h})
+	if got, want := err.Error(), "arrivals: d.csv:2: bad time; try --time-format datetime"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	var got *Hint
+	if !errors.Is(err, ErrBadField) || !errors.Is(err, ErrTimeFormat) || !errors.As(err, &got) || got != h {
+		t.Errorf("errors.Is/As do not see both the sentinel and the hint of %v", err)
+	}
+	if errs := (&TraceError{File: "x"}).Unwrap(); len(errs) != 0 {
+		t.Errorf("Unwrap of an error with no cause = %v, want none", errs)
+	}
 }
 
 // Causes from encoding/csv that trace errors wrap.

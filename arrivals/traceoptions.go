@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // TraceOptions says how to read a trace file. The zero value reads a CSV
@@ -17,10 +18,11 @@ import (
 // and fails on the first bad or out-of-order line.
 //
 // A column is named by its header text (matched exactly after trimming
-// spaces, else case-insensitively if that picks one column; the first of
-// duplicate names wins) or by its 1-based index written in digits ("1" is
-// the first column). A name made only of digits is therefore read as an
-// index.
+// spaces, else case-insensitively if that picks one column) or by its
+// 1-based index written in digits ("1" is the first column). A name made
+// only of digits is therefore read as an index. A name that more than one
+// column of the header has is an error ([ErrColumn]) that lists those
+// columns: name the one meant by its index.
 type TraceOptions struct {
 	// Format is the file format:
 	//
@@ -114,13 +116,29 @@ type TraceOptions struct {
 
 	// SkipBad skips bad lines (unparsable, wrong field count, or out of
 	// order) instead of failing; [Trace.Skipped] counts them and
-	// [Trace.FirstSkipped] describes the first.
+	// [Trace.FirstSkipped] describes the first. MaxBad bounds how many.
 	SkipBad bool
+
+	// MaxBad bounds the bad lines SkipBad skips, so that a file that does
+	// not fit the options (most of its lines bad) fails instead of
+	// "succeeding" with the few lines that happen to parse. Reading fails
+	// with [ErrTooManyBad], naming the first bad line, as soon as the
+	// skipped lines number
+	//
+	//   - more than 10 + 1% of the lines read so far (the header, blank
+	//     lines and bad lines included), when MaxBad is 0 (the default);
+	//   - more than MaxBad, when MaxBad > 0.
+	//
+	// A negative MaxBad sets no bound. The default fails a file whose
+	// first 11 data lines are bad even if the rest is good; raise MaxBad
+	// for such a file.
+	MaxBad int
 
 	// The options below apply to the count formats (counts and wide).
 
-	// Interval is the length of one counting interval; 0 means 1 minute.
-	Interval time.Duration
+	// Interval is the length of one counting interval, > 0; 0 means 1
+	// minute. [Trace.Interval] reports the interval used.
+	Interval engine.Time
 	// Spread is how the c jobs counted in an interval [t, t+Δ) become
 	// arrivals: "even" (or "") at t + j·Δ/c for j = 0..c-1, rounded down
 	// to the nanosecond; "random" at the sorted times of c independent
@@ -154,10 +172,23 @@ func column(spec, role string, header []string) (int, string) {
 		}
 		return i - 1, ""
 	}
+	var exact []int
 	for i, h := range header {
 		if strings.TrimSpace(h) == spec {
-			return i, ""
+			exact = append(exact, i)
 		}
+	}
+	switch len(exact) {
+	case 0:
+	case 1:
+		return exact[0], ""
+	default:
+		idx := make([]string, len(exact))
+		for k, i := range exact {
+			idx[k] = strconv.Itoa(i + 1)
+		}
+		return -1, fmt.Sprintf("%s column %q is ambiguous: the header names %d columns %q (columns %s); give the one meant by its 1-based index, such as %s",
+			role, spec, len(exact), spec, strings.Join(idx, ", "), idx[0])
 	}
 	found := -1
 	for i, h := range header {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -26,7 +25,8 @@ func TestColumn(t *testing.T) {
 		{"Client", 1, ""}, // header names are trimmed
 		{"client", 1, ""}, // case-insensitive when unique
 		{"TS2", 3, ""},    // exact match beats case-folding
-		{"dup", 5, ""},    // first duplicate wins
+		{"dup", -1, `time column "dup" is ambiguous: the header names 2 columns "dup" (columns 6, 7); give the one meant by its 1-based index, such as 6`},
+		{"6", 5, ""}, // a duplicate by its index
 		{"Ts2", -1, "more than one column"},
 		{"0", -1, "time column 0 is out of range: columns are numbered from 1 to 7"},
 		{"8", -1, "time column 8 is out of range"},
@@ -97,6 +97,30 @@ func TestPeekHeader(t *testing.T) {
 	}
 }
 
+// TestTraceDuplicateHeader: a trace whose header names two columns "t"
+// is refused when a column is picked by that name, with the columns it
+// could mean; by index either one is read, and a duplicate that is not
+// used is no error.
+func TestTraceDuplicateHeader(t *testing.T) {
+	const in = "t,t,k,k\n1,5,a,b\n2,6,c,d\n"
+	_, _, err := readTrace(t, in, "d.csv", TraceOptions{TimeCol: "t"})
+	if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `d.csv:1: time column "t" is ambiguous: the header names 2 columns "t" (columns 1, 2)`) {
+		t.Errorf("TimeCol t: error = %v, want ErrColumn naming columns 1 and 2", err)
+	}
+	_, _, err = readTrace(t, in, "d.csv", TraceOptions{TimeCol: "1", KeyCol: "k"})
+	if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `key column "k" is ambiguous`) {
+		t.Errorf("KeyCol k: error = %v, want ErrColumn", err)
+	}
+	_, all, err := readTrace(t, in, "d.csv", TraceOptions{TimeCol: "2", KeyCol: "4"})
+	if err != nil || len(all) != 2 || all[1].T != s1 || all[0].Hash != fnvKey("b") {
+		t.Errorf("by index: %+v, %v; want the second t and k columns", all, err)
+	}
+	// The first column is the default and picks no name.
+	if _, all, err := readTrace(t, in, "d.csv", TraceOptions{}); err != nil || len(all) != 2 {
+		t.Errorf("default time column: %d arrivals, %v", len(all), err)
+	}
+}
+
 // TestTraceBOMQuotedHeader is the tester's case: a UTF-8 byte order mark
 // before a quoted header name. The mark is dropped before the CSV reader
 // sees the quote, which it used to report as a bare quote.
@@ -111,12 +135,12 @@ func TestTraceBOMQuotedHeader(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		want := []Arrival{{T: 0, Key: fnvKey("a"), Sub: -1, Line: 2}}
+		want := []Arrival{{T: 0, Key: 1, Hash: fnvKey("a"), Sub: -1, Line: 2}}
 		if diff := cmp.Diff(want, all); diff != "" {
 			t.Errorf("%s: arrivals (-want +got):\n%s", tc.name, diff)
 		}
-		if !tr.Origin().Equal(time.Unix(0, 0)) {
-			t.Errorf("%s: Origin() = %v, want the epoch", tc.name, tr.Origin())
+		if ns, ok := tr.Origin(); !ok || ns != 0 {
+			t.Errorf("%s: Origin() = %d, %v, want the epoch", tc.name, ns, ok)
 		}
 	}
 	// Only a leading mark is dropped: one inside the file is data.

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // TestTraceSortRuns sorts a trace long enough to fill several runs and
@@ -44,8 +46,8 @@ func TestTraceSortRuns(t *testing.T) {
 		if err != nil {
 			t.Fatalf("arrival %d: %v", i, err)
 		}
-		if a.Line != w.line || float64(a.T) != float64(w.ns-want[0].ns)/1e9 {
-			t.Fatalf("arrival %d = line %d, T %v, want line %d, T %v", i, a.Line, a.T, w.line, float64(w.ns-want[0].ns)/1e9)
+		if a.Line != w.line || a.T != engine.Time(w.ns-want[0].ns) {
+			t.Fatalf("arrival %d = line %d, T %d ns, want line %d, T %d ns", i, a.Line, a.T, w.line, w.ns-want[0].ns)
 		}
 	}
 	if _, err := tr.Next(); err != io.EOF {

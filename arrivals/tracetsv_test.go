@@ -26,9 +26,9 @@ func fnvKey(s string) uint64 {
 func TestTraceTSVQuoteStartsField(t *testing.T) {
 	const input = "t\tx\n0\t\"a\n1\tb\"c\n2\td\n"
 	want := []Arrival{
-		{T: 0, Key: fnvKey(`"a`), Sub: -1, Line: 2},
-		{T: 1, Key: fnvKey(`b"c`), Sub: -1, Line: 3},
-		{T: 2, Key: fnvKey("d"), Sub: -1, Line: 4},
+		{T: 0, Key: 1, Hash: fnvKey(`"a`), Sub: -1, Line: 2},
+		{T: s1, Key: 2, Hash: fnvKey(`b"c`), Sub: -1, Line: 3},
+		{T: 2 * s1, Key: 3, Hash: fnvKey("d"), Sub: -1, Line: 4},
 	}
 	for _, tc := range []struct {
 		name string
@@ -88,7 +88,7 @@ func TestTraceTSVLines(t *testing.T) {
 			t.Errorf("%s: lines (-want +got):\n%s", tc.name, diff)
 		}
 		// The CR is not part of the last key.
-		if got, want := all[len(all)-1].Key, fnvKey("c"); got != want {
+		if got, want := all[len(all)-1].Hash, fnvKey("c"); got != want {
 			t.Errorf("%s: last key = %x, want %x (the hash of %q)", tc.name, got, want, "c")
 		}
 		if _, err := tr.Next(); err != io.EOF {
@@ -99,7 +99,7 @@ func TestTraceTSVLines(t *testing.T) {
 	for _, name := range []string{"r.tsv", "r.csv"} {
 		input := strings.ReplaceAll("t\tx\n1\ta\rb\n", "\t", map[string]string{"r.tsv": "\t", "r.csv": ","}[name])
 		_, all, err := readTrace(t, input, name, TraceOptions{KeyCol: "x"})
-		if err != nil || len(all) != 1 || all[0].Key != fnvKey("a\rb") {
+		if err != nil || len(all) != 1 || all[0].Hash != fnvKey("a\rb") {
 			t.Errorf("%s: arrivals %+v, error %v, want one with the key %q", name, all, err, "a\rb")
 		}
 	}
@@ -161,9 +161,9 @@ func TestTraceTSVLongLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Arrival{
-		{T: 0, Key: fnvKey("a"), Sub: -1, Line: 2},
-		{T: 1, Key: fnvKey(long), Sub: -1, Line: 3},
-		{T: 2, Key: fnvKey("b"), Sub: -1, Line: 4},
+		{T: 0, Key: 1, Hash: fnvKey("a"), Sub: -1, Line: 2},
+		{T: s1, Key: 2, Hash: fnvKey(long), Sub: -1, Line: 3},
+		{T: 2 * s1, Key: 3, Hash: fnvKey("b"), Sub: -1, Line: 4},
 	}
 	if diff := cmp.Diff(want, all); diff != "" {
 		t.Errorf("arrivals (-want +got):\n%s", diff)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // wideSource expands the summed counts of a wide trace (FormatWide).
@@ -59,7 +61,7 @@ func newWide(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 	if te != nil {
 		return nil, te
 	}
-	t := &Trace{name: name, skipBad: opt.SkipBad, keyCol: -1, subCol: -1, src: s}
+	t := &Trace{name: name, skipBad: opt.SkipBad, maxBad: opt.MaxBad, keyCol: -1, subCol: -1, src: s, interval: engine.Time(s.interval)}
 	s.sums = make([]int64, len(countCols))
 	rows, rowLine := 0, 0
 	seen := map[string]bool{} // values of the first condition's column, for messages
@@ -70,7 +72,7 @@ func newWide(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 		}
 		t.lastLine = rr.last
 		if err != nil {
-			if t.skip(err) {
+			if err = t.skip(err); err == nil {
 				continue
 			}
 			return nil, err
@@ -82,7 +84,7 @@ func newWide(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 			continue
 		}
 		if err := addRow(t, s, rec, line, countCols, header); err != nil {
-			if t.skip(err) {
+			if err = t.skip(err); err == nil {
 				continue
 			}
 			return nil, err
@@ -121,7 +123,7 @@ func addRow(t *Trace, s *wideSource, rec []string, line int, countCols []int, he
 		c, ok := parseIndex(f)
 		if !ok || c > MaxCount || s.sums[k]+int64(c) > MaxCount {
 			return &TraceError{File: t.name, Line: line, Text: f, Err: ErrBadField,
-				Msg: fmt.Sprintf("bad count %q in interval column %q: want a whole number of jobs, with sums up to 2^53", f, header[col])}
+				Msg: fmt.Sprintf("bad count %q in interval column %q: want a whole number of jobs, with sums up to 2^53", clipLine(f), header[col])}
 		}
 		vals[k] = int64(c)
 	}

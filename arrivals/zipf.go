@@ -105,17 +105,19 @@ func helperExpm1(x float64) float64 {
 	return 1 + x*0.5*(1+x/3*(1+0.25*x))
 }
 
-// KeyOfRank returns the Arrival.Key that [WithZipfKeys] gives to rank k:
-// the 64-bit FNV-1a hash of k in decimal, the key a trace column holding
-// k would give.
+// KeyOfRank returns the Arrival.Hash that [WithZipfKeys] gives to rank k:
+// the 64-bit FNV-1a hash of k in decimal, the hash a trace column holding
+// k would give. Its Arrival.Key is k itself.
 func KeyOfRank(k uint64) uint64 {
 	var buf [20]byte
 	return hashKey(strconv.AppendUint(buf[:0], k, 10))
 }
 
-// WithZipfKeys returns p with each arrival's Key set to [KeyOfRank] of an
-// independent draw from z (hot keys for hash dispatch). Times and the
-// other fields are unchanged. It does not allocate per arrival.
+// WithZipfKeys returns p with each arrival's key an independent draw from
+// z (hot keys for hash dispatch): Key is the rank k and Hash is
+// [KeyOfRank](k). Times and the other fields are unchanged. It does not
+// allocate per arrival. The process is a [KeyNamer]: key k is named by
+// its decimal rank.
 func WithZipfKeys(p Process, z *Zipf) Process { return &zipfKeys{p: p, z: z} }
 
 type zipfKeys struct {
@@ -128,6 +130,10 @@ func (k *zipfKeys) Next() (Arrival, error) {
 	if err != nil {
 		return a, err
 	}
-	a.Key = KeyOfRank(k.z.Rank())
+	k64 := k.z.Rank()
+	a.Key, a.Hash = k64, KeyOfRank(k64)
 	return a, nil
 }
+
+// KeyName returns the decimal rank of key id.
+func (k *zipfKeys) KeyName(id uint64) string { return strconv.FormatUint(id, 10) }

@@ -1,16 +1,19 @@
 package buckets
 
 import (
+	"errors"
 	"fmt"
-	"math"
 
 	"github.com/ratesim/ratesim/engine"
 )
 
+// ErrOrder is wrapped by errors about instants that go back in time.
+var ErrOrder = errors.New("instants out of order")
+
 // CurvePoint is the empirical arrival curve of a stream at one interval
 // length.
 type CurvePoint struct {
-	D    engine.Time // interval length d, seconds
+	D    engine.Time // interval length d, ns
 	Jobs int         // α*(d): the most instants in any closed interval [s, s + d]
 	// From and To are the first and last instants of the interval that
 	// achieves Jobs and ends earliest (To - From <= d); both 0 for an
@@ -19,31 +22,30 @@ type CurvePoint struct {
 }
 
 // MeasureArrivalCurve returns the empirical arrival curve of the instants
-// xs (seconds, non-decreasing), one point per interval length in ds
-// (seconds, finite and >= 0, in any order):
+// xs (ns, non-decreasing), one point per interval length in ds (ns, >= 0,
+// in any order):
 //
 //	α*(d) = max_s #{i : s <= x_i <= s + d}
 //
 // the most jobs in any closed interval of length d. It is exact: an
 // optimal interval can be slid right until its end is an instant, so each
 // x_j is taken as the end of a candidate interval, and two pointers find
-// the first x_i with x_j - x_i <= d, in O(len(xs)) per length. Differences
-// are computed in float64 (exact when x_j and x_i are within a factor of 2
-// of each other, by Sterbenz's lemma; one rounding otherwise).
+// the first x_i with x_j - x_i <= d, in O(len(xs)) per length; instants
+// are integers, so no difference is rounded.
 //
 // With d = 0 it is the largest number of simultaneous instants. A token
-// bucket (r, b) keeps α*(d) <= b + r·d (see [Limiter]).
+// bucket (r, b) keeps α*(d) <= b + r·d (see [Curve]).
 //
 // It returns an error wrapping [ErrOrder] if xs decreases anywhere and a
-// *ParamError for an invalid length.
+// *ParamError for a negative length.
 func MeasureArrivalCurve(xs []engine.Time, ds []engine.Time) ([]CurvePoint, error) {
 	for _, d := range ds {
-		if !(d >= 0) || math.IsInf(float64(d), 1) {
-			return nil, &ParamError{Name: "interval length", Value: float64(d), Want: "finite and >= 0 s"}
+		if d < 0 {
+			return nil, &ParamError{Name: "interval length", Value: d, Want: ">= 0 s"}
 		}
 	}
 	for j := 1; j < len(xs); j++ {
-		if !(xs[j] >= xs[j-1]) {
+		if xs[j] < xs[j-1] {
 			return nil, fmt.Errorf("buckets: instant %d (%v s) is earlier than instant %d (%v s): %w", j, xs[j], j-1, xs[j-1], ErrOrder)
 		}
 	}

@@ -2,117 +2,127 @@ package buckets
 
 import (
 	"fmt"
-	"math"
+	"math/big"
 
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // GCRAParams describes the generic cell rate algorithm, the leaky bucket
 // as a meter.
 type GCRAParams struct {
-	Interval  float64 // T: emission interval, seconds per job (1/r); finite and > 0
-	Tolerance float64 // τ: how early a job may come, seconds; finite and >= 0
+	Interval  exact.Rat // T: emission interval, seconds per job (1/r); > 0
+	Tolerance exact.Rat // τ: how early a job may come, seconds; >= 0
 }
 
 // MatchGCRA returns the GCRA that decides as the policing token bucket p
 // does: T = 1/r and τ = (b - 1)/r.
 func MatchGCRA(p Params) GCRAParams {
-	return GCRAParams{Interval: 1 / p.Rate, Tolerance: (p.Burst - 1) / p.Rate}
+	inv := new(big.Rat).Inv(p.Rate.Big())
+	tau := new(big.Rat).Sub(p.Burst.Big(), big.NewRat(1, 1))
+	tau.Mul(tau, inv)
+	t, err1 := exact.ParseRat(inv.RatString())
+	u, err2 := exact.ParseRat(tau.RatString())
+	if err1 != nil || err2 != nil {
+		panic(fmt.Sprintf("buckets: MatchGCRA(%v) out of range", p)) // 1/r and (b-1)/r of a valid Params fit
+	}
+	return GCRAParams{Interval: t, Tolerance: u}
 }
 
 // Validate returns a *ParamError naming the first invalid field, or nil.
-//
-// Special cases:
-//
-//	Interval = 0, < 0, NaN or ±Inf   error
-//	Tolerance < 0, NaN or ±Inf       error
 func (p GCRAParams) Validate() error {
-	if !(p.Interval > 0) || math.IsInf(p.Interval, 0) {
-		return &ParamError{Name: "GCRA interval", Value: p.Interval, Want: "finite and > 0 s"}
+	if p.Interval.Sign() <= 0 {
+		return &ParamError{Name: "GCRA interval", Value: p.Interval, Want: "> 0 s"}
 	}
-	if !(p.Tolerance >= 0) || math.IsInf(p.Tolerance, 0) {
-		return &ParamError{Name: "GCRA tolerance", Value: p.Tolerance, Want: "finite and >= 0 s"}
+	if p.Tolerance.Sign() < 0 {
+		return &ParamError{Name: "GCRA tolerance", Value: p.Tolerance, Want: ">= 0 s"}
 	}
 	return nil
 }
 
-// Meter is the leaky bucket as a meter: the generic cell rate algorithm
+// GCRA is the leaky bucket as a meter: the generic cell rate algorithm
 // GCRA(T, τ) in its virtual scheduling form (ITU-T Recommendation I.371,
 // Annex A; ATM Forum Traffic Management Specification 4.0, af-tm-0056.000,
 // 1996). It keeps the theoretical arrival time TAT of the next job; a job
 // arriving at t conforms unless it is more than τ early:
 //
-//	t < TAT - τ   reject, TAT unchanged
+//	t < TAT - τ   reject, TAT unchanged; RetryAfter = TAT - τ - t
 //	otherwise     admit,  TAT = max(t, TAT) + T
 //
 // TAT starts at 0, so the meter starts as a full token bucket. GCRA(1/r,
 // (b - 1)/r) makes the same decisions as a policing token bucket (r, b) on
-// every arrival sequence (the tests check it exactly): with TAT - t the
-// bucket's unfinished work U(t), a job conforms iff U(t) <= (b - 1)/r, iff
-// the bucket holds at least b - r·U(t) >= 1 token.
+// every arrival sequence (the tests check it): with TAT - t the bucket's
+// unfinished work U(t), a job conforms iff U(t) <= (b - 1)/r, iff the
+// bucket holds at least b - r·U(t) >= 1 token. TAT is kept in exact units
+// (see [TokenBucket]), so the equivalence holds at every tie.
 //
-// [GCRA] is the float64 form in seconds, where TAT accrues one rounding per
-// admitted job in a busy period; a Meter[Tick] from [NewExactMeter] is exact.
-// The zero value is not usable; create one with [NewGCRA] or
-// [NewExactMeter].
-type Meter[T Number] struct {
-	p    GCRAParams
-	inc  T // T, seconds or ticks
-	tau  T // τ, seconds or ticks
-	tat  T // theoretical arrival time of the next job
-	last T // the last admitted arrival
+// The zero value is not usable; create one with [NewGCRA].
+type GCRA struct {
+	p     GCRAParams
+	scale int64        // units per ns
+	inc   exact.Int128 // T, units
+	tau   exact.Int128 // τ, units
+	tat   exact.Int128 // theoretical arrival time of the next job, units
+	last  engine.Time
 }
 
-// GCRA is the generic cell rate algorithm in float64 seconds.
-type GCRA = Meter[engine.Time]
-
-// NewGCRA returns a GCRA with parameters p, or a *ParamError.
+// NewGCRA returns a GCRA with parameters p, or an error wrapping
+// [ErrParam].
 func NewGCRA(p GCRAParams) (*GCRA, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &GCRA{p: p, inc: engine.Time(p.Interval), tau: engine.Time(p.Tolerance)}, nil
+	spans, err := spansNs(p.Interval, p.Tolerance)
+	if err != nil {
+		return nil, err
+	}
+	s, n, err := scaleFor(1, spans...)
+	if err != nil {
+		return nil, err
+	}
+	return &GCRA{p: p, scale: s, inc: n[0], tau: n[1]}, nil
 }
 
-// NewExactMeter returns an exact GCRA with an emission interval of
-// interval ticks (>= 1) and a tolerance of tolerance ticks (>= 0). It
-// decides as a policing Bucket[Tick] with ExactParams{Quantum: Q, Period:
-// P, Burst: B} when interval = Q·P and tolerance = (B - Q)·P.
-func NewExactMeter(interval, tolerance Tick) (*Meter[Tick], error) {
-	if interval < 1 {
-		return nil, &ParamError{Name: "GCRA interval", Value: float64(interval), Want: ">= 1 tick"}
-	}
-	if tolerance < 0 {
-		return nil, &ParamError{Name: "GCRA tolerance", Value: float64(tolerance), Want: ">= 0 ticks"}
-	}
-	p := GCRAParams{Interval: float64(interval), Tolerance: float64(tolerance)}
-	return &Meter[Tick]{p: p, inc: interval, tau: tolerance}, nil
-}
+// Params returns the meter's parameters.
+func (m *GCRA) Params() GCRAParams { return m.p }
 
-// Params returns the meter's parameters (for an exact meter, in ticks).
-func (m *Meter[T]) Params() GCRAParams { return m.p }
+// TAT returns the theoretical arrival time of the next job, exactly, in
+// nanoseconds.
+func (m *GCRA) TAT() exact.Rat { return exact.Frac(m.tat, m.scale) }
 
-// TAT returns the theoretical arrival time of the next job.
-func (m *Meter[T]) TAT() T { return m.tat }
-
-// Offer presents a job arriving at instant t (>= 0) and decides it as
-// GCRA(T, τ) does. A rejected job leaves the meter unchanged.
+// Offer presents job id arriving at instant t and decides it as GCRA(T, τ)
+// does (Admit or Reject). A rejected job leaves the meter unchanged.
 //
-// Panics if t is NaN or earlier than the last admitted job (or than 0).
-func (m *Meter[T]) Offer(t T) Decision[T] {
-	if !(t >= m.last) {
-		panic(fmt.Sprintf("buckets: GCRA Offer(%v) after instant %v", t, m.last))
+// Panics if t is earlier than an instant already offered.
+func (m *GCRA) Offer(t engine.Time, id int64) Decision {
+	if t < m.last {
+		panic(fmt.Sprintf("buckets: GCRA.Offer(%v) after instant %v", t, m.last))
 	}
-	if m.tat > t+m.tau {
-		return Decision[T]{}
+	ts := at(t, m.scale)
+	if due := m.tat.Sub(m.tau); ts.Less(due) {
+		r := ceilNanos(due, m.scale)
+		if r == engine.Forever {
+			return Decision{Verdict: Reject}
+		}
+		return Decision{Verdict: Reject, RetryAfter: r - t}
 	}
-	m.tat = max(m.tat, t) + m.inc
+	if m.tat.Less(ts) {
+		m.tat = ts
+	}
+	m.tat = m.tat.Add(m.inc)
 	m.last = t
-	return Decision[T]{Admitted: true}
+	return Decision{Verdict: Admit}
 }
+
+// Next returns [engine.Forever]: a meter queues nothing.
+func (m *GCRA) Next() engine.Time { return engine.Forever }
+
+// Release panics: a meter queues nothing.
+func (m *GCRA) Release() Released { panic("buckets: GCRA.Release: a meter queues nothing") }
 
 // Promise returns 1 + (τ + d)/T, the b + r·d of the matching token bucket:
-// a closed interval of length d holds at most that many conforming jobs.
-func (m *Meter[T]) Promise(d T) float64 {
-	return 1 + (m.p.Tolerance+float64(d))/m.p.Interval
+// a closed interval of length d ns holds at most that many conforming
+// jobs.
+func (m *GCRA) Promise(d engine.Time) float64 {
+	return 1 + (m.p.Tolerance.Float64()+d.Seconds())/m.p.Interval.Float64()
 }

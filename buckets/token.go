@@ -1,129 +1,80 @@
 package buckets
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/ratesim/ratesim/engine"
-	"github.com/ratesim/ratesim/internal/compensated"
+	"github.com/ratesim/ratesim/exact"
 )
 
-// Order is the service order among jobs waiting for a token. Every order
-// here is work-conserving: a waiting job leaves as soon as one whole token
-// is available, so the instants at which tokens are granted do not depend
-// on the order, only which job receives each token does.
-type Order int
-
-const (
-	FCFS   Order = iota // first come, first served (the note's default)
-	LIFO                // last come, first served
-	Random              // a uniformly random waiting job
-)
-
-// Orders lists every service order.
-var Orders = []Order{FCFS, LIFO, Random}
-
-// String returns the order's command-line name: "fcfs", "lifo" or "random".
-func (o Order) String() string {
-	switch o {
-	case FCFS:
-		return "fcfs"
-	case LIFO:
-		return "lifo"
-	case Random:
-		return "random"
-	}
-	return fmt.Sprintf("Order(%d)", int(o))
-}
-
-// ParseOrder returns the Order named s ("fcfs", "lifo" or "random").
-func ParseOrder(s string) (Order, error) {
-	for _, o := range Orders {
-		if o.String() == s {
-			return o, nil
-		}
-	}
-	return 0, fmt.Errorf("buckets: unknown service order %q, want fcfs, lifo or random", s)
-}
-
-// Bucket is a token bucket: tokens accrue continuously at rate r up to the
-// capacity b, and each job takes exactly one whole token. In shaping mode
-// (the default) a job that finds less than one token waits in a queue,
-// served in the bucket's [Order]; the queue is unbounded unless
-// [WithQueueCapacity] bounds it. In policing mode ([WithPolicing]) such a
-// job is rejected instead. It starts full (b tokens at time 0) unless
-// [WithInitialTokens] says otherwise. [TokenBucket] is the float64 model in
-// seconds and tokens; Bucket[Tick] is the exact model (see [ExactParams]).
+// TokenBucket is a token bucket (r, b): tokens accrue continuously at rate
+// r up to the capacity b, and each job takes exactly one whole token. In
+// shaping mode (the default) a job that finds less than one token waits
+// for it; the queue is unbounded unless [WithQueueCapacity] bounds it. In
+// policing mode ([WithPolicing]) such a job is rejected instead (J.
+// Heinanen and R. Guérin, [RFC 2697], Section 3: a packet of size 1
+// conforms when the bucket holds at least one token). The bucket starts
+// full unless [WithInitialTokens] says otherwise.
 //
-// Policing and bounded queues are decided by [Bucket.Offer], the [Limiter]
-// form of the bucket (J. Heinanen and R. Guérin, [RFC 2697], Section 3: a
-// packet of size 1 conforms when the committed bucket holds at least one
-// token). [Bucket.Arrive] admits every job, whatever the mode: it is the
-// primitive that [Comparison] and Offer build on.
-//
-// The bucket is modelled as the equivalent G/D/1 queue with service time 1/r
-// (R. Guérin, "When Two is Worse Than One", 2019, Section 1). With U(t) the
-// unfinished work of that queue in seconds, job i arriving at a_i has, under
-// FCFS, delay (the note's eq. (1), generalised from r = 1)
+// It is modelled as the equivalent G/D/1 queue with service time 1/r (R.
+// Guérin, "When Two is Worse Than One", 2019, Section 1). With U(t) the
+// unfinished work of that queue, job i arriving at a_i waits, first come
+// first served (the note's eq. (1), generalised from r = 1),
 //
 //	d_i = max(0, U(a_i-) + (1 - b)/r)
 //
-// and the number of waiting jobs ([Bucket.Waiting]) and the accrued delay
-// ([Bucket.AccruedDelay]) are
+// and the number of waiting jobs and the accrued delay are
 //
 //	N(t) = ceil(max(0, r·U(t) - b))
 //	S(t) = ∫_0^t N(u) du
 //
-// State is kept as the start B of the current busy period of the G/D/1
-// queue and the work m (in tokens) that has arrived in it, so that
-// U(t) = max(0, B + m/r - t). Whatever the order, token grants happen at
-// B + (m - n + 1 - b)/r, where n is the number of waiting jobs; each is
-// computed afresh from B and the integer m - n (one rounding of a product
-// and two of sums in float64), so errors do not accumulate over a long busy
-// period.
+// The state is the instant F at which the G/D/1 queue empties, so that
+// U(t) = max(0, F - t); an arrival sets F = max(F, t) + 1/r (the Lindley
+// recursion). F is kept in exact units of 1/S ns (see [WithScale]), so
+// every decision (a token due exactly at an arrival is there for it) is
+// exact, at any instant of a Unix-epoch trace, for any rational rate and
+// burst.
 //
-// Time is passed in, never read from a clock. Callers drive the bucket by
-// calling [Bucket.Grant] for every grant due (at [Bucket.NextGrant]) before
-// calling [Bucket.Arrive] for a later or equal instant: at equal instants,
-// grants come before arrivals.
+// Service order: first come, first served, a waiting job's delay is known
+// when it arrives and Offer returns it (a Delay verdict); the bucket then
+// keeps no queue at all, so its memory is O(1) even under overload. Under
+// [LIFO] or [Random] order (see [WithOrder]) the token that becomes
+// available goes to the job the order chooses, so Offer returns Queue and
+// the bucket releases jobs at its grant instants ([TokenBucket.Next],
+// [TokenBucket.Release]). Grants are at the same instants whatever the
+// order (every order is work-conserving), so N(t) and S(t) are too.
 //
-// The zero value is not usable; create one with [NewTokenBucket] or
-// [NewExactBucket].
+// The zero value is not usable; create one with [NewTokenBucket].
 //
 // [RFC 2697]: https://www.rfc-editor.org/rfc/rfc2697
-type Bucket[T Number] struct {
-	p       Params // rate and burst, for reports
-	inv     T      // time per work unit: 1/r s per token, or ticks per quantum
-	burst   T      // b in work units
-	one     T      // one token in work units: 1, or quanta per token
-	weight  T      // Lemma 1 weight: r·U(t) = U(t)·weight in comparable units
-	never   T      // the largest T: no grant pending
-	order   Order
-	rng     *rand.Rand
-	start   T // B: start of the G/D/1 busy period
-	work    T // m: work arrived in the busy period, in work units
-	finish  T // B + m/r, when the G/D/1 queue empties: U(t) = max(0, finish - t)
-	q       jobQueue[T]
-	next    T // instant of the next grant, or never
-	last    T // instant of the last arrival or grant
-	delayed int64
-	served  compensated.Sum[T] // Σ delays of the jobs served after waiting
-	waitAt  compensated.Sum[T] // Σ arrival instants of the jobs waiting now
-	queue   int                // Offer: the most jobs that may wait; 0 polices, -1 unbounded
-	offered int64              // Offer: jobs admitted so far, numbering them
+type TokenBucket struct {
+	p     Params
+	scale int64        // units per ns
+	token exact.Int128 // one token's time 1/r, units
+	burst exact.Int128 // the burst's time b/r, units
+	limit int          // the most jobs that may wait: -1 unbounded, 0 polices
+	order Order
+	rng   *rand.Rand
+
+	finish exact.Int128 // F: the instant the G/D/1 queue empties, units
+	last   engine.Time  // the last instant offered
+	q      jobQueue     // LIFO and random orders: jobs waiting for a token
+	grant  exact.Int128 // LIFO and random orders: the next grant instant while q is not empty, units
+	waits  exact.Int128 // Σ waits of every job admitted so far, units
+
+	admitted, delayed, rejected int64
 }
 
-// bucketConfig collects the options of a bucket.
 type bucketConfig struct {
 	order   Order
 	src     rand.Source
-	initial float64 // tokens at time 0; NaN means full
-	queue   int     // the most waiting jobs Offer allows; -1 unbounded
+	initial *exact.Rat
+	limit   int
+	scale   int64
 }
 
-// Option configures a bucket.
+// Option configures a [TokenBucket].
 type Option func(*bucketConfig) error
 
 // WithOrder sets the service order among waiting jobs. src is required for
@@ -134,10 +85,10 @@ func WithOrder(o Order, src rand.Source) Option {
 		case FCFS, LIFO:
 		case Random:
 			if src == nil {
-				return fmt.Errorf("buckets: order random needs a random source")
+				return &ParamError{Name: "service order random", Value: "no random source", Want: "a rand.Source"}
 			}
 		default:
-			return fmt.Errorf("buckets: unknown service order %v", o)
+			return &ParamError{Name: "service order", Value: o, Want: "fcfs, lifo or random"}
 		}
 		c.order, c.src = o, src
 		return nil
@@ -145,277 +96,377 @@ func WithOrder(o Order, src rand.Source) Option {
 }
 
 // WithInitialTokens sets the tokens in the bucket at time 0, in [0, b];
-// the default is b (a full bucket). For an exact bucket x times the quantum
-// must be a whole number.
-func WithInitialTokens(x float64) Option {
+// the default is b (a full bucket).
+func WithInitialTokens(x exact.Rat) Option {
 	return func(c *bucketConfig) error {
-		c.initial = x
+		c.initial = &x
 		return nil
 	}
 }
 
-// WithPolicing puts the bucket in policing mode: [Bucket.Offer] rejects a
-// job that finds less than one token instead of queueing it (RFC 2697's
-// single-rate policer with one bucket). It is WithQueueCapacity(0).
+// WithPolicing puts the bucket in policing mode: a job that finds less
+// than one token is rejected instead of waiting (RFC 2697's single-rate
+// policer with one bucket). It is WithQueueCapacity(0).
 func WithPolicing() Option { return WithQueueCapacity(0) }
 
-// WithQueueCapacity bounds the queue of a shaping bucket: [Bucket.Offer]
-// rejects a job that finds less than one token and q jobs already waiting.
-// q = 0 is policing ([WithPolicing]); without this option the queue is
-// unbounded. q must be >= 0.
+// WithQueueCapacity bounds the queue of a shaping bucket: a job that finds
+// less than one token and q jobs already waiting is rejected. q = 0 is
+// policing ([WithPolicing]); without this option the queue is unbounded.
+// q must be >= 0.
 func WithQueueCapacity(q int) Option {
 	return func(c *bucketConfig) error {
 		if q < 0 {
-			return &ParamError{Name: "queue capacity", Value: float64(q), Want: ">= 0 jobs (0 polices)"}
+			return &ParamError{Name: "queue capacity", Value: q, Want: ">= 0 jobs (0 polices)"}
 		}
-		c.queue = q
+		c.limit = q
 		return nil
 	}
 }
 
-// NewTokenBucket returns a float64 token bucket with parameters p, full at
-// time 0 and serving waiting jobs FCFS unless opts say otherwise. It returns
-// a *ParamError if p or an option is invalid.
+// WithScale builds the bucket in units of 1/s ns, s a multiple of the
+// bucket's own scale, so that buckets built with one scale (see
+// [CommonScale]) keep instants that compare without conversion, as the
+// check of Theorem 2 needs.
+func WithScale(s int64) Option {
+	return func(c *bucketConfig) error {
+		if s < 1 {
+			return &ParamError{Name: "scale", Value: s, Want: ">= 1 unit per nanosecond"}
+		}
+		c.scale = s
+		return nil
+	}
+}
+
+// NewTokenBucket returns a token bucket with parameters p, full at time 0,
+// shaping and serving waiting jobs first come, first served unless opts
+// say otherwise. It returns an error wrapping [ErrParam] if p or an option
+// is invalid, if the initial tokens are outside [0, b], or if one token's
+// time 1/r does not fit the exact model (rate and burst with so many
+// digits that their common unit is finer than 2^-63 ns).
 func NewTokenBucket(p Params, opts ...Option) (*TokenBucket, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return newBucket(p, engine.Time(1/p.Rate), engine.Time(p.Burst), 1, engine.Time(p.Rate), opts)
-}
-
-func newBucket[T Number](p Params, inv, burst, one, weight T, opts []Option) (*Bucket[T], error) {
-	c := bucketConfig{initial: math.NaN(), queue: -1}
+	c := bucketConfig{limit: -1, scale: 1}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, err
 		}
 	}
-	b := &Bucket[T]{p: p, inv: inv, burst: burst, one: one, weight: weight, never: never[T](), order: c.order, queue: c.queue}
-	b.next = b.never
+	initial := p.Burst
+	if c.initial != nil {
+		initial = *c.initial
+		if initial.Sign() < 0 || initial.Cmp(p.Burst) > 0 {
+			return nil, &ParamError{Name: "initial tokens", Value: initial, Want: fmt.Sprintf("in [0, burst %v]", p.Burst)}
+		}
+	}
+	spans, err := p.spans(initial)
+	if err != nil {
+		return nil, err
+	}
+	scale, n, err := scaleFor(c.scale, spans...)
+	if err != nil {
+		return nil, err
+	}
+	if c.scale > 1 && scale != c.scale {
+		return nil, fmt.Errorf("buckets: scale %d is not a multiple of the %v bucket's own (it needs %d): %w", c.scale, p, scale, ErrParam)
+	}
+	b := &TokenBucket{p: p, scale: scale, token: n[0], burst: n[1], limit: c.limit, order: c.order,
+		finish: n[2]}
 	if c.src != nil {
 		b.rng = rand.New(c.src)
 	}
-	if !math.IsNaN(c.initial) {
-		x := c.initial
-		units := x * float64(one)
-		if !(x >= 0 && x <= p.Burst) || units != math.Trunc(units) && !isFloat[T]() {
-			return nil, &ParamError{Name: "initial tokens", Value: x, Want: fmt.Sprintf("in [0, burst %v] (a whole number of quanta for an exact bucket)", p.Burst)}
-		}
-		// A deficit of b - x tokens is initial unfinished work of
-		// (b - x)/r seconds in the G/D/1 queue.
-		b.work = burst - T(units)
-	}
-	b.finish = b.start + b.work*b.inv
 	return b, nil
 }
 
-// Params returns the bucket's rate and burst (for an exact bucket, in tokens
-// per tick and tokens).
-func (b *Bucket[T]) Params() Params { return b.p }
+// Params returns the bucket's rate and burst.
+func (b *TokenBucket) Params() Params { return b.p }
 
 // Order returns the bucket's service order.
-func (b *Bucket[T]) Order() Order { return b.order }
+func (b *TokenBucket) Order() Order { return b.order }
 
-// ErrOverflow is returned (wrapped) when an arrival would make a token
-// grant instant overflow the model's arithmetic (float64 seconds beyond
-// about 1.8e308).
-var ErrOverflow = errors.New("grant instant overflows")
+// QueueCapacity returns the most jobs that may wait: 0 in policing mode,
+// -1 for an unbounded queue.
+func (b *TokenBucket) QueueCapacity() int { return b.limit }
 
-// Admissible reports whether an arrival at instant t can be admitted
-// without overflow: the latest grant instant it implies, B + (m + 1 - b)/r
-// in the notation of [Bucket], must be finite (below the largest T). It does
-// not change the bucket. [Comparison.Arrive] calls it on both buckets an
-// arrival touches before admitting it, so that a failed arrival changes
-// nothing.
-func (b *Bucket[T]) Admissible(t T) bool {
-	start, work := b.start, b.work
-	if b.q.len() == 0 && b.finish <= t {
-		start, work = t, 0
-	}
-	last := start + (work+b.one-b.burst)*b.inv
-	return last <= b.never // false for +Inf and NaN
-}
-
-// Arrive admits job id arriving at instant t and reports whether it has to
-// wait for a token, whatever the bucket's mode ([Bucket.Offer] is the form
-// that polices or bounds the queue). Check [Bucket.Admissible] first. A job that does not wait has delay 0; a waiting job's
-// delay is known when [Bucket.Grant] serves it (under FCFS it equals
-// eq. (1), see [Bucket.Delay]).
+// Offer presents job id arriving at instant t and decides it:
 //
-// Panics if t is NaN, earlier than the last arrival or grant, or not earlier
-// than a grant still due (NextGrant() <= t): the caller must make due grants
-// first.
-func (b *Bucket[T]) Arrive(t T, id int64) (waits bool) {
-	if !(t >= b.last) || b.next <= t {
-		panic(fmt.Sprintf("buckets: Arrive(%v) after instant %v with a grant due at %v", t, b.last, b.next))
+//   - Admit when the job finds at least one token (its eq. (1) delay is 0);
+//   - otherwise, in policing mode or with the queue at its capacity,
+//     Reject with RetryAfter the time until a retry would pass; the
+//     bucket is left as it was;
+//   - otherwise Delay with the exact wait of eq. (1) (FCFS), or Queue
+//     (LIFO, random): the job is released by a later [TokenBucket.Release].
+//
+// Panics if t is earlier than an instant already offered, or if a grant
+// due at or before t has not been released (Next() <= t).
+func (b *TokenBucket) Offer(t engine.Time, id int64) Decision {
+	if t < b.last || b.q.len() > 0 && b.Next() <= t {
+		panic(fmt.Sprintf("buckets: TokenBucket.Offer(%v) after instant %v, next grant %v", t, b.last, b.Next()))
 	}
-	b.last = t
-	if b.q.len() == 0 && b.finish <= t {
-		// The G/D/1 queue is empty at t: a new busy period starts.
-		b.start, b.work = t, 0
+	ts := at(t, b.scale)
+	f := b.finish
+	if f.Less(ts) {
+		f = ts // the G/D/1 queue is empty at t: a busy period starts
 	}
-	b.work += b.one
-	b.finish = b.start + b.work*b.inv
-	if b.q.len() == 0 {
-		d := b.grantAt(0)
-		if d <= t {
-			return false
-		}
-		b.next = d
+	f = f.Add(b.token)
+	wait := f.Sub(ts).Sub(b.burst) // units; eq. (1)
+	if wait.Sign() <= 0 {
+		b.finish, b.last = f, t
+		b.admitted++
+		return Decision{Verdict: Admit}
 	}
-	b.q.push(waiting[T]{id: id, at: t})
-	b.waitAt.Add(t)
+	if b.limit == 0 || b.limit > 0 && b.waitingAt(ts) >= int64(b.limit) {
+		b.rejected++
+		return Decision{Verdict: Reject, RetryAfter: b.retryAfter(t, ts)}
+	}
+	b.finish, b.last = f, t
+	b.admitted++
 	b.delayed++
-	return true
+	b.waits = b.waits.Add(wait)
+	if b.order == FCFS {
+		return Decision{Verdict: Delay, Wait: exact.Frac(wait, b.scale)}
+	}
+	if b.q.len() == 0 {
+		b.grant = f.Sub(b.burst) // this job's FCFS grant is the next grant
+	}
+	b.q.push(waiting{id: id, at: t})
+	return Decision{Verdict: Queue}
 }
 
-// grantAt returns the instant of the grant made when n jobs will still be
-// waiting after it (n = 0 for the job that arrived last, under FCFS):
-// B + (m - n - b)/r.
-func (b *Bucket[T]) grantAt(n int) T {
-	return b.start + (b.work-T(n)*b.one-b.burst)*b.inv
+// retryAfter returns how long after t a job rejected at t would pass if
+// offered again with nothing in between: at the first instant t' at which
+// it would find a token (policing), or a place in the queue.
+func (b *TokenBucket) retryAfter(t engine.Time, ts exact.Int128) engine.Time {
+	// A job at t' >= t waits F + 1/r - b/r - t' when F > t' (and not at
+	// all otherwise, as b >= 1): it passes once t' >= F + 1/r - b/r. With
+	// a queue of capacity q it finds a place once N(t') <= q - 1, that is
+	// once t' >= F - b/r - (q - 1)/r.
+	var due exact.Int128
+	if b.limit == 0 {
+		due = b.finish.Add(b.token).Sub(b.burst)
+	} else {
+		k, ok := b.token.Mul64OK(int64(b.limit - 1))
+		if !ok {
+			return 0
+		}
+		due = b.finish.Sub(b.burst).Sub(k)
+	}
+	r := ceilNanos(due, b.scale)
+	if r == engine.Forever {
+		return 0 // beyond the clock: the model cannot say
+	}
+	return r - t
 }
 
-// NextGrant returns the instant at which the next waiting job receives its
-// token, or the largest T ([engine.Forever] for a TokenBucket) when no job
-// waits.
-func (b *Bucket[T]) NextGrant() T { return b.next }
+// Next returns the instant of the next grant to a queued job (LIFO and
+// random orders), rounded up to the nanosecond, or [engine.Forever] when
+// none is queued (always, under FCFS).
+func (b *TokenBucket) Next() engine.Time {
+	if b.q.len() == 0 {
+		return engine.Forever
+	}
+	return ceilNanos(b.grant, b.scale)
+}
 
-// Grant gives the token that becomes available at NextGrant() to a waiting
-// job chosen by the service order, and returns the job, the grant instant
-// and the job's delay (the grant instant minus its arrival).
-//
-// Panics if no job is waiting.
-func (b *Bucket[T]) Grant() (id int64, at T, delay T) {
-	t := b.next
-	var w waiting[T]
+// Release grants the token due at Next() to the waiting job the service
+// order chooses and returns the job and its exact wait. Panics if no job
+// is queued.
+func (b *TokenBucket) Release() Released {
+	if b.q.len() == 0 {
+		panic("buckets: TokenBucket.Release with no job queued")
+	}
+	g := b.grant
+	var w waiting
 	switch b.order {
-	case FCFS:
-		w = b.q.popFront()
 	case LIFO:
 		w = b.q.popBack()
 	case Random:
 		w = b.q.popAt(b.rng.IntN(b.q.len()))
+	default:
+		w = b.q.popFront()
 	}
-	b.last = t
-	b.waitAt.Add(-w.at)
-	b.served.Add(t - w.at)
-	if n := b.q.len(); n > 0 {
-		// The remaining n jobs get tokens 1/r apart; the next one is
-		// served when n - 1 will still wait after it.
-		b.next = max(b.grantAt(n-1), t)
-	} else {
-		b.next = b.never
+	if b.q.len() > 0 {
+		b.grant = g.Add(b.token) // the bucket is empty after a grant: the next token takes 1/r
 	}
-	return w.id, t, t - w.at
+	return Released{ID: w.id, Wait: exact.Frac(g.Sub(at(w.at, b.scale)), b.scale)}
 }
 
-// Waiting returns N, the number of jobs waiting for a token now.
-func (b *Bucket[T]) Waiting() int { return b.q.len() }
+// Queued returns the jobs queued for release (LIFO and random orders; 0
+// under FCFS, where waiting jobs are not kept: see [TokenBucket.Waiting]).
+func (b *TokenBucket) Queued() int { return b.q.len() }
 
-// AccruedDelay returns S(t) = ∫_0^t N(u) du, the delay accrued by all jobs
-// up to instant t (seconds, or ticks): the delays of the jobs already
-// served plus t - a_i for each job i still waiting. Both sums are
-// compensated. t must not be earlier than the last arrival or grant, nor
-// later than the next grant.
-func (b *Bucket[T]) AccruedDelay(t T) T {
-	return b.served.Value() + T(b.q.len())*t - b.waitAt.Value()
-}
+// Waiting returns N(t), the number of jobs waiting for a token at instant
+// t, whatever the order. t must not be earlier than the last instant
+// offered.
+func (b *TokenBucket) Waiting(t engine.Time) int64 { return b.waitingAt(at(t, b.scale)) }
 
-// Delayed returns the number of jobs that have had to wait so far.
-func (b *Bucket[T]) Delayed() int64 { return b.delayed }
-
-// Unfinished returns U(t), the unfinished work of the equivalent G/D/1 queue
-// at instant t (seconds, or ticks). t must not be earlier than the last
-// arrival.
-func (b *Bucket[T]) Unfinished(t T) T {
-	return max(0, b.finish-t)
-}
-
-// Work returns r·U(t), the unfinished work at instant t in the units of
-// Lemma 1: tokens for a TokenBucket; for an exact bucket, a common multiple
-// set by its comparison so that buckets of different rates compare exactly.
-func (b *Bucket[T]) Work(t T) T {
-	return b.Unfinished(t) * b.weight
+func (b *TokenBucket) waitingAt(ts exact.Int128) int64 {
+	return b.State().Waiting(ts)
 }
 
 // Tokens returns the tokens in the bucket at instant t, in [0, b]:
-// b - r·U(t) while no job waits, and the fraction of a token accrued towards
-// the next grant, b - r·U(t) + N, while N > 0 jobs wait. It is computed in
-// float64 (approximately for an exact bucket). t must not be earlier than
-// the last arrival or grant, nor later than the next grant.
-func (b *Bucket[T]) Tokens(t T) float64 {
-	u := float64(b.Unfinished(t)) / float64(b.inv) // r·U(t) in work units
-	x := (float64(b.burst) - u + float64(b.q.len())*float64(b.one)) / float64(b.one)
-	return min(max(x, 0), b.p.Burst)
+// b - r·U(t) while no job waits, and the fraction of a token accrued
+// towards the next grant while jobs wait. t must not be earlier than the
+// last instant offered.
+func (b *TokenBucket) Tokens(t engine.Time) exact.Rat {
+	ts := at(t, b.scale)
+	u := b.finish.Sub(ts)
+	if u.Sign() < 0 {
+		u = exact.Int128{}
+	}
+	// (b/r - U + N/r)/(1/r) tokens, in units over units.
+	x := b.burst.Sub(u)
+	if n := b.waitingAt(ts); n > 0 {
+		k, _ := b.token.Mul64OK(n)
+		x = x.Add(k)
+	}
+	// x/token in lowest terms needs a 64-bit denominator: reduce exactly.
+	r, err := exact.RatOf(x, b.token)
+	if err != nil {
+		panic(fmt.Sprintf("buckets: Tokens out of range: %v", err))
+	}
+	return r
 }
 
-// Delay returns eq. (1) for a job arriving at instant t, without admitting
-// it: max(0, U(t-) + (1 - b)/r). Under FCFS it is the delay the job would
-// get from Arrive and Grant.
-func (b *Bucket[T]) Delay(t T) T {
-	return max(0, b.Unfinished(t)+(b.one-b.burst)*b.inv)
+// Delay returns the FCFS wait, eq. (1), of a job arriving at instant t,
+// exactly, in nanoseconds, without admitting it: max(0, U(t-) + (1 - b)/r).
+func (b *TokenBucket) Delay(t engine.Time) exact.Rat {
+	ts := at(t, b.scale)
+	f := b.finish
+	if f.Less(ts) {
+		f = ts
+	}
+	w := f.Add(b.token).Sub(b.burst).Sub(ts)
+	if w.Sign() < 0 {
+		return exact.Rat{}
+	}
+	return exact.Frac(w, b.scale)
 }
 
-// QueueCapacity returns the most jobs that may wait when [Bucket.Offer]
-// admits jobs: 0 in policing mode, -1 for an unbounded queue.
-func (b *Bucket[T]) QueueCapacity() int { return b.queue }
-
-// Offer presents a job arriving at instant t (seconds, or ticks for an
-// exact bucket) and decides it, making first every grant due at or before
-// t. A job that finds at least one token passes at once (Delay 0). One that
-// finds less waits for its token (Delay > 0, the grant instant minus t)
-// unless the bucket polices or its queue already holds its capacity, in
-// which case it is rejected and the bucket is left as it was. Offer numbers
-// the jobs it admits 0, 1, 2, … for [Bucket.Grant].
-//
-// Offer is the [Limiter] form of the bucket: use it, or Arrive and Grant,
-// not both. The delay it returns is the FCFS delay, eq. (1), which is the
-// order Offer requires.
-//
-// Special cases:
-//
-//	a grant instant beyond the largest T   the job is rejected (float64:
-//	                                       only for absurdly small rates
-//	                                       and huge queues; see ErrOverflow)
-//
-// Panics if the bucket's order is not FCFS, or if t is NaN or earlier than
-// the last admitted job or grant.
-func (b *Bucket[T]) Offer(t T) Decision[T] {
-	if b.order != FCFS {
-		panic(fmt.Sprintf("buckets: Offer on a bucket with order %v; Offer needs FCFS", b.order))
-	}
-	if !(t >= b.last) {
-		panic(fmt.Sprintf("buckets: Offer(%v) after instant %v", t, b.last))
-	}
-	for b.next <= t {
-		b.Grant()
-	}
-	// The grant instant the job would get, computed as Arrive will:
-	// B + (m + 1 - b)/r after it joins the busy period (a new one if the
-	// G/D/1 queue is empty at t).
-	start, work := b.start, b.work
-	if b.q.len() == 0 && b.finish <= t {
-		start, work = t, 0
-	}
-	g := start + (work+b.one-b.burst)*b.inv
-	if g <= t {
-		b.Arrive(t, b.offered)
-		b.offered++
-		return Decision[T]{Admitted: true}
-	}
-	if b.queue >= 0 && b.q.len() >= b.queue || !(g <= b.never) {
-		return Decision[T]{}
-	}
-	b.Arrive(t, b.offered)
-	b.offered++
-	return Decision[T]{Admitted: true, Delay: g - t}
+// Counts returns the jobs admitted (at once or after a wait), the jobs
+// among them that waited, and the jobs rejected so far.
+func (b *TokenBucket) Counts() (admitted, delayed, rejected int64) {
+	return b.admitted, b.delayed, b.rejected
 }
 
-// Promise returns b + r·d, the most jobs a token bucket (r, b) lets pass, or
-// releases after shaping, in any closed interval of length d (seconds, or
-// ticks for an exact bucket): at most b tokens at its start and r·d accrued
-// during it.
-func (b *Bucket[T]) Promise(d T) float64 {
-	return b.p.Burst + b.p.Rate*float64(d)
+// Promise returns b + r·d (see [Params.Promise]).
+func (b *TokenBucket) Promise(d engine.Time) float64 { return b.p.Promise(d) }
+
+// State returns the exact state of the bucket's equivalent G/D/1 queue.
+func (b *TokenBucket) State() GD1 {
+	return GD1{Scale: b.scale, Token: b.token, Burst: b.burst, Finish: b.finish, Waits: b.waits}
 }
+
+// GD1 is the exact state of a token bucket's equivalent G/D/1 queue, in
+// units of 1/Scale ns (see [TokenBucket]); instants passed to its methods
+// are in those units and must not be earlier than the bucket's last
+// arrival. It is what the check of Theorem 2 and Lemma 1 reads.
+type GD1 struct {
+	Scale  int64        // units per nanosecond
+	Token  exact.Int128 // one token's time 1/r, units
+	Burst  exact.Int128 // the burst's time b/r, units
+	Finish exact.Int128 // F, the instant the queue empties: U(x) = max(0, F - x)
+	Waits  exact.Int128 // Σ waits of every job admitted so far, units
+}
+
+// Unfinished returns U(x) = max(0, F - x), units.
+func (g GD1) Unfinished(x exact.Int128) exact.Int128 {
+	u := g.Finish.Sub(x)
+	if u.Sign() < 0 {
+		return exact.Int128{}
+	}
+	return u
+}
+
+// Waiting returns N(x) = ceil(max(0, r·U(x) - b)) = ceil(max(0, U(x) -
+// b/r)/(1/r)), the jobs waiting at instant x.
+func (g GD1) Waiting(x exact.Int128) int64 {
+	d := g.Finish.Sub(x).Sub(g.Burst)
+	if d.Sign() <= 0 {
+		return 0
+	}
+	q, r := d.DivMod(g.Token)
+	if r.Sign() != 0 {
+		q = q.Add64(1)
+	}
+	return q.Int64()
+}
+
+// LastGrant returns the instant of the grant of the last job admitted,
+// F - b/r (under FCFS it is that job's; whatever the order it is the last
+// grant of the busy period), units.
+func (g GD1) LastGrant() exact.Int128 { return g.Finish.Sub(g.Burst) }
+
+// Accrued returns S(x), the delay accrued by all jobs up to instant x,
+// units: the waits of every job admitted, less what the N(x) jobs still
+// waiting have yet to wait. The grants of those jobs are the last N(x) of
+// the busy period, 1/r apart and ending at F - b/r, so what remains is
+//
+//	N·(F - b/r - x) - (1/r)·N(N - 1)/2
+//
+// It panics if a product overflows 128 bits (beyond any run's range).
+func (g GD1) Accrued(x exact.Int128) exact.Int128 {
+	n := g.Waiting(x)
+	if n == 0 {
+		return g.Waits
+	}
+	rest, ok1 := g.LastGrant().Sub(x).Mul64OK(n)
+	tri, ok2 := exact.Mul64(n, n-1).FloorDiv(2).Mul(g.Token)
+	if !ok1 || !ok2 {
+		panic("buckets: GD1.Accrued overflows 128 bits")
+	}
+	return g.Waits.Sub(rest.Sub(tri))
+}
+
+// Scale returns the bucket's units per nanosecond (see [WithScale]).
+func (b *TokenBucket) Scale() int64 { return b.scale }
+
+// FastFCFS reports whether [TokenBucket.AdmitFCFS] applies: the bucket
+// shapes with an unbounded queue, first come first served.
+func (b *TokenBucket) FastFCFS() bool { return b.order == FCFS && b.limit < 0 }
+
+// AdmitFCFS admits a job arriving at instant t, given as ts = t·Scale()
+// units, to a bucket for which [TokenBucket.FastFCFS] holds, and returns
+// its exact wait in units (0 when it passes at once): the note's eq. (1)
+// by the Lindley recursion, as [TokenBucket.Offer] computes it, without
+// building a [Decision]. It is the hot path of the systems package's fast
+// driver. ok is false, and the bucket unchanged, when the job's release
+// would be beyond the clock's range (see [TokenBucket.Offer]).
+//
+// Panics if t is earlier than an instant already offered.
+func (b *TokenBucket) AdmitFCFS(t engine.Time, ts exact.Int128) (wait exact.Int128, ok bool) {
+	if t < b.last {
+		panic(fmt.Sprintf("buckets: TokenBucket.AdmitFCFS(%v) after instant %v", t, b.last))
+	}
+	f := b.finish
+	if f.Less(ts) {
+		f = ts
+	}
+	f = f.Add(b.token)
+	wait = f.Sub(ts).Sub(b.burst)
+	if wait.Sign() <= 0 {
+		b.finish, b.last = f, t
+		b.admitted++
+		return exact.Int128{}, true
+	}
+	if !wait.Less(b.horizon(t)) {
+		return exact.Int128{}, false
+	}
+	b.finish, b.last = f, t
+	b.admitted++
+	b.delayed++
+	b.waits = b.waits.Add(wait)
+	return wait, true
+}
+
+// horizon returns the longest wait in units that a job arriving at t can
+// have with its release still on the clock: (Forever - t)·Scale().
+func (b *TokenBucket) horizon(t engine.Time) exact.Int128 {
+	return exact.Mul64(int64(engine.Forever-t), b.scale)
+}
+
+// TotalWait returns the sum of the waits of every job admitted so far, in
+// units (see [TokenBucket.Scale]): the accrued delay S once every waiting
+// job is served, and an upper bound of S(t) at any instant t.
+func (b *TokenBucket) TotalWait() exact.Int128 { return b.waits }

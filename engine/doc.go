@@ -8,31 +8,36 @@
 //
 // # Time
 //
-// Simulation time is a [Time]: float64 seconds since the start of the run.
-// The choice is deliberate. The alternative, 64-bit integer ticks as in ns-3
-// and OMNeT++, makes ties exact but cannot represent the departure instants
-// of a token bucket exactly either (a rate of 3 tokens/s puts departures
-// 1/3 s apart, which no decimal tick divides), and its range at 1 ns
-// resolution (about 292 years) is too short for the slow rates researchers
-// probe (rate 1e-10 tokens/s means 1e10 s between tokens). float64 seconds
-// give:
+// Simulation time is a [Time]: an integer count of nanoseconds since the
+// run's origin (the first arrival of a trace, or 0 for generated arrivals),
+// as ns-3 keeps Time and OMNeT++ simtime_t, and as golang.org/x/time/rate
+// keeps its clock. The reason is exactness: real traces are full of ties
+// (whole seconds, millisecond grids, periodic clients), and a model must
+// decide a token due exactly when a job arrives, or a job exactly on a
+// window edge, as exact arithmetic does. With integer instants every tie
+// is a tie; in float64 seconds 0.1 + 0.2 > 0.3 decides it.
 //
-//   - Range: every finite value; instants up to 2^53 s (about 2.9e8 years)
-//     are kept with a resolution of at least 1 s, and integers up to 2^53
-//     are exact. A computed instant that is not finite is reported as an
-//     error by the components that compute it, never wrapped around.
-//   - Resolution: relative, 2^-52 of the instant (unit roundoff u = 2^-53):
-//     about 1.1e-10 s at 1e6 s (11.6 days), 2.2e-16 s at 1 s. A 23-day
-//     trace (2e6 s) is resolved to better than 0.5 ns, finer than any
-//     trace format ratesim reads.
-//   - Ties: events are ordered by (time, insertion sequence), so two events
-//     at the same instant run in the order they were scheduled, on every
-//     machine. Exact float equality is used only for this ordering.
+//   - Range: ±2^63 ns, about ±292 years from the origin. A model whose
+//     instants would leave it reports an error rather than wrapping.
+//   - Resolution: 1 ns everywhere in the range. Trace readers parse
+//     decimal timestamps exactly into nanoseconds (so 1700000000.3 after
+//     1700000000.0 is exactly 300000000 ns later, at any point of a
+//     Unix-epoch trace), decimal periods are exact (0.1 s is 100000000 ns),
+//     and continuous random gaps are rounded to the nearest nanosecond.
+//   - Instants between nanoseconds. A limiter whose rate does not divide a
+//     nanosecond (3 tokens/s puts tokens 1/3 s apart) computes its instants
+//     as exact rationals in units of its own (package exact) and decides
+//     with them. An event it schedules on the clock is delivered at the
+//     next whole nanosecond, as a timer fires at or after its deadline:
+//     since every arrival is on the clock, an instant g is at or before an
+//     arrival at t exactly when ceil(g) is, so the order of such events
+//     against arrivals is the exact order.
+//   - Ties: events are ordered by (time, priority, insertion sequence), so
+//     two events at the same instant run by priority (a release before an
+//     arrival) and then in the order they were scheduled, on every machine.
 //
-// Trace readers convert timestamps exactly to integer nanoseconds, subtract
-// the first arrival in integer arithmetic and round once to float64, so an
-// input of 0.3 s becomes the float64 nearest 0.3 rather than an accumulated
-// difference of two large rounded numbers.
+// Reported quantities (delays in seconds, means, totals) are converted to
+// float64 once, from their exact values ([Time.Seconds] rounds correctly).
 //
 // # Cost
 //

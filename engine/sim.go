@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // A Handler is a component that reacts to its own events. Handle is called
 // with the simulation, the event's instant (equal to s.Now()) and the
@@ -18,19 +15,27 @@ type Observer func(ev Event)
 
 // Event is one scheduled occurrence.
 type Event struct {
-	At      Time    // instant in seconds since the start of the run
-	Seq     uint64  // insertion sequence number; breaks ties in At
-	Handler Handler // the component that scheduled the event
-	Arg     int     // component-defined argument
+	At       Time    // instant, ns since the origin
+	Priority int     // at one instant, lower priorities run first
+	Seq      uint64  // insertion sequence number; breaks ties in (At, Priority)
+	Handler  Handler // the component that scheduled the event
+	Arg      int     // component-defined argument
 }
 
-// before reports whether e runs before f: earlier At, then earlier Seq.
+// before reports whether e runs before f: earlier At, then lower
+// Priority, then earlier Seq.
 func (e *Event) before(f *Event) bool {
-	return e.At < f.At || (e.At == f.At && e.Seq < f.Seq)
+	if e.At != f.At {
+		return e.At < f.At
+	}
+	if e.Priority != f.Priority {
+		return e.Priority < f.Priority
+	}
+	return e.Seq < f.Seq
 }
 
 // Sim is a discrete-event simulation: a clock and a queue of pending events
-// ordered by (time, insertion sequence). Handlers run one at a time on the
+// ordered by (time, priority, insertion sequence). Handlers run one at a time on the
 // caller's goroutine.
 //
 // The zero value is not usable; create one with [NewSim].
@@ -59,17 +64,24 @@ func (s *Sim) Pending() int { return len(s.heap) }
 // were added.
 func (s *Sim) Observe(o Observer) { s.observers = append(s.observers, o) }
 
-// Schedule arranges for h.Handle(s, at, arg) to run at instant at. Events at
-// the same instant run in the order they were scheduled. Cost: O(log n),
-// where n is the number of pending events.
+// Schedule arranges for h.Handle(s, at, arg) to run at instant at, with
+// priority 0. Events at the same instant and priority run in the order
+// they were scheduled. Cost: O(log n), where n is the number of pending
+// events.
 //
-// Panics if at is NaN, infinite, or earlier than Now(): scheduling into the
-// past is a programmer error in the component.
-func (s *Sim) Schedule(at Time, h Handler, arg int) {
-	if math.IsNaN(float64(at)) || math.IsInf(float64(at), 0) || at < s.now {
+// Panics if at is earlier than Now() or is [Forever]: scheduling into the
+// past, or for never, is a programmer error in the component.
+func (s *Sim) Schedule(at Time, h Handler, arg int) { s.SchedulePriority(at, 0, h, arg) }
+
+// SchedulePriority is [Sim.Schedule] with a priority: at one instant,
+// events of lower priority run first (a model that must release a token
+// before it admits an arrival at the same instant schedules releases at a
+// lower priority than arrivals).
+func (s *Sim) SchedulePriority(at Time, priority int, h Handler, arg int) {
+	if at < s.now || at == Forever {
 		panic(fmt.Sprintf("engine: Schedule(%v) with Now() = %v", at, s.now))
 	}
-	s.heap = append(s.heap, Event{At: at, Seq: s.seq, Handler: h, Arg: arg})
+	s.heap = append(s.heap, Event{At: at, Priority: priority, Seq: s.seq, Handler: h, Arg: arg})
 	s.seq++
 	s.up(len(s.heap) - 1)
 }

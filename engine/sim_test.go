@@ -84,16 +84,16 @@ func TestHeapAgainstSort(t *testing.T) {
 func TestRunUntil(t *testing.T) {
 	s := NewSim()
 	r := &recorder{}
-	for _, at := range []Time{3, 1, 2, 2.5} {
-		s.Schedule(at, r, int(at*10))
+	for _, at := range []Time{30, 10, 20, 25} {
+		s.Schedule(at, r, int(at))
 	}
-	s.RunUntil(2.5)
-	if len(r.log) != 3 || s.Now() != 2.5 || s.Pending() != 1 || s.Peek() != 3 {
-		t.Errorf("RunUntil(2.5): ran %d, Now %v, Pending %d, Peek %v; want 3, 2.5, 1, 3", len(r.log), s.Now(), s.Pending(), s.Peek())
+	s.RunUntil(25)
+	if len(r.log) != 3 || s.Now() != 25 || s.Pending() != 1 || s.Peek() != 30 {
+		t.Errorf("RunUntil(25): ran %d, Now %v, Pending %d, Peek %v; want 3, 25, 1, 30", len(r.log), s.Now(), s.Pending(), s.Peek())
 	}
-	s.RunUntil(10)
-	if s.Now() != 3 || s.Peek() != Forever {
-		t.Errorf("RunUntil(10): Now %v, Peek %v; want 3 and Forever", s.Now(), s.Peek())
+	s.RunUntil(100)
+	if s.Now() != 30 || s.Peek() != Forever {
+		t.Errorf("RunUntil(100): Now %v, Peek %v; want 30 and Forever", s.Now(), s.Peek())
 	}
 }
 
@@ -102,10 +102,10 @@ func TestObserversSeeEachEvent(t *testing.T) {
 	r := &recorder{}
 	var seen []Time
 	s.Observe(func(ev Event) { seen = append(seen, ev.At) })
-	s.Schedule(1, r, -1)
-	s.Schedule(0.5, r, 0)
+	s.Schedule(2*Second, r, -1) // runs at 2 s and schedules a follow-up 1 ns later
+	s.Schedule(Second, r, 0)
 	s.Run()
-	want := []Time{0.5, 1, 2}
+	want := []Time{Second, 2 * Second, 2*Second + 1}
 	if !slices.Equal(seen, want) {
 		t.Errorf("observer saw %v, want %v", seen, want)
 	}
@@ -116,9 +116,8 @@ func TestSchedulePanics(t *testing.T) {
 		name string
 		at   Time
 	}{
-		{"past", 0.5},
-		{"NaN", Time(math.NaN())},
-		{"+Inf", Time(math.Inf(1))},
+		{"past", 0},
+		{"Forever", Forever},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewSim()
@@ -153,5 +152,61 @@ func BenchmarkScheduleStep(b *testing.B) {
 	for range b.N {
 		s.Schedule(s.Now()+Time(src.Float64()), h, 0)
 		s.Step()
+	}
+}
+
+func TestTimeSecondsAndString(t *testing.T) {
+	for _, c := range []struct {
+		t    Time
+		secs float64
+		text string
+	}{
+		{0, 0, "0"},
+		{300 * Millisecond, 0.3, "0.3"},
+		{-1500 * Millisecond, -1.5, "-1.5"},
+		{1700000000*Second + 1, 1700000000.000000001, "1700000000.000000001"},
+		{Forever, 9223372036.854775807, "9223372036.854775807"},
+		{-Forever - 1, -9223372036.854775808, "-9223372036.854775808"},
+	} {
+		if got := c.t.Seconds(); got != c.secs {
+			t.Errorf("Time(%d).Seconds() = %v, want %v", int64(c.t), got, c.secs)
+		}
+		if got := c.t.String(); got != c.text {
+			t.Errorf("Time(%d).String() = %q, want %q", int64(c.t), got, c.text)
+		}
+	}
+	for _, c := range []struct {
+		s  float64
+		t  Time
+		ok bool
+	}{
+		{0.1, 100 * Millisecond, true},
+		{1e-9, 1, true},
+		{0.4e-9, 0, true},
+		{-2.5e-9, -3, true}, // ties away from zero
+		{9.3e9, 0, false},
+		{math.NaN(), 0, false},
+	} {
+		if got, ok := FromSeconds(c.s); got != c.t || ok != c.ok {
+			t.Errorf("FromSeconds(%v) = %v, %v; want %v, %v", c.s, got, ok, c.t, c.ok)
+		}
+	}
+}
+
+// TestPriority: at one instant, priority 0 runs before priority 1 whatever
+// the order of scheduling; within a priority, schedule order.
+func TestPriority(t *testing.T) {
+	s := NewSim()
+	r := &recorder{}
+	s.SchedulePriority(5, 1, r, 1)
+	s.SchedulePriority(5, 0, r, 2)
+	s.SchedulePriority(5, 1, r, 3)
+	s.SchedulePriority(4, 9, r, 4)
+	s.Run()
+	want := []int{4, 2, 1, 3}
+	for i, e := range r.log {
+		if e.Arg != want[i] {
+			t.Fatalf("ran %v, want args %v", r.log, want)
+		}
 	}
 }

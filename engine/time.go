@@ -1,14 +1,120 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"math/bits"
+	"strconv"
+)
 
-// Time is a simulation instant in seconds since the start of the run
-// (float64). See the package documentation for its range and resolution.
-type Time float64
+// Time is simulated time as an integer count of nanoseconds: an instant
+// (nanoseconds since the run's origin, t = 0) or a span between two
+// instants. See the package documentation for why it is an integer.
+//
+// Range: ±2^63 ns, about ±292 years, the range of [time.Duration].
+type Time int64
 
-// Forever is an instant later than every finite one; a component with
-// nothing to do reports it as its next event time.
-const Forever = Time(math.MaxFloat64)
+// Units of [Time].
+const (
+	Nanosecond  Time = 1
+	Microsecond Time = 1000
+	Millisecond Time = 1000000
+	Second      Time = 1000000000
+)
 
-// Seconds returns t as a plain float64 count of seconds.
-func (t Time) Seconds() float64 { return float64(t) }
+// Forever is an instant later than every other; a component with nothing
+// to do reports it as its next event time.
+const Forever = Time(math.MaxInt64)
+
+// Seconds returns t in seconds, the float64 nearest t/1e9 (ties to even).
+//
+// Special cases: for |t| <= 2^53 ns (about 104 days) both t and 1e9 are
+// exact float64 values and one IEEE division rounds once. Beyond that
+// float64(t) would already round, so the nearest float64 is found by
+// comparing the candidates near float64(t)/1e9 in exact 128-bit integer
+// arithmetic.
+func (t Time) Seconds() float64 {
+	if t >= -1<<53 && t <= 1<<53 {
+		return float64(t) / 1e9
+	}
+	if t < 0 {
+		if t == math.MinInt64 {
+			return -secondsFromNanos(1 << 63)
+		}
+		return -secondsFromNanos(uint64(-t))
+	}
+	return secondsFromNanos(uint64(t))
+}
+
+// String returns t as an exact decimal number of seconds with no trailing
+// zeros, for example "0.3", "-1.5" or "1700000000.000000001".
+func (t Time) String() string {
+	neg := t < 0
+	u := uint64(t)
+	if neg {
+		u = -u
+	}
+	s := strconv.FormatUint(u/1e9, 10)
+	if f := u % 1e9; f != 0 {
+		frac := strconv.FormatUint(f+1e9, 10)[1:] // nine digits, leading zeros kept
+		for frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
+		}
+		s += "." + frac
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// FromSeconds returns the instant nearest s seconds (ties away from zero)
+// and true, or false when s is NaN or outside the range of [Time]. It is
+// the conversion for quantities that are continuous by nature (a random
+// gap, a float64 parameter); decimal inputs are parsed exactly instead.
+//
+// The result is within one nanosecond of s·1e9 (the product itself rounds
+// once before math.Round).
+func FromSeconds(s float64) (Time, bool) {
+	x := math.Round(s * 1e9)
+	if !(x >= -0x1p63 && x < 0x1p63) {
+		return 0, false
+	}
+	return Time(x), true
+}
+
+// secondsFromNanos returns d nanoseconds as float64 seconds, correctly
+// rounded, for d > 2^53.
+func secondsFromNanos(d uint64) float64 {
+	x := float64(d) / 1e9 // within 2 ulp of d/1e9: two roundings of 2^-53 each
+	best := x
+	bestHi, bestLo := nanosError(x, d)
+	y := math.Nextafter(math.Nextafter(x, 0), 0)
+	for range 5 {
+		if y != x {
+			hi, lo := nanosError(y, d)
+			if hi < bestHi || hi == bestHi && (lo < bestLo || lo == bestLo && math.Float64bits(y)&1 == 0) {
+				best, bestHi, bestLo = y, hi, lo
+			}
+		}
+		y = math.Nextafter(y, math.Inf(1))
+	}
+	return best
+}
+
+// nanosError returns |y·1e9 - d|·2^30 as a 128-bit integer (hi, lo), for
+// 2^53/1e9 <= y < 2^65/1e9. In that range y = m·2^e with m < 2^53 and
+// -30 <= e <= -17, so both terms are integers below 2^96 after scaling.
+func nanosError(y float64, d uint64) (hi, lo uint64) {
+	frac, exp := math.Frexp(y) // y = frac·2^exp, 0.5 <= frac < 1
+	m := uint64(math.Ldexp(frac, 53))
+	k := uint(exp - 53 + 30) // y·2^30 = m·2^k
+	ahi, alo := bits.Mul64(m, 1e9)
+	ahi, alo = ahi<<k|alo>>(64-k), alo<<k
+	bhi, blo := d>>34, d<<30
+	if ahi < bhi || ahi == bhi && alo < blo {
+		ahi, alo, bhi, blo = bhi, blo, ahi, alo
+	}
+	lo, borrow := bits.Sub64(alo, blo, 0)
+	hi, _ = bits.Sub64(ahi, bhi, borrow)
+	return hi, lo
+}

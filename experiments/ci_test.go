@@ -56,26 +56,41 @@ func TestMeanCICoverage(t *testing.T) {
 	}
 }
 
-// TestRatioCI: an exactly proportional pair has ratio 2 and no spread; the
-// special cases return NaN or +Inf as documented.
+// TestRatioCI: an exactly proportional pair has ratio 2 and no spread; a
+// hand-computed case; the special cases return NaN or +Inf as documented.
 func TestRatioCI(t *testing.T) {
-	r, h := RatioCI([]float64{2, 4, 6}, []float64{1, 2, 3}, 0.95)
-	if r != 2 || h != 0 {
-		t.Errorf("RatioCI(2x, x) = %v ± %v, want 2 ± 0", r, h)
+	r, lo, hi := RatioCI([]float64{2, 4, 6}, []float64{1, 2, 3}, 0.95)
+	if r != 2 || lo != 2 || hi != 2 {
+		t.Errorf("RatioCI(2x, x) = %v [%v, %v], want 2 [2, 2]", r, lo, hi)
 	}
-	// Means 3 and 2: ratio 1.5. d = y - 1.5x = (3-1.5, 1-1.5, 5-6) =
-	// (1.5, -0.5, -1), mean 0, s² = (2.25+0.25+1)/2 = 1.75; SE =
-	// sqrt(1.75/3)/2; t_{0.975,2} = 4.302652729749464.
-	r, h = RatioCI([]float64{3, 1, 5}, []float64{1, 1, 4}, 0.95)
-	want := 4.302652729749464 * math.Sqrt(1.75/3) / 2
-	if math.Abs(r-1.5) > 1e-15 || math.Abs(h-want) > 1e-9 {
-		t.Errorf("RatioCI = %v ± %v, want 1.5 ± %v", r, h, want)
+	// Means 3 and 2: ratio 1.5. d = y/3 - x/2 = (1/2, -1/6, -1/3), mean 0,
+	// s² = (1/4 + 1/36 + 1/9)/2 = 7/36; SE = sqrt(7/108);
+	// t_{0.975,2} = 4.302652729749464.
+	r, lo, hi = RatioCI([]float64{3, 1, 5}, []float64{1, 1, 4}, 0.95)
+	h := 4.302652729749464 * math.Sqrt(7.0/108)
+	if math.Abs(r-1.5) > 1e-15 || math.Abs(lo-1.5*math.Exp(-h)) > 1e-9 || math.Abs(hi-1.5*math.Exp(h)) > 1e-9 {
+		t.Errorf("RatioCI = %v [%v, %v], want 1.5 [%v, %v]", r, lo, hi, 1.5*math.Exp(-h), 1.5*math.Exp(h))
 	}
-	if r, h := RatioCI([]float64{0, 0}, []float64{0, 0}, 0.95); !math.IsNaN(r) || !math.IsNaN(h) {
-		t.Errorf("RatioCI(0, 0) = %v ± %v, want NaN", r, h)
+	if r, lo, hi := RatioCI([]float64{0, 0}, []float64{0, 0}, 0.95); !math.IsNaN(r) || !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("RatioCI(0, 0) = %v [%v, %v], want NaN", r, lo, hi)
 	}
-	if r, _ := RatioCI([]float64{1, 0}, []float64{0, 0}, 0.95); !math.IsInf(r, 1) {
+	if r, _, _ := RatioCI([]float64{1, 0}, []float64{0, 0}, 0.95); !math.IsInf(r, 1) {
 		t.Errorf("RatioCI(y > 0, x = 0) = %v, want +Inf", r)
+	}
+	if r, lo, _ := RatioCI([]float64{0, 0}, []float64{1, 2}, 0.95); r != 0 || !math.IsNaN(lo) {
+		t.Errorf("RatioCI(y = 0, x > 0) = %v, %v, want 0, NaN", r, lo)
+	}
+}
+
+// TestRatioCIPositive: three noisy pairs where the delta method on the
+// ratio itself reaches below zero (R ± t·s_d'/(√n·x̄) with d' = y - R·x:
+// R = 2, d' = (9, -3, -6), s_d' = √63, half-width 4.30·√21/2 = 9.86 > 2);
+// on the log ratio the interval stays positive and contains R.
+func TestRatioCIPositive(t *testing.T) {
+	ys, xs := []float64{11, 1, 0}, []float64{1, 2, 3}
+	r, lo, hi := RatioCI(ys, xs, 0.95)
+	if r != 2 || !(lo > 0) || !(lo < r) || !(hi > r) || math.IsInf(hi, 0) {
+		t.Errorf("RatioCI = %v [%v, %v], want 2 within a positive finite interval", r, lo, hi)
 	}
 }
 
@@ -92,8 +107,8 @@ func TestRatioCICoverage(t *testing.T) {
 			xs[i] = 10 + rng.NormFloat64()
 			ys[i] = 1.5*xs[i] + 0.5*rng.NormFloat64()
 		}
-		r, h := RatioCI(ys, xs, 0.95)
-		if math.Abs(r-1.5) <= h {
+		_, lo, hi := RatioCI(ys, xs, 0.95)
+		if lo <= 1.5 && 1.5 <= hi {
 			covered++
 		}
 	}

@@ -36,10 +36,10 @@ sweep:
 	}
 	for _, p := range res.Points {
 		fmt.Printf("p = %.1f: split mean %.2f s (Pollaczek-Khinchine %.2f s), ratio %.1f in [%.1f, %.1f], %d violations\n",
-			p.TrafficShares[0], p.MeanSplit, p.PKSplit, p.Ratio, p.RatioLo, p.RatioHi, p.Violations)
+			p.TrafficShares[0], p.Split.MeanDelay, p.Split.PK, p.Ratio, p.RatioLo, p.RatioHi, p.Violations)
 	}
 	// Output:
-	// p = 0.3: split mean 1.74 s (Pollaczek-Khinchine 1.76 s), ratio 11.8 in [10.8, 12.8], 0 violations
+	// p = 0.3: split mean 1.74 s (Pollaczek-Khinchine 1.76 s), ratio 11.8 in [10.9, 12.8], 0 violations
 	// p = 0.5: split mean 1.01 s (Pollaczek-Khinchine 1.00 s), ratio 6.8 in [6.6, 7.0], 0 violations
 }
 
@@ -61,11 +61,15 @@ sweep:
 		log.Fatal(err)
 	}
 	for _, p := range pts {
-		fmt.Printf("point %d: load %v, sub-buckets %v\n", p.Index, p.Load, p.Subs())
+		subs, err := p.Subs()
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("point %d: load %v, sub-buckets %v\n", p.Index, p.Load, subs)
 	}
 	// Output:
-	// point 0: load 0.5, sub-buckets [{0.3 3} {0.7 7}]
-	// point 1: load 0.5, sub-buckets [{0.5 5} {0.5 5}]
-	// point 2: load 0.9, sub-buckets [{0.3 3} {0.7 7}]
-	// point 3: load 0.9, sub-buckets [{0.5 5} {0.5 5}]
+	// point 0: load 0.5, sub-buckets [(0.3, 3) (0.7, 7)]
+	// point 1: load 0.5, sub-buckets [(0.5, 5) (0.5, 5)]
+	// point 2: load 0.9, sub-buckets [(0.3, 3) (0.7, 7)]
+	// point 3: load 0.9, sub-buckets [(0.5, 5) (0.5, 5)]
 }

@@ -175,7 +175,7 @@ func caption(res *Results, pr *PointResult, plotted ...string) string {
 	}
 	parts = append(parts, d+", "+pr.Order+";")
 	parts = append(parts, fmt.Sprintf("%d jobs after %d warm-up, %d replications per point; seed %d", pr.Jobs, pr.Warmup, pr.Replications, res.Seed))
-	if res.Version != "" {
+	if res.Version != "" && res.Version != "(devel)" {
 		parts[len(parts)-1] += "; ratesim " + res.Version
 	}
 	return strings.Join(parts, " ")
@@ -323,22 +323,22 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		if name != "" {
 			label += ", " + name
 		}
-		y := col(func(r *PointResult) float64 { return float64(r.MeanSplit) })
+		y := col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay) })
 		lp.Lines = append(lp.Lines, plots.Line{Label: label, X: x, Y: y,
-			Lo:    col(func(r *PointResult) float64 { return float64(r.MeanSplit - r.MeanSplitCI) }),
-			Hi:    col(func(r *PointResult) float64 { return float64(r.MeanSplit + r.MeanSplitCI) }),
+			Lo:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay - r.Split.MeanDelayCI) }),
+			Hi:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay + r.Split.MeanDelayCI) }),
 			Color: si, Marks: true})
 		lo, hi = minMax(lo, hi, y)
-		pk := col(func(r *PointResult) float64 { return float64(r.PKSplit) })
+		pk := col(func(r *PointResult) float64 { return float64(r.Split.PK) })
 		if slices.ContainsFunc(pk, func(v float64) bool { return finite(v) }) {
 			lp.Lines = append(lp.Lines, plots.Line{X: x, Y: pk, Dashed: true, Color: si})
 			withPK = true
 		}
 		if si == len(series)/2 {
-			one := col(func(r *PointResult) float64 { return float64(r.MeanOne) })
+			one := col(func(r *PointResult) float64 { return float64(r.One.MeanDelay) })
 			lp.Lines = append(lp.Lines, plots.Line{Label: "one bucket" + strings.TrimPrefix(label, "split"), X: x, Y: one,
-				Lo:    col(func(r *PointResult) float64 { return float64(r.MeanOne - r.MeanOneCI) }),
-				Hi:    col(func(r *PointResult) float64 { return float64(r.MeanOne + r.MeanOneCI) }),
+				Lo:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay - r.One.MeanDelayCI) }),
+				Hi:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay + r.One.MeanDelayCI) }),
 				Color: -1, Marks: true})
 			lo, hi = minMax(lo, hi, one)
 		}
@@ -349,7 +349,12 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		lp.Lines = append(lp.Lines, plots.Line{Label: "Pollaczek-Khinchine (M/D/1)", Dashed: true, Color: -1})
 		lp.Caption += "; dashed: the split's mean delay by Pollaczek-Khinchine (every sub-bucket M/D/1)"
 	}
-	lp.Caption += "; shaded: 95% confidence intervals (Student t); points with an overloaded sub-bucket left out"
+	if ratio {
+		lp.Caption += "; shaded: 95% confidence intervals (delta method on the log of the ratio, paired replications)"
+	} else {
+		lp.Caption += "; shaded: 95% confidence intervals (Student t)"
+	}
+	lp.Caption += "; points with an overloaded sub-bucket left out"
 	return lp
 }
 
@@ -403,14 +408,15 @@ func shortName(axis string) string {
 // RunCaption describes a single run for figure captions.
 func RunCaption(input string, spec RunSpec, jobs int64) string {
 	return fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d %s; dispatch %s, order %s; %d jobs; seed %d",
-		input, formatFloat(spec.One.Rate), formatFloat(spec.One.Burst), len(spec.Subs), DescribeSubs(spec.Subs), spec.Dispatch, spec.Order, jobs, spec.Seed)
+		input, spec.One.Rate, spec.One.Burst, len(spec.Subs), DescribeSubs(spec.Subs), spec.Dispatch, spec.Order, jobs, spec.Seed)
 }
 
 // DescribeSubs lists the sub-buckets as (rate, burst) pairs, compressing an
 // equal split to "k × (r, b)" and eliding the middle of a long list.
 func DescribeSubs(subs []buckets.Params) string {
-	if len(subs) > 1 && !slices.ContainsFunc(subs, func(p buckets.Params) bool { return p != subs[0] }) {
-		return fmt.Sprintf("%d × (%.6g, %.6g)", len(subs), subs[0].Rate, subs[0].Burst)
+	same := func(p buckets.Params) bool { return p.Rate.Cmp(subs[0].Rate) == 0 && p.Burst.Cmp(subs[0].Burst) == 0 }
+	if len(subs) > 1 && !slices.ContainsFunc(subs, func(p buckets.Params) bool { return !same(p) }) {
+		return fmt.Sprintf("%d × (%v, %v)", len(subs), subs[0].Rate, subs[0].Burst)
 	}
 	var parts []string
 	for i, s := range subs {
@@ -420,7 +426,7 @@ func DescribeSubs(subs []buckets.Params) string {
 		if len(subs) > 8 && i >= 4 && i < len(subs)-2 {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("(%.6g, %.6g)", s.Rate, s.Burst))
+		parts = append(parts, fmt.Sprintf("(%v, %v)", s.Rate, s.Burst))
 	}
 	return strings.Join(parts, " ")
 }
@@ -432,7 +438,7 @@ func DescribeSubs(subs []buckets.Params) string {
 func RunFigures(ser *Series, caption string) []NamedFigure {
 	cdf := &plots.LinePlot{
 		Title:   "Delay distribution (CDF)",
-		Caption: caption + "; quantiles from DDSketch (1% relative accuracy)",
+		Caption: caption,
 		XLabel:  "delay (s)",
 		YLabel:  "P(delay ≤ x)",
 		YRange:  [2]float64{0, 1.02},

@@ -18,8 +18,8 @@ func LimiterCaption(spec LimitersSpec) string {
 	if spec.Keyed {
 		keyed = "; one limiter per key, α* of the worst key"
 	}
-	return fmt.Sprintf("R = %.6g tokens/s, L = b = %d, W = %.6g s, window edges at %.6g + k·W s, shapers' queue %s, throttle ramp from deficit %.6g to %.6g tokens%s. Input: %s; seed %d.",
-		spec.Rate, spec.Limit, spec.Window, spec.Offset, queue, spec.Soft, spec.Hard, keyed, spec.Input, spec.Seed)
+	return fmt.Sprintf("R = %v tokens/s, L = b = %d, W = %v s, window edges at %v + k·W s from %s, shapers' queue %s, throttle ramp from deficit %v to %v tokens%s. Input: %s; seed %d.",
+		spec.Rate, spec.Limit, spec.Window, spec.Offset, spec.EdgesFrom(), queue, spec.Soft, spec.Hard, keyed, spec.Input, spec.Seed)
 }
 
 // LimiterFigures returns the figures of a limiters run, to be saved with
@@ -85,19 +85,29 @@ func (r *LimitersResult) WorstLimiter() int {
 	return w
 }
 
+// edges returns the run-time offset of the fixed windows' edges (aligned
+// to the Unix epoch) and the window length, seconds, for figures.
+func (s LimitersSpec) edges() (offset, window float64) {
+	w, err := s.window()
+	if err != nil {
+		return s.Offset.Float64(), s.Window.Float64()
+	}
+	return w.Offset.Float64(), w.Window.Float64()
+}
+
 // ZoomRange returns the window edge nearest the middle of the run's worst
 // overshoot interval and the range the zoom figure shows around it: the
 // edge ± max(W/2, the interval's length), starting at 0 at the earliest.
 func (r *LimitersResult) ZoomRange() (edge, from, to float64) {
-	s := r.Spec
+	offset, window := r.Spec.edges()
 	w := r.WorstLimiter()
 	mid, span := 0.0, 0.0
 	if w >= 0 {
 		p := r.Limiters[w].Worst
 		mid, span = (p.From+p.To)/2, p.To-p.From
 	}
-	edge = math.FMA(math.Round((mid-s.Offset)/s.Window), s.Window, s.Offset)
-	half := math.Max(s.Window/2, span)
+	edge = math.FMA(math.Round((mid-offset)/window), window, offset)
+	half := math.Max(window/2, span)
 	from, to = math.Max(0, edge-half), edge+half
 	return edge, from, to
 }
@@ -113,8 +123,9 @@ func boundaryZoom(res *LimitersResult, caption string) (*plots.LinePlot, error) 
 		title += fmt.Sprintf("\n%s: %d jobs in [%.6g, %.6g] s, %.3g× its promise", l.Name, l.Worst.Jobs, l.Worst.From, l.Worst.To, l.Worst.Ratio)
 	}
 	z := plots.BoundaryZoom{Title: title, Caption: caption, From: from, To: to}
-	for k := math.Ceil((from - res.Spec.Offset) / res.Spec.Window); ; k++ {
-		e := math.FMA(k, res.Spec.Window, res.Spec.Offset)
+	offset, window := res.Spec.edges()
+	for k := math.Ceil((from - offset) / window); ; k++ {
+		e := math.FMA(k, window, offset)
 		if e > to {
 			break
 		}
@@ -140,8 +151,8 @@ func responseFigure(res *LimitersResult, caption string) plots.Response {
 			r.Curves = append(r.Curves, plots.ResponseCurve{Name: "token-police (cliff)", Color: kind.color,
 				Deficit: []float64{0, b - 1, b - 1, b}, P: []float64{1, 1, 0, 0}})
 		case "throttle":
-			r.Curves = append(r.Curves, plots.ResponseCurve{Name: fmt.Sprintf("throttle (ramp %.3g to %.3g)", s.Soft, s.Hard), Color: kind.color,
-				Deficit: []float64{0, s.Soft, s.Hard, b}, P: []float64{1, 1, 0, 0}})
+			r.Curves = append(r.Curves, plots.ResponseCurve{Name: fmt.Sprintf("throttle (ramp %v to %v)", s.Soft, s.Hard), Color: kind.color,
+				Deficit: []float64{0, s.Soft.Float64(), s.Hard.Float64(), b}, P: []float64{1, 1, 0, 0}})
 		default:
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // LimiterNames lists the limiters of [RunLimiters], in the order of its
@@ -53,19 +54,26 @@ var limiterKinds = map[string]limiterKind{
 // LimitersSpec describes a run of the limiter family with matched
 // parameters on one arrival stream.
 type LimitersSpec struct {
-	Rate   float64 // R: token rate of the buckets, GCRA rate and leaky drain rate, tokens/s (jobs/s); finite, > 0
-	Limit  int64   // L: bucket burst b = L tokens and window limit L jobs; >= 1
-	Window float64 // W: window length, seconds; finite, > 0
-	Offset float64 // fixed windows' edges at Offset + k·W, seconds; in [0, W)
-	Queue  int     // queue capacity of token-shape and leaky-queue, jobs; 0 means unbounded
-	Soft   float64 // throttle: token deficit up to which every job passes, tokens; in [0, Hard]
-	Hard   float64 // throttle: token deficit from which every job is rejected, tokens; in [Soft, L - 1]
+	Rate   exact.Rat // R: token rate of the buckets, GCRA rate and leaky drain rate, tokens/s (jobs/s); > 0
+	Limit  int64     // L: bucket burst b = L tokens and window limit L jobs; >= 1
+	Window exact.Rat // W: window length, seconds; > 0
+	// Offset puts fixed windows' edges at Offset + k·W seconds from the
+	// Unix epoch (Origin + t in run time), in [0, W): windows follow the
+	// trace's own clock, as a Redis key per minute does.
+	Offset exact.Rat
+	// Origin is the absolute instant of the run's t = 0, ns since the
+	// Unix epoch. RunLimiters sets it from a trace (its first arrival);
+	// generated arrivals keep 0.
+	Origin int64
+	Queue  int       // queue capacity of token-shape and leaky-queue, jobs; 0 means unbounded
+	Soft   exact.Rat // throttle: token deficit up to which every job passes, tokens; in [0, Hard]
+	Hard   exact.Rat // throttle: token deficit from which every job is rejected, tokens; in [Soft, L - 1]
 	// Names are the limiters to run, in table order (a subset of
 	// LimiterNames); nil runs them all.
 	Names []string
 	// Durations are the interval lengths d at which α*(d) is measured,
-	// seconds, >= 0; nil means DefaultDurations(Window).
-	Durations []float64
+	// ns, >= 0; nil means DefaultDurations(Window).
+	Durations []engine.Time
 	Seed      uint64 // the throttle draws from stream 1 of this seed (Source(Seed, 1))
 	MaxJobs   int64  // stop after this many arrivals; 0 means when the arrivals end
 	// Keyed gives each key (Arrival.Key, a trace's key column) its own
@@ -79,11 +87,16 @@ type LimitersSpec struct {
 
 // DefaultDurations returns the interval lengths at which α*(d) is measured
 // by default: 0 and W·2^(k/8) for k = -56, ..., 16 (W/128 to 4W, eight per
-// doubling), 74 lengths in all.
-func DefaultDurations(window float64) []float64 {
-	ds := []float64{0}
+// doubling), each rounded to the nanosecond, 74 lengths in all (fewer when
+// W is so short that lengths coincide).
+func DefaultDurations(window exact.Rat) []engine.Time {
+	ds := []engine.Time{0}
+	w := window.Float64()
 	for k := -56; k <= 16; k++ {
-		ds = append(ds, window*math.Exp2(float64(k)/8))
+		d, ok := engine.FromSeconds(w * math.Exp2(float64(k)/8))
+		if ok && d > ds[len(ds)-1] {
+			ds = append(ds, d)
+		}
 	}
 	return ds
 }
@@ -112,25 +125,25 @@ func (s LimitersSpec) names() []string {
 
 // Validate returns a *LimiterError naming the first invalid field, or nil.
 func (s LimitersSpec) Validate() error {
-	if !(s.Rate > 0) || math.IsInf(s.Rate, 0) || math.IsInf(1/s.Rate, 0) || math.IsInf(float64(s.Limit)/s.Rate, 0) {
-		return &LimiterError{"Rate", s.Rate, "a finite rate > 0 tokens/s with finite 1/R and L/R seconds"}
+	if s.Rate.Sign() <= 0 {
+		return &LimiterError{"Rate", s.Rate, "a rate > 0 tokens/s"}
 	}
 	if s.Limit < 1 || s.Limit > 1<<40 {
 		return &LimiterError{"Limit", s.Limit, "between 1 and 2^40 jobs"}
 	}
-	if !(s.Window > 0) || math.IsInf(s.Window, 0) {
-		return &LimiterError{"Window", s.Window, "a finite window > 0 s"}
+	if s.Window.Sign() <= 0 {
+		return &LimiterError{"Window", s.Window, "a window > 0 s"}
 	}
-	if !(s.Offset >= 0 && s.Offset < s.Window) {
+	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
 		return &LimiterError{"Offset", s.Offset, fmt.Sprintf("in [0, W = %v) s", s.Window)}
 	}
 	if s.Queue < 0 {
 		return &LimiterError{"Queue", s.Queue, ">= 1 job, or 0 for no limit"}
 	}
-	if !(s.Hard >= 0 && s.Hard <= float64(s.Limit-1)) {
+	if s.Hard.Sign() < 0 || s.Hard.Cmp(exact.Int(s.Limit-1)) > 0 {
 		return &LimiterError{"Hard", s.Hard, fmt.Sprintf("in [0, L - 1 = %d] tokens of deficit", s.Limit-1)}
 	}
-	if !(s.Soft >= 0 && s.Soft <= s.Hard) {
+	if s.Soft.Sign() < 0 || s.Soft.Cmp(s.Hard) > 0 {
 		return &LimiterError{"Soft", s.Soft, fmt.Sprintf("in [0, Hard = %v] tokens of deficit", s.Hard)}
 	}
 	names := s.names()
@@ -146,8 +159,8 @@ func (s LimitersSpec) Validate() error {
 		}
 	}
 	for _, d := range s.Durations {
-		if !(d >= 0) || math.IsInf(d, 0) {
-			return &LimiterError{"Durations", d, "finite interval lengths >= 0 s"}
+		if d < 0 {
+			return &LimiterError{"Durations", d, "interval lengths >= 0 s"}
 		}
 	}
 	if s.MaxJobs < 0 {
@@ -157,16 +170,22 @@ func (s LimitersSpec) Validate() error {
 }
 
 func (s LimitersSpec) bucket() buckets.Params {
-	return buckets.Params{Rate: s.Rate, Burst: float64(s.Limit)}
+	return buckets.Params{Rate: s.Rate, Burst: exact.Int(s.Limit)}
 }
 
-func (s LimitersSpec) window() buckets.WindowParams {
-	return buckets.WindowParams{Limit: s.Limit, Window: s.Window, Offset: s.Offset}
+// window returns the window limiters' parameters with their edges aligned
+// to absolute time (see buckets.WindowParams.Aligned).
+func (s LimitersSpec) window() (buckets.WindowParams, error) {
+	return buckets.WindowParams{Limit: s.Limit, Window: s.Window, Offset: s.Offset}.Aligned(s.Origin)
 }
 
 // newLimiter builds the limiter name with the spec's matched parameters.
 // src is the throttle's random source.
-func (s LimitersSpec) newLimiter(name string, src rand.Source) (buckets.Limiter[engine.Time], error) {
+func (s LimitersSpec) newLimiter(name string, src rand.Source) (buckets.Limiter, error) {
+	win, err := s.window()
+	if err != nil {
+		return nil, err
+	}
 	switch name {
 	case "token-police":
 		return buckets.NewTokenBucket(s.bucket(), buckets.WithPolicing())
@@ -180,13 +199,13 @@ func (s LimitersSpec) newLimiter(name string, src rand.Source) (buckets.Limiter[
 	case "gcra":
 		return buckets.NewGCRA(buckets.MatchGCRA(s.bucket()))
 	case "fixed-window":
-		return buckets.NewFixedWindow(s.window())
+		return buckets.NewFixedWindow(win)
 	case "sliding-log":
-		return buckets.NewSlidingLog(s.window())
+		return buckets.NewSlidingLog(win)
 	case "sliding-counter":
-		return buckets.NewSlidingCounter(s.window())
+		return buckets.NewSlidingCounter(win)
 	case "throttle":
-		return buckets.NewThrottle(buckets.ThrottleParams{Rate: s.Rate, Burst: float64(s.Limit), Soft: s.Soft, Hard: s.Hard}, src)
+		return buckets.NewThrottle(buckets.ThrottleParams{Rate: s.Rate, Burst: exact.Int(s.Limit), Soft: s.Soft, Hard: s.Hard}, src)
 	}
 	return nil, &LimiterError{"Names", name, "one of " + strings.Join(LimiterNames, ", ")}
 }
@@ -199,20 +218,20 @@ func (s LimitersSpec) describe(name string) string {
 	}
 	switch name {
 	case "token-police":
-		return fmt.Sprintf("r = %.6g tokens/s, b = %d tokens, policing", s.Rate, s.Limit)
+		return fmt.Sprintf("r = %v tokens/s, b = %d tokens, policing", s.Rate, s.Limit)
 	case "token-shape":
-		return fmt.Sprintf("r = %.6g tokens/s, b = %d tokens, shaping, %s", s.Rate, s.Limit, queue)
+		return fmt.Sprintf("r = %v tokens/s, b = %d tokens, shaping, %s", s.Rate, s.Limit, queue)
 	case "leaky-queue":
-		return fmt.Sprintf("R = %.6g jobs/s, %s", s.Rate, queue)
+		return fmt.Sprintf("R = %v jobs/s, %s", s.Rate, queue)
 	case "gcra":
 		g := buckets.MatchGCRA(s.bucket())
-		return fmt.Sprintf("T = %.6g s, τ = %.6g s", g.Interval, g.Tolerance)
+		return fmt.Sprintf("T = %v s, τ = %v s", g.Interval, g.Tolerance)
 	case "fixed-window", "sliding-counter":
-		return fmt.Sprintf("L = %d per W = %.6g s, edges at %.6g + k·W s", s.Limit, s.Window, s.Offset)
+		return fmt.Sprintf("L = %d per W = %v s, edges at %v + k·W s from %s", s.Limit, s.Window, s.Offset, s.EdgesFrom())
 	case "sliding-log":
-		return fmt.Sprintf("L = %d in any (t - %.6g s, t]", s.Limit, s.Window)
+		return fmt.Sprintf("L = %d in any (t - %v s, t]", s.Limit, s.Window)
 	case "throttle":
-		return fmt.Sprintf("r = %.6g tokens/s, b = %d tokens, admission 1 up to deficit %.6g, 0 from %.6g tokens", s.Rate, s.Limit, s.Soft, s.Hard)
+		return fmt.Sprintf("r = %v tokens/s, b = %d tokens, admission 1 up to deficit %v, 0 from %v tokens", s.Rate, s.Limit, s.Soft, s.Hard)
 	}
 	return ""
 }
@@ -231,7 +250,7 @@ type CurvePoint struct {
 
 // KeyResult is one key's outcome under one limiter (keyed runs).
 type KeyResult struct {
-	Key       string     `json:"key"`        // the key's 64-bit FNV-1a hash, in hex
+	Key       string     `json:"key"`        // the key's value (a trace's key column; a Zipf rank), or #id when the input cannot name it
 	FirstLine int        `json:"first_line"` // the trace line of the key's first arrival
 	Arrivals  int64      `json:"arrivals"`
 	Admitted  int64      `json:"admitted"`
@@ -270,7 +289,7 @@ type LimiterResult struct {
 // Focus is the stream the zoom figure shows: every job, or in a keyed run
 // the jobs of the key where the worst overshoot of the run happens.
 type Focus struct {
-	Key      string      // the key's hash in hex; "" for every job
+	Key      string      // the key's value; "" for every job
 	Arrivals []float64   // arrival instants, seconds (nil unless KeepArrivals)
 	Releases [][]float64 // per limiter, in the order of Limiters: release instants, sorted, seconds
 }
@@ -285,18 +304,28 @@ type LimitersResult struct {
 	Focus    Focus           `json:"-"`
 }
 
+// EdgesFrom names the instant fixed windows are aligned to: "the Unix
+// epoch" when the arrivals carry an absolute clock (Origin != 0), "the
+// start" for generated arrivals (and a trace whose clock starts at 0).
+func (s LimitersSpec) EdgesFrom() string {
+	if s.Origin != 0 {
+		return "the Unix epoch"
+	}
+	return "the start"
+}
+
 // limState is one limiter instance (of one key) and what passed it.
 type limState struct {
-	lim      buckets.Limiter[engine.Time]
-	released []engine.Time
+	lim      buckets.Limiter
+	released []engine.Time // release instants on the clock (exact instants rounded up to the ns)
 	admitted int64
-	delaySum float64
-	delayMax float64
+	delays   *delayStats // shapers: this key's delays
 }
 
 // keyState holds one key's limiters.
 type keyState struct {
-	hash      uint64
+	id        uint64 // Arrival.Key: equal values, equal ids
+	name      string // the key's value
 	firstLine int
 	arrivals  int64
 	times     []engine.Time // arrival instants, when KeepArrivals
@@ -328,8 +357,15 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 		ds = DefaultDurations(spec.Window)
 	}
 	src := Source(spec.Seed, 1)
-	newKey := func(hash uint64, line int) (*keyState, error) {
-		k := &keyState{hash: hash, firstLine: line, lims: make([]limState, len(names))}
+	namer, _ := proc.(arrivals.KeyNamer)
+	newKey := func(id uint64, line int) (*keyState, error) {
+		k := &keyState{id: id, firstLine: line, lims: make([]limState, len(names))}
+		if namer != nil {
+			k.name = namer.KeyName(id)
+		}
+		if k.name == "" {
+			k.name = fmt.Sprintf("#%d", id)
+		}
 		for i, n := range names {
 			l, err := spec.newLimiter(n, src)
 			if err != nil {
@@ -374,20 +410,30 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 		if err != nil {
 			return nil, err
 		}
-		if !(a.T >= last) || math.IsInf(float64(a.T), 0) {
-			return nil, inputError(proc, a, fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", float64(a.T), float64(last), buckets.ErrOrder))
+		if a.T < last {
+			src := &arrivalSource{proc: proc, cur: a}
+			return nil, src.wrap(fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, last, buckets.ErrOrder))
 		}
 		last = a.T
-		hash := uint64(0)
-		if spec.Keyed {
-			hash = a.Key
+		if res.Jobs == 0 {
+			// Windows follow the trace's own clock: a trace reports the
+			// absolute instant of its first arrival (run time 0).
+			if o, ok := proc.(interface{ Origin() (int64, bool) }); ok {
+				if origin, ok := o.Origin(); ok {
+					spec.Origin = origin
+				}
+			}
 		}
-		k := keys[hash]
+		id := uint64(0)
+		if spec.Keyed {
+			id = a.Key
+		}
+		k := keys[id]
 		if k == nil {
-			if k, err = newKey(hash, a.Line); err != nil {
+			if k, err = newKey(id, a.Line); err != nil {
 				return nil, err
 			}
-			keys[hash] = k
+			keys[id] = k
 			order = append(order, k)
 		}
 		k.arrivals++
@@ -401,26 +447,37 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 			if resp[i] != nil {
 				bin = deficitBin(st.lim, a.T, float64(spec.Limit))
 			}
-			d := st.lim.Offer(a.T)
+			d := st.lim.Offer(a.T, res.Jobs-1)
 			if bin >= 0 {
 				resp[i][bin].Offered++
-				if d.Admitted {
+				if d.Admitted() {
 					resp[i][bin].Admitted++
 				}
 			}
-			if !d.Admitted {
+			if !d.Admitted() {
 				continue
 			}
 			st.admitted++
-			st.released = append(st.released, a.T+d.Delay)
+			release := a.T
+			if d.Verdict == buckets.Delay {
+				w := d.Wait.Ceil()
+				if !w.IsInt64() || w.Int64() >= int64(engine.Forever-a.T) {
+					return nil, fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w", names[i], d.WaitSeconds(), a.T, ErrOverflow)
+				}
+				release += engine.Time(w.Int64())
+			}
+			st.released = append(st.released, release)
 			if delays[i] != nil {
-				delays[i].add(float64(d.Delay))
-				st.delaySum += float64(d.Delay)
-				st.delayMax = math.Max(st.delayMax, float64(d.Delay))
+				delays[i].add(d.Wait)
+				if st.delays == nil {
+					st.delays = newDelaySummary()
+				}
+				st.delays.add(d.Wait)
 			}
 		}
 	}
-	res.Duration = float64(last)
+	res.Duration = last.Seconds()
+	res.Spec = spec // with the trace's origin
 	res.Keys = len(order)
 	for i, n := range names {
 		r, err := limiterResult(spec, n, ds, protos.lims[i].lim, order, i, delays[i], resp[i])
@@ -439,11 +496,11 @@ func focus(res *LimitersResult, keys []*keyState) Focus {
 	var f Focus
 	if w := res.WorstLimiter(); res.Spec.Keyed && w >= 0 && res.Limiters[w].Worst.Key != "" {
 		f.Key = res.Limiters[w].Worst.Key
-		keys = slices.DeleteFunc(slices.Clone(keys), func(k *keyState) bool { return fmt.Sprintf("%016x", k.hash) != f.Key })
+		keys = slices.DeleteFunc(slices.Clone(keys), func(k *keyState) bool { return k.name != f.Key })
 	}
 	for _, k := range keys {
 		for _, t := range k.times {
-			f.Arrivals = append(f.Arrivals, float64(t))
+			f.Arrivals = append(f.Arrivals, t.Seconds())
 		}
 	}
 	f.Releases = make([][]float64, len(res.Limiters))
@@ -451,7 +508,7 @@ func focus(res *LimitersResult, keys []*keyState) Focus {
 		rel := []float64{}
 		for _, k := range keys {
 			for _, x := range k.lims[i].released {
-				rel = append(rel, float64(x))
+				rel = append(rel, x.Seconds())
 			}
 		}
 		if len(keys) > 1 {
@@ -467,13 +524,13 @@ func focus(res *LimitersResult, keys []*keyState) Focus {
 
 // deficitBin returns the bin of the token deficit that limiter l (a
 // policing token bucket or a throttle) has at t, or -1 for other limiters.
-func deficitBin(l buckets.Limiter[engine.Time], t engine.Time, b float64) int {
+func deficitBin(l buckets.Limiter, t engine.Time, b float64) int {
 	var deficit float64
 	switch l := l.(type) {
 	case *buckets.Throttle:
-		deficit = l.Deficit(t)
+		deficit = l.Deficit(t).Float64()
 	case *buckets.TokenBucket:
-		deficit = b - l.Tokens(t)
+		deficit = b - l.Tokens(t).Float64()
 	default:
 		return -1
 	}
@@ -481,16 +538,13 @@ func deficitBin(l buckets.Limiter[engine.Time], t engine.Time, b float64) int {
 }
 
 // limiterResult gathers the outcome of limiter i (named name) over keys.
-func limiterResult(spec LimitersSpec, name string, ds []float64, proto buckets.Limiter[engine.Time], keys []*keyState, i int, delays *delayStats, resp []ResponseBin) (LimiterResult, error) {
+func limiterResult(spec LimitersSpec, name string, ds []engine.Time, proto buckets.Limiter, keys []*keyState, i int, delays *delayStats, resp []ResponseBin) (LimiterResult, error) {
 	kind := limiterKinds[name]
 	r := LimiterResult{Name: name, Params: spec.describe(name), PromiseName: kind.promise, Shaper: kind.shaper, Response: resp}
-	eds := make([]engine.Time, len(ds))
-	for j, d := range ds {
-		eds[j] = engine.Time(d)
-	}
+	eds := ds
 	r.Curve = make([]CurvePoint, len(ds))
 	for j, d := range ds {
-		r.Curve[j] = CurvePoint{D: d, Promise: proto.Promise(engine.Time(d))}
+		r.Curve[j] = CurvePoint{D: d.Seconds(), Promise: proto.(buckets.Curve).Promise(d)}
 	}
 	var arrivals int64
 	for _, k := range keys {
@@ -501,9 +555,9 @@ func limiterResult(spec LimitersSpec, name string, ds []float64, proto buckets.L
 		if err != nil {
 			return r, fmt.Errorf("experiments: %s: %w", name, err)
 		}
-		kr := KeyResult{Key: fmt.Sprintf("%016x", k.hash), FirstLine: k.firstLine, Arrivals: k.arrivals, Admitted: st.admitted, Rejected: k.arrivals - st.admitted}
+		kr := KeyResult{Key: k.name, FirstLine: k.firstLine, Arrivals: k.arrivals, Admitted: st.admitted, Rejected: k.arrivals - st.admitted}
 		for j, p := range pts {
-			cp := CurvePoint{D: ds[j], Jobs: p.Jobs, Promise: r.Curve[j].Promise, From: float64(p.From), To: float64(p.To)}
+			cp := CurvePoint{D: ds[j].Seconds(), Jobs: p.Jobs, Promise: r.Curve[j].Promise, From: p.From.Seconds(), To: p.To.Seconds()}
 			cp.Ratio = float64(cp.Jobs) / cp.Promise
 			if spec.Keyed {
 				cp.Key = kr.Key
@@ -515,8 +569,9 @@ func limiterResult(spec LimitersSpec, name string, ds []float64, proto buckets.L
 				r.Curve[j] = cp
 			}
 		}
-		if kind.shaper && st.admitted > 0 {
-			kr.MeanDelay, kr.MaxDelay = st.delaySum/float64(st.admitted), st.delayMax
+		if st.delays != nil {
+			s := st.delays.stats()
+			kr.MeanDelay, kr.MaxDelay = s.Mean, s.Max
 		}
 		if spec.Keyed {
 			r.Keys = append(r.Keys, kr)

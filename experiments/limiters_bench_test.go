@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // BenchmarkRunLimiters runs the eight limiters on 10^5 Poisson arrivals at
@@ -12,10 +13,11 @@ import (
 // reports ns per arrival (all limiters together) and the allocations.
 func BenchmarkRunLimiters(b *testing.B) {
 	const jobs = 100_000
-	spec := LimitersSpec{Rate: 100.0 / 60, Limit: 100, Window: 60, Queue: 100, Soft: 49.5, Hard: 99, MaxJobs: jobs}
+	spec := testLimitersSpec()
+	spec.MaxJobs = jobs
 	b.ReportAllocs()
 	for b.Loop() {
-		proc, err := arrivals.NewPoisson(1.2*spec.Rate, Source(1, StreamArrivals))
+		proc, err := arrivals.NewPoisson(1.2*spec.Rate.Float64(), Source(1, systems.StreamArrivals))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -13,11 +15,11 @@ import (
 // over the rest of the window. The fixed window lets 2L = 8 through in 2 s;
 // the sliding window counter 7 in 3.25 s; the log keeps its promise.
 func ExampleRunLimiters() {
-	proc, _ := arrivals.NewBoundary(arrivals.BoundarySpec{Window: 4, Gap: 1, Burst: 4, Stream: 4, Cycles: 1})
+	proc, _ := arrivals.NewBoundary(arrivals.BoundarySpec{Window: 4 * engine.Second, Gap: engine.Second, Burst: 4, Stream: 4, Cycles: 1})
 	spec := experiments.LimitersSpec{
-		Rate: 1, Limit: 4, Window: 4,
+		Rate: exact.Int(1), Limit: 4, Window: exact.Int(4),
 		Names:     []string{"fixed-window", "sliding-log", "sliding-counter", "token-police"},
-		Durations: []float64{0, 2, 3.25},
+		Durations: []engine.Time{0, 2 * engine.Second, 3250 * engine.Millisecond},
 	}
 	res, err := experiments.RunLimiters(context.Background(), spec, proc)
 	if err != nil {

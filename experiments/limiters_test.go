@@ -15,12 +15,13 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // limProc is an arrival process over a slice of instants and keys (keys may
 // be nil); line i+2 is arrival i, as in a trace with a header.
 type limProc struct {
-	times []float64
+	times []float64 // seconds, decimals converted to whole nanoseconds
 	keys  []uint64
 	i     int
 }
@@ -29,7 +30,7 @@ func (p *limProc) Next() (arrivals.Arrival, error) {
 	if p.i == len(p.times) {
 		return arrivals.Arrival{}, io.EOF
 	}
-	a := arrivals.Arrival{T: engine.Time(p.times[p.i]), Sub: -1, Line: p.i + 2}
+	a := arrivals.Arrival{T: ns(p.times[p.i]), Sub: -1, Line: p.i + 2}
 	if p.keys != nil {
 		a.Key = p.keys[p.i]
 	}
@@ -37,9 +38,38 @@ func (p *limProc) Next() (arrivals.Arrival, error) {
 	return a, nil
 }
 
-// issueSpec is L = 100 per W = 60 s with R = L/W, the issue's example.
+// ns converts decimal seconds written in a test to whole nanoseconds.
+func ns(secs float64) engine.Time {
+	t, ok := engine.FromSeconds(secs)
+	if !ok {
+		panic(secs)
+	}
+	return t
+}
+
+// nss maps ns over its arguments.
+func nss(secs ...float64) []engine.Time {
+	out := make([]engine.Time, len(secs))
+	for i, x := range secs {
+		out[i] = ns(x)
+	}
+	return out
+}
+
+// r is an exact rational written as a decimal or a fraction.
+func r(s string) exact.Rat { return exact.MustParse(s) }
+
+// testLimitersSpec is L = 100 per W = 60 s with R = L/W, the issue's
+// example, with a queue of L for the shapers.
+func testLimitersSpec() LimitersSpec {
+	return LimitersSpec{Rate: r("100/60"), Limit: 100, Window: r("60"), Queue: 100, Soft: r("49.5"), Hard: r("99")}
+}
+
+// issueSpec is testLimitersSpec with unbounded queues and four lengths.
 func issueSpec() LimitersSpec {
-	return LimitersSpec{Rate: 100.0 / 60, Limit: 100, Window: 60, Soft: 49.5, Hard: 99, Durations: []float64{0, 1, 2, 3}}
+	s := testLimitersSpec()
+	s.Queue, s.Durations = 0, nss(0, 1, 2, 3)
+	return s
 }
 
 func byName(t *testing.T, res *LimitersResult, name string) LimiterResult {
@@ -127,11 +157,11 @@ func TestRunLimitersHandExample(t *testing.T) {
 // fixed window admits 8, the log 4 and the policing bucket (r = 1, b = 4)
 // 7.
 func TestRunLimitersBoundaryCase(t *testing.T) {
-	proc, err := arrivals.NewBoundary(arrivals.BoundarySpec{Window: 4, Gap: 1, Burst: 4, Stream: 4, Cycles: 2})
+	proc, err := arrivals.NewBoundary(arrivals.BoundarySpec{Window: 4 * engine.Second, Gap: engine.Second, Burst: 4, Stream: 4, Cycles: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := LimitersSpec{Rate: 1, Limit: 4, Window: 4, Soft: 1.5, Hard: 3, Durations: []float64{0, 2, 3, 3.25, 3.5}}
+	spec := LimitersSpec{Rate: r("1"), Limit: 4, Window: r("4"), Soft: r("1.5"), Hard: r("3"), Durations: nss(0, 2, 3, 3.25, 3.5)}
 	res, err := RunLimiters(context.Background(), spec, proc)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +182,7 @@ func TestRunLimitersBoundaryCase(t *testing.T) {
 // of L = 2: key 1 gets 2 (one rejected), key 2 gets its 1. The keys are
 // listed by arrivals, and the curve is the worst key's.
 func TestRunLimitersKeyed(t *testing.T) {
-	spec := LimitersSpec{Rate: 1, Limit: 2, Window: 10, Hard: 1, Names: []string{"sliding-log"}, Durations: []float64{0}, Keyed: true, KeepArrivals: true}
+	spec := LimitersSpec{Rate: r("1"), Limit: 2, Window: r("10"), Hard: r("1"), Names: []string{"sliding-log"}, Durations: nss(0), Keyed: true, KeepArrivals: true}
 	res, err := RunLimiters(context.Background(), spec, &limProc{times: []float64{0, 0, 0, 0}, keys: []uint64{2, 1, 1, 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +192,7 @@ func TestRunLimitersKeyed(t *testing.T) {
 		t.Fatalf("%d keys, admitted %d, rejected %d, %d key results; want 2, 3, 1, 2", res.Keys, l.Admitted, l.Rejected, len(l.Keys))
 	}
 	k1, k2 := l.Keys[0], l.Keys[1]
-	if k1.Key != "0000000000000001" || k1.Arrivals != 3 || k1.Admitted != 2 || k1.FirstLine != 3 || k2.Key != "0000000000000002" || k2.Admitted != 1 {
+	if k1.Key != "#1" || k1.Arrivals != 3 || k1.Admitted != 2 || k1.FirstLine != 3 || k2.Key != "#2" || k2.Admitted != 1 {
 		t.Errorf("keys %+v, want key 1 first (3 arrivals, 2 admitted, line 3), then key 2", l.Keys)
 	}
 	if w := l.Worst; w.Jobs != 2 || w.Key != k1.Key || w.Ratio != 1 {
@@ -181,16 +211,16 @@ func TestRunLimitersErrors(t *testing.T) {
 		t.Errorf("out-of-order arrival: err = %v, want ErrInput and ErrOrder naming line 4", err)
 	}
 	for _, edit := range []func(*LimitersSpec){
-		func(s *LimitersSpec) { s.Rate = 0 },
+		func(s *LimitersSpec) { s.Rate = r("0") },
 		func(s *LimitersSpec) { s.Limit = 0 },
-		func(s *LimitersSpec) { s.Window = math.Inf(1) },
-		func(s *LimitersSpec) { s.Offset = 60 },
+		func(s *LimitersSpec) { s.Window = r("-1") },
+		func(s *LimitersSpec) { s.Offset = r("60") },
 		func(s *LimitersSpec) { s.Queue = -1 },
-		func(s *LimitersSpec) { s.Hard = 100 },
-		func(s *LimitersSpec) { s.Soft = 99.5 },
+		func(s *LimitersSpec) { s.Hard = r("100") },
+		func(s *LimitersSpec) { s.Soft = r("99.5") },
 		func(s *LimitersSpec) { s.Names = []string{"leaky-meter"} },
 		func(s *LimitersSpec) { s.Names = []string{"gcra", "gcra"} },
-		func(s *LimitersSpec) { s.Durations = []float64{-1} },
+		func(s *LimitersSpec) { s.Durations = []engine.Time{-1} },
 	} {
 		s := issueSpec()
 		edit(&s)
@@ -207,10 +237,11 @@ func TestRunLimitersErrors(t *testing.T) {
 }
 
 // TestDefaultDurations: 0, then W/128 to 4W with 8 lengths per doubling,
-// W itself among them.
+// W itself among them (60/128 s = 0.46875 s exactly).
 func TestDefaultDurations(t *testing.T) {
-	ds := DefaultDurations(60)
-	if len(ds) != 74 || ds[0] != 0 || ds[1] != 60.0/128 || ds[len(ds)-1] != 240 || !slices.Contains(ds, 60) || !slices.IsSorted(ds) {
+	ds := DefaultDurations(r("60"))
+	if len(ds) != 74 || ds[0] != 0 || ds[1] != 468750*engine.Microsecond || ds[len(ds)-1] != 240*engine.Second ||
+		!slices.Contains(ds, 60*engine.Second) || !slices.IsSorted(ds) {
 		t.Errorf("DefaultDurations(60) = %v", ds)
 	}
 }
@@ -295,7 +326,10 @@ func TestRunLimitersNASA(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	spec := LimitersSpec{Rate: 0.5, Limit: 30, Window: 60, Queue: 30, Soft: 14.5, Hard: 29}
+	spec := LimitersSpec{Rate: r("0.5"), Limit: 30, Window: r("60"), Queue: 30, Soft: r("14.5"), Hard: r("29")}
+	if o, ok := tr.Origin(); ok {
+		spec.Origin = o
+	}
 	res, err := RunLimiters(context.Background(), spec, tr)
 	if err != nil {
 		t.Fatal(err)
@@ -325,5 +359,39 @@ func TestRunLimitersNASA(t *testing.T) {
 	}
 	if w := byName(t, res, "fixed-window").Worst.Ratio; w <= 1 {
 		t.Errorf("fixed window's worst overshoot on NASA %v, want > 1 (the boundary burst)", w)
+	}
+}
+
+// originProc is a limProc that reports an absolute origin, as a trace does.
+type originProc struct {
+	limProc
+	origin int64
+}
+
+func (p *originProc) Origin() (int64, bool) { return p.origin, p.i > 0 }
+
+// TestWindowsFollowTheTraceClock: a trace whose first arrival is at
+// 1700000039 s, one second before the whole minute 1700000040 =
+// 28333334·60 s, and a second arrival 2 s later (run time 2 s). With
+// L = 1 per W = 60 s the fixed window and the sliding counter see the two
+// jobs in different minutes and admit both (the counter's estimate 1 s
+// into the new minute is 1·59/60 + 0 < 1); windows started at the first
+// arrival would have put both in one window and rejected the second. The
+// sliding log (no edges) rejects it.
+func TestWindowsFollowTheTraceClock(t *testing.T) {
+	spec := LimitersSpec{Rate: r("1/60"), Limit: 1, Window: r("60"), Hard: r("0"), Durations: nss(0),
+		Names: []string{"fixed-window", "sliding-counter", "sliding-log"}}
+	proc := &originProc{limProc: limProc{times: []float64{0, 2}}, origin: 1700000039 * int64(engine.Second)}
+	res, err := RunLimiters(context.Background(), spec, proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int64{"fixed-window": 2, "sliding-counter": 2, "sliding-log": 1} {
+		if l := byName(t, res, name); l.Admitted != want {
+			t.Errorf("%s admits %d, want %d", name, l.Admitted, want)
+		}
+	}
+	if res.Spec.Origin != proc.origin {
+		t.Errorf("result's origin %d, want %d", res.Spec.Origin, proc.origin)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/ratesim/ratesim/internal/version"
 )
 
 // Merge combines the results of shards of one sweep (see [Shard]) into the
@@ -25,7 +27,7 @@ func Merge(parts []*Results) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Results{Version: ref.Version, GoVersion: ref.GoVersion, Commit: ref.Commit, Seed: ref.Seed,
+	out := &Results{Schema: ref.Schema, Version: ref.Version, GoVersion: ref.GoVersion, Commit: ref.Commit, Seed: ref.Seed,
 		Spec: ref.Spec, PointsTotal: ref.PointsTotal}
 	seen := make(map[int]int, ref.PointsTotal)
 	for i, p := range parts {
@@ -34,6 +36,8 @@ func Merge(parts []*Results) (*Results, error) {
 			return nil, err
 		}
 		switch {
+		case p.Schema != version.Schema:
+			return nil, fmt.Errorf("experiments: part %d has schema_version %d; this ratesim reads %d: rerun that part with this build", i+1, p.Schema, version.Schema)
 		case !bytes.Equal(spec, refSpec):
 			return nil, fmt.Errorf("experiments: part %d has a different spec from part 1", i+1)
 		case p.Seed != ref.Seed:

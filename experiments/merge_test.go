@@ -3,10 +3,12 @@ package experiments
 import (
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/internal/version"
 )
 
 func part(spec *Spec, seed uint64, shard string, idx ...int) *Results {
-	r := &Results{Version: "v", GoVersion: "go", Seed: seed, Spec: spec, Shard: shard, PointsTotal: 3}
+	r := &Results{Schema: version.Schema, Version: "v", GoVersion: "go", Seed: seed, Spec: spec, Shard: shard, PointsTotal: 3}
 	for _, i := range idx {
 		r.Points = append(r.Points, PointResult{Point: Point{Index: i}})
 	}
@@ -28,6 +30,7 @@ func TestMergeErrors(t *testing.T) {
 		{"spec", []*Results{part(&s, 1, "1/2", 0, 2), part(&other, 1, "2/2", 1)}, "different spec"},
 		{"seed", []*Results{part(&s, 1, "1/2", 0, 2), part(&s, 2, "2/2", 1)}, "seed 2"},
 		{"out of range", []*Results{part(&s, 1, "", 0, 1, 2, 3)}, "outside"},
+		{"schema", []*Results{part(&s, 1, "1/2", 0, 2), func() *Results { r := part(&s, 1, "2/2", 1); r.Schema = 1; return r }()}, "part 2 has schema_version 1"},
 	} {
 		_, err := Merge(tc.parts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

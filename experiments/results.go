@@ -2,8 +2,11 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ratesim/ratesim/internal/atomicfile"
+	"github.com/ratesim/ratesim/internal/version"
 	"io"
 	"math"
 	"os"
@@ -65,37 +68,44 @@ func formatFloat(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// Quantiles are delay quantiles in seconds, from DDSketches merged across
-// replications (1% relative accuracy; the q-quantile is the value of
-// 0-based rank floor(q·(n-1)) among the n pooled measured delays).
-type Quantiles struct {
-	P50  Num `json:"p50_s"`
-	P90  Num `json:"p90_s"`
-	P99  Num `json:"p99_s"`
-	P999 Num `json:"p999_s"`
+// SystemStats are the statistics of one system at a point of a sweep, in
+// seconds, over the measured jobs of its replications (the warm-up jobs
+// are left out). The names are those of ratesim run's per-system
+// statistics ([Stats]).
+type SystemStats struct {
+	MeanDelay   Num `json:"mean_delay_s"`      // the average of the replication means
+	MeanDelayCI Num `json:"mean_delay_ci95_s"` // half-width of its 95% confidence interval (Student t)
+	// Quantiles of the pooled delays, nearest rank (see QuantileMethod):
+	// exact while the pooled delayed jobs fit ExactQuantileJobs, from a
+	// DDSketch of 1% relative accuracy beyond.
+	P50     Num `json:"p50_delay_s"`
+	P90     Num `json:"p90_delay_s"`
+	P99     Num `json:"p99_delay_s"`
+	P999    Num `json:"p999_delay_s"`
+	Delayed Num `json:"delayed_fraction"` // fraction of measured jobs delayed (delay > 0)
+	// PK is the Pollaczek-Khinchine mean delay where the system is M/D/1
+	// (Poisson arrivals, bursts of 1, random or weighted dispatch), NaN
+	// otherwise.
+	PK Num `json:"pk_mean_delay_s"`
 }
 
 // PointResult is a point of a sweep with its statistics over its
-// replications. Delays are in seconds and count measured jobs only (the
-// warm-up jobs of each replication are left out).
+// replications.
 type PointResult struct {
 	Point
-	MeanOne      Num       `json:"mean_one_s"`        // mean delay of the one bucket: the average of the replication means
-	MeanOneCI    Num       `json:"mean_one_ci95_s"`   // half-width of its 95% confidence interval (Student t)
-	MeanSplit    Num       `json:"mean_split_s"`      // the same for the split system
-	MeanSplitCI  Num       `json:"mean_split_ci95_s"` //
-	Ratio        Num       `json:"ratio"`             // split/one ratio of the mean delays (paired replications)
-	RatioLo      Num       `json:"ratio_ci95_lo"`     // its 95% confidence interval (delta method, see RatioCI)
-	RatioHi      Num       `json:"ratio_ci95_hi"`     //
-	One          Quantiles `json:"one"`               // pooled delay quantiles of the one bucket
-	Split        Quantiles `json:"split"`             // and of the split system
-	DelayedOne   Num       `json:"delayed_one"`       // fraction of measured jobs delayed (delay > 0)
-	DelayedSplit Num       `json:"delayed_split"`     //
-	MaxSubLoad   Num       `json:"max_sub_load"`      // max_l p_l·λ/(q_l·r); >= 1: a sub-bucket is overloaded
-	PKOne        Num       `json:"pk_one_s"`          // Pollaczek-Khinchine mean delay of the one bucket when it is M/D/1
-	PKSplit      Num       `json:"pk_split_s"`        // and of the split system when every sub-bucket is
-	Violations   uint64    `json:"violations"`        // events where Theorem 2 failed, over all replications (must be 0)
-	// LemmaViolations counts events where Lemma 1 failed (must be 0).
+	One   SystemStats `json:"one"`   // the one bucket
+	Split SystemStats `json:"split"` // the split system
+	// Ratio is mean_delay(split)/mean_delay(one) over paired replications,
+	// and [RatioLo, RatioHi] its 95% confidence interval, from the delta
+	// method on the log of the ratio (see RatioCI): positive, like the
+	// ratio.
+	Ratio      Num    `json:"mean_delay_ratio"`
+	RatioLo    Num    `json:"mean_delay_ratio_ci95_lo"`
+	RatioHi    Num    `json:"mean_delay_ratio_ci95_hi"`
+	MaxSubLoad Num    `json:"max_sub_load"` // max_l p_l·λ/(q_l·r); >= 1: a sub-bucket is overloaded
+	Violations uint64 `json:"violations"`   // evaluated instants where Theorem 2 failed, over all replications (must be 0)
+	// LemmaViolations counts evaluated instants where Lemma 1 failed
+	// (must be 0).
 	LemmaViolations uint64 `json:"lemma_violations"`
 }
 
@@ -105,6 +115,7 @@ func (r *PointResult) Stable() bool { return float64(r.MaxSubLoad) < 1 }
 
 // Results are the outcome of a sweep, or of a shard of one.
 type Results struct {
+	Schema      int           `json:"schema_version"`        // version.Schema of the layout
 	Version     string        `json:"ratesim_version"`       // version of the ratesim that ran it
 	GoVersion   string        `json:"go_version"`            // Go toolchain that built it
 	Commit      string        `json:"commit,omitempty"`      // VCS revision, when known
@@ -162,26 +173,26 @@ var columns = []column{
 	{"jobs", func(r *PointResult) string { return strconv.FormatInt(r.Jobs, 10) }},
 	{"warmup", func(r *PointResult) string { return strconv.FormatInt(r.Warmup, 10) }},
 	{"replications", func(r *PointResult) string { return strconv.Itoa(r.Replications) }},
-	{"mean_one_s", num(func(r *PointResult) Num { return r.MeanOne })},
-	{"mean_one_ci95_s", num(func(r *PointResult) Num { return r.MeanOneCI })},
-	{"mean_split_s", num(func(r *PointResult) Num { return r.MeanSplit })},
-	{"mean_split_ci95_s", num(func(r *PointResult) Num { return r.MeanSplitCI })},
-	{"ratio", num(func(r *PointResult) Num { return r.Ratio })},
-	{"ratio_ci95_lo", num(func(r *PointResult) Num { return r.RatioLo })},
-	{"ratio_ci95_hi", num(func(r *PointResult) Num { return r.RatioHi })},
-	{"p50_one_s", num(func(r *PointResult) Num { return r.One.P50 })},
-	{"p90_one_s", num(func(r *PointResult) Num { return r.One.P90 })},
-	{"p99_one_s", num(func(r *PointResult) Num { return r.One.P99 })},
-	{"p999_one_s", num(func(r *PointResult) Num { return r.One.P999 })},
-	{"p50_split_s", num(func(r *PointResult) Num { return r.Split.P50 })},
-	{"p90_split_s", num(func(r *PointResult) Num { return r.Split.P90 })},
-	{"p99_split_s", num(func(r *PointResult) Num { return r.Split.P99 })},
-	{"p999_split_s", num(func(r *PointResult) Num { return r.Split.P999 })},
-	{"delayed_one", num(func(r *PointResult) Num { return r.DelayedOne })},
-	{"delayed_split", num(func(r *PointResult) Num { return r.DelayedSplit })},
+	{"one_mean_delay_s", num(func(r *PointResult) Num { return r.One.MeanDelay })},
+	{"one_mean_delay_ci95_s", num(func(r *PointResult) Num { return r.One.MeanDelayCI })},
+	{"split_mean_delay_s", num(func(r *PointResult) Num { return r.Split.MeanDelay })},
+	{"split_mean_delay_ci95_s", num(func(r *PointResult) Num { return r.Split.MeanDelayCI })},
+	{"mean_delay_ratio", num(func(r *PointResult) Num { return r.Ratio })},
+	{"mean_delay_ratio_ci95_lo", num(func(r *PointResult) Num { return r.RatioLo })},
+	{"mean_delay_ratio_ci95_hi", num(func(r *PointResult) Num { return r.RatioHi })},
+	{"one_p50_delay_s", num(func(r *PointResult) Num { return r.One.P50 })},
+	{"one_p90_delay_s", num(func(r *PointResult) Num { return r.One.P90 })},
+	{"one_p99_delay_s", num(func(r *PointResult) Num { return r.One.P99 })},
+	{"one_p999_delay_s", num(func(r *PointResult) Num { return r.One.P999 })},
+	{"split_p50_delay_s", num(func(r *PointResult) Num { return r.Split.P50 })},
+	{"split_p90_delay_s", num(func(r *PointResult) Num { return r.Split.P90 })},
+	{"split_p99_delay_s", num(func(r *PointResult) Num { return r.Split.P99 })},
+	{"split_p999_delay_s", num(func(r *PointResult) Num { return r.Split.P999 })},
+	{"one_delayed_fraction", num(func(r *PointResult) Num { return r.One.Delayed })},
+	{"split_delayed_fraction", num(func(r *PointResult) Num { return r.Split.Delayed })},
 	{"max_sub_load", num(func(r *PointResult) Num { return r.MaxSubLoad })},
-	{"pk_one_s", num(func(r *PointResult) Num { return r.PKOne })},
-	{"pk_split_s", num(func(r *PointResult) Num { return r.PKSplit })},
+	{"one_pk_mean_delay_s", num(func(r *PointResult) Num { return r.One.PK })},
+	{"split_pk_mean_delay_s", num(func(r *PointResult) Num { return r.Split.PK })},
 	{"violations", func(r *PointResult) string { return strconv.FormatUint(r.Violations, 10) }},
 	{"lemma_violations", func(r *PointResult) string { return strconv.FormatUint(r.LemmaViolations, 10) }},
 }
@@ -221,12 +232,23 @@ func (r *Results) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// ReadResults reads results written by [Results.WriteJSON]. Errors name the
-// path.
+// ReadResults reads results written by [Results.WriteJSON] of this
+// schema (version.Schema). Errors name the path; results of another
+// schema are refused with the two versions.
 func ReadResults(path string) (*Results, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	var head struct {
+		Schema int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("experiments: %s: not a ratesim results file: %w", path, err)
+	}
+	if head.Schema != version.Schema {
+		return nil, fmt.Errorf("experiments: %s: results of schema_version %d (0: from a ratesim that recorded none); this ratesim reads %d: rerun the sweep with it",
+			path, head.Schema, version.Schema)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -251,16 +273,9 @@ func (r *Results) WriteFiles(csvPath, jsonPath string) error {
 		path  string
 		write func(io.Writer) error
 	}{{csvPath, r.WriteCSV}, {jsonPath, r.WriteJSON}} {
-		out, err := CreateAtomic(f.path)
+		err := atomicfile.Write(context.Background(), f.path, f.write)
 		if err != nil {
-			return err
-		}
-		if err := f.write(out); err != nil {
-			out.Abort()
 			return fmt.Errorf("experiments: writing %s: %w", f.path, err)
-		}
-		if err := out.Commit(); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -76,9 +76,9 @@ func TestResultsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	header := "point,arrivals,load,lambda_jobs_per_s,rate_tokens_per_s,burst_tokens,k,p,q_rate,q_burst,traffic_shares,rate_shares,burst_shares,dispatch,order,jobs,warmup,replications," +
-		"mean_one_s,mean_one_ci95_s,mean_split_s,mean_split_ci95_s,ratio,ratio_ci95_lo,ratio_ci95_hi," +
-		"p50_one_s,p90_one_s,p99_one_s,p999_one_s,p50_split_s,p90_split_s,p99_split_s,p999_split_s," +
-		"delayed_one,delayed_split,max_sub_load,pk_one_s,pk_split_s,violations,lemma_violations"
+		"one_mean_delay_s,one_mean_delay_ci95_s,split_mean_delay_s,split_mean_delay_ci95_s,mean_delay_ratio,mean_delay_ratio_ci95_lo,mean_delay_ratio_ci95_hi," +
+		"one_p50_delay_s,one_p90_delay_s,one_p99_delay_s,one_p999_delay_s,split_p50_delay_s,split_p90_delay_s,split_p99_delay_s,split_p999_delay_s," +
+		"one_delayed_fraction,split_delayed_fraction,max_sub_load,one_pk_mean_delay_s,split_pk_mean_delay_s,violations,lemma_violations"
 	if got := strings.Join(recs[0], ","); got != header {
 		t.Errorf("header\n%s\nwant\n%s", got, header)
 	}
@@ -93,7 +93,7 @@ func TestResultsFiles(t *testing.T) {
 	// split of b = 4): sub-bucket load 0.5·0.6/0.5 = 0.6.
 	for k, want := range map[string]string{"point": "1", "load": "0.6", "lambda_jobs_per_s": "0.6", "p": "0.5", "q_rate": "0.5",
 		"traffic_shares": "0.5;0.5", "dispatch": "weighted", "jobs": "4000", "warmup": "400", "replications": "2",
-		"max_sub_load": "0.6", "pk_split_s": "", "violations": "0"} {
+		"max_sub_load": "0.6", "split_pk_mean_delay_s": "", "violations": "0"} {
 		if row[k] != want {
 			t.Errorf("column %s = %q, want %q", k, row[k], want)
 		}
@@ -119,13 +119,20 @@ func TestResultsFiles(t *testing.T) {
 func TestReadResultsErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"ratesim_version": "x", "surprise": 1}`), 0o644)
-	if _, err := ReadResults(bad); err == nil || !strings.Contains(err.Error(), "bad.json") {
-		t.Errorf("unknown field: error %v, want one naming the file", err)
+	os.WriteFile(bad, []byte(`{"schema_version": 2, "ratesim_version": "x", "surprise": 1}`), 0o644)
+	if _, err := ReadResults(bad); err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "surprise") {
+		t.Errorf("unknown field: error %v, want one naming the file and the field", err)
 	}
 	nospec := filepath.Join(dir, "nospec.json")
-	os.WriteFile(nospec, []byte(`{"points": []}`), 0o644)
-	if _, err := ReadResults(nospec); err == nil {
-		t.Error("results without a spec: no error")
+	os.WriteFile(nospec, []byte(`{"schema_version": 2, "points": []}`), 0o644)
+	if _, err := ReadResults(nospec); err == nil || !strings.Contains(err.Error(), "without a spec") {
+		t.Errorf("results without a spec: error %v", err)
+	}
+	// Results of the first layout (no schema_version, "mean_one_s") are
+	// refused by version, not by their first unknown key.
+	old := filepath.Join(dir, "old.json")
+	os.WriteFile(old, []byte(`{"ratesim_version": "(devel)", "points": [{"mean_one_s": 1}]}`), 0o644)
+	if _, err := ReadResults(old); err == nil || !strings.Contains(err.Error(), "schema_version 0") || !strings.Contains(err.Error(), "reads 2") {
+		t.Errorf("schema 1 results: error %v, want one naming both schema versions", err)
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"math/big"
 	"math/rand/v2"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // RunSpec describes one comparison of a token bucket with its split.
@@ -18,183 +20,203 @@ type RunSpec struct {
 	One          buckets.Params   // the one bucket (r, b)
 	Subs         []buckets.Params // the k sub-buckets (r_l, b_l)
 	AllowUnequal bool             // lift the Σ r_l = r and Σ b_l = b checks (negative controls)
-	Dispatch     string           // dispatch policy, one of buckets.DispatchNames
+	Dispatch     string           // dispatch policy, one of systems.DispatchNames
 	Shares       []float64        // traffic shares p_l of dispatch "weighted" (nil: the rate shares r_l/r); one per sub-bucket
 	Order        buckets.Order    // service order among waiting jobs, in every bucket
 	Seed         uint64           // root seed of every random stream of the run
 	MaxJobs      int64            // stop after this many arrivals; 0 means when the arrivals end
+	Warmup       int64            // the first Warmup jobs are left out of the statistics (not of the check or the rows)
+	Engine       bool             // run on the engine (systems.Drive) instead of the fast path (systems.Run): same results
 }
 
-// Random streams of a run. Stream s of a run with seed S is
-// rand.NewPCG(S, s), so each random component has its own stream and
-// adding one does not change the draws of the others.
-const (
-	StreamArrivals = 0 // the arrival process
-	StreamDispatch = 1 // random dispatch
-	StreamOrder    = 2 // random service order: 2 for the one bucket, 3 + l for sub-bucket l
-)
-
-// Source returns the random source of stream of a run with the given seed.
+// Source returns the random source of stream of a run with the given seed
+// (see systems.StreamArrivals and its siblings).
 func Source(seed, stream uint64) rand.Source { return rand.NewPCG(seed, stream) }
 
-// CheckResult is the outcome of the event-by-event check of Theorem 2 and
-// Lemma 1 (see buckets.Check).
+// CheckResult is the outcome of the check of Theorem 2 and Lemma 1 (see
+// systems.Check), in seconds and tokens.
 type CheckResult struct {
-	Events          uint64  `json:"events"`           // events checked (arrivals and grants)
-	Violations      uint64  `json:"violations"`       // events with S(t) > S^(k)(t) beyond the rounding bound
-	LemmaViolations uint64  `json:"lemma_violations"` // events with r·U(t) > Σ r_l·U_l(t) beyond the rounding bound
-	MaxExcess       float64 `json:"max_excess_s"`     // largest S(t) - S^(k)(t) seen, seconds
-	MaxExcessAt     float64 `json:"max_excess_at_s"`  // instant of MaxExcess, seconds
-
+	Events          int64  `json:"events"`           // arrivals plus token grants of both systems
+	Evaluated       uint64 `json:"evaluated"`        // instants evaluated exactly (the others are certified)
+	Violations      uint64 `json:"violations"`       // evaluated instants with S(t) > S^(k)(t)
+	LemmaViolations uint64 `json:"lemma_violations"` // evaluated instants with r·U(t) > Σ r_l·U_l(t)
+	// MinSlack is the smallest S^(k)(t) - S(t) over the instants where
+	// S(t) > 0, seconds, and MinSlackAt where (seconds since the origin);
+	// both nil (null) when the one bucket delays no job.
+	MinSlack   *float64 `json:"min_slack_s"`
+	MinSlackAt *float64 `json:"min_slack_at_s"`
 	// First is the first violation, nil when the check held.
-	First *buckets.Violation `json:"first_violation,omitempty"`
+	First *ViolationResult `json:"first_violation,omitempty"`
 }
 
-// Held reports whether Theorem 2 and Lemma 1 held at every event.
+// ViolationResult is a violation with its values in seconds and tokens.
+type ViolationResult struct {
+	Lemma     bool    `json:"lemma"`             // Lemma 1 (true) or Theorem 2 (false)
+	At        float64 `json:"at_s"`              // instant, seconds since the origin
+	S         float64 `json:"s_s"`               // S(t), seconds
+	SSplit    float64 `json:"s_split_s"`         // S^(k)(t), seconds
+	N         int64   `json:"n_jobs"`            // jobs waiting in the one bucket
+	NSplit    int64   `json:"n_split_jobs"`      // jobs waiting in the split system, Σ N_l
+	Work      float64 `json:"work_tokens"`       // r·U(t), tokens
+	WorkSplit float64 `json:"work_split_tokens"` // Σ r_l·U_l(t), tokens
+}
+
+func (v *ViolationResult) String() string {
+	if v.Lemma {
+		return fmt.Sprintf("t = %.9g s: r·U = %.9g > sum r_l·U_l = %.9g tokens (Lemma 1)", v.At, v.Work, v.WorkSplit)
+	}
+	return fmt.Sprintf("t = %.9g s: S = %.9g s, S^(k) = %.9g s, N = %d, sum N_l = %d (Theorem 2)", v.At, v.S, v.SSplit, v.N, v.NSplit)
+}
+
+// Held reports whether Theorem 2 and Lemma 1 held at every instant.
 func (c CheckResult) Held() bool { return c.Violations == 0 && c.LemmaViolations == 0 }
 
 // Result is the outcome of a run.
 type Result struct {
-	Jobs     int64       `json:"jobs"`       // arrivals processed
-	Duration float64     `json:"duration_s"` // instant of the last event (the last grant), seconds
-	One      Stats       `json:"one"`        // the one-bucket system
-	Split    Stats       `json:"split"`      // the split system
-	Check    CheckResult `json:"check"`
+	Jobs  int64       `json:"jobs"`    // arrivals processed
+	Span  float64     `json:"span_s"`  // first to last arrival, seconds
+	Drain float64     `json:"drain_s"` // first arrival to the last token grant of either system, seconds
+	One   Stats       `json:"one"`     // the one-bucket system
+	Split Stats       `json:"split"`   // the split system
+	Check CheckResult `json:"check"`
 }
 
 // ErrInput is wrapped by errors about the arrivals (as opposed to the
 // specification).
 var ErrInput = errors.New("bad input")
 
-// systems builds the one bucket, the sub-buckets and the dispatcher of spec.
-func (spec RunSpec) systems() (*buckets.TokenBucket, []*buckets.TokenBucket, buckets.Dispatcher, error) {
-	if err := buckets.ValidateSplit(spec.One, spec.Subs, spec.AllowUnequal); err != nil {
-		return nil, nil, nil, err
-	}
-	order := func(stream uint64) buckets.Option {
-		return buckets.WithOrder(spec.Order, Source(spec.Seed, stream))
-	}
-	one, err := buckets.NewTokenBucket(spec.One, order(StreamOrder))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	subs := make([]*buckets.TokenBucket, len(spec.Subs))
-	rates := make([]float64, len(spec.Subs))
-	for l, p := range spec.Subs {
-		if subs[l], err = buckets.NewTokenBucket(p, order(StreamOrder+1+uint64(l))); err != nil {
-			return nil, nil, nil, err
-		}
-		rates[l] = p.Rate
-	}
-	weights := rates
-	if spec.Shares != nil {
-		if spec.Dispatch != "weighted" {
-			return nil, nil, nil, fmt.Errorf("experiments: traffic shares %v need dispatch weighted, not %q: %w", spec.Shares, spec.Dispatch, buckets.ErrParam)
-		}
-		if len(spec.Shares) != len(spec.Subs) {
-			return nil, nil, nil, fmt.Errorf("experiments: %d traffic shares for %d sub-buckets: %w", len(spec.Shares), len(spec.Subs), buckets.ErrParam)
-		}
-		weights = spec.Shares
-	}
-	disp, err := buckets.NewDispatcher(spec.Dispatch, weights, Source(spec.Seed, StreamDispatch))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return one, subs, disp, nil
+// ErrOverflow is wrapped by the error of a run whose instants leave the
+// clock's range (see systems.ErrOverflow).
+var ErrOverflow = systems.ErrOverflow
+
+func (spec RunSpec) pair() (*systems.Pair, error) {
+	return systems.NewSplit(systems.SplitSpec{One: spec.One, Subs: spec.Subs, AllowUnequal: spec.AllowUnequal,
+		Dispatch: spec.Dispatch, Weights: spec.Shares, Order: spec.Order, Seed: spec.Seed})
 }
 
-// Run compares one bucket with its split on the arrivals of proc, on the
-// fast path (buckets.Compare), checking Theorem 2 and Lemma 1 at every event.
-// If jobsOut is not nil, one CSV row per job is written to it (see
-// [JobsHeader]) in job order. Memory is O(k + waiting jobs): delays go into
-// streaming sketches.
+// Run compares one bucket with its split on the arrivals of proc, checking
+// Theorem 2 and Lemma 1 at every instant, on the fast path (or on the
+// engine with spec.Engine: the same results). If jobsOut is not nil, one
+// CSV row per job is written to it (see [JobsHeader]) in job order.
 //
 // Errors: an invalid spec (wrapping buckets.ErrParam), an error from proc
 // (it names the file and line for traces), a job that cannot be dispatched
-// (wrapping [ErrInput], naming the trace line), or a write error. A failed
-// check is not an error: see Result.Check.
+// (wrapping [ErrInput], naming the trace line), an instant beyond the
+// clock (wrapping [ErrOverflow]), or a write error. A failed check is not
+// an error: see Result.Check.
 //
 // Run stops early, returning ctx.Err(), when ctx is cancelled (checked every
 // 4096 arrivals).
 func Run(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error) {
-	return runWith(ctx, spec, proc, newRecorder(jobsOut), nil)
+	res, _, err := runWith(ctx, spec, proc, newRecorder(jobsOut, spec.Warmup), nil)
+	return res, err
 }
 
-// tap is an observer that sees every dispatch and delay before forwarding
-// it to the run's recorder (see [RunSeries]).
-type tap interface {
-	buckets.Recorder
-	start(c *buckets.Compare) // called once, before the first arrival
-}
-
-// runWith is [Run] with the statistics kept in rec, and reported to obs
-// instead of rec directly when obs is not nil.
-func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *recorder, obs tap) (Result, error) {
-	one, subs, disp, err := spec.systems()
+// runWith is [Run] with the statistics kept in rec and, when tap is not
+// nil, every decision and release also shown to it.
+func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *recorder, tap *seriesTap) (Result, *systems.Pair, error) {
+	if spec.Warmup < 0 {
+		return Result{}, nil, &buckets.ParamError{Name: "warmup", Value: spec.Warmup, Want: ">= 0 jobs"}
+	}
+	p, err := spec.pair()
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
-	var seen buckets.Recorder = rec
-	if obs != nil {
-		seen = obs
+	src := &arrivalSource{proc: proc}
+	var obs systems.Observer = rec
+	if tap != nil {
+		tap.start(p, rec)
+		obs = tap
 	}
-	c, err := buckets.NewCompare(one, subs, disp, seen, spec.AllowUnequal)
+	var n int64
+	if spec.Engine {
+		n, err = systems.Drive(ctx, engine.NewSim(), p, src, spec.MaxJobs, obs)
+	} else {
+		n, err = systems.Run(ctx, p, src, spec.MaxJobs, obs)
+	}
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, src.wrap(err)
 	}
-	if obs != nil {
-		obs.start(c)
-	}
-	for spec.MaxJobs == 0 || c.Jobs() < spec.MaxJobs {
-		if c.Jobs()%4096 == 0 && ctx.Err() != nil {
-			return Result{}, ctx.Err()
-		}
-		a, err := proc.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return Result{}, err
-		}
-		if err := c.Arrive(buckets.Job{T: a.T, Key: a.Key, Sub: a.Sub}); err != nil {
-			return Result{}, inputError(proc, a, err)
-		}
-		if rec.err != nil {
-			return Result{}, rec.err
-		}
-	}
-	c.Finish()
 	if err := rec.finish(); err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
-	return rec.result(c.Jobs(), c.Now(), c.Check())
+	return rec.result(n, src.last, p), p, nil
 }
 
-// inputError names the arrival's source position in err.
-func inputError(proc arrivals.Process, a arrivals.Arrival, err error) error {
+// arrivalSource feeds a Process to a systems driver and remembers the last
+// arrival, so that an error about it names its trace line.
+type arrivalSource struct {
+	proc    arrivals.Process
+	cur     arrivals.Arrival
+	last    engine.Time
+	failed  bool  // the error came from proc itself
+	pending error // NextBatch: proc's error after a partial batch, for the next call
+	// NextBatch: the trace lines of the last batch, whose first job is
+	// number first
+	lines []int
+	first int64
+	count int64 // jobs handed out
+}
+
+func (s *arrivalSource) Next() (systems.Job, error) {
+	a, err := s.proc.Next()
+	if err != nil {
+		s.failed = err != io.EOF
+		return systems.Job{}, err
+	}
+	s.cur, s.last = a, a.T
+	s.lines = s.lines[:0]
+	s.count++
+	return systems.Job{T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}, nil
+}
+
+// NextBatch makes arrivalSource a systems.BatchSource. A job's error is
+// returned after the jobs before it, on the next call, so that s.cur is
+// then the arrival the error is about.
+func (s *arrivalSource) NextBatch(dst []systems.Job) (int, error) {
+	if err := s.pending; err != nil {
+		s.pending, s.failed = nil, err != io.EOF
+		return 0, err
+	}
+	if cap(s.lines) < len(dst) {
+		s.lines = make([]int, len(dst))
+	}
+	s.lines, s.first = s.lines[:len(dst)], s.count
+	for i := range dst {
+		a, err := s.proc.Next()
+		if err != nil {
+			s.lines = s.lines[:i]
+			if i > 0 {
+				s.pending = err
+				return i, nil
+			}
+			s.failed = err != io.EOF
+			return 0, err
+		}
+		s.cur, s.last, s.lines[i] = a, a.T, a.Line
+		s.count++
+		dst[i] = systems.Job{T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}
+	}
+	return len(dst), nil
+}
+
+// wrap names the arrival's source position in an error of the systems.
+func (s *arrivalSource) wrap(err error) error {
+	if s.failed || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	a := s.cur
+	var je *systems.JobError
+	if errors.As(err, &je) && je.ID >= s.first && je.ID < s.first+int64(len(s.lines)) {
+		a.Line = s.lines[je.ID-s.first] // a job of the last batch, not its last
+	}
 	if a.Line > 0 {
-		if n, ok := proc.(interface{ Name() string }); ok {
+		if n, ok := s.proc.(interface{ Name() string }); ok {
 			return fmt.Errorf("%s:%d: %w (%w)", n.Name(), a.Line, err, ErrInput)
 		}
 		return fmt.Errorf("line %d: %w (%w)", a.Line, err, ErrInput)
 	}
-	return fmt.Errorf("arrival at %v s: %w (%w)", float64(a.T), err, ErrInput)
-}
-
-// checkResult extracts the outcome of chk.
-func checkResult(chk *buckets.Check) CheckResult {
-	ex, at := chk.MaxExcess()
-	r := CheckResult{
-		Events:          chk.Events(),
-		Violations:      chk.Violations(),
-		LemmaViolations: chk.LemmaViolations(),
-		MaxExcess:       float64(ex),
-		MaxExcessAt:     float64(at),
-	}
-	if v, ok := chk.First(); ok {
-		r.First = &v
-	}
-	return r
+	return fmt.Errorf("arrival at %v s: %w (%w)", a.T, err, ErrInput)
 }
 
 // recorder collects both systems' delay statistics and, optionally, the
@@ -203,73 +225,113 @@ func checkResult(chk *buckets.Check) CheckResult {
 type recorder struct {
 	one, split *delayStats
 	rows       *jobWriter
-	err        error
 	warmup     int64
+	grants     int64 // jobs that waited, in either system, warm-up included
 }
 
-func newRecorder(jobsOut io.Writer) *recorder {
-	r := &recorder{one: newDelayStats(), split: newDelayStats()}
+func newRecorder(jobsOut io.Writer, warmup int64) *recorder {
+	r := &recorder{one: newDelayStats(), split: newDelayStats(), warmup: warmup}
 	if jobsOut != nil {
 		r.rows = newJobWriter(jobsOut)
 	}
 	return r
 }
 
-func (r *recorder) Arrived(j buckets.Job, sub int) {
-	if r.rows != nil {
-		r.rows.arrived(j.ID, j.T, sub)
+func (r *recorder) Decided(j systems.Job, side, node int, d buckets.Decision) error {
+	if r.rows != nil && side == 0 {
+		r.rows.arrived(j.ID, j.T)
 	}
+	if side == 1 && r.rows != nil {
+		r.rows.dispatched(j.ID, node)
+	}
+	switch d.Verdict {
+	case buckets.Queue:
+		return nil // its wait comes with its release
+	case buckets.Reject:
+		return fmt.Errorf("experiments: job %d rejected by a shaping bucket", j.ID) // cannot happen: the buckets shape without bound
+	}
+	return r.served(j.ID, side, d.Wait)
 }
 
-func (r *recorder) Served(id int64, sub int, delay engine.Time) {
-	d := float64(delay)
+// Waits is the fast path's report of a job (systems.FastObserver): its
+// sub-bucket and its waits in both systems in units of 1/scale ns.
+func (r *recorder) Waits(j systems.Job, node int, scale int64, wa, wb exact.Int128) error {
+	if r.one.den == 0 {
+		r.one.setDen(scale)
+		r.split.setDen(scale)
+	}
+	if wa.Sign() > 0 {
+		r.grants++
+	}
+	if wb.Sign() > 0 {
+		r.grants++
+	}
+	if j.ID >= r.warmup {
+		r.one.addUnits(wa, scale)
+		r.split.addUnits(wb, scale)
+	}
+	if r.rows != nil {
+		r.rows.arrived(j.ID, j.T)
+		r.rows.dispatched(j.ID, node)
+		if err := r.rows.served(j.ID, true, exact.Frac(wa, scale)); err != nil {
+			return err
+		}
+		return r.rows.served(j.ID, false, exact.Frac(wb, scale))
+	}
+	return nil
+}
+
+func (r *recorder) Released(side, _ int, _ engine.Time, rel buckets.Released) error {
+	return r.served(rel.ID, side, rel.Wait)
+}
+
+func (r *recorder) served(id int64, side int, w exact.Rat) error {
+	if w.Sign() > 0 {
+		r.grants++
+	}
 	if id >= r.warmup {
-		if sub == buckets.OneBucket {
-			r.one.add(d)
+		if side == 0 {
+			r.one.add(w)
 		} else {
-			r.split.add(d)
+			r.split.add(w)
 		}
 	}
 	if r.rows != nil {
-		if err := r.rows.served(id, sub == buckets.OneBucket, d); err != nil && r.err == nil {
-			r.err = err
-		}
+		return r.rows.served(id, side == 0, w)
 	}
+	return nil
 }
 
 func (r *recorder) finish() error {
-	if r.err != nil {
-		return r.err
-	}
 	if r.rows != nil {
 		return r.rows.finish()
 	}
 	return nil
 }
 
-// ErrOverflow is wrapped by the error of a run whose delays or accrued
-// delay exceed float64.
-var ErrOverflow = errors.New("delays overflow float64")
-
-func (r *recorder) result(jobs int64, end engine.Time, chk *buckets.Check) (Result, error) {
-	res := Result{
-		Jobs:     jobs,
-		Duration: float64(end),
-		One:      r.one.stats(),
-		Split:    r.split.stats(),
-		Check:    checkResult(chk),
-	}
-	for _, err := range []error{r.one.err, r.split.err} {
-		if err != nil {
-			return res, fmt.Errorf("%w (%w)", err, ErrOverflow)
+func (r *recorder) result(jobs int64, last engine.Time, p *systems.Pair) Result {
+	chk := p.Check().Result()
+	res := Result{Jobs: jobs, Span: last.Seconds(), One: r.one.stats(), Split: r.split.stats()}
+	end := new(big.Rat)
+	for _, sys := range []*systems.System{p.A, p.B} {
+		for _, n := range sys.Nodes() {
+			g := n.(*buckets.TokenBucket).State()
+			if f := new(big.Rat).Quo(exact.Frac(g.LastGrant(), g.Scale).Big(), big.NewRat(1e9, 1)); f.Cmp(end) > 0 {
+				end = f
+			}
 		}
 	}
-	// A non-finite sum would make every comparison false and the check pass
-	// vacuously: refuse it.
-	for _, x := range []float64{float64(chk.S()), float64(chk.SSplit()), res.One.Total, res.Split.Total, res.One.Mean, res.Split.Mean} {
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return res, fmt.Errorf("experiments: total delay %v s: %w; use a larger rate or fewer jobs", x, ErrOverflow)
-		}
+	res.Drain, _ = end.Float64()
+	res.Drain = max(res.Drain, res.Span)
+	res.Check = CheckResult{Events: jobs + r.grants, Evaluated: chk.Evaluated, Violations: chk.Violations,
+		LemmaViolations: chk.LemmaViolations}
+	if chk.HasSlack {
+		s, at := chk.MinSlack.QuoFloat64(1e9), chk.MinSlackAt.QuoFloat64(1e9)
+		res.Check.MinSlack, res.Check.MinSlackAt = &s, &at
 	}
-	return res, nil
+	if v := chk.First; v != nil {
+		res.Check.First = &ViolationResult{Lemma: v.Lemma, At: v.At.QuoFloat64(1e9), S: v.S.QuoFloat64(1e9),
+			SSplit: v.SSplit.QuoFloat64(1e9), N: v.N, NSplit: v.NSplit, Work: v.Work.Float64(), WorkSplit: v.WorkSplit.Float64()}
+	}
+	return res
 }

@@ -7,21 +7,22 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // benchRun runs the benchmark configuration, the embedded default of
 // ratesim run: Poisson arrivals at load 0.9, r = 1, b = 10, k = 2 equal
-// sub-buckets, round-robin, FCFS, the check on at every event, statistics
-// in DDSketches. It reports ns/job and the heap in use after the run.
+// sub-buckets, round-robin, FCFS, the check on at every instant, exact
+// statistics. It reports ns/job and the heap in use after the run.
 func benchRun(b *testing.B, jobs int64, run func(RunSpec, arrivals.Process) (Result, error)) {
-	one := buckets.Params{Rate: 1, Burst: 10}
+	one := pp("1", "10")
 	subs, _ := buckets.EqualSplit(one, 2)
 	spec := RunSpec{One: one, Subs: subs, Dispatch: "rr", Seed: 1, MaxJobs: jobs}
 	b.ReportAllocs()
 	var ms runtime.MemStats
 	peak := uint64(0)
 	for range b.N {
-		proc, err := arrivals.NewPoisson(0.9, Source(spec.Seed, StreamArrivals))
+		proc, err := arrivals.NewPoisson(0.9, Source(spec.Seed, systems.StreamArrivals))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -43,7 +44,8 @@ func fast(spec RunSpec, p arrivals.Process) (Result, error) {
 	return Run(context.Background(), spec, p, nil)
 }
 func onEngine(spec RunSpec, p arrivals.Process) (Result, error) {
-	return RunEngine(context.Background(), spec, p, nil)
+	spec.Engine = true
+	return Run(context.Background(), spec, p, nil)
 }
 
 func BenchmarkRun1e6(b *testing.B)       { benchRun(b, 1_000_000, fast) }

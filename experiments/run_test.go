@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"github.com/google/go-cmp/cmp"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -13,11 +14,13 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // sliceProc is an arrival process read from slices (subs may be nil).
 type sliceProc struct {
-	times []float64
+	times []engine.Time
 	subs  []int
 	i     int
 }
@@ -26,7 +29,7 @@ func (p *sliceProc) Next() (arrivals.Arrival, error) {
 	if p.i == len(p.times) {
 		return arrivals.Arrival{}, io.EOF
 	}
-	a := arrivals.Arrival{T: engine.Time(p.times[p.i]), Sub: -1, Key: uint64(p.i) * 0x9e3779b97f4a7c15, Line: p.i + 2}
+	a := arrivals.Arrival{T: p.times[p.i], Sub: -1, Key: uint64(p.i) * 0x9e3779b97f4a7c15, Line: p.i + 2}
 	if p.subs != nil {
 		a.Sub = p.subs[p.i]
 	}
@@ -38,9 +41,9 @@ func (p *sliceProc) Next() (arrivals.Arrival, error) {
 // round-robin split (0.5, 1) + (0.5, 1); delays worked by hand in
 // buckets.TestFourAtZero: one bucket 0, 0, 1, 2; split 0, 0, 2, 2.
 func TestJobsCSV(t *testing.T) {
-	spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 2}, Subs: []buckets.Params{{Rate: 0.5, Burst: 1}, {Rate: 0.5, Burst: 1}}, Dispatch: "rr"}
+	spec := RunSpec{One: pp("1", "2"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}, Dispatch: "rr"}
 	var out bytes.Buffer
-	res, err := Run(context.Background(), spec, &sliceProc{times: []float64{0, 0, 0, 0}}, &out)
+	res, err := Run(context.Background(), spec, &sliceProc{times: []engine.Time{0, 0, 0, 0}}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +55,37 @@ func TestJobsCSV(t *testing.T) {
 	if res.One.Mean != 0.75 || res.Split.Mean != 1 || res.One.Max != 2 || res.One.Total != 3 || res.Split.Total != 4 || res.One.Delayed != 2 {
 		t.Errorf("stats one %+v split %+v", res.One, res.Split)
 	}
-	// DDSketch quantiles within 1%: sorted one-bucket delays 0, 0, 1, 2
-	// (0-based); the q-quantile is the value at 0-based rank
-	// floor(q·(n-1)), so p50 (rank 1.5) is value 1, a 0, and p99 (rank
-	// 2.97) is value 2, a 1.
-	if res.One.P50 != 0 || math.Abs(res.One.P99-1) > 0.01*(1+1e-12) {
-		t.Errorf("p50 = %v, p99 = %v, want 0 and 1 within 1%%", res.One.P50, res.One.P99)
+	// Exact nearest-rank quantiles of the sorted one-bucket delays 0, 0,
+	// 1, 2: p50 is the ceil(0.5·4) = 2nd smallest, 0; p90 and p99 the
+	// ceil(3.6) = ceil(3.96) = 4th, 2.
+	if res.One.P50 != 0 || res.One.P90 != 2 || res.One.P99 != 2 || res.One.Quantiles != "exact" {
+		t.Errorf("p50 = %v, p90 = %v, p99 = %v (%s), want 0, 2, 2 exact", res.One.P50, res.One.P90, res.One.P99, res.One.Quantiles)
 	}
+	// 8 events: 4 arrivals and 2 grants in each system.
 	if !res.Check.Held() || res.Check.Events != 8 {
 		t.Errorf("check %+v, want held with 8 events", res.Check)
+	}
+	// S > 0 from the one bucket's first waiting job at 0: S^(k) - S is 0
+	// there (both 0) and grows; the smallest slack is 0 at t = 0.
+	if c := res.Check; c.MinSlack == nil || *c.MinSlack != 0 || *c.MinSlackAt != 0 {
+		t.Errorf("slack %v at %v, want 0 at 0", c.MinSlack, c.MinSlackAt)
+	}
+	if res.Span != 0 || res.Drain != 2 {
+		t.Errorf("span %v, drain %v; want 0 and 2 s (the last grant, in both systems)", res.Span, res.Drain)
+	}
+}
+
+// TestWarmup leaves the first jobs out of the statistics only: with the
+// four arrivals of TestJobsCSV and a warm-up of 2, the one bucket's
+// measured delays are 1 and 2 (mean 1.5) and the split's 2 and 2.
+func TestWarmup(t *testing.T) {
+	spec := RunSpec{One: pp("1", "2"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}, Dispatch: "rr", Warmup: 2}
+	res, err := Run(context.Background(), spec, &sliceProc{times: []engine.Time{0, 0, 0, 0}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.One.Jobs != 2 || res.One.Mean != 1.5 || res.Split.Mean != 2 || res.Check.Events != 8 {
+		t.Errorf("one %+v split %+v check %+v", res.One, res.Split, res.Check)
 	}
 }
 
@@ -87,18 +112,19 @@ func readJobs(t *testing.T, b []byte) [][]float64 {
 // TestFastMatchesEngineViolations runs the negative control (bursts adding
 // to more than b) on both paths: the same violations must be counted.
 func TestFastMatchesEngineViolations(t *testing.T) {
-	spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 1}, Subs: []buckets.Params{{Rate: 0.5, Burst: 1}, {Rate: 0.5, Burst: 1}}, AllowUnequal: true, Dispatch: "column"}
-	times := []float64{0, 0, 0.5, 1, 1, 3}
+	spec := RunSpec{One: pp("1", "1"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}, AllowUnequal: true, Dispatch: "column"}
+	times := []engine.Time{0, 0, 500 * engine.Millisecond, engine.Second, engine.Second, 3 * engine.Second}
 	subs := []int{0, 1, 0, 1, 0, 1}
 	fr, err := Run(context.Background(), spec, &sliceProc{times: times, subs: subs}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	er, err := RunEngine(context.Background(), spec, &sliceProc{times: times, subs: subs}, nil)
+	spec.Engine = true
+	er, err := Run(context.Background(), spec, &sliceProc{times: times, subs: subs}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fr.Check.Violations == 0 || fr.Check.Violations != er.Check.Violations || fr.Check.Events != er.Check.Events {
+	if fr.Check.Violations == 0 || !cmp.Equal(fr.Check, er.Check) {
 		t.Errorf("fast %+v, engine %+v", fr.Check, er.Check)
 	}
 }
@@ -113,14 +139,14 @@ func TestFastMatchesEngine(t *testing.T) {
 	dispatches := []string{"rr", "random", "hash", "least-loaded"}
 	for inst := range 150 {
 		k := 1 + rng.IntN(5)
-		one := buckets.Params{Rate: 0.5 + 3*rng.Float64(), Burst: float64(k) + 5*rng.Float64()}
+		one := pp(strconv.FormatFloat(0.5+float64(rng.IntN(30))/10, 'g', -1, 64), strconv.Itoa(k+rng.IntN(6)))
 		subs := randomSplit(rng, one, k)
 		spec := RunSpec{One: one, Subs: subs, Dispatch: dispatches[rng.IntN(4)], Order: buckets.Order(rng.IntN(3)), Seed: rng.Uint64()}
-		var times []float64
-		at := 0.0
+		var times []engine.Time
+		at := engine.Time(0)
 		for range 200 + rng.IntN(200) {
 			if rng.IntN(3) > 0 {
-				at += rng.ExpFloat64() / one.Rate / 1.1
+				at += engine.Time(rng.ExpFloat64()/one.Rate.Float64()/1.1*1e3) * engine.Millisecond // a millisecond grid
 			}
 			times = append(times, at)
 		}
@@ -129,7 +155,8 @@ func TestFastMatchesEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		er, err := RunEngine(context.Background(), spec, &sliceProc{times: times}, &eo)
+		spec.Engine = true
+		er, err := Run(context.Background(), spec, &sliceProc{times: times}, &eo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,8 +169,8 @@ func TestFastMatchesEngine(t *testing.T) {
 		if !fr.Check.Held() || !er.Check.Held() {
 			t.Fatalf("instance %d: check failed: fast %+v engine %+v", inst, fr.Check, er.Check)
 		}
-		if er.Check.Events != fr.Check.Events || er.Check.MaxExcess != fr.Check.MaxExcess {
-			t.Fatalf("instance %d: engine checked %d events (max excess %v), the fast path %d (%v)", inst, er.Check.Events, er.Check.MaxExcess, fr.Check.Events, fr.Check.MaxExcess)
+		if !cmp.Equal(er.Check, fr.Check) {
+			t.Fatalf("instance %d: engine check %+v, fast path %+v", inst, er.Check, fr.Check)
 		}
 		// S(∞) is the total delay in each system: it must agree with the
 		// per-job rows summed independently here.
@@ -158,23 +185,40 @@ func TestFastMatchesEngine(t *testing.T) {
 	}
 }
 
-// randomSplit splits one into k sub-buckets with random shares, every
-// b_l >= 1 (one.Burst >= k is required).
+// randomSplit splits one into k sub-buckets with random integer weights,
+// exactly, every b_l >= 1 (one.Burst >= k is required).
 func randomSplit(rng *rand.Rand, one buckets.Params, k int) []buckets.Params {
 	subs := make([]buckets.Params, k)
-	wr := make([]float64, k)
-	wb := make([]float64, k)
-	var sr, sb float64
+	wr := make([]int64, k)
+	wb := make([]int64, k)
+	var sr, sb int64
 	for l := range k {
-		wr[l], wb[l] = 0.1+rng.Float64(), rng.Float64()
+		wr[l], wb[l] = 1+rng.Int64N(9), rng.Int64N(10)
 		sr += wr[l]
 		sb += wb[l]
 	}
-	spare := one.Burst - float64(k)
+	spare, _ := one.Burst.Sub(exact.Int(int64(k)))
 	for l := range k {
-		subs[l] = buckets.Params{Rate: one.Rate * wr[l] / sr, Burst: 1 + spare*wb[l]/sb}
+		r, _ := one.Rate.Mul(exact.NewRat(wr[l], sr))
+		b := exact.Int(1)
+		if sb > 0 {
+			x, _ := spare.Mul(exact.NewRat(wb[l], sb))
+			b, _ = b.Add(x)
+		} else if l == 0 {
+			b, _ = b.Add(spare)
+		}
+		subs[l] = buckets.Params{Rate: r, Burst: b}
 	}
 	return subs
+}
+
+// pp returns the bucket written (rate, burst), exactly.
+func pp(rate, burst string) buckets.Params {
+	p, err := buckets.ParseParams(rate, burst)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 // TestPollaczekKhinchine: with burst 1 a token bucket is exactly an M/D/1
@@ -200,8 +244,8 @@ func TestPollaczekKhinchine(t *testing.T) {
 		const R = 10
 		var means [R]float64
 		for i := range R {
-			spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 1}, Subs: []buckets.Params{{Rate: 1, Burst: 1}}, Dispatch: "rr", Seed: uint64(i + 1), MaxJobs: tc.n}
-			proc, err := arrivals.NewPoisson(tc.rho, Source(spec.Seed, StreamArrivals))
+			spec := RunSpec{One: pp("1", "1"), Subs: []buckets.Params{pp("1", "1")}, Dispatch: "rr", Seed: uint64(i + 1), MaxJobs: tc.n}
+			proc, err := arrivals.NewPoisson(tc.rho, Source(spec.Seed, systems.StreamArrivals))
 			if err != nil {
 				t.Fatal(err)
 			}

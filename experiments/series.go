@@ -3,14 +3,13 @@ package experiments
 import (
 	"context"
 	"io"
-	"slices"
-
-	"github.com/DataDog/sketches-go/ddsketch"
+	"math"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
-	"github.com/ratesim/ratesim/internal/compensated"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // SeriesOptions choose what [RunSeries] records.
@@ -54,49 +53,9 @@ type Series struct {
 	One, Split Distribution
 }
 
-// Distribution is an empirical delay distribution: P[i] is the fraction of
-// jobs with delay <= X[i] seconds (X increasing, P non-decreasing, the
-// last P is 1). X[0] = 0 when some job was not delayed.
-type Distribution struct {
-	X, P []float64
-}
-
-// distribution turns a sketch into its binned CDF.
-func distribution(s *ddsketch.DDSketch) Distribution {
-	type bin struct{ v, c float64 }
-	var bins []bin
-	s.ForEach(func(v, c float64) bool {
-		if c > 0 {
-			bins = append(bins, bin{v, c})
-		}
-		return false
-	})
-	slices.SortFunc(bins, func(a, b bin) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
-	total := s.GetCount()
-	var d Distribution
-	cum := 0.0
-	for _, b := range bins {
-		cum += b.c
-		d.X = append(d.X, b.v)
-		d.P = append(d.P, cum/total)
-	}
-	if n := len(d.P); n > 0 {
-		d.P[n-1] = 1 // exact, whatever the rounding of the sum
-	}
-	return d
-}
-
 // RunSeries is [Run] that also records the [Series] behind the single-run
-// figures (ratesim run --plot). Its memory is bounded by opt, not by the
-// number of jobs; it costs about one more call per event than Run.
+// figures (ratesim run --plot). Its memory is bounded by opt and by the
+// jobs waiting, not by the number of jobs.
 func RunSeries(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Writer, opt SeriesOptions) (Result, *Series, error) {
 	if opt.Samples <= 0 {
 		opt.Samples = 1000
@@ -107,40 +66,40 @@ func RunSeries(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut
 	if opt.WindowSteps <= 0 {
 		opt.WindowSteps = 400
 	}
-	rec := newRecorder(jobsOut)
-	tp := &seriesTap{rec: rec, opt: opt, dt: 1e-3, ser: &Series{From: opt.From, To: opt.To}}
+	rec := newRecorder(jobsOut, spec.Warmup)
+	tp := &seriesTap{opt: opt, dt: 1e-3, ser: &Series{From: opt.From, To: opt.To}}
 	tp.busiest = opt.To <= 0
 	if tp.busiest {
 		tp.ring = make([]stepRec, 0, opt.WindowSteps/2)
 		tp.maxNK = -1
 	}
-	res, err := runWith(ctx, spec, proc, rec, tp)
+	res, _, err := runWith(ctx, spec, proc, rec, tp)
 	if err != nil {
 		return res, nil, err
 	}
-	tp.finish(float64(res.Duration))
-	tp.ser.One, tp.ser.Split = distribution(rec.one.sketch), distribution(rec.split.sketch)
+	tp.finish(res.Drain)
+	tp.ser.One, tp.ser.Split = rec.one.distribution(), rec.split.distribution()
 	return res, tp.ser, nil
 }
 
-// seriesTap follows N(t) and Σ N_l(t) from the recorder calls: every
-// arrival adds a waiting job to both systems and every service (at arrival,
-// for a job that does not wait, or at its grant) removes one, so after each
-// event the counts are the queue lengths. Within one instant they may pass
-// through transient values, which last no time: steps at the same instant
-// are merged and S integrates only across instants.
+// seriesTap follows N(t) and Σ N_l(t) from the decisions and releases: a
+// job that waits adds one to its system's count at its arrival and
+// removes one at its release (known at its arrival under FCFS: the tap
+// keeps the pending release instants in a heap, so its memory is
+// O(jobs waiting)). S(t) and S^(k)(t) are sampled from the buckets' exact
+// closed forms. Steps at the same instant are merged.
 type seriesTap struct {
 	rec    *recorder
-	c      *buckets.Compare
+	p      *systems.Pair
 	opt    SeriesOptions
 	ser    *Series
-	last   float64 // instant of the last event
+	last   float64 // instant of the last event, seconds
 	n, nk  int
-	prevN  int // n before the last change
-	prevNK int // nk before the last change
-	s, sk  compensated.Sum[float64]
+	prevN  int     // n before the last change
+	prevNK int     // nk before the last change
 	dt     float64 // sample spacing, seconds
-	next   float64 // next sampling instant
+	next   float64 // next sampling instant, seconds
+	pend   [2]releaseHeap
 
 	// The busiest-episode window: the last WindowSteps/2 steps in a ring,
 	// a snapshot of them taken when Σ N_l passed maxNK, and the steps still
@@ -153,30 +112,106 @@ type seriesTap struct {
 	maxNK   int
 }
 
+// releaseHeap is a min-heap of release instants, seconds.
+type releaseHeap []float64
+
+func (h *releaseHeap) push(x float64) {
+	*h = append(*h, x)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] <= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *releaseHeap) pop() float64 {
+	a := *h
+	x := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && a[r] < a[l] {
+			l = r
+		}
+		if a[i] <= a[l] {
+			break
+		}
+		a[i], a[l] = a[l], a[i]
+		i = l
+	}
+	*h = a
+	return x
+}
+
 type stepRec struct {
 	t     float64
 	n, nk int
 }
 
-func (tp *seriesTap) start(c *buckets.Compare) { tp.c = c }
+func (tp *seriesTap) start(p *systems.Pair, rec *recorder) { tp.p, tp.rec = p, rec }
 
-// advance integrates S and S^(k) up to t, taking the samples due, and
-// returns t.
-func (tp *seriesTap) advance() float64 {
-	t := float64(tp.c.Now())
-	if t <= tp.last {
-		return t
+// accrued returns S(t) and S^(k)(t) in seconds from the buckets' closed
+// forms, t not earlier than the last arrival.
+func (tp *seriesTap) accrued(t float64) (float64, float64) {
+	sum := func(sys *systems.System) float64 {
+		var s exact.Int128
+		var scale int64
+		for _, n := range sys.Nodes() {
+			g := n.(*buckets.TokenBucket).State()
+			scale = g.Scale
+			x, _ := exact.I128(int64(math.Round(t * 1e9))).Mul64OK(g.Scale)
+			s = s.Add(g.Accrued(x))
+		}
+		return exact.Frac(s, scale).QuoFloat64(1e9)
 	}
-	for tp.next <= t {
-		d := tp.next - tp.last
-		tp.sample(tp.next, tp.s.Value()+float64(tp.n)*d, tp.sk.Value()+float64(tp.nk)*d)
-		tp.next += tp.dt
+	return sum(tp.p.A), sum(tp.p.B)
+}
+
+// advance takes the samples due up to t and makes the releases due by t
+// (steps), in time order.
+func (tp *seriesTap) advance(t float64) {
+	for {
+		// The next release in either system, if it is due by t.
+		side, at := -1, t
+		for s := range tp.pend {
+			if len(tp.pend[s]) > 0 && tp.pend[s][0] <= at && (side < 0 || tp.pend[s][0] < at) {
+				side, at = s, tp.pend[s][0]
+			}
+		}
+		for tp.next <= at {
+			if tp.next >= tp.last {
+				s, sk := tp.accrued(tp.next)
+				tp.sample(tp.next, s, sk)
+			}
+			tp.next += tp.dt
+		}
+		tp.last = max(tp.last, at)
+		if side < 0 {
+			return
+		}
+		tp.pend[side].pop()
+		tp.change(side, -1, at)
 	}
-	d := t - tp.last
-	tp.s.Add(float64(tp.n) * d)
-	tp.sk.Add(float64(tp.nk) * d)
-	tp.last = t
-	return t
+}
+
+// change moves a system's count by delta at t and records the step.
+func (tp *seriesTap) change(side, delta int, t float64) {
+	tp.prevN, tp.prevNK = tp.n, tp.nk
+	if side == 0 {
+		tp.n += delta
+	} else {
+		tp.nk += delta
+	}
+	tp.step(t)
 }
 
 func (tp *seriesTap) sample(t, s, sk float64) {
@@ -267,35 +302,38 @@ func (tp *seriesTap) stepBusiest(t float64) {
 	}
 }
 
-func (tp *seriesTap) Arrived(j buckets.Job, sub int) {
-	t := tp.advance()
-	tp.prevN, tp.prevNK = tp.n, tp.nk
-	tp.n++
-	tp.nk++
-	tp.step(t)
-	tp.rec.Arrived(j, sub)
-}
-
-func (tp *seriesTap) Served(id int64, sub int, delay engine.Time) {
-	t := tp.advance()
-	tp.prevN, tp.prevNK = tp.n, tp.nk
-	if sub == buckets.OneBucket {
-		tp.n--
-	} else {
-		tp.nk--
+func (tp *seriesTap) Decided(j systems.Job, side, node int, d buckets.Decision) error {
+	t := j.T.Seconds()
+	if side == 0 {
+		tp.advance(t)
 	}
-	tp.step(t)
-	tp.rec.Served(id, sub, delay)
+	switch d.Verdict {
+	case buckets.Delay:
+		tp.change(side, 1, t)
+		tp.pend[side].push(t + d.WaitSeconds())
+	case buckets.Queue:
+		tp.change(side, 1, t)
+	}
+	return tp.rec.Decided(j, side, node, d)
 }
 
-// finish takes the last sample at the end of the run, end.
+func (tp *seriesTap) Released(side, node int, at engine.Time, r buckets.Released) error {
+	t := at.Seconds()
+	tp.advance(t)
+	tp.change(side, -1, t)
+	return tp.rec.Released(side, node, at, r)
+}
+
+// finish takes the samples and releases after the last arrival, up to
+// the end of the run, end (seconds).
 func (tp *seriesTap) finish(end float64) {
+	tp.advance(end)
 	ser := tp.ser
 	if k := len(ser.T); k == 0 || ser.T[k-1] < end {
-		d := end - tp.last
+		s, sk := tp.accrued(end)
 		ser.T = append(ser.T, end)
-		ser.S = append(ser.S, tp.s.Value()+float64(tp.n)*d)
-		ser.SSplit = append(ser.SSplit, tp.sk.Value()+float64(tp.nk)*d)
+		ser.S = append(ser.S, s)
+		ser.SSplit = append(ser.SSplit, sk)
 	}
 	if tp.busiest && len(tp.best) > 0 {
 		for _, s := range tp.best {

@@ -9,14 +9,16 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // fourAtZero is the hand-computed example: r = 1, b = 2, four arrivals at
 // 0; the one bucket serves them at 0, 0, 1, 2 (jobs 2 and 3 wait); the
 // round-robin split (0.5, 1) + (0.5, 1) serves them at 0, 0, 2, 2.
 func fourAtZero() (RunSpec, arrivals.Process) {
-	spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 2}, Subs: []buckets.Params{{Rate: 0.5, Burst: 1}, {Rate: 0.5, Burst: 1}}, Dispatch: "rr"}
-	return spec, &sliceProc{times: []float64{0, 0, 0, 0}}
+	spec := RunSpec{One: pp("1", "2"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}, Dispatch: "rr"}
+	return spec, &sliceProc{times: []engine.Time{0, 0, 0, 0}}
 }
 
 // TestSeriesFourAtZero: N(t) is 2 on [0, 1), 1 on [1, 2), 0 from 2;
@@ -47,11 +49,9 @@ func TestSeriesFourAtZero(t *testing.T) {
 		if ser.T[k] != 2 || ser.S[k] != 3 || ser.SSplit[k] != 4 {
 			t.Errorf("last sample S(%v) = %v, S^(k) = %v; want S(2) = 3, S^(k)(2) = 4", ser.T[k], ser.S[k], ser.SSplit[k])
 		}
-		// Delays 0, 0, 1, 2: P(0) = 1/2, then 3/4 at 1 and 1 at 2 (bins within
-		// the sketch's 1% relative accuracy).
+		// Delays 0, 0, 1, 2: P(0) = 1/2, then 3/4 at 1 and 1 at 2, exactly.
 		d := ser.One
-		if len(d.X) != 3 || d.X[0] != 0 || d.P[0] != 0.5 || d.P[1] != 0.75 || d.P[2] != 1 ||
-			math.Abs(d.X[1]-1) > 0.01*(1+1e-9) || math.Abs(d.X[2]-2) > 0.02*(1+1e-9) {
+		if len(d.X) != 3 || d.X[0] != 0 || d.P[0] != 0.5 || d.P[1] != 0.75 || d.P[2] != 1 || d.X[1] != 1 || d.X[2] != 2 {
 			t.Errorf("one-bucket distribution %+v, want P(0) = 0.5, P(1) = 0.75, P(2) = 1", d)
 		}
 	}
@@ -62,11 +62,11 @@ func TestSeriesFourAtZero(t *testing.T) {
 // (Theorem 2), the samples stay within the bound, and the window holds
 // the busiest episode.
 func TestSeriesMatchesRun(t *testing.T) {
-	one := buckets.Params{Rate: 1, Burst: 4}
+	one := pp("1", "4")
 	subs, _ := buckets.EqualSplit(one, 2)
 	spec := RunSpec{One: one, Subs: subs, Dispatch: "random", Seed: 3, MaxJobs: 200_000}
 	proc := func() arrivals.Process {
-		p, err := arrivals.NewPoisson(0.85, Source(3, StreamArrivals))
+		p, err := arrivals.NewPoisson(0.85, Source(3, systems.StreamArrivals))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestSeriesMatchesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.One != plain.One || res.Split != plain.Split || res.Check != plain.Check {
+	if res.One != plain.One || res.Split != plain.Split || !cmp.Equal(res.Check, plain.Check) {
 		t.Fatalf("RunSeries result differs from Run: %+v vs %+v", res, plain)
 	}
 	if n := len(ser.T); n < 100 || n > 201 {

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // Spec is an experiment: a token bucket (r, b) and its split into k
@@ -544,20 +545,71 @@ type Point struct {
 // Lambda returns the arrival rate λ = ρ·r, jobs/s.
 func (p *Point) Lambda() float64 { return p.Load * p.Rate }
 
-// Subs returns the sub-buckets (q_l·r, q^b_l·b). A burst within
-// [buckets.SumTolerance]·b of a whole number of tokens is set to that
-// number, so that decimal shares such as 1 - 0.9 (0.09999999999999998 in
-// float64) of b = 10 give the burst of 1 token they mean.
-func (p *Point) Subs() []buckets.Params {
+// One returns the one bucket (r, b), exactly: each float64 parameter
+// stands for its shortest decimal (exact.FromFloat64).
+func (p *Point) One() (buckets.Params, error) {
+	r, err1 := exact.FromFloat64(p.Rate)
+	b, err2 := exact.FromFloat64(p.Burst)
+	if err := errors.Join(err1, err2); err != nil {
+		return buckets.Params{}, fmt.Errorf("experiments: point %d: %w (%w)", p.Index, err, buckets.ErrParam)
+	}
+	return buckets.Params{Rate: r, Burst: b}, nil
+}
+
+// exactShares returns the shares xs as exact rationals that add up to
+// exactly 1: each share stands for its shortest decimal, divided by their
+// sum, so that [1/3, 1/3, 1/3] written in float64 gives thirds and
+// [0.7, 0.3] gives 7/10 and 3/10.
+func exactShares(xs []float64) ([]exact.Rat, error) {
+	out := make([]exact.Rat, len(xs))
+	sum := exact.Rat{}
+	for l, x := range xs {
+		r, err := exact.FromFloat64(x)
+		if err != nil {
+			return nil, err
+		}
+		out[l] = r
+		if sum, err = sum.Add(r); err != nil {
+			return nil, err
+		}
+	}
+	if sum.Sign() == 0 {
+		return nil, fmt.Errorf("experiments: shares %v add up to 0: %w", xs, buckets.ErrParam)
+	}
+	for l := range out {
+		var err error
+		if out[l], err = out[l].Quo(sum); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Subs returns the sub-buckets (q_l·r, q^b_l·b), exactly, with the shares
+// normalised to add up to exactly 1 (see exactShares), so that the split
+// satisfies Σ r_l = r and Σ b_l = b exactly: decimal shares such as
+// 1 - 0.9 (0.09999999999999998 in float64, whose shortest decimal is that
+// too) of b = 10 are written by the grid as 0.1, and give 1 token.
+func (p *Point) Subs() ([]buckets.Params, error) {
+	one, err := p.One()
+	if err != nil {
+		return nil, err
+	}
+	rs, err1 := exactShares(p.RateShares)
+	bs, err2 := exactShares(p.BurstShares)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("experiments: point %d: %w (%w)", p.Index, err, buckets.ErrParam)
+	}
 	subs := make([]buckets.Params, p.K)
 	for l := range subs {
-		b := p.Burst * p.BurstShares[l]
-		if n := math.Round(b); math.Abs(b-n) <= buckets.SumTolerance*p.Burst {
-			b = n
+		r, err1 := one.Rate.Mul(rs[l])
+		b, err2 := one.Burst.Mul(bs[l])
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, fmt.Errorf("experiments: point %d sub-bucket %d: %w (%w)", p.Index, l, err, buckets.ErrParam)
 		}
-		subs[l] = buckets.Params{Rate: p.Rate * p.RateShares[l], Burst: b}
+		subs[l] = buckets.Params{Rate: r, Burst: b}
 	}
-	return subs
+	return subs, nil
 }
 
 // restShare returns each of the k - 1 equal shares that remain when one
@@ -675,9 +727,10 @@ func pointLabel(g Grid, idx []int) string {
 	return strings.Join(parts, " ")
 }
 
-// shareTolerance is the relative tolerance within which a share list must
-// add up to 1 (as buckets.SumTolerance for rates).
-const shareTolerance = buckets.SumTolerance
+// shareTolerance is the relative tolerance within which a share list
+// written in float64 must add up to 1; the shares are then normalised to
+// add up to exactly 1 (see exactShares).
+const shareTolerance = 1e-9
 
 // point builds and validates the point with the axis values vals over the
 // spec's fields.
@@ -843,16 +896,59 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 		}
 		return field(scalar)
 	}
-	for l, sub := range p.Subs() {
-		if !(sub.Rate > 0) {
+	subs, e := p.Subs()
+	if e != nil {
+		return p, specErr("rate_shares", "%v", e)
+	}
+	one, _ := p.One()
+	for l, sub := range subs {
+		if sub.Rate.Sign() <= 0 {
 			return p, specErr(source("rate_shares", s.RateShares != nil, "rate", "q_rate", "q"), "sub-bucket %d gets rate %v, want > 0 (every rate share must be > 0)", l+1, sub.Rate)
 		}
-		if !(sub.Burst >= 1) {
-			return p, specErr(source("burst_shares", s.BurstShares != nil, "burst", "q_burst", "q", "burst", "k"), "sub-bucket %d gets burst %v·%v = %v tokens, want >= 1 (a job needs one whole token)", l+1, p.Burst, p.BurstShares[l], sub.Burst)
+		if sub.Burst.Cmp(exact.Int(1)) < 0 {
+			return p, specErr(source("burst_shares", s.BurstShares != nil, "burst", "q_burst", "q", "burst", "k"), "sub-bucket %d gets burst %v·%v = %v tokens, want >= 1 (a job needs one whole token; shares are exact decimals, normalised to add up to 1: leave the list out for 1/k each)", l+1, p.Burst, p.BurstShares[l], sub.Burst)
 		}
 	}
-	if e := buckets.ValidateSplit(buckets.Params{Rate: p.Rate, Burst: p.Burst}, p.Subs(), false); e != nil {
+	if e := buckets.ValidateSplit(one, subs, false); e != nil {
 		return p, specErr("rate_shares", "%v", e)
 	}
 	return p, nil
+}
+
+// ShortReplicationJobs is the number of measured jobs per replication
+// below which, or without a warm-up, [SpecWarnings] warns that confidence
+// intervals may not be trusted: the replication means of short runs
+// started empty are biased low and correlated with their own spread, so a
+// nominal 95% interval covers less (a 200-job replication without warm-up
+// covers about 81% at load 0.9).
+const ShortReplicationJobs = 10000
+
+// SpecWarnings returns what a user should know before running spec: short
+// replications whose intervals may not cover their nominal level, and
+// points where a sub-bucket is offered a load of 1 or more (its queue, and
+// the point's delays, grow without bound with the run's length).
+func SpecWarnings(s *Spec) []string {
+	var ws []string
+	if s.Jobs < ShortReplicationJobs || s.Warmup == 0 {
+		ws = append(ws, fmt.Sprintf("replications of %d measured jobs after a warm-up of %d are short: their 95%% confidence intervals may cover much less (a 200-job replication without warm-up covers about 81%%); use jobs >= %d and a warm-up of a tenth of that",
+			s.Jobs, s.Warmup, ShortReplicationJobs))
+	}
+	pts, err := s.Points()
+	if err != nil {
+		return ws
+	}
+	unstable := 0
+	first := ""
+	for i := range pts {
+		if l := pts[i].MaxSubLoad(); l >= 1 {
+			if unstable == 0 {
+				first = fmt.Sprintf("point %d (a sub-bucket at load %.3g)", pts[i].Index, l)
+			}
+			unstable++
+		}
+	}
+	if unstable > 0 {
+		ws = append(ws, fmt.Sprintf("%d of %d points overload a sub-bucket (load >= 1), the first %s: their delays grow with the run's length and have no steady state", unstable, len(pts), first))
+	}
+	return ws
 }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"encoding/json"
 	"errors"
+	"github.com/ratesim/ratesim/exact"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,8 +136,11 @@ func TestDecimalShares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subs := pts[0].Subs()
-	if pts[0].RateShares[1] != 0.1 || subs[1].Burst != 1 || subs[0].Burst != 9 {
+	subs, err := pts[0].Subs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pts[0].RateShares[1] != 0.1 || subs[1].Burst.Cmp(exact.Int(1)) != 0 || subs[0].Burst.Cmp(exact.Int(9)) != 0 {
 		t.Errorf("shares %v, subs %+v; want 0.9, 0.1 and bursts 9, 1", pts[0].RateShares, subs)
 	}
 }
@@ -203,5 +207,35 @@ func TestReadSpecMissing(t *testing.T) {
 	_, err := ReadSpec(filepath.Join(t.TempDir(), "none.yaml"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ReadSpec of a missing file: %v", err)
+	}
+}
+
+// TestSpecWarnings: the built-in study (10^5 jobs, warm-up 10^4) warns of
+// nothing short; a 200-job spec without warm-up warns; a point whose
+// sub-bucket gets load 1.2 warns of overload.
+func TestSpecWarnings(t *testing.T) {
+	s, err := Builtin("split-ratio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range SpecWarnings(s) {
+		if strings.Contains(w, "short") {
+			t.Errorf("built-in study: %s", w)
+		}
+	}
+	short := DefaultSpec()
+	sp := &short
+	short.Jobs, short.Warmup = 200, 0
+	if ws := SpecWarnings(sp); len(ws) == 0 || !strings.Contains(ws[0], "short") {
+		t.Errorf("200 jobs without warm-up: warnings %v", ws)
+	}
+	over := DefaultSpec()
+	over.Sweep = Sweep{{{Name: "load", Values: []any{0.5, 1.2}}}}
+	found := false
+	for _, w := range SpecWarnings(&over) {
+		found = found || strings.Contains(w, "1 of 2 points overload")
+	}
+	if !found {
+		t.Errorf("load 1.2: warnings %v, want one about overload", SpecWarnings(&over))
 	}
 }

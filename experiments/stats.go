@@ -3,81 +3,397 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"math/bits"
+	"slices"
 
 	"github.com/DataDog/sketches-go/ddsketch"
 	"github.com/DataDog/sketches-go/ddsketch/mapping"
 	"github.com/DataDog/sketches-go/ddsketch/store"
 
-	"github.com/ratesim/ratesim/internal/compensated"
+	"github.com/ratesim/ratesim/exact"
 )
 
-// RelativeAccuracy is the relative accuracy of the delay quantiles: a
-// reported quantile q̂ of a true quantile q > 0 satisfies
-// |q̂ - q| <= 0.01·q (DDSketch guarantee; Masson, Rim and Lee, "DDSketch: A
-// Fast and Fully-Mergeable Quantile Sketch with Relative-Error Guarantees",
-// VLDB 2019). Zero delays are counted exactly.
+// RelativeAccuracy is the relative accuracy of the delay quantiles once a
+// system has delayed more than [ExactQuantileJobs] jobs: a reported
+// quantile q̂ of a true quantile q > 0 satisfies |q̂ - q| <= 0.01·q
+// (DDSketch guarantee; Masson, Rim and Lee, "DDSketch: A Fast and
+// Fully-Mergeable Quantile Sketch with Relative-Error Guarantees", VLDB
+// 2019). Zero delays are always counted exactly.
 const RelativeAccuracy = 0.01
 
-// Stats are the delay statistics of one system over a run, all in seconds
+// ExactQuantileJobs is how many delayed jobs (delay > 0) a system keeps
+// exactly for its quantiles: up to this many, every quantile is exact;
+// beyond, the delays go into a DDSketch of [RelativeAccuracy] and memory
+// stays bounded (8 MiB of delays per system at most, whatever the run's
+// length).
+const ExactQuantileJobs = 1 << 20
+
+// QuantileMethod describes how quantiles are defined: the q-quantile of n
+// delays is the nearest-rank value, the ceil(q·n)-th smallest (1-based;
+// Hyndman and Fan's type 1, the inverse of the empirical distribution
+// function: the smallest delay x with F(x) >= q).
+const QuantileMethod = "nearest rank: the ceil(q·n)-th smallest delay (Hyndman-Fan type 1)"
+
+// Stats are the delay statistics of one system over a run, in seconds
 // except the counts.
 type Stats struct {
-	Jobs    int64   `json:"jobs"`         // jobs served
-	Delayed int64   `json:"delayed_jobs"` // jobs that waited (delay > 0)
-	Mean    float64 `json:"mean_delay_s"` // mean delay
-	P50     float64 `json:"p50_delay_s"`  // median delay (DDSketch, 1% relative)
-	P99     float64 `json:"p99_delay_s"`  // 99th percentile delay (DDSketch, 1% relative)
-	// The q-quantile is the delay of 0-based rank floor(q·(n-1)) among the
-	// n delays sorted in increasing order (DDSketch's definition).
-	Max   float64 `json:"max_delay_s"`   // largest delay (exact)
-	Total float64 `json:"total_delay_s"` // sum of delays (compensated sum)
+	Jobs    int64   `json:"jobs"`         // jobs decided (measured: after the warm-up)
+	Delayed int64   `json:"delayed_jobs"` // jobs that waited (delay > 0, exactly)
+	Mean    float64 `json:"mean_delay_s"` // mean delay, from the exact total
+	P50     float64 `json:"p50_delay_s"`  // median delay (see QuantileMethod)
+	P90     float64 `json:"p90_delay_s"`  // 90th percentile delay
+	P99     float64 `json:"p99_delay_s"`  // 99th percentile delay
+	P999    float64 `json:"p999_delay_s"` // 99.9th percentile delay
+	Max     float64 `json:"max_delay_s"`  // largest delay (exact, rounded once)
+	Total   float64 `json:"total_delay_s"`
+	// Quantiles says whether the quantiles are "exact" or come from the
+	// sketch ("ddsketch, relative accuracy 0.01").
+	Quantiles string `json:"quantiles"`
 }
 
-// delayStats accumulates one system's delays in memory that does not grow
-// with the number of jobs: a DDSketch for quantiles and exact count, sum
-// and maximum.
+// delayStats accumulates one system's delays. Totals and the maximum are
+// exact (rationals of nanoseconds); positive delays are kept exactly, as
+// float64 seconds rounded once, for the first ExactQuantileJobs of them,
+// and in a DDSketch beyond.
 type delayStats struct {
-	err     error // the first delay the sketch could not take
-	sketch  *ddsketch.DDSketch
-	total   compensated.Sum[float64]
-	n       int64
-	delayed int64
-	max     float64
+	n, delayed int64
+	sum        exact.Int128 // Σ numerators of waits with denominator den
+	den        int64        // the denominator of every wait so far (0: none yet)
+	sumBig     *big.Rat     // the total once waits of another denominator came
+	max        exact.Rat
+	vals       []float64 // positive delays, seconds, while exact
+	sketch     *ddsketch.DDSketch
+	err        error
+	summary    bool    // count, total and maximum only: no quantiles, O(1) memory
+	scaleNs    float64 // den·1e9 as a float64 when it is exact (<= 2^53), for addUnits; 0 otherwise
 }
 
-func newDelayStats() *delayStats {
+func newDelayStats() *delayStats { return &delayStats{} }
+
+// setDen fixes the denominator of the exact total.
+func (s *delayStats) setDen(d int64) {
+	s.den = d
+	if hi, lo := bits.Mul64(uint64(d), 1e9); hi == 0 && lo <= 1<<53 {
+		s.scaleNs = float64(lo)
+	}
+}
+
+// newDelaySummary returns statistics that keep no values: the mean and
+// the maximum are exact, the quantiles are not computed.
+func newDelaySummary() *delayStats { return &delayStats{summary: true} }
+
+// add records one job's exact wait in nanoseconds (0 for a job that did
+// not wait).
+func (s *delayStats) add(w exact.Rat) {
+	s.n++
+	if w.Sign() <= 0 {
+		return
+	}
+	s.delayed++
+	switch {
+	case s.sumBig != nil:
+		s.sumBig.Add(s.sumBig, w.Big())
+	case s.den == 0 || w.Den() == s.den:
+		s.setDen(w.Den())
+		if sum, ok := s.sum.AddOK(w.Num()); ok {
+			s.sum = sum
+		} else {
+			s.toBig(w)
+		}
+	default:
+		s.toBig(w)
+	}
+	if s.max.Cmp(w) < 0 {
+		s.max = w
+	}
+	if !s.summary {
+		s.addValue(w.QuoFloat64(1e9))
+	}
+}
+
+// addUnits records one job's wait of num/den ns (num <= 0: no wait): add
+// with the fast path's integers, without building an exact.Rat.
+func (s *delayStats) addUnits(num exact.Int128, den int64) {
+	if num.Sign() <= 0 {
+		s.n++
+		return
+	}
+	if s.sumBig == nil && s.den == den {
+		if sum, ok := s.sum.AddOK(num); ok {
+			s.n++
+			s.delayed++
+			s.sum = sum
+			if m := s.max; m.Sign() == 0 || m.Den() == den && m.Num().Less(num) || m.Den() != den && m.Cmp(exact.Frac(num, den)) < 0 {
+				s.max = exact.Frac(num, den)
+			}
+			if !s.summary {
+				if num.IsInt64() && num.Int64() <= 1<<53 && s.scaleNs > 0 {
+					// Both operands exact float64 values: one rounding.
+					s.addValue(float64(num.Int64()) / s.scaleNs)
+				} else {
+					s.addValue(exact.Frac(num, den).QuoFloat64(1e9))
+				}
+			}
+			return
+		}
+	}
+	s.add(exact.Frac(num, den))
+}
+
+// toBig moves the total to math/big, adding w.
+func (s *delayStats) toBig(w exact.Rat) {
+	s.sumBig = new(big.Rat)
+	if s.den != 0 {
+		s.sumBig.SetFrac(s.sum.Big(), big.NewInt(s.den))
+	}
+	s.sumBig.Add(s.sumBig, w.Big()) // w is not in s.sum
+}
+
+func (s *delayStats) addValue(x float64) {
+	if s.sketch == nil {
+		if len(s.vals) < ExactQuantileJobs {
+			if len(s.vals) == cap(s.vals) {
+				// Double (append grows large slices by 1.25, which
+				// copies five times the final size in all).
+				v := make([]float64, len(s.vals), max(1024, 2*cap(s.vals)))
+				copy(v, s.vals)
+				s.vals = v
+			}
+			s.vals = append(s.vals, x)
+			return
+		}
+		s.sketch = newSketch()
+		for _, v := range s.vals {
+			s.sketchAdd(v)
+		}
+		s.vals = nil
+	}
+	s.sketchAdd(x)
+}
+
+func newSketch() *ddsketch.DDSketch {
 	// The cubically interpolated mapping avoids a logarithm per value at
 	// the same accuracy guarantee as the logarithmic one.
 	m, err := mapping.NewCubicallyInterpolatedMapping(RelativeAccuracy)
 	if err != nil {
 		panic(err) // RelativeAccuracy is a valid constant
 	}
-	return &delayStats{sketch: ddsketch.NewDDSketch(m, store.NewDenseStore(), store.NewDenseStore())}
+	return ddsketch.NewDDSketch(m, store.NewDenseStore(), store.NewDenseStore())
 }
 
-func (s *delayStats) add(d float64) {
-	s.n++
-	if d > 0 {
-		s.delayed++
-		s.total.Add(d)
-		s.max = math.Max(s.max, d)
+func (s *delayStats) sketchAdd(x float64) {
+	// Add fails only for values the mapping cannot index (beyond about
+	// 1e307 s); the run reports it as an error at the end.
+	if err := s.sketch.Add(x); err != nil && s.err == nil {
+		s.err = fmt.Errorf("experiments: delay %v s cannot be kept in the quantile sketch: %w", x, err)
 	}
-	// Add fails only for values the mapping cannot index (NaN, or beyond
-	// about 1e307 s); the run reports it as an error at the end.
-	if err := s.sketch.Add(d); err != nil && s.err == nil {
-		s.err = fmt.Errorf("experiments: delay %v s cannot be kept in the quantile sketch: %w", d, err)
+}
+
+// merge adds the delays of o (another replication) to s.
+func (s *delayStats) merge(o *delayStats) {
+	s.n += o.n
+	s.delayed += o.delayed
+	total := s.totalRat()
+	total.Add(total, o.totalRat())
+	s.sumBig, s.den, s.sum = total, 0, exact.Int128{}
+	if s.max.Cmp(o.max) < 0 {
+		s.max = o.max
 	}
+	if o.sketch != nil {
+		for _, v := range s.vals {
+			if s.sketch == nil {
+				s.sketch = newSketch()
+			}
+			s.sketchAdd(v)
+		}
+		s.vals = nil
+		if s.sketch == nil {
+			s.sketch = o.sketch.Copy()
+		} else if err := s.sketch.MergeWith(o.sketch); err != nil && s.err == nil {
+			s.err = err
+		}
+		return
+	}
+	for _, v := range o.vals {
+		s.addValue(v)
+	}
+}
+
+// totalRat returns the exact total in nanoseconds.
+func (s *delayStats) totalRat() *big.Rat {
+	if s.sumBig != nil {
+		return new(big.Rat).Set(s.sumBig)
+	}
+	if s.den == 0 {
+		return new(big.Rat)
+	}
+	return new(big.Rat).SetFrac(s.sum.Big(), big.NewInt(s.den))
+}
+
+// rank returns the 1-based nearest rank ceil(permille·n/1000) of n
+// values, in integers, at least 1.
+func rank(permille, n int64) int64 {
+	hi, lo := bits.Mul64(uint64(permille), uint64(n))
+	q, rem := bits.Div64(hi, lo, 1000)
+	r := int64(q)
+	if rem != 0 {
+		r++
+	}
+	return min(max(r, 1), n)
+}
+
+// quantiles returns the nearest-rank quantiles of the delays at each of
+// permilles (increasing), seconds. Exact values are found by selection
+// (expected O(n) for all of them, no full sort); the order of s.vals is
+// changed.
+func (s *delayStats) quantiles(permilles ...int64) []float64 {
+	out := make([]float64, len(permilles))
+	if s.n == 0 {
+		return out
+	}
+	zeros := s.n - s.delayed
+	lo := 0
+	for i, pm := range permilles {
+		r := rank(pm, s.n)
+		if r <= zeros {
+			continue // 0
+		}
+		k := int(r - zeros - 1) // 0-based among the positive delays
+		if s.sketch == nil {
+			out[i] = selectKth(s.vals, lo, k)
+			lo = k
+			continue
+		}
+		// The sketch holds the positive delays only: ask it for the same
+		// rank among them; it may exceed the exact maximum by its accuracy.
+		v, err := s.sketch.GetValueAtQuantile(float64(k) / math.Max(1, float64(s.delayed-1)))
+		if err != nil {
+			v = math.NaN()
+		}
+		out[i] = math.Min(v, s.max.QuoFloat64(1e9))
+	}
+	return out
+}
+
+// selectKth returns the k-th smallest of xs (0-based), given that the
+// elements before index lo are all <= those from lo on (lo <= k). It
+// partitions xs in place (Hoare's quickselect with a median-of-three
+// pivot), so that afterwards xs[k] holds the value, everything before it
+// is <= and everything after is >=.
+func selectKth(xs []float64, lo, k int) float64 {
+	hi := len(xs) - 1
+	for hi > lo {
+		m := lo + (hi-lo)/2
+		if xs[m] < xs[lo] {
+			xs[m], xs[lo] = xs[lo], xs[m]
+		}
+		if xs[hi] < xs[lo] {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if xs[hi] < xs[m] {
+			xs[hi], xs[m] = xs[m], xs[hi]
+		}
+		pivot := xs[m]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < pivot {
+				i++
+			}
+			for xs[j] > pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
 }
 
 func (s *delayStats) stats() Stats {
-	st := Stats{Jobs: s.n, Delayed: s.delayed, Max: s.max, Total: s.total.Value()}
+	st := Stats{Jobs: s.n, Delayed: s.delayed, Quantiles: "exact"}
+	if s.sketch != nil {
+		st.Quantiles = fmt.Sprintf("ddsketch, relative accuracy %g", RelativeAccuracy)
+	}
+	total := s.totalRat()
+	st.Total, _ = new(big.Rat).Quo(total, big.NewRat(1e9, 1)).Float64()
+	st.Max = s.max.QuoFloat64(1e9)
 	if s.n == 0 {
 		return st
 	}
-	st.Mean = st.Total / float64(s.n)
-	if qs, err := s.sketch.GetValuesAtQuantiles([]float64{0.5, 0.99}); err == nil {
-		// The sketch's estimate may exceed the exact maximum by up to the
-		// relative accuracy; no quantile is larger than the maximum.
-		st.P50, st.P99 = math.Min(qs[0], st.Max), math.Min(qs[1], st.Max)
+	st.Mean, _ = new(big.Rat).Quo(total, big.NewRat(1e9*s.n, 1)).Float64()
+	if s.summary {
+		st.Quantiles = "none"
+		return st
 	}
+	q := s.quantiles(500, 900, 990, 999)
+	st.P50, st.P90, st.P99, st.P999 = q[0], q[1], q[2], q[3]
 	return st
+}
+
+// distribution returns the empirical distribution of the delays: P[i] is
+// the fraction of jobs with delay <= X[i] seconds (X increasing, the last
+// P is 1); X[0] = 0 when some job was not delayed. From the exact values
+// while they are kept (at most 2000 points, the largest delay included),
+// from the sketch's bins beyond.
+func (s *delayStats) distribution() Distribution {
+	var d Distribution
+	if s.n == 0 {
+		return d
+	}
+	zeros := s.n - s.delayed
+	if zeros > 0 {
+		d.X = append(d.X, 0)
+		d.P = append(d.P, float64(zeros)/float64(s.n))
+	}
+	if s.sketch == nil {
+		slices.Sort(s.vals)
+		step := max(1, len(s.vals)/2000)
+		for i := step - 1; i < len(s.vals); i += step {
+			d.X = append(d.X, s.vals[i])
+			d.P = append(d.P, float64(zeros+int64(i)+1)/float64(s.n))
+		}
+		if k := len(s.vals); k > 0 && (k-1)%step != step-1 {
+			d.X = append(d.X, s.vals[k-1])
+			d.P = append(d.P, 1)
+		}
+	} else {
+		type bin struct{ v, c float64 }
+		var bins []bin
+		s.sketch.ForEach(func(v, c float64) bool {
+			if c > 0 {
+				bins = append(bins, bin{v, c})
+			}
+			return false
+		})
+		slices.SortFunc(bins, func(a, b bin) int { return cmpFloat(a.v, b.v) })
+		cum := float64(zeros)
+		for _, b := range bins {
+			cum += b.c
+			d.X = append(d.X, b.v)
+			d.P = append(d.P, cum/float64(s.n))
+		}
+	}
+	if n := len(d.P); n > 0 {
+		d.P[n-1] = 1 // exact, whatever the rounding of the sums
+	}
+	return d
+}
+
+// Distribution is an empirical delay distribution: P[i] is the fraction of
+// jobs with delay <= X[i] seconds (X increasing, P non-decreasing, the
+// last P is 1). X[0] = 0 when some job was not delayed.
+type Distribution struct {
+	X, P []float64
 }

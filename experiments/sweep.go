@@ -10,10 +10,11 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/DataDog/sketches-go/ddsketch"
-
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/version"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // ReplicationSeed returns the root seed of replication rep of point in a
@@ -46,9 +47,14 @@ func (p *Point) RunSpec(seed uint64, rep int) RunSpec {
 	if err != nil {
 		panic(err) // points are validated when enumerated
 	}
+	one, err1 := p.One()
+	subs, err2 := p.Subs()
+	if err1 != nil || err2 != nil {
+		panic(errors.Join(err1, err2)) // points are validated when enumerated
+	}
 	spec := RunSpec{
-		One:      buckets.Params{Rate: p.Rate, Burst: p.Burst},
-		Subs:     p.Subs(),
+		One:      one,
+		Subs:     subs,
 		Dispatch: p.Dispatch,
 		Order:    order,
 		Seed:     ReplicationSeed(seed, p.Index, rep),
@@ -64,21 +70,27 @@ func (p *Point) RunSpec(seed uint64, rep int) RunSpec {
 func (p *Point) process(s uint64) (arrivals.Process, error) {
 	lambda := p.Lambda()
 	if p.Arrivals == "periodic" {
-		return arrivals.NewPeriodic(1/lambda, 0)
+		// λ = ρ·r exactly, each parameter the decimal it was written as.
+		load, err1 := exact.FromFloat64(p.Load)
+		rate, err2 := exact.FromFloat64(p.Rate)
+		l, err3 := load.Mul(rate)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, fmt.Errorf("experiments: point %d: arrival rate %v·%v: %w", p.Index, p.Load, p.Rate, err)
+		}
+		return arrivals.NewPeriodicRate(l, exact.Rat{})
 	}
-	return arrivals.NewPoisson(lambda, Source(s, StreamArrivals))
+	return arrivals.NewPoisson(lambda, Source(s, systems.StreamArrivals))
 }
 
 // repStats is what a sweep keeps of one replication: per system (0 the one
-// bucket, 1 the split), the measured jobs, delayed jobs, mean and maximum
-// delay, and the quantile sketch; and the check's violations.
+// bucket, 1 the split), the delay statistics (mergeable: exact values or a
+// sketch) and the mean delay; and the check's violations.
 type repStats struct {
-	n, delayed [2]int64
-	mean, max  [2]float64
-	sketch     [2]*ddsketch.DDSketch
+	stats      [2]*delayStats
+	mean       [2]float64
 	violations uint64
 	lemma      uint64
-	events     uint64
+	events     int64
 }
 
 // RunReplication runs replication rep of point p of a sweep with root seed
@@ -89,16 +101,15 @@ func runReplication(ctx context.Context, p *Point, seed uint64, rep int) (repSta
 	if err != nil {
 		return repStats{}, err
 	}
-	rec := newRecorder(nil)
-	rec.warmup = p.Warmup
-	res, err := runWith(ctx, spec, proc, rec, nil)
+	spec.Warmup = p.Warmup
+	rec := newRecorder(nil, p.Warmup)
+	res, _, err := runWith(ctx, spec, proc, rec, nil)
 	if err != nil {
 		return repStats{}, err
 	}
 	var r repStats
 	for i, st := range []*delayStats{rec.one, rec.split} {
-		s := st.stats()
-		r.n[i], r.delayed[i], r.mean[i], r.max[i], r.sketch[i] = s.Jobs, s.Delayed, s.Mean, s.Max, st.sketch
+		r.stats[i], r.mean[i] = st, st.stats().Mean
 	}
 	r.violations, r.lemma, r.events = res.Check.Violations, res.Check.LemmaViolations, res.Check.Events
 	return r, nil
@@ -137,7 +148,7 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 			sel = append(sel, i)
 		}
 	}
-	res := &Results{Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
+	res := &Results{Schema: version.Schema, Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -229,52 +240,35 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 	return res, nil
 }
 
-// Quantile levels reported per system.
-var quantileLevels = []float64{0.5, 0.9, 0.99, 0.999}
-
 // aggregate computes a point's statistics from its replications, in
 // replication order (so that the floating-point results do not depend on
 // the order replications finished in).
 func aggregate(p *Point, reps []repStats) PointResult {
 	pr := PointResult{Point: *p}
 	means := [2][]float64{make([]float64, len(reps)), make([]float64, len(reps))}
-	var n, delayed [2]int64
-	var mx [2]float64
-	var merged [2]*ddsketch.DDSketch
+	merged := [2]*delayStats{newDelayStats(), newDelayStats()}
 	for i, r := range reps {
 		for s := range 2 {
 			means[s][i] = r.mean[s]
-			n[s] += r.n[s]
-			delayed[s] += r.delayed[s]
-			mx[s] = math.Max(mx[s], r.max[s])
-			if merged[s] == nil {
-				merged[s] = r.sketch[s].Copy()
-			} else if err := merged[s].MergeWith(r.sketch[s]); err != nil {
-				panic(err) // every sketch has the same mapping
-			}
+			merged[s].merge(r.stats[s])
 		}
 		pr.Violations += r.violations
 		pr.LemmaViolations += r.lemma
 	}
 	m, h := MeanCI(means[0], ConfidenceLevel)
-	pr.MeanOne, pr.MeanOneCI = Num(m), Num(h)
+	pr.One.MeanDelay, pr.One.MeanDelayCI = Num(m), Num(h)
 	m, h = MeanCI(means[1], ConfidenceLevel)
-	pr.MeanSplit, pr.MeanSplitCI = Num(m), Num(h)
-	r, h := RatioCI(means[1], means[0], ConfidenceLevel)
-	pr.Ratio, pr.RatioLo, pr.RatioHi = Num(r), Num(r-h), Num(r+h)
-	for s, q := range [2]*Quantiles{&pr.One, &pr.Split} {
-		vals, err := merged[s].GetValuesAtQuantiles(quantileLevels)
-		if err != nil {
-			vals = []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
-		}
-		// A sketch estimate may exceed the exact maximum by the relative
-		// accuracy; no quantile is larger than the maximum.
-		q.P50, q.P90, q.P99, q.P999 = Num(math.Min(vals[0], mx[s])), Num(math.Min(vals[1], mx[s])), Num(math.Min(vals[2], mx[s])), Num(math.Min(vals[3], mx[s]))
+	pr.Split.MeanDelay, pr.Split.MeanDelayCI = Num(m), Num(h)
+	r, lo, hi := RatioCI(means[1], means[0], ConfidenceLevel)
+	pr.Ratio, pr.RatioLo, pr.RatioHi = Num(r), Num(lo), Num(hi)
+	for s, q := range [2]*SystemStats{&pr.One, &pr.Split} {
+		st := merged[s].stats()
+		q.P50, q.P90, q.P99, q.P999 = Num(st.P50), Num(st.P90), Num(st.P99), Num(st.P999)
 	}
-	pr.DelayedOne = Num(float64(delayed[0]) / float64(n[0]))
-	pr.DelayedSplit = Num(float64(delayed[1]) / float64(n[1]))
+	pr.One.Delayed = Num(float64(merged[0].delayed) / float64(merged[0].n))
+	pr.Split.Delayed = Num(float64(merged[1].delayed) / float64(merged[1].n))
 	pr.MaxSubLoad = Num(p.MaxSubLoad())
-	pr.PKOne, pr.PKSplit = Num(p.PKOne()), Num(p.PKSplit())
+	pr.One.PK, pr.Split.PK = Num(p.PKOne()), Num(p.PKSplit())
 	return pr
 }
 
@@ -288,8 +282,9 @@ func (p *Point) MaxSubLoad() float64 {
 		return math.NaN()
 	}
 	m := 0.0
-	for l, sub := range p.Subs() {
-		m = math.Max(m, p.TrafficShares[l]*p.Lambda()/sub.Rate)
+	subs, _ := p.Subs()
+	for l, sub := range subs {
+		m = math.Max(m, p.TrafficShares[l]*p.Lambda()/sub.Rate.Float64())
 	}
 	return m
 }
@@ -341,16 +336,16 @@ func (p *Point) PKSplit() float64 {
 	if p.Arrivals != "poisson" || (p.Dispatch != "random" && p.Dispatch != "weighted") {
 		return math.NaN()
 	}
-	subs := p.Subs()
+	subs, _ := p.Subs()
 	for _, s := range subs {
-		if s.Burst != 1 {
+		if s.Burst.Cmp(exact.Int(1)) != 0 {
 			return math.NaN()
 		}
 	}
 	w := 0.0
 	for l, s := range subs {
 		if pl := p.TrafficShares[l]; pl > 0 {
-			w += pl * MD1Wait(pl*p.Lambda(), s.Rate)
+			w += pl * MD1Wait(pl*p.Lambda(), s.Rate.Float64())
 		}
 	}
 	return w

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // smallSpec is a sweep of 18 points that runs in well under a second.
@@ -191,7 +193,7 @@ func TestBuiltinPollaczekKhinchine(t *testing.T) {
 	tb := tQuantile(1-0.01/float64(m), R)
 	inside := 0
 	for _, p := range checked {
-		// The PK value computed here, independently of PointResult.PKSplit.
+		// The PK value computed here, independently of Point.PKSplit.
 		lambda := p.Load * p.Rate
 		want := 0.0
 		for l := range 2 {
@@ -199,16 +201,16 @@ func TestBuiltinPollaczekKhinchine(t *testing.T) {
 			rho := pl * lambda / mu
 			want += pl * rho / (2 * mu * (1 - rho))
 		}
-		if math.Abs(float64(p.PKSplit)-want) > 1e-12*want {
-			t.Errorf("point %d: PKSplit %v, want %v", p.Index, p.PKSplit, want)
+		if math.Abs(float64(p.Split.PK)-want) > 1e-12*want {
+			t.Errorf("point %d: split PK %v, want %v", p.Index, p.Split.PK, want)
 		}
-		se := float64(p.MeanSplitCI) / t95
-		got := float64(p.MeanSplit)
+		se := float64(p.Split.MeanDelayCI) / t95
+		got := float64(p.Split.MeanDelay)
 		if math.Abs(got-want) > tb*se {
 			t.Errorf("point %d (load %v, p %v, q %v): mean split delay %v ± %v (Bonferroni), Pollaczek-Khinchine %v",
 				p.Index, p.Load, p.TrafficShares[0], p.RateShares[0], got, tb*se, want)
 		}
-		if math.Abs(got-want) <= float64(p.MeanSplitCI) {
+		if math.Abs(got-want) <= float64(p.Split.MeanDelayCI) {
 			inside++
 		}
 		if p.Violations != 0 || p.LemmaViolations != 0 {
@@ -231,10 +233,9 @@ func TestBuiltinPollaczekKhinchine(t *testing.T) {
 // (0.5, 1) delays 0, 0, 2, 2), a warm-up of 2 jobs leaves delays 1, 2 and
 // 2, 2 in the statistics, while the check still sees all 8 events.
 func TestWarmupExcluded(t *testing.T) {
-	spec := RunSpec{One: buckets.Params{Rate: 1, Burst: 2}, Subs: []buckets.Params{{Rate: 0.5, Burst: 1}, {Rate: 0.5, Burst: 1}}, Dispatch: "rr"}
-	rec := newRecorder(nil)
-	rec.warmup = 2
-	res, err := runWith(context.Background(), spec, &sliceProc{times: []float64{0, 0, 0, 0}}, rec, nil)
+	spec := RunSpec{One: pp("1", "2"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}, Dispatch: "rr", Warmup: 2}
+	rec := newRecorder(nil, 2)
+	res, _, err := runWith(context.Background(), spec, &sliceProc{times: []engine.Time{0, 0, 0, 0}}, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,10 +250,10 @@ func repOf(one, split []float64) repStats {
 	for s, ds := range [][]float64{one, split} {
 		st := newDelayStats()
 		for _, d := range ds {
-			st.add(d)
+			w, _ := exact.FromFloat64(d * 1e9) // whole seconds in the test: exact nanoseconds
+			st.add(w)
 		}
-		x := st.stats()
-		r.n[s], r.delayed[s], r.mean[s], r.max[s], r.sketch[s] = x.Jobs, x.Delayed, x.Mean, x.Max, st.sketch
+		r.stats[s], r.mean[s] = st, st.stats().Mean
 	}
 	return r
 }
@@ -275,33 +276,33 @@ func TestAggregate(t *testing.T) {
 		}
 	}
 	// One: means 1.5, 0.5: mean 1, s = sqrt(0.5), half = t1·s/sqrt(2) = t1/2.
-	near("MeanOne", pr.MeanOne, 1, 1e-15)
-	near("MeanOneCI", pr.MeanOneCI, t1/2, 1e-9)
+	near("One.MeanDelay", pr.One.MeanDelay, 1, 1e-15)
+	near("One.MeanDelayCI", pr.One.MeanDelayCI, t1/2, 1e-9)
 	// Split: means 2, 1: mean 1.5, half t1/2.
-	near("MeanSplit", pr.MeanSplit, 1.5, 1e-15)
-	// Ratio 1.5/1; d = (2 - 1.5·1.5, 1 - 1.5·0.5) = (-0.25, 0.25), s_d =
-	// sqrt(0.125), SE = s_d/(sqrt(2)·1) = 0.25, half = t1/4.
+	near("Split.MeanDelay", pr.Split.MeanDelay, 1.5, 1e-15)
+	// Ratio 1.5/1; on the log ratio d = y/1.5 - x/1 = (-1/6, 1/6), s_d² =
+	// 1/18, SE = sqrt(1/36) = 1/6: [1.5·e^{-t1/6}, 1.5·e^{t1/6}].
 	near("Ratio", pr.Ratio, 1.5, 1e-15)
-	near("RatioLo", pr.RatioLo, 1.5-t1/4, 1e-9)
-	near("RatioHi", pr.RatioHi, 1.5+t1/4, 1e-9)
-	// Pooled one-bucket delays 0,0,0,1,1,1,2,3: the q-quantile has 0-based
-	// rank floor(q·7): p50 rank 3 (1), p90 rank 6 (2), p99 and p999 rank 6
-	// (2); 1% relative accuracy.
-	near("One.P50", pr.One.P50, 1, 0.01*(1+1e-9))
-	near("One.P90", pr.One.P90, 2, 0.02*(1+1e-9))
-	near("One.P999", pr.One.P999, 2, 0.02*(1+1e-9))
+	near("RatioLo", pr.RatioLo, 1.5*math.Exp(-t1/6), 1e-9)
+	near("RatioHi", pr.RatioHi, 1.5*math.Exp(t1/6), 1e-9)
+	// Pooled one-bucket delays 0,0,0,1,1,1,2,3, exact nearest rank
+	// (ceil(q·8)-th smallest): p50 the 4th (1), p90 the 8th (3), p999 the
+	// 8th (3).
+	near("One.P50", pr.One.P50, 1, 0)
+	near("One.P90", pr.One.P90, 3, 0)
+	near("One.P999", pr.One.P999, 3, 0)
 	// Delayed: one 3 + 2 of 8, split 3 + 4 of 8.
-	near("DelayedOne", pr.DelayedOne, 0.625, 0)
-	near("DelayedSplit", pr.DelayedSplit, 0.875, 0)
+	near("One.Delayed", pr.One.Delayed, 0.625, 0)
+	near("Split.Delayed", pr.Split.Delayed, 0.875, 0)
 	if pr.Violations != 3 {
 		t.Errorf("Violations = %d, want 3", pr.Violations)
 	}
 	// Each sub-bucket (0.5, 1) gets half of λ = 0.5: ρ_l = 0.5, μ_l = 0.5,
 	// wait 0.5/(2·0.5·0.5) = 1; max sub-bucket load 0.5.
-	near("PKSplit", pr.PKSplit, 1, 1e-15)
+	near("Split.PK", pr.Split.PK, 1, 1e-15)
 	near("MaxSubLoad", pr.MaxSubLoad, 0.5, 1e-15)
-	if !math.IsNaN(float64(pr.PKOne)) {
-		t.Errorf("PKOne = %v, want NaN for b = 2", pr.PKOne)
+	if !math.IsNaN(float64(pr.One.PK)) {
+		t.Errorf("One.PK = %v, want NaN for b = 2", pr.One.PK)
 	}
 }
 

@@ -1,29 +1,36 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
-	"math"
+	"io"
+	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ratesim/ratesim/buckets"
-	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/atomicfile"
+	"github.com/ratesim/ratesim/systems"
 )
-
-// VerifyTick is the length of one tick of a verify instance in seconds: the
-// float64 model and the replay traces read instant n ticks as n/1000 s.
-const VerifyTick = 1e-3
 
 // VerifyConfig configures a counterexample search.
 type VerifyConfig struct {
-	Instances int             // random instances to run, >= 1
-	Seed      uint64          // instance i is drawn from rand.NewPCG(Seed, i)
-	Exact     bool            // run on the exact integer model instead of float64
-	MaxK      int             // sub-buckets k in [2, MaxK], MaxK >= 2
-	MaxJobs   int             // jobs per instance in [1, MaxJobs], >= 1
+	Instances int    // random instances to run, >= 1
+	Seed      uint64 // instance i is drawn from rand.NewPCG(Seed, i)
+	MaxK      int    // sub-buckets k in [2, MaxK], MaxK >= 2
+	MaxJobs   int    // jobs per instance in [1, MaxJobs], >= 1
+	// LargeJobs, when above MaxJobs, makes every fourth instance draw its
+	// number of jobs from [1, LargeJobs] instead: quantile claims can only
+	// fail on instances where the quantile is not the maximum (more than
+	// 100 jobs for p99). 0 means 4·MaxJobs + 100.
+	LargeJobs int
 	Orders    []buckets.Order // service orders drawn from; empty means all
+	Workers   int             // goroutines running instances; 0 means GOMAXPROCS (the result does not depend on it)
 	Claims    []string        // stronger claims to map; see ClaimNames
 	// Inflate breaks the hypotheses for a negative control: "burst" makes
 	// Σ b_l > b, "rate" makes Σ r_l > r; "" keeps them.
@@ -35,38 +42,45 @@ type VerifyConfig struct {
 //
 //   - "job": any single job's delay;
 //   - "max": the maximum delay;
-//   - "p99": the 99th percentile delay (nearest rank: the ceil(0.99·n)-th
-//     smallest delay);
+//   - "p50", "p90", "p99": the nearest-rank quantiles (see QuantileMethod);
 //   - "delayed": the number of delayed jobs (delay > 0);
-//   - "squares": the sum of squared delays.
+//   - "squares": the sum of squared delays;
+//   - "topm": the sum of the m largest delays, for every m (weak
+//     majorization of the delays, which implies every convex increasing
+//     cost, the sum of squares included).
 //
-// A counterexample is an instance where the split system is strictly better.
-var ClaimNames = []string{"job", "max", "p99", "delayed", "squares"}
+// A counterexample is an instance where the split system is strictly
+// better; all comparisons are exact.
+var ClaimNames = []string{"job", "max", "p50", "p90", "p99", "delayed", "squares", "topm"}
 
 // ClaimResult is the outcome of one claim under one set of orders.
 type ClaimResult struct {
 	Claim  string // one of ClaimNames
 	Orders string // "fcfs", or "any" for every order searched
 	Tested int    // instances the claim was tested on
+	// Discriminating counts the instances tested on which some job waited
+	// in the one bucket: only those can show the split to be better.
+	Discriminating int
 	// Counterexample is the smallest instance found on which the claim
 	// fails, shrunk by removing jobs while it still fails; nil when the
 	// claim held on every instance tested.
-	Counterexample *buckets.Instance
+	Counterexample *systems.Instance
 	Detail         string // what fails on the counterexample
 }
 
 // VerifyResult is the outcome of a search.
 type VerifyResult struct {
 	Instances       int
-	Events          uint64 // events checked, over all instances
-	Violations      uint64 // events with S(t) > S^(k)(t)
-	LemmaViolations uint64 // events with r·U(t) > Σ r_l·U_l(t)
+	Events          int64  // arrivals and token grants, over all instances
+	Evaluated       uint64 // instants evaluated exactly by the check
+	Violations      uint64 // evaluated instants with S(t) > S^(k)(t)
+	LemmaViolations uint64 // evaluated instants with r·U(t) > Σ r_l·U_l(t)
 	// Violation is the smallest instance (fewest jobs) with a violation,
 	// shrunk, and the first violation on it; nil when none occurred.
-	Violation      *buckets.Instance
-	ViolationEvent buckets.Violation
+	Violation      *systems.Instance
+	ViolationEvent *systems.Violation
 	// MinSlack is the smallest S^(k)(∞) - S(∞), in seconds, over the
-	// SlackInstances instances where some job waited.
+	// SlackInstances instances where some job waited in the one bucket.
 	MinSlack       float64
 	SlackInstances int
 	Claims         []ClaimResult
@@ -75,136 +89,239 @@ type VerifyResult struct {
 // Held reports whether Theorem 2 and Lemma 1 held on every instance.
 func (r VerifyResult) Held() bool { return r.Violations == 0 && r.LemmaViolations == 0 }
 
-// outcome is what one run of an instance tells, in seconds.
+// outcome is what one run of an instance tells, exactly. The waits are
+// integers in units of 1/unit ns, one common unit for both systems (the
+// least common multiple of the waits' denominators, which divides the
+// pair's scale), so that every claim compares integers.
 type outcome struct {
-	events, viol, lemma uint64
-	first               buckets.Violation
-	s, sk               float64
-	one, split          []float64
-	eps                 float64 // "strictly better" means by more than eps
+	check      systems.Result
+	events     int64
+	unit       int64
+	one, split []exact.Int128 // per job
+	// sorted copies, ascending, made on first use
+	oneSorted, splitSorted []exact.Int128
 }
 
-func runOutcome(in buckets.Instance, exact, allowUnequal bool) (outcome, error) {
-	if exact {
-		return collect[buckets.Tick](in, VerifyTick, allowUnequal, VerifyTick, 0)
-	}
-	return collect[engine.Time](in, VerifyTick, allowUnequal, 1, 1e-9)
-}
-
-// collect runs in on model T and converts the results to seconds (unit is
-// seconds per model unit). eps is the relative margin below which two
-// float64 delays count as equal.
-func collect[T buckets.Number](in buckets.Instance, tick float64, allowUnequal bool, unit, eps float64) (outcome, error) {
-	c, d, err := buckets.RunInstance[T](in, tick, allowUnequal)
+func runOutcome(in systems.Instance, allowUnequal bool) (*outcome, error) {
+	d, res, err := systems.RunInstance(in, allowUnequal)
 	if err != nil {
-		return outcome{}, err
+		return nil, err
 	}
-	chk := c.Check()
-	o := outcome{events: chk.Events(), viol: chk.Violations(), lemma: chk.LemmaViolations(),
-		s: float64(chk.S()) * unit, sk: float64(chk.SSplit()) * unit, eps: eps}
-	o.first, _ = chk.First()
-	for i := range d.One {
-		o.one = append(o.one, float64(d.One[i])*unit)
-		o.split = append(o.split, float64(d.Split[i])*unit)
+	o := &outcome{check: res, unit: 1}
+	for _, ws := range [][]exact.Rat{d.One, d.Split} {
+		for _, w := range ws {
+			if den := w.Den(); o.unit%den != 0 {
+				o.unit = o.unit / gcd64(o.unit, den) * den
+			}
+		}
 	}
+	conv := func(ws []exact.Rat) ([]exact.Int128, error) {
+		out := make([]exact.Int128, len(ws))
+		for i, w := range ws {
+			v, ok := w.Num().Mul64OK(o.unit / w.Den())
+			if !ok {
+				return nil, fmt.Errorf("experiments: a wait of %v ns in units of 1/%d ns needs more than 127 bits", w, o.unit)
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	if o.one, err = conv(d.One); err != nil {
+		return nil, err
+	}
+	if o.split, err = conv(d.Split); err != nil {
+		return nil, err
+	}
+	o.events = int64(len(o.one) + countPositive(o.one) + countPositive(o.split))
 	return o, nil
 }
 
-// better reports whether split is strictly smaller than one, beyond the
-// rounding margin.
-func (o outcome) better(split, one float64) bool {
-	return split < one-o.eps*math.Max(1, math.Abs(one))
+func gcd64(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// secs writes x units of 1/unit ns in seconds, 6 digits.
+func (o *outcome) secs(x exact.Int128) string {
+	return strconv.FormatFloat(exact.Frac(x, o.unit).QuoFloat64(1e9), 'g', 6, 64)
+}
+
+// sorted returns the waits of both systems, ascending.
+func (o *outcome) sorted() (one, split []exact.Int128) {
+	if o.oneSorted == nil {
+		o.oneSorted, o.splitSorted = slices.Clone(o.one), slices.Clone(o.split)
+		slices.SortFunc(o.oneSorted, exact.Int128.Cmp)
+		slices.SortFunc(o.splitSorted, exact.Int128.Cmp)
+	}
+	return o.oneSorted, o.splitSorted
+}
+
+// quantile returns the pct-th percentiles of the waits of both systems,
+// by QuantileMethod: the ceil(pct·n/100)-th smallest.
+func (o *outcome) quantile(pct int) (one, split exact.Int128) {
+	a, b := o.sorted()
+	r := max((pct*len(a)+99)/100, 1)
+	return a[r-1], b[r-1]
 }
 
 // claimFails evaluates a claim on an outcome and describes a failure.
-func (o outcome) claimFails(claim string) (bool, string) {
+func (o *outcome) claimFails(claim string) (bool, string) {
+	n := len(o.one)
 	switch claim {
 	case "job":
 		for i := range o.one {
-			if o.better(o.split[i], o.one[i]) {
-				return true, fmt.Sprintf("job %d waits %.6g s split, %.6g s in the one bucket", i, o.split[i], o.one[i])
+			if o.split[i].Less(o.one[i]) {
+				return true, fmt.Sprintf("job %d waits %s s split, %s s in the one bucket", i, o.secs(o.split[i]), o.secs(o.one[i]))
 			}
 		}
 		return false, ""
 	case "max":
-		a, b := slices.Max(o.one), slices.Max(o.split)
-		return o.better(b, a), fmt.Sprintf("max delay %.6g s split, %.6g s one", b, a)
-	case "p99":
-		a, b := p99(o.one), p99(o.split)
-		return o.better(b, a), fmt.Sprintf("p99 delay %.6g s split, %.6g s one", b, a)
+		one, split := o.sorted()
+		a, b := one[n-1], split[n-1]
+		if !b.Less(a) {
+			return false, ""
+		}
+		return true, fmt.Sprintf("max delay %s s split, %s s one", o.secs(b), o.secs(a))
+	case "p50", "p90", "p99":
+		a, b := o.quantile(map[string]int{"p50": 50, "p90": 90, "p99": 99}[claim])
+		if !b.Less(a) {
+			return false, ""
+		}
+		return true, fmt.Sprintf("%s delay %s s split, %s s one (%d jobs)", claim, o.secs(b), o.secs(a), n)
 	case "delayed":
 		a, b := countPositive(o.one), countPositive(o.split)
-		return b < a, fmt.Sprintf("%d jobs delayed split, %d in the one bucket", b, a)
+		if b >= a {
+			return false, ""
+		}
+		return true, fmt.Sprintf("%d jobs delayed split, %d in the one bucket", b, a)
 	case "squares":
-		a, b := sumSquares(o.one), sumSquares(o.split)
-		return o.better(b, a), fmt.Sprintf("sum of squared delays %.6g s² split, %.6g s² one", b, a)
+		c, fa, fb := cmpSquares(o.split, o.one)
+		if c >= 0 {
+			return false, ""
+		}
+		u := 1e9 * float64(o.unit)
+		return true, fmt.Sprintf("sum of squared delays %.6g s² split, %.6g s² one", fb/u/u, fa/u/u)
+	case "topm":
+		// Prefix sums of the largest waits; in big integers from the
+		// first sum beyond 127 bits on.
+		one, split := o.sorted()
+		var sa, sb exact.Int128
+		var ba, bb *big.Int
+		for m := 1; m <= n; m++ {
+			var worse bool
+			if ba == nil {
+				var ok1, ok2 bool
+				sa, ok1 = sa.AddOK(one[n-m])
+				sb, ok2 = sb.AddOK(split[n-m])
+				if !ok1 || !ok2 {
+					ba, bb = new(big.Int), new(big.Int)
+					for i := 1; i <= m; i++ {
+						ba.Add(ba, one[n-i].Big())
+						bb.Add(bb, split[n-i].Big())
+					}
+				}
+			} else {
+				ba.Add(ba, one[n-m].Big())
+				bb.Add(bb, split[n-m].Big())
+			}
+			if ba != nil {
+				worse = bb.Cmp(ba) < 0
+			} else {
+				worse = sb.Less(sa)
+			}
+			if worse {
+				u := 1e9 * float64(o.unit)
+				fa, fb := sa.Float64(), sb.Float64()
+				if ba != nil {
+					fa, _ = new(big.Float).SetInt(ba).Float64()
+					fb, _ = new(big.Float).SetInt(bb).Float64()
+				}
+				return true, fmt.Sprintf("the %d largest delays sum to %.6g s split, %.6g s one", m, fb/u, fa/u)
+			}
+		}
+		return false, ""
 	}
 	panic("experiments: unknown claim " + claim)
 }
 
-// p99 is the nearest-rank 99th percentile: the ceil(0.99·n)-th smallest.
-func p99(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[int(math.Ceil(0.99*float64(len(s))))-1]
+// cmpSquares compares Σ y_i² with Σ x_i² exactly and returns -1, 0 or +1
+// and the float64 sums (Σ x², Σ y²). The float64 sums decide when they
+// differ by more than their rounding error (n·2^-52 relative); big
+// integers decide otherwise.
+func cmpSquares(ys, xs []exact.Int128) (c int, fx, fy float64) {
+	for i := range xs {
+		x, y := xs[i].Float64(), ys[i].Float64()
+		fx += x * x
+		fy += y * y
+	}
+	if tol := float64(len(xs)+2) * 0x1p-50 * max(fx, fy); fy-fx > tol || fx-fy > tol {
+		if fy < fx {
+			return -1, fx, fy
+		}
+		return 1, fx, fy
+	}
+	sx, sy, t := new(big.Int), new(big.Int), new(big.Int)
+	for i := range xs {
+		b := xs[i].Big()
+		sx.Add(sx, t.Mul(b, b))
+		b = ys[i].Big()
+		sy.Add(sy, t.Mul(b, b))
+	}
+	return sy.Cmp(sx), fx, fy
 }
 
-func countPositive(xs []float64) int {
+func countPositive(xs []exact.Int128) int {
 	n := 0
 	for _, x := range xs {
-		if x > 0 {
+		if x.Sign() > 0 {
 			n++
 		}
 	}
 	return n
 }
 
-// sumSquares adds up squared delays. On the exact model delays are whole
-// ticks below 2^26 for the instance sizes drawn, so the sum is exact.
-func sumSquares(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x * x
-	}
-	return s
-}
-
 // Validate checks the configuration and fills defaults.
 func (cfg *VerifyConfig) Validate() error {
 	if cfg.Instances < 1 {
-		return fmt.Errorf("experiments: instances = %d, want >= 1", cfg.Instances)
+		return &buckets.ParamError{Name: "instances", Value: cfg.Instances, Want: ">= 1"}
 	}
 	if cfg.MaxK < 2 {
-		return fmt.Errorf("experiments: max k = %d, want >= 2", cfg.MaxK)
+		return &buckets.ParamError{Name: "max k", Value: cfg.MaxK, Want: ">= 2"}
 	}
 	if cfg.MaxJobs < 1 {
-		return fmt.Errorf("experiments: max jobs = %d, want >= 1", cfg.MaxJobs)
+		return &buckets.ParamError{Name: "max jobs", Value: cfg.MaxJobs, Want: ">= 1"}
+	}
+	if cfg.LargeJobs == 0 {
+		cfg.LargeJobs = 4*cfg.MaxJobs + 100
 	}
 	if len(cfg.Orders) == 0 {
 		cfg.Orders = buckets.Orders
 	}
 	for _, c := range cfg.Claims {
 		if !slices.Contains(ClaimNames, c) {
-			return fmt.Errorf("experiments: unknown claim %q, want one of %s", c, strings.Join(ClaimNames, ", "))
+			return &buckets.ParamError{Name: "claim", Value: c, Want: "one of " + strings.Join(ClaimNames, ", ")}
 		}
 	}
 	if cfg.Inflate != "" && cfg.Inflate != "burst" && cfg.Inflate != "rate" {
-		return fmt.Errorf("experiments: inflate %q, want burst or rate", cfg.Inflate)
+		return &buckets.ParamError{Name: "inflate", Value: cfg.Inflate, Want: "burst or rate"}
 	}
 	return nil
 }
 
 // Verify searches random instances for violations of Theorem 2 and Lemma 1
-// and for counterexamples to the stronger claims. It is deterministic: the
-// same configuration gives the same result on every machine.
-func Verify(cfg VerifyConfig) (VerifyResult, error) {
+// and for counterexamples to the stronger claims, exactly. It runs the
+// instances on cfg.Workers goroutines and takes their outcomes in instance
+// order, so the result is the same on every machine and for any number of
+// workers. It stops early, returning ctx's error, when ctx is done.
+func Verify(ctx context.Context, cfg VerifyConfig) (VerifyResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return VerifyResult{}, err
 	}
-	gen := buckets.GenConfig{MaxK: cfg.MaxK, MaxJobs: cfg.MaxJobs, Orders: cfg.Orders,
-		InflateBurst: cfg.Inflate == "burst", InflateRate: cfg.Inflate == "rate"}
 	allow := cfg.Inflate != ""
-	res := VerifyResult{Instances: cfg.Instances, MinSlack: math.Inf(1)}
+	res := VerifyResult{Instances: cfg.Instances}
+	var minSlack *big.Rat
 	type key struct{ claim, orders string }
 	found := map[key]*ClaimResult{}
 	var claims []*ClaimResult
@@ -215,60 +332,110 @@ func Verify(cfg VerifyConfig) (VerifyResult, error) {
 			claims = append(claims, cr)
 		}
 	}
-	for i := range cfg.Instances {
+	gen := func(i int) systems.Instance {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-		in := buckets.GenInstance(func(lo, hi int) int { return lo + rng.IntN(hi-lo+1) }, gen)
-		o, err := runOutcome(in, cfg.Exact, allow)
-		if err != nil {
-			return res, fmt.Errorf("experiments: instance %d: %w", i, err)
+		g := systems.GenConfig{MaxK: cfg.MaxK, MaxJobs: cfg.MaxJobs, Orders: cfg.Orders,
+			InflateBurst: cfg.Inflate == "burst", InflateRate: cfg.Inflate == "rate"}
+		if i%4 == 3 && cfg.LargeJobs > cfg.MaxJobs {
+			g.MaxJobs = cfg.LargeJobs
 		}
-		res.Events += o.events
-		res.Violations += o.viol
-		res.LemmaViolations += o.lemma
-		if o.viol+o.lemma > 0 && (res.Violation == nil || in.Jobs() < res.Violation.Jobs()) {
-			small := shrink(in, func(x buckets.Instance) bool {
-				ox, err := runOutcome(x, cfg.Exact, allow)
-				return err == nil && ox.viol+ox.lemma > 0
-			})
-			os, _ := runOutcome(small, cfg.Exact, allow)
-			res.Violation, res.ViolationEvent = &small, os.first
+		return systems.GenInstance(func(lo, hi int) int { return lo + rng.IntN(hi-lo+1) }, g)
+	}
+	// A round of instances runs in parallel; its outcomes are then taken
+	// in instance order, here, where the shrinking happens (rarely).
+	type done struct {
+		in    systems.Instance
+		o     *outcome
+		fails []bool // per cfg.Claims
+		err   error
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	round := make([]done, 256*workers)
+	for first := 0; first < cfg.Instances; first += len(round) {
+		if err := ctx.Err(); err != nil {
+			return res, err
 		}
-		if o.s > 0 {
-			res.SlackInstances++
-			res.MinSlack = math.Min(res.MinSlack, o.sk-o.s)
-		}
-		for _, c := range cfg.Claims {
-			for _, ord := range []string{"fcfs", "any"} {
-				if ord == "fcfs" && in.Order != buckets.FCFS {
-					continue
-				}
-				cr := found[key{c, ord}]
-				cr.Tested++
-				if fails, _ := o.claimFails(c); !fails {
-					continue
-				}
-				if cr.Counterexample != nil && cr.Counterexample.Jobs() <= in.Jobs() {
-					continue
-				}
-				small := shrink(in, func(x buckets.Instance) bool {
-					ox, err := runOutcome(x, cfg.Exact, allow)
-					if err != nil {
-						return false
+		n := min(len(round), cfg.Instances-first)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for j := w; j < n; j += workers {
+					d := &round[j]
+					d.in = gen(first + j)
+					d.o, d.err = runOutcome(d.in, allow)
+					if d.err != nil {
+						continue
 					}
-					f, _ := ox.claimFails(c)
-					return f
-				})
-				os, _ := runOutcome(small, cfg.Exact, allow)
-				_, cr.Detail = os.claimFails(c)
-				cr.Counterexample = &small
+					d.fails = make([]bool, len(cfg.Claims))
+					for c, name := range cfg.Claims {
+						d.fails[c], _ = d.o.claimFails(name)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for j := range n {
+			i, in, o := first+j, round[j].in, round[j].o
+			if err := round[j].err; err != nil {
+				return res, fmt.Errorf("experiments: instance %d: %w", i, err)
 			}
+			res.Events += o.events
+			res.Evaluated += o.check.Evaluated
+			res.Violations += o.check.Violations
+			res.LemmaViolations += o.check.LemmaViolations
+			if !o.check.Held() && (res.Violation == nil || in.Jobs() < res.Violation.Jobs()) {
+				small := shrink(in, func(x systems.Instance) bool {
+					ox, err := runOutcome(x, allow)
+					return err == nil && !ox.check.Held()
+				})
+				os, _ := runOutcome(small, allow)
+				res.Violation, res.ViolationEvent = &small, os.check.First
+			}
+			discriminating := countPositive(o.one) > 0
+			if discriminating {
+				res.SlackInstances++
+				d := new(big.Rat).Sub(o.check.SSplit.Big(), o.check.S.Big())
+				if minSlack == nil || d.Cmp(minSlack) < 0 {
+					minSlack = d
+				}
+			}
+			for c, name := range cfg.Claims {
+				for _, ord := range []string{"fcfs", "any"} {
+					if ord == "fcfs" && in.Order != buckets.FCFS {
+						continue
+					}
+					cr := found[key{name, ord}]
+					cr.Tested++
+					if discriminating {
+						cr.Discriminating++
+					}
+					if !round[j].fails[c] || cr.Counterexample != nil && cr.Counterexample.Jobs() <= in.Jobs() {
+						continue
+					}
+					small := shrink(in, func(x systems.Instance) bool {
+						ox, err := runOutcome(x, allow)
+						if err != nil {
+							return false
+						}
+						f, _ := ox.claimFails(name)
+						return f
+					})
+					os, _ := runOutcome(small, allow)
+					_, cr.Detail = os.claimFails(name)
+					cr.Counterexample = &small
+				}
+			}
+			round[j] = done{}
 		}
 	}
 	for _, cr := range claims {
 		res.Claims = append(res.Claims, *cr)
 	}
-	if res.SlackInstances == 0 {
-		res.MinSlack = 0
+	if minSlack != nil {
+		res.MinSlack, _ = new(big.Rat).Quo(minSlack, big.NewRat(1e9, 1)).Float64()
 	}
 	return res, nil
 }
@@ -278,7 +445,7 @@ func Verify(cfg VerifyConfig) (VerifyResult, error) {
 // its instants measured from its first arrival as a replay trace measures
 // them. (Buckets start full, so moving every arrival by the same amount
 // changes no delay.)
-func shrink(in buckets.Instance, fails func(buckets.Instance) bool) buckets.Instance {
+func shrink(in systems.Instance, fails func(systems.Instance) bool) systems.Instance {
 	in = shrinkJobs(in, fails)
 	if len(in.Times) > 0 && in.Times[0] != 0 {
 		t0 := in.Times[0]
@@ -291,7 +458,7 @@ func shrink(in buckets.Instance, fails func(buckets.Instance) bool) buckets.Inst
 	return in
 }
 
-func shrinkJobs(in buckets.Instance, fails func(buckets.Instance) bool) buckets.Instance {
+func shrinkJobs(in systems.Instance, fails func(systems.Instance) bool) systems.Instance {
 	for changed := true; changed; {
 		changed = false
 		for i := 0; i < in.Jobs() && in.Jobs() > 1; i++ {
@@ -308,32 +475,30 @@ func shrinkJobs(in buckets.Instance, fails func(buckets.Instance) bool) buckets.
 }
 
 // WriteReplay writes in as a replayable trace: a CSV with header
-// "arrival_s,sub_bucket" and one row per job, instants in seconds (whole
-// ticks of VerifyTick written as exact decimals).
-func WriteReplay(path string, in buckets.Instance) error {
-	f, err := CreateAtomic(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	fmt.Fprintln(f, "arrival_s,sub_bucket")
-	for i, t := range in.Times {
-		fmt.Fprintf(f, "%d.%03d,%d\n", t/1000, t%1000, in.Sub[i])
-	}
-	return f.Commit()
+// "arrival_s,sub_bucket" and one row per job, instants in seconds written
+// as exact decimals.
+func WriteReplay(path string, in systems.Instance) error {
+	return atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		fmt.Fprintln(w, "arrival_s,sub_bucket")
+		for i, t := range in.Times {
+			if _, err := fmt.Fprintf(w, "%v,%d\n", t, in.Sub[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // ReplayArgs returns the ratesim run arguments that replay in from the
-// trace at path on the float64 model (ticks of VerifyTick seconds).
-func ReplayArgs(path string, in buckets.Instance, allowUnequal bool) []string {
-	one, subs, _ := in.Floats(VerifyTick)
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// trace at path, exactly: rates and bursts are written as exact decimals
+// or fractions.
+func ReplayArgs(path string, in systems.Instance, allowUnequal bool) []string {
 	var sub []string
-	for _, s := range subs {
-		sub = append(sub, g(s.Rate)+":"+g(s.Burst))
+	for _, s := range in.Subs {
+		sub = append(sub, s.Rate.String()+":"+s.Burst.String())
 	}
 	args := []string{"run", "--trace", path, "--time-col", "arrival_s", "--sub-col", "sub_bucket", "--dispatch", "column",
-		"--rate", g(one.Rate), "--burst", g(one.Burst), "--sub", strings.Join(sub, ","), "--order", in.Order.String(),
+		"--rate", in.One.Rate.String(), "--burst", in.One.Burst.String(), "--sub", strings.Join(sub, ","), "--order", in.Order.String(),
 		"--seed", strconv.FormatUint(in.Seed, 10)}
 	if allowUnequal {
 		args = append(args, "--allow-unequal")

@@ -1,58 +1,111 @@
 package experiments
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/systems"
 )
 
-// TestClaimsHandExample: r = 1, b = 2 (one token per tick), three arrivals
-// at 0 split into (1/2, 1) + (1/2, 1) with jobs to 0, 0, 1. Worked by hand
-// (see buckets.TestExactHandCases): one bucket 0, 0, 1 ticks, split 0, 2, 0.
-// Job 2 does better split, so the per-job claim fails; the maxima are 1 and
-// 2, one job is delayed in each, the squares add up to 1 and 4.
+// TestClaimsHandExample: r = 1000 tokens/s (one token per ms), b = 2, three
+// arrivals at 0 split into (500, 1) + (500, 1) with jobs to 0, 0, 1.
+// Worked by hand: one bucket 0, 0, 1 ms (the third job waits for the
+// token due at 1 ms); split 0, 2, 0 ms (job 1 waits 2 ms for sub-bucket
+// 0's next token). Job 2 does better split, so the per-job claim fails;
+// the maxima are 1 and 2 ms, one job is delayed in each, the squares add
+// up to 1 and 4 ms².
 func TestClaimsHandExample(t *testing.T) {
-	in := buckets.Instance{
-		One:   buckets.ExactParams{Quantum: 1, Period: 1, Burst: 2},
-		Subs:  []buckets.ExactParams{{Quantum: 1, Period: 2, Burst: 1}, {Quantum: 1, Period: 2, Burst: 1}},
-		Times: []int64{0, 0, 0}, Sub: []int{0, 0, 1},
+	in := systems.Instance{
+		One:   pp("1000", "2"),
+		Subs:  []buckets.Params{pp("500", "1"), pp("500", "1")},
+		Times: []engine.Time{0, 0, 0}, Sub: []int{0, 0, 1},
 	}
-	for _, exact := range []bool{true, false} {
-		o, err := runOutcome(in, exact, false)
-		if err != nil {
-			t.Fatal(err)
+	o, err := runOutcome(in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"job": true, "max": false, "p99": false, "delayed": false, "squares": false, "topm": false}
+	for c, w := range want {
+		if got, detail := o.claimFails(c); got != w {
+			t.Errorf("claim %s fails = %v (%s), want %v", c, got, detail, w)
 		}
-		want := map[string]bool{"job": true, "max": false, "p99": false, "delayed": false, "squares": false}
-		for c, w := range want {
-			if got, detail := o.claimFails(c); got != w {
-				t.Errorf("exact=%v: claim %s fails = %v (%s), want %v", exact, c, got, detail, w)
-			}
-		}
-		if o.s != 0.001 || o.sk != 0.002 {
-			t.Errorf("exact=%v: S = %v, S^(2) = %v, want 0.001 and 0.002 s (1 and 2 ticks)", exact, o.s, o.sk)
+	}
+	if o.check.S.Cmp(exact.Int(1e6)) != 0 || o.check.SSplit.Cmp(exact.Int(2e6)) != 0 {
+		t.Errorf("S = %v ns, S^(2) = %v ns, want 1 ms and 2 ms", o.check.S, o.check.SSplit)
+	}
+}
+
+// TestP99Counterexample is the exact-ties issue's counterexample to the
+// p99 claim: 5 jobs at 0, 0, 0.5, 0.5, 2.5 s to sub-buckets 0, 1, 0, 0, 1,
+// then 196 jobs at 10, 20, ..., 1960 s alternating, r = 1, b = 2 split
+// into (0.5, 1) twice. By hand: the one bucket delays the jobs at 0.5 s by
+// 0.5 and 1.5 s and the one at 2.5 s by 0.5 s (its G/D/1 queue empties at
+// 5 s, minus b/r = 2); the split delays only the two jobs at 0.5 s on
+// sub-bucket 0, by 1.5 and 3.5 s. With 201 jobs the nearest-rank p99 is
+// the ceil(198.99) = 199th smallest: 0.5 s in the one bucket (198 zeros
+// below it) and 0 split (199 zeros). The maximum is 1.5 s against 3.5 s,
+// as the maximum claim requires.
+func TestP99Counterexample(t *testing.T) {
+	in := systems.Instance{One: pp("1", "2"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}}
+	for i, s := range []engine.Time{0, 0, 500 * engine.Millisecond, 500 * engine.Millisecond, 2500 * engine.Millisecond} {
+		in.Times = append(in.Times, s)
+		in.Sub = append(in.Sub, []int{0, 1, 0, 0, 1}[i])
+	}
+	for i := 1; i <= 196; i++ {
+		in.Times = append(in.Times, engine.Time(10*i)*engine.Second)
+		in.Sub = append(in.Sub, i%2)
+	}
+	o, err := runOutcome(in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fails, detail := o.claimFails("p99"); !fails {
+		t.Errorf("p99 claim holds (%s), want the counterexample", detail)
+	}
+	if a, b := o.quantile(99); exact.Frac(a, o.unit).Cmp(exact.Int(5e8)) != 0 || b.Sign() != 0 {
+		t.Errorf("p99 one %v ns, split %v ns; want 0.5 s and 0", a, b)
+	}
+	for _, c := range []string{"max", "topm"} {
+		if fails, detail := o.claimFails(c); fails {
+			t.Errorf("claim %s fails (%s)", c, detail)
 		}
 	}
 }
 
-// TestVerifySearch runs a small search on both models: no violation, and
-// the per-job claim (false by the hand example) must be refuted by a
-// counterexample of at most 4 jobs after shrinking.
+// TestVerifySearch runs a small search: no violation; the per-job claim
+// (false by the hand example) is refuted by a counterexample of at most 5
+// jobs after shrinking (the hand example has 3; greedy shrinking of a
+// random one stops at a local minimum); the maximum and top-m claims hold
+// under FCFS.
 func TestVerifySearch(t *testing.T) {
-	for _, exact := range []bool{true, false} {
-		res, err := Verify(VerifyConfig{Instances: 3000, Seed: 1, Exact: exact, MaxK: 8, MaxJobs: 40, Claims: ClaimNames})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !res.Held() || res.Violation != nil {
-			t.Errorf("exact=%v: %d violations, %d lemma", exact, res.Violations, res.LemmaViolations)
-		}
-		if res.SlackInstances == 0 || res.MinSlack < 0 {
-			t.Errorf("exact=%v: slack %v over %d instances", exact, res.MinSlack, res.SlackInstances)
-		}
-		for _, c := range res.Claims {
-			if c.Claim == "job" && (c.Counterexample == nil || c.Counterexample.Jobs() > 4) {
-				t.Errorf("exact=%v: per-job claim (%s): counterexample %+v, want one of at most 4 jobs", exact, c.Orders, c.Counterexample)
+	res, err := Verify(t.Context(), VerifyConfig{Instances: 3000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Held() || res.Violation != nil {
+		t.Errorf("%d violations, %d lemma", res.Violations, res.LemmaViolations)
+	}
+	if res.SlackInstances == 0 || res.MinSlack < 0 {
+		t.Errorf("slack %v over %d instances", res.MinSlack, res.SlackInstances)
+	}
+	for _, c := range res.Claims {
+		if c.Claim == "job" {
+			if c.Counterexample == nil || c.Counterexample.Jobs() > 5 {
+				t.Errorf("per-job claim (%s): counterexample %+v, want one of at most 5 jobs", c.Orders, c.Counterexample)
+			} else if o, err := runOutcome(*c.Counterexample, false); err != nil {
+				t.Error(err)
+			} else if fails, _ := o.claimFails("job"); !fails {
+				t.Errorf("per-job claim (%s): the counterexample %+v does not refute it", c.Orders, c.Counterexample)
 			}
+		}
+		if (c.Claim == "max" || c.Claim == "topm") && c.Orders == "fcfs" && c.Counterexample != nil {
+			t.Errorf("claim %s under FCFS: counterexample %+v (%s)", c.Claim, c.Counterexample, c.Detail)
+		}
+		if c.Discriminating == 0 || c.Discriminating > c.Tested {
+			t.Errorf("claim %s %s: %d of %d instances discriminate", c.Claim, c.Orders, c.Discriminating, c.Tested)
 		}
 	}
 }
@@ -61,12 +114,41 @@ func TestVerifySearch(t *testing.T) {
 // search must find a violation, shrunk to a handful of jobs.
 func TestVerifyNegativeControl(t *testing.T) {
 	for _, inflate := range []string{"burst", "rate"} {
-		res, err := Verify(VerifyConfig{Instances: 20000, Seed: 1, Exact: true, MaxK: 8, MaxJobs: 40, Inflate: inflate})
+		res, err := Verify(t.Context(), VerifyConfig{Instances: 20000, Seed: 1, MaxK: 8, MaxJobs: 40, Inflate: inflate})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Held() || res.Violation == nil || res.Violation.Jobs() > 4 {
 			t.Errorf("inflate %s: %d violations, smallest %+v", inflate, res.Violations, res.Violation)
+		}
+	}
+}
+
+// TestVerifyWorkers: the outcome, counterexamples included, does not
+// depend on the number of workers.
+func TestVerifyWorkers(t *testing.T) {
+	cfg := VerifyConfig{Instances: 3000, Seed: 5, MaxK: 6, MaxJobs: 30, Claims: ClaimNames}
+	cfg.Workers = 1
+	one, err := Verify(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workers = 3
+	three, err := Verify(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(one, three) {
+		t.Errorf("1 worker:\n%+v\n3 workers:\n%+v", one, three)
+	}
+}
+
+// BenchmarkVerify: 10^4 instances with every claim, as ratesim verify
+// runs them (-j from -cpu).
+func BenchmarkVerify(b *testing.B) {
+	for b.Loop() {
+		if _, err := Verify(b.Context(), VerifyConfig{Instances: 10000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -72,3 +72,37 @@ func ExampleHeatMap() {
 	fmt.Println("saved heat.png")
 	// Output: saved heat.png
 }
+
+// This example stacks the accrued delays of the two systems over their
+// gap, with the run's description as the caption and its provenance as
+// the footer: plots draws both as given and adds no text of its own.
+func ExampleStack() {
+	dir, err := os.MkdirTemp("", "plots")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	t := []float64{0, 10, 20, 30}
+	one := []float64{0, 2, 5, 6}
+	split := []float64{0, 3, 7, 9}
+	fig := &plots.Stack{
+		Title:   "Accrued delay",
+		Caption: "Poisson arrivals, load 0.9; one bucket (1, 10), split 2 × (0.5, 5); seed 1",
+		Footer:  "ratesim v0.6.0",
+		Heights: []float64{1.6, 1},
+		Panels: []*plots.LinePlot{
+			{XLabel: "time t (s)", YLabel: "accrued delay (s)", Lines: []plots.Line{
+				{Label: "S(t), one bucket", X: t, Y: one, Color: 0},
+				{Label: "S^(k)(t), split", X: t, Y: split, Color: 1},
+			}},
+			{XLabel: "time t (s)", YLabel: "gap (s)", Lines: []plots.Line{
+				{Label: "S^(k)(t) − S(t)", X: t, Y: []float64{0, 1, 2, 3}, Color: 2},
+			}},
+		},
+	}
+	if err := fig.Save(filepath.Join(dir, "accrued.pdf")); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("saved accrued.pdf")
+	// Output: saved accrued.pdf
+}

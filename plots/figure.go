@@ -2,13 +2,15 @@ package plots
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/ratesim/ratesim/internal/atomicfile"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -26,8 +28,10 @@ var Formats = []string{"png", "svg", "pdf"}
 // A Figure is a drawing that can be saved to a file.
 type Figure interface {
 	// Save writes the figure to path in the format its extension names
-	// (.png, .svg or .pdf), to a temporary file renamed over path, so that
-	// the file is whole or absent.
+	// (.png, .svg or .pdf), whole or not at all (see
+	// internal/atomicfile: a symbolic link is written through, a new
+	// file's mode honours the umask). It returns an error, never panics,
+	// for data it cannot draw.
 	Save(path string) error
 }
 
@@ -91,12 +95,18 @@ func newCanvas(format string, w, h vg.Length) vg.CanvasWriterTo {
 	return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))}
 }
 
-// captionStyle is the style of the caption line under a figure.
-func captionStyle() text.Style {
+// captionStyle is the style of the caption lines under a figure; the
+// footer's is smaller and lighter.
+func captionStyle(footer bool) text.Style {
 	p := plot.New()
 	sty := p.Title.TextStyle
+	sty.Handler = numberText
 	sty.Font.Size = vg.Points(8.5)
 	sty.Color = color.NRGBA{0x33, 0x33, 0x33, 0xff}
+	if footer {
+		sty.Font.Size = vg.Points(7.5)
+		sty.Color = color.NRGBA{0x66, 0x66, 0x66, 0xff}
+	}
 	sty.XAlign = draw.XLeft
 	sty.YAlign = draw.YBottom
 	return sty
@@ -129,91 +139,61 @@ func wrap(s string, sty text.Style, w vg.Length) []string {
 const margin = vg.Length(6) // points around the figure
 
 // render draws a figure of size (w, h) whose content draw fills the
-// canvas it is given, with caption lines under it, and writes it to path.
-func render(path string, w, h vg.Length, caption string, content func(c draw.Canvas) error) error {
+// canvas it is given, with the caption's lines and then the footer's
+// under it (the caller's text, as given: plots adds none of its own), and
+// writes it to path whole or not at all.
+func render(path string, w, h vg.Length, caption, footer string, content func(c draw.Canvas) error) error {
 	f, err := format(path)
 	if err != nil {
 		return err
 	}
 	cw := newCanvas(f, w, h)
 	dc := draw.New(cw)
-	sty := captionStyle()
-	lines := wrap(caption, sty, w-2*margin)
-	lineH := sty.Font.Size * 1.25
-	capH := vg.Length(len(lines)) * lineH
-	for i, l := range lines {
-		y := dc.Min.Y + margin + vg.Length(len(lines)-1-i)*lineH
-		dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, l)
+	y := dc.Min.Y + margin
+	for _, part := range []struct {
+		text   string
+		footer bool
+	}{{footer, true}, {caption, false}} {
+		sty := captionStyle(part.footer)
+		lines := wrap(part.text, sty, w-2*margin)
+		for i := len(lines) - 1; i >= 0; i-- {
+			dc.FillText(sty, vg.Point{X: dc.Min.X + margin, Y: y}, lines[i])
+			y += sty.Font.Size * 1.25
+		}
 	}
-	body := draw.Crop(dc, margin, -margin, margin+capH+lineH/2, -margin)
+	body := draw.Crop(dc, margin, -margin, y-dc.Min.Y+captionStyle(false).Font.Size*0.625, -margin)
 	if err := content(body); err != nil {
 		return err
 	}
+	// Encode first, so that an encoding error never reaches the file.
 	var buf bytes.Buffer
 	if _, err := cw.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plots: rendering %s: %w", path, err)
 	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-// writeAtomic writes data to a temporary file in path's directory and
-// renames it to path.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err = atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("plots: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("plots: writing %s: %w", path, err)
 	}
 	return nil
 }
 
-// styleAxes sets the fonts and the light grid shared by every figure.
+// styleAxes sets the fonts, the text handler (see powerText) and the
+// tick markers shared by every figure.
 func styleAxes(p *plot.Plot) {
 	p.Title.TextStyle.Font.Size = vg.Points(12)
+	p.Title.TextStyle.Handler = numberText
 	p.Title.Padding = vg.Points(6)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font.Size = vg.Points(10.5)
+		a.Label.TextStyle.Handler = numberText
 		a.Tick.Label.Font.Size = vg.Points(9)
+		a.Tick.Label.Handler = numberText
 		a.Padding = vg.Points(2)
-		a.Tick.Marker = plainTicks{}
+		a.Tick.Marker = checkedTicks{Ticker: linearTicks{}}
 	}
-}
-
-// plainNumber formats v with at most 6 significant digits, without an
-// exponent between 1e-4 and 1e7: 750000, 0.25, 1e-05, 2.5e+07.
-func plainNumber(v float64) string {
-	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
-	if a := math.Abs(v); a == 0 || (a >= 1e-4 && a < 1e7) {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-// plainTicks are gonum's default ticks labelled in the shortest form
-// ("750000", "0.25", "1e+06"), not with a fixed number of decimals.
-type plainTicks struct{}
-
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = plainNumber(ticks[i].Value)
-		}
-	}
-	return ticks
 }
 
 // finite reports whether every value is a finite number.

@@ -78,8 +78,8 @@ func TestSaveErrors(t *testing.T) {
 	if err := f.Save(filepath.Join(dir, "x.gif")); err == nil || !strings.Contains(err.Error(), "x.gif") {
 		t.Errorf("gif: error %v, want one naming the file", err)
 	}
-	if err := f.Save(filepath.Join(dir, "missing", "x.png")); err == nil {
-		t.Error("missing folder: no error")
+	if err := f.Save(filepath.Join(dir, "missing", "x.png")); err == nil || !strings.HasPrefix(err.Error(), "plots: ") || !strings.Contains(err.Error(), "x.png") {
+		t.Errorf("missing folder: error %v, want a plots error naming the file", err)
 	}
 	bad := &LinePlot{Lines: []Line{{X: []float64{1, 2}, Y: []float64{1}}}}
 	if err := bad.Save(filepath.Join(dir, "bad.png")); err == nil {
@@ -94,10 +94,115 @@ func TestSaveErrors(t *testing.T) {
 	}
 }
 
-func TestPlainNumber(t *testing.T) {
-	for v, want := range map[float64]string{750000: "750000", 0.30000000000000004: "0.3", 1e6: "1000000", 2.5e7: "2.5e+07", 1e-5: "1e-05", 0: "0"} {
-		if got := plainNumber(v); got != want {
-			t.Errorf("plainNumber(%v) = %q, want %q", v, got, want)
+// readable writes the exponent mark of a number label as a caret:
+// "5×10^−4".
+func readable(s string) string { return strings.ReplaceAll(s, expMark, "^") }
+
+// TestConstantBurstCurve is the regression test for the hang: a b(r)
+// curve that is 1 at every rate made the log axis [1, 1], which gonum
+// widened to [0, 2], and the log ticks started at log10(0) and never
+// ended. The axis is now [0.1, 10], a decade each side.
+func TestConstantBurstCurve(t *testing.T) {
+	f := traceFigure()
+	f.Rates, f.Burst, f.BurstTarget = []float64{1, 2, 3}, []float64{1, 1, 1}, nil
+	if err := f.Save(filepath.Join(t.TempDir(), "b.png")); err != nil {
+		t.Fatal(err)
+	}
+	pn, err := (&LinePlot{LogX: true, LogY: true, Lines: []Line{{X: f.Rates, Y: f.Burst}}}).build(&markBook{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := [2]float64{pn.p.Y.Min, pn.p.Y.Max}; !close(got[0], 0.1) || !close(got[1], 10) {
+		t.Errorf("y axis %v, want [0.1, 10]", got)
+	}
+}
+
+// TestSingleDuration is the regression test for the panic "Values must
+// be greater than 0 for a log scale": a limiters figure with the single
+// duration 0.5 s made the log x axis [0.5, 0.5], which gonum widened to
+// [-0.5, 1.5]. The axis is now [0.05, 5].
+func TestSingleDuration(t *testing.T) {
+	st, err := ArrivalCurves{Limiters: []LimiterCurve{{Name: "a", D: []float64{0.5}, Jobs: []float64{3}, Promise: []float64{3}, PromiseName: "b"}}}.Figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(filepath.Join(t.TempDir(), "a.png")); err != nil {
+		t.Fatal(err)
+	}
+	panels, err := st.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := [2]float64{panels[0].p.X.Min, panels[0].p.X.Max}; !close(got[0], 0.05) || !close(got[1], 5) {
+		t.Errorf("x axis %v, want [0.05, 5]", got)
+	}
+}
+
+// TestZeroDelays: the delay tail when no job waited (every delay 0, so
+// every P(delay > x) is left out) draws empty axes with a note.
+func TestZeroDelays(t *testing.T) {
+	lp := &LinePlot{Title: "Delay tail", XLabel: "delay (s)", YLabel: "P(delay > x)", LogY: true,
+		Lines: []Line{{Label: "one bucket", X: []float64{0}, Y: []float64{math.NaN()}, Step: true}}}
+	path := filepath.Join(t.TempDir(), "tail.svg")
+	if err := lp.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	svg, _ := os.ReadFile(path)
+	if !strings.Contains(string(svg), "no finite values") {
+		t.Error("tail.svg lacks the note \"no finite values\"")
+	}
+}
+
+// TestCaptionAndFooter: the caption and the footer are drawn as given,
+// and plots adds no text of its own under a figure (no version).
+func TestCaptionAndFooter(t *testing.T) {
+	dir := t.TempDir()
+	lp := &LinePlot{Title: "T", Caption: "the caption", Footer: "ratesim v0.6.0 (abc1234)",
+		Lines: []Line{{Label: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}}
+	path := filepath.Join(dir, "with.svg")
+	if err := lp.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	svg, _ := os.ReadFile(path)
+	for _, want := range []string{"the caption", "ratesim v0.6.0 (abc1234)"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("with.svg lacks %q", want)
 		}
+	}
+	lp.Footer = ""
+	path = filepath.Join(dir, "without.svg")
+	if err := lp.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	svg, _ = os.ReadFile(path)
+	if strings.Contains(string(svg), "ratesim") || strings.Contains(string(svg), "devel") {
+		t.Error("without.svg names ratesim or a version that the caller did not pass")
+	}
+}
+
+// TestSaveThroughSymlink: Save writes through internal/atomicfile: the
+// link stays and its target gets the figure.
+func TestSaveThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "fig-v2.png")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "fig.png")
+	if err := os.Symlink("fig-v2.png", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := figures()["lines"].Save(link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a link: %v", link, err)
+	}
+	data, _ := os.ReadFile(target)
+	if _, err := png.DecodeConfig(bytes.NewReader(data)); err != nil {
+		t.Errorf("the link's target is not the figure: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d files, want the link and its target", len(ents))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
@@ -22,14 +21,15 @@ type HeatMap struct {
 	XLabel, YLabel string
 	ZLabel         string      // the colour bar's label, with units
 	X, Y           []float64   // cell centres, increasing
-	Z              [][]float64 // Z[j][i] is the value at (X[i], Y[j]); NaN: no value (white, "–"); +Inf: "∞"
+	Z              [][]float64 // Z[j][i] is the value at (X[i], Y[j]); NaN: no value (white, "–"); ±Inf: "∞", "-∞"
 	// Masked[j][i] draws cell (i, j) in gray, with no value: for example a
 	// point where a queue is unstable. Nil: none.
 	Masked    [][]bool
 	MaskLabel string // legend text for masked cells
-	LogZ      bool   // colour by log10(Z); Z must then be > 0
+	LogZ      bool   // colour by log10(Z); cells with Z < 2^-1022 (Z <= 0, say) are then white, with their value
 	Diagonal  string // when not empty, draw the line y = x with this legend text
 	Digits    int    // significant digits of the cell labels; 0 means 3
+	Footer    string // a last, smaller line under the caption (provenance), as given
 }
 
 // edges returns the cell boundaries around increasing centres c.
@@ -66,16 +66,34 @@ func colorMap() palette.ColorMap {
 	if err != nil {
 		panic(err) // constant controls with increasing luminance
 	}
-	return palette.Reverse(cm)
+	return clampedMap{palette.Reverse(cm)}
 }
 
-// zRange returns the range of the colour scale: the finite values (> 0 on
-// a log scale), transformed.
-func (h *HeatMap) zRange() (lo, hi float64, ok bool) {
+// clampedMap is a colour map that never fails: values outside its range
+// get the colour of the nearest end (gonum's colour bar panics on an
+// error, which rounding at the ends of a range could cause), NaN white.
+type clampedMap struct{ palette.ColorMap }
+
+func (m clampedMap) At(v float64) (color.Color, error) {
+	if math.IsNaN(v) {
+		return color.White, nil
+	}
+	c, err := m.ColorMap.At(math.Max(m.Min(), math.Min(m.Max(), v)))
+	if err != nil {
+		return color.White, nil
+	}
+	return c, nil
+}
+
+// zRange returns the range of the colour scale: that of the finite values
+// (> 0 on a log scale), transformed; ± 0.5 around a single value (± 0.1
+// decade on a log scale); [0, 1] and ok false without values. It returns
+// an error when the values span more than float64 can subtract.
+func (h *HeatMap) zRange() (lo, hi float64, ok bool, err error) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for j := range h.Z {
 		for i, z := range h.Z[j] {
-			if h.masked(i, j) || !finite(z) || (h.LogZ && z <= 0) {
+			if h.masked(i, j) || !finite(z) || (h.LogZ && !logable(z)) {
 				continue
 			}
 			t := h.scale(z)
@@ -83,15 +101,23 @@ func (h *HeatMap) zRange() (lo, hi float64, ok bool) {
 		}
 	}
 	if lo > hi {
-		return 0, 1, false
+		return 0, 1, false, nil
 	}
 	if lo == hi {
-		lo, hi = lo-0.5, hi+0.5
+		d := 0.5
 		if h.LogZ {
-			lo, hi = lo+0.4, hi-0.4
+			d = 0.1
 		}
+		if lo-d == lo { // beyond 2^53: ± |v|/2
+			lo, hi, err = axisRange(lo, hi, false)
+			return lo, hi, true, err
+		}
+		return lo - d, hi + d, true, nil
 	}
-	return lo, hi, true
+	if !finite(hi - lo) {
+		return 0, 0, false, fmt.Errorf("plots: heat map %q: values span [%g, %g], too wide to draw", h.Title, lo, hi)
+	}
+	return lo, hi, true, nil
 }
 
 func (h *HeatMap) scale(z float64) float64 {
@@ -118,9 +144,17 @@ func (h *HeatMap) check() error {
 		}
 	}
 	for _, c := range [][]float64{h.X, h.Y} {
-		for i := 1; i < len(c); i++ {
-			if !(c[i] > c[i-1]) {
+		for i, v := range c {
+			if !finite(v) {
+				return fmt.Errorf("plots: heat map %q: cell centre %v, want a finite value", h.Title, v)
+			}
+			if i > 0 && !(v > c[i-1]) {
 				return fmt.Errorf("plots: heat map %q: cell centres must increase", h.Title)
+			}
+		}
+		for _, e := range edges(c) {
+			if !finite(e) {
+				return fmt.Errorf("plots: heat map %q: cell centres %v to %v too far apart to draw", h.Title, c[0], c[len(c)-1])
 			}
 		}
 	}
@@ -134,11 +168,14 @@ func (h *HeatMap) cellColor(cm palette.ColorMap, i, j int) (color.Color, bool) {
 	switch {
 	case h.masked(i, j):
 		return color.NRGBA{0xbb, 0xbb, 0xbb, 0xff}, false
-	case math.IsNaN(z) || (h.LogZ && z <= 0):
+	case math.IsNaN(z) || (h.LogZ && !logable(z) && !math.IsInf(z, 1)):
 		return color.White, false
 	case math.IsInf(z, 1):
 		c, _ := cm.At(cm.Max())
 		return c, true
+	case math.IsInf(z, -1):
+		c, _ := cm.At(cm.Min())
+		return c, false
 	}
 	t := math.Max(cm.Min(), math.Min(cm.Max(), h.scale(z)))
 	c, err := cm.At(t)
@@ -150,27 +187,47 @@ func (h *HeatMap) cellColor(cm palette.ColorMap, i, j int) (color.Color, bool) {
 	return c, lum < 0.45
 }
 
-// label returns the text of a cell.
-func (h *HeatMap) label(i, j int) string {
-	z := h.Z[j][i]
-	switch {
-	case h.masked(i, j):
-		return ""
-	case math.IsNaN(z):
-		return "–"
-	case math.IsInf(z, 1):
-		return "∞"
-	}
+// labels returns the text of every cell, Digits significant digits in
+// one notation for the whole map (see formatAll): labels[j][i] for cell
+// (i, j); "" for a masked cell, "–" for NaN, "∞" and "-∞" for infinities.
+func (h *HeatMap) labels() [][]string {
 	d := h.Digits
 	if d <= 0 {
 		d = 3
 	}
-	return strconv.FormatFloat(z, 'g', d, 64)
+	var vals []float64
+	for j := range h.Z {
+		for i, z := range h.Z[j] {
+			if !h.masked(i, j) && finite(z) {
+				vals = append(vals, z)
+			}
+		}
+	}
+	text := formatSig(vals, d)
+	out := make([][]string, len(h.Z))
+	k := 0
+	for j := range h.Z {
+		out[j] = make([]string, len(h.Z[j]))
+		for i, z := range h.Z[j] {
+			switch {
+			case h.masked(i, j):
+			case math.IsNaN(z):
+				out[j][i] = "–"
+			case math.IsInf(z, 0):
+				out[j][i] = formatNumber(z, 0, decimal)
+			default:
+				out[j][i] = text[k]
+				k++
+			}
+		}
+	}
+	return out
 }
 
 // cells is the plotter of the heat map's cells and labels.
 type cells struct {
 	labels bool // draw the labels (a second pass, over the diagonal), not the cells
+	text   [][]string
 	h      *HeatMap
 	cm     palette.ColorMap
 	xe, ye []float64
@@ -197,7 +254,7 @@ func (c *cells) Plot(dc draw.Canvas, p *plot.Plot) {
 				dc.StrokeLines(border, append(pts, pts[0]))
 				continue
 			}
-			if s := c.h.label(i, j); s != "" {
+			if s := c.text[j][i]; s != "" {
 				st := sty
 				st.Color = color.Black
 				if light {
@@ -209,12 +266,19 @@ func (c *cells) Plot(dc draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// Save implements Figure.
+// Save implements Figure. It returns an error for a map without cells,
+// rows of Z that do not match X and Y, cell centres that are not finite
+// and increasing (or so far apart that their edges overflow), values
+// spanning more than float64 can subtract, an unknown format, and when
+// the file cannot be written.
 func (h *HeatMap) Save(path string) error {
 	if err := h.check(); err != nil {
 		return err
 	}
-	lo, hi, _ := h.zRange()
+	lo, hi, _, err := h.zRange()
+	if err != nil {
+		return err
+	}
 	cm := colorMap()
 	cm.SetMin(lo)
 	cm.SetMax(hi)
@@ -227,13 +291,15 @@ func (h *HeatMap) Save(path string) error {
 	p.Y.Label.Text = h.YLabel
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.Add(c)
-	p.X.Tick.Marker = centreTicks(h.X)
-	p.Y.Tick.Marker = centreTicks(h.Y)
-	leg := plot.NewLegend()
+	if err := fixAxis(&p.X, false, centreTicks(h.X)); err != nil {
+		return fmt.Errorf("plots: heat map %q: x axis: %w", h.Title, err)
+	}
+	if err := fixAxis(&p.Y, false, centreTicks(h.Y)); err != nil {
+		return fmt.Errorf("plots: heat map %q: y axis: %w", h.Title, err)
+	}
+	leg := newLegend()
 	leg.TextStyle.Font.Size = vg.Points(8.5)
 	leg.ThumbnailWidth = vg.Points(14)
-	leg.Padding = vg.Points(3)
-	leg.Top, leg.Left = true, true
 	if h.Diagonal != "" {
 		lo := math.Max(c.xe[0], c.ye[0])
 		hi := math.Min(c.xe[len(c.xe)-1], c.ye[len(c.ye)-1])
@@ -249,7 +315,7 @@ func (h *HeatMap) Save(path string) error {
 			leg.Add(h.Diagonal, ln)
 		}
 	}
-	p.Add(&cells{labels: true, h: h, cm: cm, xe: c.xe, ye: c.ye})
+	p.Add(&cells{labels: true, text: h.labels(), h: h, cm: cm, xe: c.xe, ye: c.ye})
 	if h.MaskLabel != "" && h.Masked != nil {
 		sw, _ := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 1, Y: 1}})
 		sw.Color = color.NRGBA{0xbb, 0xbb, 0xbb, 0xff}
@@ -264,11 +330,13 @@ func (h *HeatMap) Save(path string) error {
 	bar.HideX()
 	bar.Y.Padding = 0
 	bar.Y.Label.Text = h.ZLabel
+	var zt plot.Ticker = linearTicks{}
 	if h.LogZ {
-		bar.Y.Tick.Marker = logLabelTicks{}
+		zt = logLabelTicks{}
 	}
+	bar.Y.Tick.Marker = checkedTicks{Ticker: zt}
 
-	return render(path, width, height*1.15, h.Caption, func(dc draw.Canvas) error {
+	return render(path, width, height*1.15, h.Caption, h.Footer, func(dc draw.Canvas) error {
 		barW := vg.Points(62) + bar.Y.Label.TextStyle.Height(h.ZLabel)
 		main := draw.Crop(dc, 0, -barW-vg.Points(10), 0, 0)
 		// The legend goes under the axes' title, over the plot area.
@@ -301,85 +369,4 @@ func (h *HeatMap) Save(path string) error {
 		bar.Draw(bc)
 		return nil
 	})
-}
-
-// centreTicks marks the values c (cell centres, swept values). With more
-// than ten, every other one is labelled: the half whose labels are shorter
-// (0.1, 0.2, ... rather than 0.05, 0.15, ...).
-func centreTicks(c []float64) plot.Ticker {
-	return plot.TickerFunc(func(_, _ float64) []plot.Tick {
-		return centreTickList(c)
-	})
-}
-
-func centreTickList(c []float64) []plot.Tick {
-	ticks := make([]plot.Tick, len(c))
-	var length [2]int
-	for i, x := range c {
-		l := strconv.FormatFloat(x, 'g', 4, 64)
-		ticks[i] = plot.Tick{Value: x, Label: l}
-		length[i%2] += len(l)
-	}
-	if len(c) > 10 {
-		keep := 0
-		if length[1]*(len(c)/2+len(c)%2) < length[0]*(len(c)/2) {
-			keep = 1
-		}
-		for i := range ticks {
-			if i%2 != keep {
-				ticks[i].Label = ""
-			}
-		}
-	}
-	return ticks
-}
-
-// logTickValues returns tick values in [lo, hi] (lo > 0) for a log axis:
-// every m·10^n, labelled at m = 1, 2, 5 (at m = 1 only over more than three
-// decades), or at every m when that would label fewer than three ticks (a
-// range of less than a decade or so).
-func logTickValues(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
-	labelled := 0
-	wide := hi/lo > 1e3
-	for e := math.Floor(math.Log10(lo)) - 1; e <= math.Ceil(math.Log10(hi)); e++ {
-		for m := 1; m <= 9; m++ {
-			v := float64(m) * math.Pow(10, e)
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
-			}
-			tk := plot.Tick{Value: v}
-			if m == 1 || (!wide && (m == 2 || m == 5)) {
-				tk.Label = strconv.FormatFloat(v, 'g', 3, 64)
-				labelled++
-			}
-			ticks = append(ticks, tk)
-		}
-	}
-	if labelled < 3 {
-		for i := range ticks {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 3, 64)
-		}
-	}
-	if len(ticks) < 2 {
-		ticks = []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 3, 64)}, {Value: hi, Label: strconv.FormatFloat(hi, 'g', 3, 64)}}
-	}
-	return ticks
-}
-
-// logTicks is the tick marker of log-scaled axes (see logTickValues).
-type logTicks struct{}
-
-func (logTicks) Ticks(lo, hi float64) []plot.Tick { return logTickValues(lo, hi) }
-
-// logLabelTicks labels an axis in log10 units (a colour bar of log10 Z)
-// with the values themselves.
-type logLabelTicks struct{}
-
-func (logLabelTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := logTickValues(math.Pow(10, lo), math.Pow(10, hi))
-	for i := range ticks {
-		ticks[i].Value = math.Log10(ticks[i].Value)
-	}
-	return ticks
 }

@@ -25,7 +25,7 @@ func TestLogTicks(t *testing.T) {
 		var s []string
 		for _, tk := range logTickValues(lo, hi) {
 			if tk.Label != "" {
-				s = append(s, tk.Label)
+				s = append(s, readable(tk.Label))
 			}
 		}
 		return strings.Join(s, " ")
@@ -36,7 +36,11 @@ func TestLogTicks(t *testing.T) {
 	}{
 		{1, 100, "1 2 5 10 20 50 100"},
 		{1.5, 7, "2 3 4 5 6 7"}, // less than a decade: every integer
-		{1e-6, 1, "1e-06 1e-05 0.0001 0.001 0.01 0.1 1"},
+		// One notation per axis: powers of ten as soon as one label is
+		// below 10^-4 (see readable for the caret).
+		{1e-6, 1, "10^−6 10^−5 10^−4 10^−3 10^−2 10^−1 1"},
+		{1e-3, 10, "0.001 0.01 0.1 1 10"},
+		{1, 1e6, "1 10 100 1k 10k 100k 1M"},
 	} {
 		if got := labels(tc.lo, tc.hi); got != tc.want {
 			t.Errorf("log ticks on [%v, %v]: %q, want %q", tc.lo, tc.hi, got, tc.want)
@@ -68,15 +72,15 @@ func TestHeatMapCells(t *testing.T) {
 		i, j int
 		want string
 	}{{0, 0, "1.5"}, {2, 0, ""}, {0, 1, "∞"}, {1, 1, "2"}} {
-		if got := h.label(tc.i, tc.j); got != tc.want {
+		if got := h.labels()[tc.j][tc.i]; got != tc.want {
 			t.Errorf("label(%d, %d) = %q, want %q", tc.i, tc.j, got, tc.want)
 		}
 	}
 	h.Masked = nil
-	if got := h.label(2, 0); got != "–" {
+	if got := h.labels()[0][2]; got != "–" {
 		t.Errorf("NaN cell label %q, want –", got)
 	}
-	lo, hi, ok := h.zRange()
+	lo, hi, ok, _ := h.zRange()
 	if !ok || math.Abs(lo-math.Log10(1.2)) > 1e-15 || math.Abs(hi-math.Log10(3)) > 1e-15 {
 		t.Errorf("colour range [%v, %v], want [log10 1.2, log10 3]", lo, hi)
 	}

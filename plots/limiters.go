@@ -27,14 +27,16 @@ type LimiterCurve struct {
 // α*(d) against the promise, and the overshoot α*(d)/promise(d).
 type ArrivalCurves struct {
 	Title, Caption string
+	Footer         string // a last, smaller line (provenance), as given
 	Limiters       []LimiterCurve
 }
 
 // Figure returns the figure: two panels over a common logarithmic axis of
 // d (lengths <= 0 are left out), α*(d) with the dashed promises above (log
 // scale), the overshoot below with the line 1 where the promise is just
-// kept. It returns an error naming the limiter when the data are
-// inconsistent.
+// kept. The legend lists the limiters, then the promises. It returns an
+// error naming the limiter when the data are inconsistent: lengths that
+// differ, or a promise that is not > 0.
 func (a ArrivalCurves) Figure() (*Stack, error) {
 	if len(a.Limiters) == 0 {
 		return nil, fmt.Errorf("plots: arrival curves: no limiter")
@@ -42,6 +44,7 @@ func (a ArrivalCurves) Figure() (*Stack, error) {
 	curves := &LinePlot{XLabel: "interval length d (s)", YLabel: "α*(d) (jobs)", LogX: true, LogY: true}
 	ratios := &LinePlot{XLabel: "interval length d (s)", YLabel: "α*(d) / promise(d)", LogX: true}
 	var promises []string
+	var promiseLines []Line
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for _, l := range a.Limiters {
 		if len(l.Jobs) != len(l.D) || len(l.Promise) != len(l.D) {
@@ -53,7 +56,7 @@ func (a ArrivalCurves) Figure() (*Stack, error) {
 				return nil, fmt.Errorf("plots: arrival curves: %q promises %v jobs at d = %v s, want > 0", l.Name, l.Promise[i], l.D[i])
 			}
 			ratio[i] = l.Jobs[i] / l.Promise[i]
-			if l.D[i] > 0 {
+			if logable(l.D[i]) {
 				xmin, xmax = math.Min(xmin, l.D[i]), math.Max(xmax, l.D[i])
 			}
 		}
@@ -61,14 +64,15 @@ func (a ArrivalCurves) Figure() (*Stack, error) {
 		ratios.Lines = append(ratios.Lines, Line{Label: l.Name, X: l.D, Y: ratio, Color: l.Color, Marks: l.Marks})
 		if l.PromiseName != "" && !slices.Contains(promises, l.PromiseName) {
 			promises = append(promises, l.PromiseName)
-			curves.Lines = append(curves.Lines, Line{Label: "promise " + l.PromiseName, X: l.D, Y: l.Promise,
+			promiseLines = append(promiseLines, Line{Label: "promise " + l.PromiseName, X: l.D, Y: l.Promise,
 				Dashed: true, Step: l.PromiseStep, Color: l.PromiseColor})
 		}
 	}
+	curves.Lines = append(curves.Lines, promiseLines...)
 	if xmin < xmax {
 		ratios.Lines = append(ratios.Lines, Line{Label: "1: promise just kept", X: []float64{xmin, xmax}, Y: []float64{1, 1}, Dashed: true, Color: -1})
 	}
-	return &Stack{Title: a.Title, Caption: a.Caption, Panels: []*LinePlot{curves, ratios}, Heights: []float64{1.2, 1}}, nil
+	return &Stack{Title: a.Title, Caption: a.Caption, Footer: a.Footer, Panels: []*LinePlot{curves, ratios}, Heights: []float64{1.2, 1}}, nil
 }
 
 // ZoomSeries is one stream of instants (seconds, non-decreasing) in the
@@ -84,6 +88,7 @@ type ZoomSeries struct {
 // each limiter let pass or released.
 type BoundaryZoom struct {
 	Title, Caption string
+	Footer         string       // a last, smaller line (provenance), as given
 	From, To       float64      // the time range, seconds, From < To
 	Edges          []float64    // window edges to mark, seconds
 	Streams        []ZoomSeries // the offered arrivals first, then each limiter
@@ -100,8 +105,9 @@ func (z BoundaryZoom) Figure() (*LinePlot, error) {
 	lp := &LinePlot{
 		Title:   z.Title,
 		Caption: z.Caption,
+		Footer:  z.Footer,
 		XLabel:  "time (s)",
-		YLabel:  fmt.Sprintf("jobs since %.6g s", z.From),
+		YLabel:  fmt.Sprintf("jobs since %s s", formatSig([]float64{z.From}, 6)[0]),
 		XRange:  [2]float64{z.From, z.To},
 	}
 	top := 0.0
@@ -178,15 +184,19 @@ type ResponseCurve struct {
 // Response is the data of the figure of slope against cliff.
 type Response struct {
 	Title, Caption string
+	Footer         string // a last, smaller line (provenance), as given
 	Curves         []ResponseCurve
 }
 
 // Figure returns the figure: probability of admission against token
-// deficit, documented functions solid and measurements marked.
+// deficit, documented functions solid and measurements marked. It returns
+// an error for a curve whose lengths differ or with a probability outside
+// [0, 1] (NaN included).
 func (r Response) Figure() (*LinePlot, error) {
 	lp := &LinePlot{
 		Title:   r.Title,
 		Caption: r.Caption,
+		Footer:  r.Footer,
 		XLabel:  "token deficit at arrival: b minus the tokens left (tokens)",
 		YLabel:  "probability of admission",
 		YRange:  [2]float64{-0.03, 1.03},

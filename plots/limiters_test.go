@@ -39,7 +39,8 @@ func TestArrivalCurvesData(t *testing.T) {
 	for _, l := range top.Lines {
 		labels = append(labels, l.Label)
 	}
-	if want := []string{"a", "promise b + r·d", "b", "w", "promise L per W"}; !slices.Equal(labels, want) {
+	// The limiters first, then each promise once.
+	if want := []string{"a", "b", "w", "promise b + r·d", "promise L per W"}; !slices.Equal(labels, want) {
 		t.Errorf("top panel lines %q, want %q", labels, want)
 	}
 	if !top.LogX || !top.LogY || !bottom.LogX {

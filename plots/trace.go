@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -16,7 +15,8 @@ import (
 // other, sharing a title and a caption.
 type TraceFigure struct {
 	Title   string // e.g. the trace's file name
-	Caption string // a line under the figure
+	Caption string // a line under the figure, as given
+	Footer  string // a last, smaller line (provenance), as given
 
 	// RateWidth is the bin width, seconds, of RateCounts, the arrivals in
 	// consecutive bins from the first arrival.
@@ -51,10 +51,20 @@ func timeUnit(d float64) (string, float64) {
 	return "s", 1
 }
 
-// Save implements Figure.
+// Save implements Figure. It returns an error without rate counts, for
+// a bin width that is not finite and > 0, for Rates and Burst (or a
+// non-nil BurstTarget) of different lengths when Rates is not empty, for an unknown format, and when the
+// file cannot be written. A panel whose values cannot be drawn says so in
+// place of its curves.
 func (f *TraceFigure) Save(path string) error {
-	if len(f.RateCounts) == 0 || !(f.RateWidth > 0) {
-		return fmt.Errorf("plots: %s: a trace figure needs rate counts with a bin width > 0", path)
+	if len(f.RateCounts) == 0 || !(f.RateWidth > 0) || !finite(f.RateWidth) {
+		return fmt.Errorf("plots: %s: a trace figure needs rate counts with a finite bin width > 0, have %d counts and width %v s", path, len(f.RateCounts), f.RateWidth)
+	}
+	if len(f.Rates) > 0 && len(f.Burst) != len(f.Rates) {
+		return fmt.Errorf("plots: %s: %d burst sizes for %d rates", path, len(f.Burst), len(f.Rates))
+	}
+	if len(f.Rates) > 0 && f.BurstTarget != nil && len(f.BurstTarget) != len(f.Rates) {
+		return fmt.Errorf("plots: %s: %d target burst sizes for %d rates", path, len(f.BurstTarget), len(f.Rates))
 	}
 	span := f.RateWidth * float64(len(f.RateCounts))
 	unit, div := timeUnit(span)
@@ -73,7 +83,7 @@ func (f *TraceFigure) Save(path string) error {
 		Lines:  []Line{rate},
 	}
 	if f.MeanRate > 0 && !math.IsInf(f.MeanRate, 0) {
-		ratePanel.Lines = append(ratePanel.Lines, Line{Label: fmt.Sprintf("mean %.3g jobs/s", f.MeanRate), Dashed: true, Color: 1,
+		ratePanel.Lines = append(ratePanel.Lines, Line{Label: fmt.Sprintf("mean %s jobs/s", formatSig([]float64{f.MeanRate}, 3)[0]), Dashed: true, Color: 1,
 			X: []float64{0, span / div}, Y: []float64{f.MeanRate, f.MeanRate}})
 	}
 	panels := []*LinePlot{ratePanel}
@@ -88,69 +98,25 @@ func (f *TraceFigure) Save(path string) error {
 			LogX:   true, LogY: true,
 			Lines: []Line{{Label: "no job waits", X: f.Rates, Y: f.Burst, Marks: true, Color: 2}},
 		}
-		if len(f.BurstTarget) == len(f.Rates) {
+		if f.BurstTarget != nil {
 			bp.Lines = append(bp.Lines, Line{Label: f.TargetLabel, X: f.Rates, Y: f.BurstTarget, Marks: true, Dashed: true, Color: 3})
 		}
 		panels = append(panels, bp)
 	}
-	return f.draw(path, panels)
-}
-
-// draw renders the panels one above the other, each with its own axes
-// labels and its legend to its right (the panels' x axes differ, so
-// unlike a Stack each keeps its x label), under the title and above the
-// caption.
-func (f *TraceFigure) draw(path string, panels []*LinePlot) error {
-	var ps []*plot.Plot
-	var legs []plot.Legend
+	// Each panel keeps its x label: their x axes differ.
+	book := &markBook{}
+	var ps []*panel
 	for _, lp := range panels {
-		p, leg, err := lp.build()
+		pn, err := lp.build(book)
 		if err != nil {
 			return err
 		}
-		ps = append(ps, p)
-		legs = append(legs, leg)
+		ps = append(ps, pn)
 	}
 	h := height * vg.Length(0.1+0.62*float64(len(ps)))
-	return render(path, width, h, f.Caption, func(c draw.Canvas) error {
+	return render(path, width, h, f.Caption, f.Footer, func(c draw.Canvas) error {
 		body := drawTitle(c, f.Title, vg.Points(10))
-		gap := vg.Points(14)
-		ph := (body.Max.Y - body.Min.Y - gap*vg.Length(len(ps)-1)) / vg.Length(len(ps))
-		top := body.Max.Y
-		// Line up the panels' data areas: the same left edge (the widest
-		// y axis) and right edge (the widest legend plus the widest
-		// padding right of the axes, which a log axis's last tick label
-		// needs). drawWithLegend puts the legend in a column of its width
-		// plus 8 points at the right of its canvas.
-		var tiles []draw.Canvas
-		var legW, leftPad, rightPad []vg.Length
-		for i, p := range ps {
-			tile := draw.Canvas{Canvas: body.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: body.Min.X, Y: top - ph},
-				Max: vg.Point{X: body.Max.X, Y: top},
-			}}
-			top -= ph + gap
-			w := legendWidth(legs[i], tile)
-			if w > 0 {
-				w += vg.Points(8)
-			}
-			area := draw.Crop(tile, 0, -w, 0, 0)
-			dc := p.DataCanvas(area)
-			tiles = append(tiles, tile)
-			legW = append(legW, w)
-			leftPad = append(leftPad, dc.Min.X-area.Min.X)
-			rightPad = append(rightPad, area.Max.X-dc.Max.X)
-		}
-		left, right := body.Min.X, body.Max.X
-		for i := range ps {
-			left = max(left, body.Min.X+leftPad[i])
-			right = min(right, body.Max.X-legW[i]-rightPad[i])
-		}
-		for i, p := range ps {
-			tiles[i].Min.X = left - leftPad[i]
-			tiles[i].Max.X = right + rightPad[i] + legW[i]
-			drawWithLegend(p, legs[i], tiles[i])
-		}
+		drawPanels(body, ps, nil, vg.Points(14))
 		return nil
 	})
 }
@@ -171,8 +137,8 @@ func (f *TraceFigure) gapPanel() *LinePlot {
 		hi--
 	}
 	ccdf := Line{Label: "trace", Color: 0}
-	if f.TieFraction > 0 {
-		ccdf.Label = fmt.Sprintf("trace (%.3g%% of gaps are 0)", 100*f.TieFraction)
+	if f.TieFraction > 0 && f.TieFraction <= 1 {
+		ccdf.Label = fmt.Sprintf("trace (%s%% of gaps are 0)", formatSig([]float64{100 * f.TieFraction}, 3)[0])
 	}
 	minPos := 1.0
 	for k := lo; k <= hi; k++ {
@@ -209,17 +175,19 @@ func (f *TraceFigure) gapPanel() *LinePlot {
 	return gp
 }
 
-// fmtSeconds writes a bin width in the largest whole unit.
+// fmtSeconds writes a bin width in the largest whole unit, the number as
+// the figures write numbers (see formatNumber).
 func fmtSeconds(s float64) string {
+	num := func(v float64) string { return formatSig([]float64{v}, 6)[0] }
 	switch {
 	case s >= 86400 && math.Mod(s, 86400) == 0:
-		return fmt.Sprintf("%g d", s/86400)
+		return num(s/86400) + " d"
 	case s >= 3600 && math.Mod(s, 3600) == 0:
-		return fmt.Sprintf("%g h", s/3600)
+		return num(s/3600) + " h"
 	case s >= 60 && math.Mod(s, 60) == 0:
-		return fmt.Sprintf("%g min", s/60)
+		return num(s/60) + " min"
 	case s >= 1:
-		return fmt.Sprintf("%g s", s)
+		return num(s) + " s"
 	}
-	return fmt.Sprintf("%g ms", s*1000)
+	return num(s*1000) + " ms"
 }

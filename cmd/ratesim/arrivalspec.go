@@ -8,11 +8,12 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // buildGenerated builds the process of an --arrivals spec (see
 // arrivals.SpecHelp) for a run with root seed seed: component i draws from
-// experiments.Source(seed, experiments.StreamArrivals + id), id the
+// experiments.Source(seed, systems.StreamArrivals + id), id the
 // component's arrivals.ProcessStream or TransformStream, so the first
 // process uses the stream a Poisson run always used. A process without
 // rate= takes λ = load·rate; loadGiven reports whether --load was given,
@@ -27,7 +28,7 @@ func buildGenerated(spec string, load, rate float64, seed uint64, loadGiven bool
 	g, err := arrivals.BuildSpec(spec, arrivals.SpecEnv{
 		Rate: lambda,
 		Source: func(id uint64) rand.Source {
-			return experiments.Source(seed, experiments.StreamArrivals+id)
+			return experiments.Source(seed, systems.StreamArrivals+id)
 		},
 	})
 	if err != nil {

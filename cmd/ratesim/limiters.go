@@ -7,27 +7,29 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // limitersFlags are the flags of ratesim limiters.
 type limitersFlags struct {
 	names      string
-	rate       float64
+	rate       string
 	limit      int64
-	window     float64
-	offset     float64
+	window     string
+	offset     string
 	queue      int
-	soft, hard float64
+	soft, hard string
 	process    string
-	gap        float64
+	gap        string
 	cycles     int
 	stream     int
 	load       float64
@@ -94,15 +96,15 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.names, "limiters", "all", "limiters to run, comma-separated, or all: "+strings.Join(experiments.LimiterNames, ", "))
-	fl.Float64Var(&f.rate, "rate", 0, "rate R of the buckets, GCRA and leaky bucket, tokens/s (> 0; default L/W)")
+	fl.StringVar(&f.rate, "rate", "", "rate R of the buckets, GCRA and leaky bucket, tokens/s (> 0, exact: a decimal or p/q; default L/W)")
 	fl.Int64Var(&f.limit, "limit", 100, "L: burst b of the buckets in tokens and limit of the windows in jobs (>= 1)")
-	fl.Float64Var(&f.window, "window", 60, "W: window length, seconds (> 0)")
-	fl.Float64Var(&f.offset, "offset", 0, "fixed windows' edges at offset + k·W, seconds, in [0, W)")
+	fl.StringVar(&f.window, "window", "60", "W: window length, seconds or with a unit (60, 1m, 500ms, 1/3), > 0")
+	fl.StringVar(&f.offset, "offset", "0", "fixed windows' edges at offset + k·W from the Unix epoch (the trace's own clock), seconds or with a unit, in [0, W)")
 	fl.IntVar(&f.queue, "queue", 0, "queue capacity of token-shape and leaky-queue, jobs (0: unbounded; default L)")
-	fl.Float64Var(&f.soft, "soft", 0, "throttle: token deficit up to which every job passes, tokens (default (L-1)/2)")
-	fl.Float64Var(&f.hard, "hard", 0, "throttle: token deficit from which every job is rejected, tokens, <= L-1 (default L-1)")
+	fl.StringVar(&f.soft, "soft", "", "throttle: token deficit up to which every job passes, tokens (exact; default (L-1)/2)")
+	fl.StringVar(&f.hard, "hard", "", "throttle: token deficit from which every job is rejected, tokens, <= L-1 (exact; default L-1)")
 	fl.StringVar(&f.process, "arrivals", "boundary", "generated arrivals: boundary (bursts at window edges), poisson, periodic (λ = load·R), or an arrival spec as in ratesim run")
-	fl.Float64Var(&f.gap, "gap", 1, "boundary: the bursts arrive this many seconds before and after each edge, in (0, W/2)")
+	fl.StringVar(&f.gap, "gap", "1", "boundary: the bursts arrive this long before and after each edge, seconds or with a unit, in (0, W/2)")
 	fl.IntVar(&f.cycles, "cycles", 10, "boundary: number of cycles (>= 1), 3W apart")
 	fl.IntVar(&f.stream, "stream", 0, "boundary: jobs spread over the window after each edge (>= 0; default L)")
 	fl.Float64Var(&f.load, "load", 1.2, "poisson, periodic, specs: offered load λ/R (> 0)")
@@ -128,22 +130,33 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 // spec validates the flags and builds the run specification.
 func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, error) {
 	changed := cmd.Flags().Changed
-	s := experiments.LimitersSpec{Limit: f.limit, Window: f.window, Offset: f.offset, Seed: f.seed}
+	s := experiments.LimitersSpec{Limit: f.limit, Seed: f.seed}
 	if f.limit < 1 || f.limit > 1<<40 {
 		return s, flagError("limit", f.limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
 	}
-	if !finitePositive(f.window) {
-		return s, flagError("window", f.window, "a finite window > 0 s")
+	var err error
+	if s.Window, err = parseSeconds("window", f.window); err != nil {
+		return s, err
 	}
-	if !(f.offset >= 0 && f.offset < f.window) {
-		return s, flagError("offset", f.offset, fmt.Sprintf("an offset in [0, --window %v) s", f.window))
+	if s.Window.Sign() <= 0 {
+		return s, flagError("window", f.window, "a window > 0 s")
 	}
-	s.Rate = float64(f.limit) / f.window
+	if s.Offset, err = parseSeconds("offset", f.offset); err != nil {
+		return s, err
+	}
+	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
+		return s, flagError("offset", f.offset, fmt.Sprintf("an offset in [0, --window %v) s", s.Window))
+	}
+	if s.Rate, err = exact.Int(f.limit).Quo(s.Window); err != nil {
+		return s, flagError("window", f.window, "a window whose rate limit/window fits the exact model")
+	}
 	if changed("rate") {
-		s.Rate = f.rate
+		if s.Rate, err = parseRat("rate", f.rate, "tokens/s"); err != nil {
+			return s, err
+		}
 	}
-	if !finitePositive(s.Rate) || math.IsInf(1/s.Rate, 0) || math.IsInf(float64(f.limit)/s.Rate, 0) {
-		return s, flagError("rate", s.Rate, "a finite rate > 0 tokens/s with finite 1/rate and limit/rate seconds")
+	if s.Rate.Sign() <= 0 {
+		return s, flagError("rate", f.rate, "a rate > 0 tokens/s")
 	}
 	s.Queue = int(min(f.limit, math.MaxInt32))
 	if changed("queue") {
@@ -152,19 +165,23 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		}
 		s.Queue = f.queue
 	}
-	s.Hard = float64(f.limit - 1)
+	s.Hard = exact.Int(f.limit - 1)
 	if changed("hard") {
-		s.Hard = f.hard
+		if s.Hard, err = parseRat("hard", f.hard, "tokens of deficit"); err != nil {
+			return s, err
+		}
 	}
-	if !(s.Hard >= 0 && s.Hard <= float64(f.limit-1)) {
-		return s, flagError("hard", s.Hard, fmt.Sprintf("a token deficit in [0, --limit - 1 = %d]", f.limit-1))
+	if s.Hard.Sign() < 0 || s.Hard.Cmp(exact.Int(f.limit-1)) > 0 {
+		return s, flagError("hard", f.hard, fmt.Sprintf("a token deficit in [0, --limit - 1 = %d]", f.limit-1))
 	}
-	s.Soft = s.Hard / 2
+	s.Soft, _ = s.Hard.Quo(exact.Int(2))
 	if changed("soft") {
-		s.Soft = f.soft
+		if s.Soft, err = parseRat("soft", f.soft, "tokens of deficit"); err != nil {
+			return s, err
+		}
 	}
-	if !(s.Soft >= 0 && s.Soft <= s.Hard) {
-		return s, flagError("soft", s.Soft, fmt.Sprintf("a token deficit in [0, --hard %v]", s.Hard))
+	if s.Soft.Sign() < 0 || s.Soft.Cmp(s.Hard) > 0 {
+		return s, flagError("soft", f.soft, fmt.Sprintf("a token deficit in [0, --hard %v]", s.Hard))
 	}
 	if f.names != "all" {
 		for _, n := range strings.Split(f.names, ",") {
@@ -180,11 +197,12 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	}
 	if f.durations != "" {
 		for _, field := range strings.Split(f.durations, ",") {
-			d, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
-			if err != nil || !(d >= 0) || math.IsInf(d, 0) {
-				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated finite lengths >= 0 s (%q is not one)", field))
+			d, err := parseSeconds("durations", field)
+			ns, err2 := d.Mul(exact.Int(1e9))
+			if err != nil || err2 != nil || d.Sign() < 0 || !ns.IsInt() || !ns.Num().IsInt64() {
+				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one)", field))
 			}
-			s.Durations = append(s.Durations, d)
+			s.Durations = append(s.Durations, engine.Time(ns.Num().Int64()))
 		}
 		slices.Sort(s.Durations)
 		s.Durations = slices.Compact(s.Durations)
@@ -260,15 +278,31 @@ func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.Limiter
 func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec) (arrivals.Process, string, error) {
 	switch f.process {
 	case "boundary":
-		b := arrivals.BoundarySpec{Window: s.Window, Offset: s.Offset, Gap: f.gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.cycles}
+		w, err := nanos("window", f.window, s.Window)
+		if err != nil {
+			return nil, "", err
+		}
+		off, err := nanos("offset", f.offset, s.Offset)
+		if err != nil {
+			return nil, "", err
+		}
+		gs, err := parseSeconds("gap", f.gap)
+		if err != nil {
+			return nil, "", err
+		}
+		gap, err := nanos("gap", f.gap, gs)
+		if err != nil {
+			return nil, "", err
+		}
+		b := arrivals.BoundarySpec{Window: w, Offset: off, Gap: gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.cycles}
 		if cmd.Flags().Changed("stream") {
 			b.Stream = f.stream
 		}
 		if f.cycles < 1 {
 			return nil, "", flagError("cycles", f.cycles, "a number of cycles >= 1")
 		}
-		if !(f.gap > 0 && f.gap < s.Window/2) {
-			return nil, "", flagError("gap", f.gap, fmt.Sprintf("a gap in (0, W/2 = %v) s", s.Window/2))
+		if !(gap > 0 && 2*gap < w) {
+			return nil, "", flagError("gap", f.gap, fmt.Sprintf("a gap in (0, W/2 = %v) s", w/2))
 		}
 		if b.Stream < 0 {
 			return nil, "", flagError("stream", f.stream, "a number of jobs >= 0")
@@ -277,31 +311,35 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec
 		if err != nil {
 			return nil, "", err
 		}
-		e := float64(b.Edge(0))
-		cycles := fmt.Sprintf("%d cycles %.6g s apart", b.Cycles, 3*b.Window)
+		e := b.Edge(0)
+		cycles := fmt.Sprintf("%d cycles %v s apart", b.Cycles, 3*b.Window)
 		if b.Cycles == 1 {
 			cycles = "1 cycle"
 		}
-		in := fmt.Sprintf("boundary pattern, %s: %d jobs at %.6g s and %d at %.6g s around the window edge at %.6g s",
+		in := fmt.Sprintf("boundary pattern, %s: %d jobs at %v s and %d at %v s around the window edge at %v s",
 			cycles, b.Burst, e-b.Gap, b.Burst, e+b.Gap, e)
 		if b.Stream > 0 {
-			in += fmt.Sprintf(", then %d spread over (%.6g, %.6g) s", b.Stream, e+b.Gap, e+b.Window-b.Gap)
+			in += fmt.Sprintf(", then %d spread over (%v, %v) s", b.Stream, e+b.Gap, e+b.Window-b.Gap)
 		}
 		return p, in, nil
 	case "poisson", "periodic":
-		if !finitePositive(f.load) || math.IsInf(1/(f.load*s.Rate), 0) || !finitePositive(f.load*s.Rate) {
+		lambda := f.load * s.Rate.Float64()
+		if !finitePositive(f.load) || math.IsInf(1/lambda, 0) || !finitePositive(lambda) {
 			return nil, "", flagError("load", f.load, "a finite load > 0 with a finite mean gap 1/(load·R)")
 		}
-		lambda := f.load * s.Rate
 		in := fmt.Sprintf("%s arrivals, load %v (λ = %.6g jobs/s)", f.process, f.load, lambda)
 		if f.process == "poisson" {
-			p, err := arrivals.NewPoisson(lambda, experiments.Source(s.Seed, experiments.StreamArrivals))
+			p, err := arrivals.NewPoisson(lambda, experiments.Source(s.Seed, systems.StreamArrivals))
 			return p, in, err
 		}
-		p, err := arrivals.NewPeriodic(1/lambda, 0)
+		l, err := lambdaOf(f.load, s.Rate)
+		if err != nil {
+			return nil, "", err
+		}
+		p, err := arrivals.NewPeriodicRate(l, exact.Rat{})
 		return p, in, err
 	}
-	g, err := buildGenerated(f.process, f.load, s.Rate, s.Seed, cmd.Flags().Changed("load"))
+	g, err := buildGenerated(f.process, f.load, s.Rate.Float64(), s.Seed, cmd.Flags().Changed("load"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -358,9 +396,10 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 
 // limitersJSON is the --json output.
 type limitersJSON struct {
+	jsonHeader
 	Input        string   `json:"input"`
 	Rate         float64  `json:"rate_tokens_per_s"`
-	Limit        int64    `json:"limit"`
+	Limit        int64    `json:"limit_jobs"`
 	Window       float64  `json:"window_s"`
 	Offset       float64  `json:"offset_s"`
 	Queue        int      `json:"queue_jobs"` // 0: unbounded
@@ -375,8 +414,8 @@ type limitersJSON struct {
 
 func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string) {
 	s := res.Spec
-	out := limitersJSON{Input: s.Input, Rate: s.Rate, Limit: s.Limit, Window: s.Window, Offset: s.Offset, Queue: s.Queue,
-		Soft: s.Soft, Hard: s.Hard, Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, LimitersResult: res}
+	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
+		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, LimitersResult: res}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out) // write errors are kept by the errWriter
@@ -392,13 +431,13 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if s.Queue > 0 {
 		queue = fmt.Sprintf("%d jobs", s.Queue)
 	}
-	fmt.Fprintf(w, "params     R = %.6g tokens/s, L = %d (b = %d tokens), W = %.6g s, edges at %.6g + k·W s; queue %s; throttle %.6g to %.6g tokens\n",
-		s.Rate, s.Limit, s.Limit, s.Window, s.Offset, queue, s.Soft, s.Hard)
+	fmt.Fprintf(w, "params     R = %v tokens/s, L = %d (b = %d tokens), W = %v s, edges at %v + k·W s from %s; queue %s; throttle %v to %v tokens\n",
+		s.Rate, s.Limit, s.Limit, s.Window, s.Offset, s.EdgesFrom(), queue, s.Soft, s.Hard)
 	ds := s.Durations
 	if ds == nil {
 		ds = experiments.DefaultDurations(s.Window)
 	}
-	fmt.Fprintf(w, "jobs       %d over %.6g s; α*(d) at %d lengths d from %.4g to %.4g s\n", res.Jobs, res.Duration, len(ds), ds[0], ds[len(ds)-1])
+	fmt.Fprintf(w, "jobs       %d over %.6g s; α*(d) at %d lengths d from %.4g to %.4g s\n", res.Jobs, res.Duration, len(ds), ds[0].Seconds(), ds[len(ds)-1].Seconds())
 	if s.Keyed {
 		fmt.Fprintf(w, "keys       %d, each with its own limiters; overshoot and α* of the worst key\n", res.Keys)
 	}
@@ -445,7 +484,7 @@ func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
 	keys := res.Limiters[0].Keys
 	n := min(top, len(keys))
 	fmt.Fprintf(w, "\nrejected jobs of the %d keys with the most arrivals (of %d):\n", n, len(keys))
-	fmt.Fprintf(w, "%-16s %10s %8s", "key (FNV-1a)", "first line", "arrivals")
+	fmt.Fprintf(w, "%-16s %10s %8s", "key", "first line", "arrivals")
 	for _, l := range res.Limiters {
 		fmt.Fprintf(w, " %*s", max(8, len(l.Name)), l.Name)
 	}

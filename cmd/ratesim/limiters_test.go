@@ -65,9 +65,10 @@ func (r limitersOut) admitted() map[string]int64 {
 }
 
 // TestLimitersHandExample is the example end to end, read as a
-// trace: 100 arrivals at 59 s and 100 at 61 s. A trace's times count from
-// its first arrival, so they become 0 and 2 s, and --offset 1 puts the
-// window edge between them, as 60 s is between 59 and 61. Fixed window:
+// trace: 100 arrivals at 59 s and 100 at 61 s (Unix seconds). Windows
+// follow the trace's own clock, so the edge at 60 s (a whole minute from
+// the epoch) lies between the bursts, whatever the trace's first
+// arrival. Fixed window:
 // all 200 admitted, α*(2 s) = 200 = 2L; sliding log 100; policing bucket
 // r = 100/60, b = 100 (and GCRA) 103; sliding counter 102 (see
 // buckets.TestBoundaryBurstHandExample). The shapers have a queue of
@@ -76,7 +77,7 @@ func (r limitersOut) admitted() map[string]int64 {
 // released 3 more (at 0.6, 1.2, 1.8 s), so it admits 4 of the second
 // burst: 104.
 func TestLimitersHandExample(t *testing.T) {
-	res := limitersJSONRun(t, "--trace", "testdata/boundary_59_61.csv", "--offset", "1", "--durations", "0,2")
+	res := limitersJSONRun(t, "--trace", "testdata/boundary_59_61.csv", "--durations", "0,2")
 	want := map[string]int64{"token-police": 103, "gcra": 103, "fixed-window": 200, "sliding-log": 100, "sliding-counter": 102,
 		"token-shape": 200, "leaky-queue": 104}
 	got := res.admitted()

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/ratesim/ratesim/experiments"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,8 +63,8 @@ func TestNASATrace(t *testing.T) {
 	}
 	var res struct {
 		Jobs        int64
-		One, Split  map[string]float64
-		Check       map[string]float64
+		One, Split  experiments.Stats
+		Check       experiments.CheckResult
 		SkippedLine int `json:"skipped_lines"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
@@ -113,16 +114,16 @@ func TestNASATrace(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"one total", res.One["total_delay_s"], oneTotal},
-		{"one max", res.One["max_delay_s"], oneMax},
-		{"split total", res.Split["total_delay_s"], splitTotal},
-		{"split max", res.Split["max_delay_s"], splitMax},
+		{"one total", res.One.Total, oneTotal},
+		{"one max", res.One.Max, oneMax},
+		{"split total", res.Split.Total, splitTotal},
+		{"split max", res.Split.Max, splitMax},
 	} {
 		if math.Abs(c.got-c.want) > 1e-9*c.want {
 			t.Errorf("%s = %v, independent model %v", c.name, c.got, c.want)
 		}
 	}
-	if res.Check["violations"] != 0 || res.Check["lemma_violations"] != 0 || res.Check["events"] < float64(res.Jobs) {
+	if res.Check.Violations != 0 || res.Check.LemmaViolations != 0 || res.Check.Events < res.Jobs {
 		t.Errorf("check %v", res.Check)
 	}
 	t.Logf("NASA: one bucket total %.6g s, split %.6g s, ratio of means %.6g", oneTotal, splitTotal, splitTotal/oneTotal)
@@ -139,13 +140,13 @@ func TestAlibabaTraceHash(t *testing.T) {
 	}
 	var res struct {
 		Jobs       int64
-		One, Split map[string]float64
-		Check      map[string]float64
+		One, Split experiments.Stats
+		Check      experiments.CheckResult
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Jobs != 26823 || res.Check["violations"] != 0 || res.Split["total_delay_s"] < res.One["total_delay_s"] {
+	if res.Jobs != 26823 || res.Check.Violations != 0 || res.Split.Total < res.One.Total {
 		t.Errorf("Alibaba: jobs %d, one %v, split %v, check %v", res.Jobs, res.One, res.Split, res.Check)
 	}
 }
@@ -161,12 +162,12 @@ func TestAzureLLMTrace(t *testing.T) {
 	}
 	var res struct {
 		Jobs  int64
-		Check map[string]float64
+		Check experiments.CheckResult
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Jobs != 8819 || res.Check["violations"] != 0 {
+	if res.Jobs != 8819 || res.Check.Violations != 0 {
 		t.Errorf("Azure LLM: jobs %d, check %v", res.Jobs, res.Check)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ratesim/ratesim/internal/version"
 )
 
 // Exit codes of every command.
@@ -51,6 +53,7 @@ and its Lemma 1 at every event.
 
 Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input,
 130 interrupted (SIGINT or SIGTERM; partial outputs are removed).`,
+		Version:       version.Get().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -79,4 +82,15 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ratesim:", err)
 	}
 	return exitCode(err)
+}
+
+// jsonHeader opens every JSON output: the layout's version and the
+// ratesim that wrote it (README, "JSON outputs").
+type jsonHeader struct {
+	Schema  int    `json:"schema_version"`
+	Version string `json:"ratesim_version"`
+}
+
+func newJSONHeader() jsonHeader {
+	return jsonHeader{Schema: version.Schema, Version: version.Get().Version}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"io"
 	"math"
 	"os"
@@ -15,12 +17,15 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // runFlags are the flags of ratesim run.
 type runFlags struct {
-	rate, burst  float64
+	rate, burst  string // exact decimals or fractions
+	one          buckets.Params
 	k            int
 	sub          string
 	allowUnequal bool
@@ -33,6 +38,7 @@ type runFlags struct {
 	traceFmt     traceFormatFlags    // --format and the count-format flags
 	gen          *arrivals.Generated // the --arrivals spec's process, unless poisson or periodic
 	jobs         int64
+	warmup       int64
 	seed         uint64
 	jobsOut      string
 	json         bool
@@ -48,15 +54,20 @@ func newRunCmd() *cobra.Command {
 		Long: `Run feeds the same arrivals to a token bucket (--rate, --burst) and to its split
 into sub-buckets (--k equal ones, or --sub r1:b1,r2:b2,...), dispatching each
 arrival to a sub-bucket (--dispatch). Every bucket is in shaping mode: it
-starts full, and a job that finds less than one token waits. At every event
-(arrival or token grant) of either system it checks Theorem 2, S(t) <= S^(k)(t),
-and Lemma 1, r·U(t) <= Σ r_l·U_l(t).
+starts full, and a job that finds less than one token waits. At every
+instant it checks Theorem 2, S(t) <= S^(k)(t), and Lemma 1,
+r·U(t) <= Σ r_l·U_l(t), exactly.
+
+Rates and bursts are exact: decimals (0.7) or fractions (10/13). Time is
+integer nanoseconds and every decision (a token due exactly at an arrival)
+is the one exact arithmetic makes.
 
 With no flags it runs the embedded default: Poisson arrivals at load 0.9,
 rate 1 token/s, burst 10 tokens, k = 2, 1000000 jobs, seed 1.
 
-Exit codes: 0 the check held, 1 it failed (the first offending event is
-printed), 2 bad usage or bad input.
+Exit codes: 0 the check held, 1 it failed (the first offending instant is
+printed), 2 bad usage or bad input, 130 interrupted (SIGINT or SIGTERM;
+partial outputs are removed).
 
 ` + arrivals.SpecHelp,
 		Example: `  ratesim run
@@ -69,14 +80,14 @@ printed), 2 bad usage or bad input.
 		},
 	}
 	fl := cmd.Flags()
-	fl.Float64Var(&f.rate, "rate", 1, "token rate r of the one bucket, tokens/s (> 0)")
-	fl.Float64Var(&f.burst, "burst", 10, "capacity b of the one bucket, tokens (>= 1)")
+	fl.StringVar(&f.rate, "rate", "1", "token rate r of the one bucket, tokens/s (> 0; a decimal or a fraction p/q, exact)")
+	fl.StringVar(&f.burst, "burst", "10", "capacity b of the one bucket, tokens (>= 1; a decimal or a fraction, exact)")
 	fl.IntVar(&f.k, "k", 2, "split into k equal sub-buckets (r/k, b/k); needs b/k >= 1")
-	fl.StringVar(&f.sub, "sub", "", "split into the given sub-buckets, rate:burst pairs in tokens/s:tokens, e.g. 0.3:4,0.7:6")
+	fl.StringVar(&f.sub, "sub", "", "split into the given sub-buckets, rate:burst pairs in tokens/s:tokens, e.g. 0.3:4,0.7:6 (exact)")
 	fl.BoolVar(&f.allowUnequal, "allow-unequal", false, "allow Σ r_l != r and Σ b_l != b (negative controls: the theorem need not hold)")
-	fl.StringVar(&f.dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ r_l), hash (of --key-col), least-loaded, column (--sub-col)")
+	fl.StringVar(&f.dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ r_l), hash (of --key-col, rendezvous ∝ r_l), least-loaded, column (--sub-col)")
 	fl.StringVar(&f.order, "order", "fcfs", "service order among waiting jobs: fcfs, lifo or random")
-	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·rate), periodic (spacing 1/λ), or a spec such as 'renewal:dist=pareto,rate=0.9,scv=4' (grammar below)")
+	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·rate), periodic (spacing 1/λ), or a spec such as 'renewal:dist=pareto,rate=0.9,scv=4' (grammar above)")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load ρ = λ/r of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them: CSV or TSV with a header line, or another --format")
 	addTraceFormatFlags(fl, &f.traceFmt)
@@ -87,6 +98,7 @@ printed), 2 bad usage or bad input.
 	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
 	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals); with --trace the default is the whole trace")
+	fl.Int64Var(&f.warmup, "warmup", 0, "leave the first N jobs out of the delay statistics (not of the check or --jobs-out)")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+experiments.JobsHeader)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object instead of the summary")
@@ -111,20 +123,38 @@ func flagError(flag string, value any, want string) error {
 
 func finitePositive(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
 
+// parseRat parses an exact flag value: a decimal or a fraction p/q.
+func parseRat(flag, s, unit string) (exact.Rat, error) {
+	r, err := exact.ParseRat(s)
+	if errors.Is(err, exact.ErrRange) {
+		return r, flagError(flag, s, "a number whose exact value fits the model (a fraction with a denominator below 2^63, such as a decimal with at most 18 places), "+unit)
+	}
+	if err != nil {
+		return r, flagError(flag, s, "a decimal such as 0.7 or a fraction such as 10/13, "+unit)
+	}
+	return r, nil
+}
+
 // spec validates the flags and builds the run specification.
 func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 	var spec experiments.RunSpec
 	changed := cmd.Flags().Changed
-	if !finitePositive(f.rate) {
-		return spec, flagError("rate", f.rate, "a finite rate > 0 tokens/s")
+	rate, err := parseRat("rate", f.rate, "tokens/s")
+	if err != nil {
+		return spec, err
 	}
-	if !(f.burst >= 1) || math.IsInf(f.burst, 0) {
-		return spec, flagError("burst", f.burst, "a finite burst >= 1 token")
+	if rate.Sign() <= 0 {
+		return spec, flagError("rate", f.rate, "a rate > 0 tokens/s")
 	}
-	spec.One = buckets.Params{Rate: f.rate, Burst: f.burst}
-	if err := spec.One.Validate(); err != nil {
-		return spec, flagError("rate", f.rate, fmt.Sprintf("a rate large enough that burst/rate = %v/rate s is finite", f.burst))
+	burst, err := parseRat("burst", f.burst, "tokens")
+	if err != nil {
+		return spec, err
 	}
+	if burst.Cmp(exact.Int(1)) < 0 {
+		return spec, flagError("burst", f.burst, "a burst >= 1 token")
+	}
+	spec.One = buckets.Params{Rate: rate, Burst: burst}
+	f.one = spec.One
 	splitFlag := "k"
 	if changed("sub") {
 		splitFlag = "sub"
@@ -137,8 +167,8 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 		if f.k < 1 || f.k > maxSubBuckets {
 			return spec, flagError("k", f.k, fmt.Sprintf("between 1 and %d sub-buckets", maxSubBuckets))
 		}
-		if f.burst/float64(f.k) < 1 {
-			return spec, flagError("k", f.k, fmt.Sprintf("k <= %d: burst %v split %d ways leaves %v < 1 token per sub-bucket", int(f.burst), f.burst, f.k, f.burst/float64(f.k)))
+		if burst.Cmp(exact.Int(int64(f.k))) < 0 {
+			return spec, flagError("k", f.k, fmt.Sprintf("k <= %v: burst %v split %d ways leaves less than 1 token per sub-bucket", burst.Floor(), burst, f.k))
 		}
 		subs, err := buckets.EqualSplit(spec.One, f.k)
 		if err != nil {
@@ -154,8 +184,8 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 		return spec, fmt.Errorf("--%s %s with --rate %v --burst %v: %w (use --allow-unequal for a negative control)", splitFlag, value, f.rate, f.burst, err)
 	}
 	spec.AllowUnequal = f.allowUnequal
-	if !validDispatch(f.dispatch) {
-		return spec, flagError("dispatch", f.dispatch, "one of "+strings.Join(buckets.DispatchNames, ", "))
+	if !slices.Contains(systems.DispatchNames, f.dispatch) {
+		return spec, flagError("dispatch", f.dispatch, "one of "+strings.Join(systems.DispatchNames, ", "))
 	}
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "key-col", "sub-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
@@ -164,7 +194,7 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 			}
 		}
 		if f.process != "poisson" && f.process != "periodic" {
-			g, err := buildGenerated(f.process, f.load, f.rate, f.seed, changed("load"))
+			g, err := buildGenerated(f.process, f.load, rate.Float64(), f.seed, changed("load"))
 			if err != nil {
 				return spec, err
 			}
@@ -195,16 +225,12 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 	if f.trace == "" || changed("jobs") {
 		spec.MaxJobs = f.jobs
 	}
-	return spec, nil
-}
-
-func validDispatch(name string) bool {
-	for _, d := range buckets.DispatchNames {
-		if d == name {
-			return true
-		}
+	if f.warmup < 0 || spec.MaxJobs > 0 && f.warmup >= spec.MaxJobs {
+		return spec, flagError("warmup", f.warmup, fmt.Sprintf("a number of jobs >= 0 and below --jobs %d", spec.MaxJobs))
 	}
-	return false
+	spec.Warmup = f.warmup
+	spec.Engine = f.engine
+	return spec, nil
 }
 
 // parseSubs parses --sub "r1:b1,r2:b2,...".
@@ -219,16 +245,16 @@ func parseSubs(s string) ([]buckets.Params, error) {
 	}
 	for i, pair := range pairs {
 		rs, bs, ok := strings.Cut(strings.TrimSpace(pair), ":")
-		r, err1 := strconv.ParseFloat(strings.TrimSpace(rs), 64)
-		b, err2 := strconv.ParseFloat(strings.TrimSpace(bs), 64)
+		r, err1 := exact.ParseRat(rs)
+		b, err2 := exact.ParseRat(bs)
 		if !ok || err1 != nil || err2 != nil {
-			return nil, flagError("sub", s, fmt.Sprintf("rate:burst pairs separated by commas; sub-bucket %d is %q", i, pair))
+			return nil, flagError("sub", s, fmt.Sprintf("rate:burst pairs separated by commas, each a decimal or a fraction p/q; sub-bucket %d is %q", i, pair))
 		}
-		if !finitePositive(r) {
-			return nil, flagError("sub", s, fmt.Sprintf("a finite rate > 0 tokens/s for sub-bucket %d, got %v", i, r))
+		if r.Sign() <= 0 {
+			return nil, flagError("sub", s, fmt.Sprintf("a rate > 0 tokens/s for sub-bucket %d, got %v", i, r))
 		}
-		if !(b >= 1) || math.IsInf(b, 0) {
-			return nil, flagError("sub", s, fmt.Sprintf("a finite burst >= 1 token for sub-bucket %d, got %v", i, b))
+		if b.Cmp(exact.Int(1)) < 0 {
+			return nil, flagError("sub", s, fmt.Sprintf("a burst >= 1 token for sub-bucket %d, got %v", i, b))
 		}
 		p := buckets.Params{Rate: r, Burst: b}
 		if err := p.Validate(); err != nil {
@@ -254,16 +280,20 @@ func (f *runFlags) arrivalProcess(spec experiments.RunSpec) (arrivals.Process, f
 	if !finitePositive(f.load) {
 		return nil, nil, flagError("load", f.load, "a finite load > 0")
 	}
-	lambda := f.load * f.rate
+	lambda := f.load * f.one.Rate.Float64()
 	if !finitePositive(lambda) || math.IsInf(1/lambda, 0) {
 		return nil, nil, flagError("load", f.load, fmt.Sprintf("an arrival rate load·rate with a finite mean gap 1/λ, got λ = %v jobs/s", lambda))
 	}
 	switch f.process {
 	case "poisson":
-		p, err := arrivals.NewPoisson(lambda, experiments.Source(spec.Seed, experiments.StreamArrivals))
+		p, err := arrivals.NewPoisson(lambda, experiments.Source(spec.Seed, systems.StreamArrivals))
 		return p, nil, err
 	case "periodic":
-		p, err := arrivals.NewPeriodic(1/lambda, 0)
+		l, err := lambdaOf(f.load, f.one.Rate)
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := arrivals.NewPeriodicRate(l, exact.Rat{})
 		return p, nil, err
 	}
 	return nil, nil, flagError("arrivals", f.process, "poisson, periodic or an arrival spec")
@@ -289,7 +319,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		defer closeProc()
 	}
 	report := cmd.OutOrStdout()
-	var out *experiments.AtomicFile
+	var out *atomicfile.File
 	var jobsOut io.Writer
 	switch f.jobsOut {
 	case "":
@@ -297,16 +327,13 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		// The rows go to standard output; the report moves to stderr.
 		jobsOut, report = cmd.OutOrStdout(), cmd.ErrOrStderr()
 	default:
-		if out, err = experiments.CreateAtomic(f.jobsOut); err != nil {
+		if out, err = atomicfile.Create(cmd.Context(), f.jobsOut); err != nil {
 			return fmt.Errorf("--jobs-out: %w", err)
 		}
 		defer out.Abort()
 		jobsOut = out
 	}
 	run := experiments.Run
-	if f.engine {
-		run = experiments.RunEngine
-	}
 	var res experiments.Result
 	var series *experiments.Series
 	if f.plot.dir != "" {
@@ -420,22 +447,26 @@ func checkJobsOut(path, trace string) error {
 
 // jsonResult is the --json output.
 type jsonResult struct {
+	jsonHeader
 	experiments.Result
-	Input        string           `json:"input"`
-	Rate         float64          `json:"rate_tokens_per_s"`
-	Burst        float64          `json:"burst_tokens"`
-	Subs         []buckets.Params `json:"sub_buckets"`
-	Dispatch     string           `json:"dispatch"`
-	Order        string           `json:"order"`
-	Seed         uint64           `json:"seed"`
-	MeanRatio    *float64         `json:"mean_delay_ratio_split_over_one"` // null when the one bucket delays no job
-	SkippedLines int              `json:"skipped_lines"`
+	Input        string       `json:"input"`
+	Rate         float64      `json:"rate_tokens_per_s"`
+	Burst        float64      `json:"burst_tokens"`
+	Subs         []jsonParams `json:"sub_buckets"`
+	Dispatch     string       `json:"dispatch"`
+	Order        string       `json:"order"`
+	Seed         uint64       `json:"seed"`
+	MeanRatio    *float64     `json:"mean_delay_ratio"` // split over one; null when the one bucket delays no job
+	SkippedLines int          `json:"skipped_lines"`
 }
 
 func writeJSON(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) {
 	out := jsonResult{
-		Result: res, Input: f.input(), Rate: spec.One.Rate, Burst: spec.One.Burst, Subs: spec.Subs,
+		jsonHeader: newJSONHeader(), Result: res, Input: f.input(), Rate: spec.One.Rate.Float64(), Burst: spec.One.Burst.Float64(),
 		Dispatch: spec.Dispatch, Order: spec.Order.String(), Seed: spec.Seed, SkippedLines: skipped,
+	}
+	for _, s := range spec.Subs {
+		out.Subs = append(out.Subs, jsonParams{Rate: s.Rate.Float64(), Burst: s.Burst.Float64(), RateExact: s.Rate.String(), BurstExact: s.Burst.String()})
 	}
 	if r := ratio(res.Split.Mean, res.One.Mean); !math.IsNaN(r) && !math.IsInf(r, 0) {
 		out.MeanRatio = &r // null when undefined (no delay in the one bucket)
@@ -453,7 +484,7 @@ func (f *runFlags) input() string {
 	if f.gen != nil {
 		return fmt.Sprintf("%s (mean rate %.6g jobs/s)", f.gen.Spec, f.gen.MeanRate)
 	}
-	return fmt.Sprintf("%s arrivals, load %v (λ = %v jobs/s)", f.process, f.load, f.load*f.rate)
+	return fmt.Sprintf("%s arrivals, load %v (λ = %v jobs/s)", f.process, f.load, f.load*f.one.Rate.Float64())
 }
 
 func ratio(a, b float64) float64 {
@@ -473,7 +504,11 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 	}
 	fmt.Fprintf(w, "one        r = %v tokens/s, b = %v tokens\n", spec.One.Rate, spec.One.Burst)
 	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), experiments.DescribeSubs(spec.Subs), spec.Dispatch, spec.Order)
-	fmt.Fprintf(w, "jobs       %d over %.6g s\n\n", res.Jobs, res.Duration)
+	fmt.Fprintf(w, "jobs       %d over %.6g s (first to last arrival)\n", res.Jobs, res.Span)
+	if spec.Warmup > 0 {
+		fmt.Fprintf(w, "warm-up    the first %d jobs are left out of the statistics\n", spec.Warmup)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-18s %14s %14s\n", "delay", "one bucket", "split")
 	row := func(name string, a, b float64) {
 		fmt.Fprintf(w, "%-18s %14.6g %14.6g\n", name, a, b)
@@ -481,28 +516,37 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 	fmt.Fprintf(w, "%-18s %14d %14d\n", "delayed jobs", res.One.Delayed, res.Split.Delayed)
 	row("mean (s)", res.One.Mean, res.Split.Mean)
 	row("p50 (s)", res.One.P50, res.Split.P50)
+	row("p90 (s)", res.One.P90, res.Split.P90)
 	row("p99 (s)", res.One.P99, res.Split.P99)
 	row("max (s)", res.One.Max, res.Split.Max)
 	row("total (s)", res.One.Total, res.Split.Total)
+	if res.One.Quantiles == res.Split.Quantiles {
+		fmt.Fprintf(w, "quantiles  %s, nearest rank\n", res.One.Quantiles)
+	} else {
+		fmt.Fprintf(w, "quantiles  one bucket %s, split %s; nearest rank\n", res.One.Quantiles, res.Split.Quantiles)
+	}
 	if r := ratio(res.Split.Mean, res.One.Mean); math.IsNaN(r) {
 		fmt.Fprintf(w, "\nsplit/one mean delay ratio undefined (no job waited in either system)\n")
 	} else {
 		fmt.Fprintf(w, "\nsplit/one mean delay ratio %.6g\n", r)
 	}
 	c := res.Check
-	fmt.Fprintf(w, "check      Theorem 2 (S <= S^(k)) and Lemma 1 at %d events: %d violations, %d Lemma 1 violations\n",
-		c.Events, c.Violations, c.LemmaViolations)
-	fmt.Fprintf(w, "           largest S - S^(k) = %.6g s at t = %.6g s\n", c.MaxExcess, c.MaxExcessAt)
+	fmt.Fprintf(w, "check      Theorem 2 (S <= S^(k)) and Lemma 1, exactly, at every instant: %d violations, %d Lemma 1 violations\n",
+		c.Violations, c.LemmaViolations)
+	fmt.Fprintf(w, "           %d events; %d instants evaluated, every other interval certified\n", c.Events, c.Evaluated)
+	if c.MinSlack != nil {
+		fmt.Fprintf(w, "           smallest slack S^(k) - S = %.6g s at t = %.6g s (over t with S(t) > 0)\n", *c.MinSlack, *c.MinSlackAt)
+	}
 	if c.First != nil {
-		v := c.First
-		fmt.Fprintf(w, "FIRST VIOLATION at t = %.17g s: S = %.17g s, S^(k) = %.17g s, N = %d, sum N_l = %d (%s)\n",
-			float64(v.At), v.S, v.SSplit, v.N, v.NSplit, kind(v))
+		fmt.Fprintf(w, "FIRST VIOLATION at %v\n", c.First)
 	}
 }
 
-func kind(v *buckets.Violation) string {
-	if v.Lemma {
-		return fmt.Sprintf("Lemma 1: r·U = %.17g > Σ r_l·U_l = %.17g tokens", v.Work, v.WorkSplit)
-	}
-	return "Theorem 2"
+// jsonParams is a sub-bucket in the --json output: rate and burst as
+// numbers, and exactly as written (a decimal or a fraction).
+type jsonParams struct {
+	Rate       float64 `json:"rate_tokens_per_s"`
+	Burst      float64 `json:"burst_tokens"`
+	RateExact  string  `json:"rate_tokens_per_s_exact"` // the exact value, as given or reduced: "1/3"
+	BurstExact string  `json:"burst_tokens_exact"`
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,24 +66,24 @@ func TestFourAtZero(t *testing.T) {
 	golden(t, "four_at_zero.json.golden", out)
 	var res struct {
 		Jobs  int64
-		One   map[string]float64
-		Split map[string]float64
-		Check map[string]float64
+		One   map[string]any
+		Split map[string]any
+		Check map[string]any
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Jobs != 4 || res.One["mean_delay_s"] != 0.75 || res.Split["mean_delay_s"] != 1 ||
-		res.One["total_delay_s"] != 3 || res.Split["max_delay_s"] != 2 || res.Check["violations"] != 0 || res.Check["events"] != 8 {
+	if res.Jobs != 4 || res.One["mean_delay_s"] != 0.75 || res.Split["mean_delay_s"] != 1.0 ||
+		res.One["total_delay_s"] != 3.0 || res.Split["max_delay_s"] != 2.0 || res.Check["violations"] != 0.0 || res.Check["events"] != 8.0 {
 		t.Errorf("JSON result %+v", res)
 	}
-	for _, key := range []string{"mean_delay_s", "p50_delay_s", "p99_delay_s", "max_delay_s", "total_delay_s"} {
+	for _, key := range []string{"mean_delay_s", "p50_delay_s", "p90_delay_s", "p99_delay_s", "max_delay_s", "total_delay_s", "quantiles"} {
 		if _, ok := res.One[key]; !ok {
 			t.Errorf("JSON one has no %q", key)
 		}
 	}
-	if _, ok := res.Check["max_excess_s"]; !ok {
-		t.Error(`JSON check has no "max_excess_s"`)
+	if _, ok := res.Check["min_slack_s"]; !ok {
+		t.Error(`JSON check has no "min_slack_s"`)
 	}
 }
 
@@ -110,17 +111,19 @@ func TestNegativeControl(t *testing.T) {
 	}
 }
 
-// TestTinyRate: rate 1e-10 tokens/s, burst 1, arrivals at 0 and 1: the
-// second job waits for the token accrued at 1/1e-10 = 1e10 s, 1e10 - 1 s.
+// TestTinyRate: rate 1e-9 tokens/s, burst 1, arrivals at 0 and 1: the
+// second job waits for the token accrued at 1/1e-9 = 1e9 s, 1e9 - 1 s
+// (31.7 years, within the clock's 292). At 1e-10 the wait, 1e10 - 1 s,
+// would release the job beyond the clock: an error (TestOverflowIsAnError).
 func TestTinyRate(t *testing.T) {
 	jobs := filepath.Join(t.TempDir(), "jobs.csv")
-	_, errOut, code := ratesim(t, "run", "--trace", "testdata/tiny_rate.csv", "--rate", "1e-10", "--burst", "1", "--k", "1", "--jobs-out", jobs)
+	_, errOut, code := ratesim(t, "run", "--trace", "testdata/tiny_rate.csv", "--rate", "1e-9", "--burst", "1", "--k", "1", "--jobs-out", jobs)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	got, _ := os.ReadFile(jobs)
-	// strconv's shortest form writes 9999999999 as 9.999999999e+09.
-	want := "job,arrival_s,sub_bucket,delay_one_s,delay_split_s\n0,0,0,0,0\n1,1,0,9.999999999e+09,9.999999999e+09\n"
+	// strconv's shortest form writes 999999999 as 9.99999999e+08.
+	want := "job,arrival_s,sub_bucket,delay_one_s,delay_split_s\n0,0,0,0,0\n1,1,0,9.99999999e+08,9.99999999e+08\n"
 	if string(got) != want {
 		t.Errorf("jobs CSV:\n%s\nwant:\n%s", got, want)
 	}
@@ -128,7 +131,7 @@ func TestTinyRate(t *testing.T) {
 
 // TestOddRate: rate 10/13 tokens/s, burst 1, one arrival at 0: delay 0.
 func TestOddRate(t *testing.T) {
-	out, errOut, code := ratesim(t, "run", "--rate", "0.7692307692307693", "--burst", "1", "--k", "1", "--arrivals", "periodic", "--jobs", "1", "--json")
+	out, errOut, code := ratesim(t, "run", "--rate", "10/13", "--burst", "1", "--k", "1", "--arrivals", "periodic", "--jobs", "1", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -145,7 +148,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--rate", "0"}, "--rate 0"},
 		{[]string{"--rate", "-1"}, "--rate -1"},
 		{[]string{"--rate", "NaN"}, "--rate NaN"},
-		{[]string{"--rate", "Inf"}, "--rate +Inf"},
+		{[]string{"--rate", "Inf"}, "--rate Inf"},
+		{[]string{"--rate", "1e-30"}, "fits the model"},
 		{[]string{"--burst", "0"}, "--burst 0"},
 		{[]string{"--burst", "0.5"}, "--burst 0.5"},
 		{[]string{"--burst", "NaN"}, "--burst NaN"},
@@ -255,5 +259,28 @@ func TestDefaultRun(t *testing.T) {
 	}
 	if res.Jobs != 1_000_000 || res.Check.Violations != 0 || res.Check.Events < res.Jobs || !(res.Split.MeanDelayS >= res.One.MeanDelayS) {
 		t.Errorf("default run: %+v", res)
+	}
+}
+
+// TestBadSubInTheMiddle: a sub-bucket index out of range on line 300 of
+// 600 is named by its own line, although the fast path reads the trace in
+// batches of 256 jobs.
+func TestBadSubInTheMiddle(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("t,sub\n")
+	for i := 2; i <= 601; i++ {
+		sub := i % 2
+		if i == 300 {
+			sub = 5
+		}
+		fmt.Fprintf(&b, "%d,%d\n", i, sub)
+	}
+	path := filepath.Join(t.TempDir(), "subs.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := ratesim(t, "run", "--trace", path, "--time-col", "t", "--sub-col", "sub", "--dispatch", "column")
+	if code != 2 || !strings.Contains(errOut, "subs.csv:300:") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming subs.csv:300", code, errOut)
 	}
 }

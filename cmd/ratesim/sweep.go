@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -18,39 +17,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/version"
 	"github.com/ratesim/ratesim/plots"
 )
-
-// version and commit can be set at build time:
-//
-//	go build -ldflags "-X main.version=v0.6.0 -X main.commit=$(git rev-parse HEAD)" ./cmd/ratesim
-//
-// Otherwise they come from the build information when the toolchain
-// recorded it.
-var version, commit string
-
-// buildMeta returns the ratesim version, the Go version and the VCS commit
-// (empty when unknown) recorded in results files.
-func buildMeta() (ver, goVer, rev string) {
-	ver, rev = version, commit
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if ver == "" {
-			ver = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && rev == "" {
-				rev = s.Value
-			}
-			if s.Key == "vcs.modified" && s.Value == "true" && rev != "" && !strings.HasSuffix(rev, "+dirty") {
-				rev += "+dirty"
-			}
-		}
-	}
-	if ver == "" {
-		ver = "(devel)"
-	}
-	return ver, runtime.Version(), rev
-}
 
 // outputFlags are the output flags shared by sweep and merge.
 type outputFlags struct {
@@ -402,6 +371,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		}
 	}
 	stderr := cmd.ErrOrStderr()
+	if !f.quiet {
+		for _, w := range experiments.SpecWarnings(spec) {
+			fmt.Fprintf(stderr, "ratesim: warning: %s\n", w)
+		}
+	}
 	jobs := spec.Jobs + spec.Warmup
 	if !f.quiet {
 		fmt.Fprintf(stderr, "ratesim: sweep %s: %d points × %d replications on %d workers\n", describeSpec(spec, args, f.builtin), mine, spec.Replications, f.threads)
@@ -436,7 +410,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if res == nil {
 		return runErr
 	}
-	res.Version, res.GoVersion, res.Commit = buildMeta()
+	vi := version.Get()
+	res.Schema, res.Version, res.GoVersion, res.Commit = version.Schema, vi.Version, vi.GoVersion, vi.Commit()
 	interrupted := res.Interrupted
 	if runErr != nil && !interrupted {
 		return runErr
@@ -453,7 +428,12 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		return runErr
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
-	writeSweepSummary(w, spec, res, f.threads, elapsed, jobs)
+	writeSweepSummary(w, spec, res, jobs)
+	if !f.quiet {
+		reps := float64(len(res.Points) * spec.Replications)
+		fmt.Fprintf(stderr, "ratesim: sweep took %.2f s on %d workers (%.3g jobs, %.0f ns/job per worker)\n",
+			elapsed.Seconds(), f.threads, reps*float64(jobs), elapsed.Seconds()*1e9*float64(f.threads)/math.Max(reps*float64(jobs), 1))
+	}
 	fmt.Fprintf(w, "wrote      %s", strings.Join(paths[:2], ", "))
 	if nfig > 0 {
 		fmt.Fprintf(w, ", %d %s figures in %s", nfig, f.format, paths[2])
@@ -487,7 +467,7 @@ func describeSpec(spec *experiments.Spec, args []string, builtin string) string 
 
 // writeSweepSummary prints the run and, per group of points, the least bad
 // stable point.
-func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Results, threads int, elapsed time.Duration, jobs int64) {
+func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Results, jobs int64) {
 	reps := len(res.Points) * spec.Replications
 	var viol, lemma uint64
 	for _, p := range res.Points {
@@ -504,13 +484,6 @@ func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Res
 	}
 	fmt.Fprintf(w, "sweep      %s: %d points × %d replications of %d jobs (%d warm-up), seed %d%s\n",
 		name, len(res.Points), spec.Replications, jobs, spec.Warmup, spec.Seed, shard)
-	total := float64(reps) * float64(jobs)
-	workers := "workers"
-	if threads == 1 {
-		workers = "worker"
-	}
-	fmt.Fprintf(w, "time       %.2f s on %d %s (%.3g jobs, %.0f ns/job per worker)\n",
-		elapsed.Seconds(), threads, workers, total, elapsed.Seconds()*1e9*float64(threads)/math.Max(total, 1))
 	fmt.Fprintf(w, "check      Theorem 2 and Lemma 1 in %d replications: %d violations, %d Lemma 1 violations\n", reps, viol, lemma)
 	rows := experiments.LeastBad(res)
 	if len(rows) == 0 {

@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -127,7 +130,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 		return err
 	}
 	info, err := tracePass(cmd, path, f.opt, func(a arrivals.Arrival) error {
-		return st.Add(float64(a.T), a.Key)
+		return st.Add(a.T, a.Key)
 	})
 	if err != nil {
 		return err
@@ -140,7 +143,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	if f.fit {
 		if len(rates) == 0 {
 			if !(sum.MeanRate > 0) || math.IsInf(sum.MeanRate, 0) {
-				return fmt.Errorf("--fit: the trace has no mean rate (%d jobs over %g s): give --rates", sum.Jobs, sum.Duration)
+				return fmt.Errorf("--fit: the trace has no mean rate (%d jobs over %v s): give --rates", sum.Jobs, sum.Duration)
 			}
 			for _, x := range defaultFitFactors {
 				rates = append(rates, x*sum.MeanRate)
@@ -163,7 +166,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 		fig := &plots.TraceFigure{
 			Title:      filepath.Base(path),
 			Caption:    statsCaption(sum, fit),
-			RateWidth:  sum.RateWidth,
+			RateWidth:  sum.RateWidth.Seconds(),
 			RateCounts: sum.RateCounts,
 			MeanRate:   sum.MeanRate,
 			GapEdges:   sum.GapEdges, GapCCDF: sum.GapCCDF, GapMean: sum.GapMean, TieFraction: sum.TieFraction,
@@ -210,8 +213,10 @@ func tracePass(cmd *cobra.Command, path string, opt arrivals.TraceOptions, each 
 			return info, fmt.Errorf("%s:%d: %w", path, a.Line, err)
 		}
 	}
-	if o := tr.Origin(); o.Year() > 1970 {
-		info.origin = o.Format("2006-01-02 15:04:05.999999999 MST")
+	if ns, ok := tr.Origin(); ok {
+		if o := time.Unix(0, ns).UTC(); o.Year() > 1970 {
+			info.origin = o.Format("2006-01-02 15:04:05.999999999 MST")
+		}
 	}
 	info.skipped, info.firstSkipped = tr.Skipped(), tr.FirstSkipped()
 	return info, nil
@@ -232,11 +237,18 @@ func fitBurst(cmd *cobra.Command, path string, opt arrivals.TraceOptions, rates 
 	if keep > 1<<26 {
 		return nil, flagError("delayed", fraction, fmt.Sprintf("a fraction allowing at most %d delayed jobs (it keeps that many values per rate in memory)", 1<<26))
 	}
-	bc, err := arrivals.NewBurstCurve(rates, int(keep))
+	exactRates := make([]exact.Rat, len(rates))
+	for i, r := range rates {
+		var err error
+		if exactRates[i], err = exact.FromFloat64(r); err != nil {
+			return nil, flagError("rates", r, "finite rates > 0 jobs/s")
+		}
+	}
+	bc, err := arrivals.NewBurstCurve(exactRates, int(keep))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tracePass(cmd, path, opt, func(a arrivals.Arrival) error { return bc.Add(float64(a.T)) }); err != nil {
+	if _, err := tracePass(cmd, path, opt, func(a arrivals.Arrival) error { return bc.Add(a.T) }); err != nil {
 		return nil, err
 	}
 	target, err := bc.BurstAllowing(allowed)
@@ -264,7 +276,7 @@ func num(x float64) string {
 
 // statsCaption is the caption line of the figure.
 func statsCaption(s arrivals.TraceSummary, fit *burstFit) string {
-	c := fmt.Sprintf("%d jobs over %.6g s; mean %s jobs/s; gap SCV %s; %s of gaps are 0 (ties).", s.Jobs, s.Duration, num(s.MeanRate), num(s.GapSCV), pct(s.TieFraction))
+	c := fmt.Sprintf("%d jobs over %.6g s; mean %s jobs/s; gap SCV %s; %s of gaps are 0 (ties).", s.Jobs, s.Duration.Seconds(), num(s.MeanRate), num(s.GapSCV), pct(s.TieFraction))
 	if fit != nil {
 		c += " b(r): the smallest bucket of a token bucket (r, b), full at the start, in which no job (or at most " + pct(fit.fraction) + " of jobs) waits."
 	}
@@ -277,9 +289,9 @@ func writeStats(w io.Writer, path, format string, info passInfo, s arrivals.Trac
 		fmt.Fprintf(w, "skipped    %d bad lines\n", info.skipped)
 	}
 	fmt.Fprintf(w, "jobs       %d\n", s.Jobs)
-	dur := fmt.Sprintf("%.6g s", s.Duration)
-	if s.Duration >= 3600 {
-		dur += fmt.Sprintf(" (%.3g h)", s.Duration/3600)
+	dur := fmt.Sprintf("%.6g s", s.Duration.Seconds())
+	if s.Duration >= 3600*engine.Second {
+		dur += fmt.Sprintf(" (%.3g h)", s.Duration.Seconds()/3600)
 	}
 	if info.origin != "" {
 		dur += ", from " + info.origin
@@ -287,7 +299,7 @@ func writeStats(w io.Writer, path, format string, info passInfo, s arrivals.Trac
 	fmt.Fprintf(w, "duration   %s\n", dur)
 	fmt.Fprintf(w, "mean rate  %s jobs/s (jobs/duration)\n", num(s.MeanRate))
 	for _, p := range s.Peaks {
-		fmt.Fprintf(w, "peak rate  %.6g jobs/s over %g s windows (%d jobs from t = %.6g s)\n", p.Rate, p.Window, p.Jobs, p.At)
+		fmt.Fprintf(w, "peak rate  %.6g jobs/s over %v s windows (%d jobs from t = %.6g s)\n", p.Rate, p.Window, p.Jobs, p.At.Seconds())
 	}
 	fmt.Fprintf(w, "gaps       mean %s s, SCV %s\n", num(s.GapMean), num(s.GapSCV))
 	fmt.Fprintf(w, "ties       %d zero gaps (%s of gaps)\n", s.Ties, pct(s.TieFraction))
@@ -295,10 +307,10 @@ func writeStats(w io.Writer, path, format string, info passInfo, s arrivals.Trac
 	fmt.Fprintf(w, "           %10s %10s %12s %12s\n", "τ (s)", "windows", "mean N", "IDC")
 	for _, d := range s.Dispersion {
 		if d.Windows < 2 {
-			fmt.Fprintf(w, "           %10g %10d %12s %12s\n", d.Scale, d.Windows, "-", "- (trace too short)")
+			fmt.Fprintf(w, "           %10v %10d %12s %12s\n", d.Scale, d.Windows, "-", "- (trace too short)")
 			continue
 		}
-		fmt.Fprintf(w, "           %10g %10d %12.6g %12.6g\n", d.Scale, d.Windows, d.Mean, d.IDC)
+		fmt.Fprintf(w, "           %10v %10d %12.6g %12.6g\n", d.Scale, d.Windows, d.Mean, d.IDC)
 	}
 	if s.Keys != nil {
 		fmt.Fprintf(w, "keys       %d distinct; the 10 most frequent carry %s of jobs\n", s.Keys.Distinct, pct(s.Keys.Top10Share))
@@ -329,7 +341,7 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 	type peak struct {
 		Window jnum  `json:"window_s"`
 		Jobs   int64 `json:"jobs"`
-		Rate   jnum  `json:"rate_per_s"`
+		Rate   jnum  `json:"rate_jobs_per_s"`
 		At     jnum  `json:"at_s"`
 	}
 	type disp struct {
@@ -349,11 +361,12 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 		Target jnum `json:"burst_target_tokens"`
 	}
 	out := struct {
+		jsonHeader
 		Trace       string  `json:"trace"`
 		Format      string  `json:"format"`
 		Jobs        int64   `json:"jobs"`
 		Duration    jnum    `json:"duration_s"`
-		MeanRate    jnum    `json:"mean_rate_per_s"`
+		MeanRate    jnum    `json:"mean_rate_jobs_per_s"`
 		Peaks       []peak  `json:"peak_rates"`
 		GapMean     jnum    `json:"gap_mean_s"`
 		GapSCV      jnum    `json:"gap_scv"`
@@ -363,13 +376,13 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 		Keys        *keys   `json:"keys,omitempty"`
 		Delayed     *jnum   `json:"fit_delayed_fraction,omitempty"`
 		Fit         []point `json:"fit,omitempty"`
-	}{Trace: path, Format: format, Jobs: s.Jobs, Duration: jnum(s.Duration), MeanRate: jnum(s.MeanRate),
+	}{jsonHeader: newJSONHeader(), Trace: path, Format: format, Jobs: s.Jobs, Duration: jnum(s.Duration.Seconds()), MeanRate: jnum(s.MeanRate),
 		GapMean: jnum(s.GapMean), GapSCV: jnum(s.GapSCV), Ties: s.Ties, TieFraction: jnum(s.TieFraction)}
 	for _, p := range s.Peaks {
-		out.Peaks = append(out.Peaks, peak{jnum(p.Window), p.Jobs, jnum(p.Rate), jnum(p.At)})
+		out.Peaks = append(out.Peaks, peak{jnum(p.Window.Seconds()), p.Jobs, jnum(p.Rate), jnum(p.At.Seconds())})
 	}
 	for _, d := range s.Dispersion {
-		out.Dispersion = append(out.Dispersion, disp{jnum(d.Scale), d.Windows, jnum(d.Mean), jnum(d.IDC)})
+		out.Dispersion = append(out.Dispersion, disp{jnum(d.Scale.Seconds()), d.Windows, jnum(d.Mean), jnum(d.IDC)})
 	}
 	if s.Keys != nil {
 		out.Keys = &keys{s.Keys.Distinct, jnum(s.Keys.Top10Share), s.Keys.Top}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 )
 
 // statsJSON is the --json output of trace stats.
@@ -24,7 +25,7 @@ type statsJSON struct {
 	Jobs        int64
 	Format      string
 	Duration    float64 `json:"duration_s"`
-	MeanRate    float64 `json:"mean_rate_per_s"`
+	MeanRate    float64 `json:"mean_rate_jobs_per_s"`
 	GapMean     float64 `json:"gap_mean_s"`
 	GapSCV      float64 `json:"gap_scv"`
 	Ties        int64   `json:"zero_gaps"`
@@ -32,7 +33,7 @@ type statsJSON struct {
 	Peaks       []struct {
 		Window float64 `json:"window_s"`
 		Jobs   int64
-		Rate   float64 `json:"rate_per_s"`
+		Rate   float64 `json:"rate_jobs_per_s"`
 	} `json:"peak_rates"`
 	Dispersion []struct {
 		Scale   float64 `json:"scale_s"`
@@ -68,18 +69,23 @@ func traceStatsJSON(t *testing.T, args ...string) statsJSON {
 // of package buckets, full at the start.
 func bucketDelays(t *testing.T, ts []float64, r, b float64) int64 {
 	t.Helper()
-	tb, err := buckets.NewTokenBucket(buckets.Params{Rate: r, Burst: b})
+	rr, err1 := exact.FromFloat64(r)
+	bb, err2 := exact.FromFloat64(b)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	tb, err := buckets.NewTokenBucket(buckets.Params{Rate: rr, Burst: bb})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var delayed int64
 	for i, x := range ts {
-		at := engine.Time(x)
-		for tb.NextGrant() <= at {
-			tb.Grant()
+		at, _ := engine.FromSeconds(x)
+		if tb.Offer(at, int64(i)).Verdict == buckets.Delay {
+			delayed++
 		}
-		tb.Arrive(at, int64(i))
 	}
-	return tb.Delayed()
+	return delayed
 }
 
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }

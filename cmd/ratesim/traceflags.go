@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/systems"
 )
 
 // traceFormatFlags are the flags that choose a trace's format and read the
@@ -39,7 +41,7 @@ func (f *traceFormatFlags) apply(opt *arrivals.TraceOptions, changed func(string
 		if f.interval <= 0 {
 			return flagError("interval", f.interval, "a duration > 0, e.g. 1m")
 		}
-		opt.Interval = f.interval
+		opt.Interval = engine.Time(f.interval)
 	}
 	if changed("spread") {
 		switch f.spread {
@@ -53,7 +55,7 @@ func (f *traceFormatFlags) apply(opt *arrivals.TraceOptions, changed func(string
 		opt.Series = f.series
 	}
 	opt.CountCol = f.countCol
-	opt.Src = experiments.Source(seed, experiments.StreamArrivals)
+	opt.Src = experiments.Source(seed, systems.StreamArrivals)
 	if _, err := arrivals.FormatFor("", f.format); err != nil {
 		return flagError("format", f.format, "one of "+strings.Join(arrivals.Formats, ", "))
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/systems"
 )
 
 type verifyFlags struct {
@@ -26,23 +30,22 @@ func newVerifyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Search random instances for counterexamples to Theorem 2 and to stronger claims",
-		Long: `Verify draws small random instances (arrivals with ties, bursts and idle gaps;
-k sub-buckets with integer rate weights and bursts of whole quanta, so b_l
+		Long: `Verify draws small random instances (arrivals on a 1 ms grid with ties,
+bursts and idle gaps; k sub-buckets with rational rates and bursts, so b_l
 may be fractional; any job sent to any sub-bucket; FCFS, LIFO or random
-service) and runs the one bucket against its split on each, checking
-Theorem 2, S(t) <= S^(k)(t), and Lemma 1, r·U(t) <= Σ r_l·U_l(t), at every
-event. With --exact the instances run on the exact integer model (whole
-ticks and quanta, no tolerance); otherwise on the float64 model that
-ratesim run uses, with its documented rounding bound. Instants are in ticks
-of 1 ms.
+service) and runs the one bucket against its split on each, on the same
+exact model as ratesim run, checking Theorem 2, S(t) <= S^(k)(t), and
+Lemma 1, r·U(t) <= Σ r_l·U_l(t), at every instant, with no tolerance.
 
 It also maps which stronger claims hold, each "the split system is never
-better in ...": job (any single job's delay), max (maximum delay), p99
-(nearest-rank 99th percentile), delayed (number of delayed jobs), squares
-(sum of squared delays); under FCFS, and under any order. For each claim
-that fails it keeps the smallest counterexample (shrunk by removing jobs)
-and writes it to --out as a replayable trace with the ratesim run command
-that replays it.
+better in ...": job (any single job's delay), max (maximum delay), p50,
+p90, p99 (nearest-rank quantiles), delayed (number of delayed jobs),
+squares (sum of squared delays), topm (the sum of the m largest delays,
+for every m); under FCFS, and under any order. For each claim that fails
+it keeps the smallest counterexample (shrunk by removing jobs) and writes
+it to --out as a replayable trace with the ratesim run command that
+replays it. Instances run on -j workers; the result is the same for any
+number of them.
 
 --inflate burst|rate breaks the theorem's hypotheses (Σ b_l > b or
 Σ r_l > r) as a negative control: the search must then find a violation,
@@ -51,7 +54,7 @@ which it writes out the same way, and exit 1.
 Exit codes: 0 Theorem 2 and Lemma 1 held on every instance, 1 a violation
 was found, 2 bad usage.`,
 		Example: `  ratesim verify
-  ratesim verify --instances 1000000 --seed 7 --exact
+  ratesim verify --instances 1000000 --seed 7 -j 1
   ratesim verify --inflate burst --out /tmp/nc`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runVerify(cmd, f) },
@@ -59,12 +62,12 @@ was found, 2 bad usage.`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.cfg.Instances, "instances", 100_000, "random instances to run (>= 1)")
 	fl.Uint64VarP(&f.cfg.Seed, "seed", "s", 1, "seed; instance i is drawn from PCG(seed, i)")
-	fl.BoolVar(&f.cfg.Exact, "exact", false, "run on the exact integer model (no rounding, no tolerance)")
 	fl.IntVar(&f.cfg.MaxK, "max-k", 8, "largest number of sub-buckets k (>= 2); k is drawn from [2, max-k]")
 	fl.IntVar(&f.cfg.MaxJobs, "max-jobs", 40, "largest number of jobs per instance (>= 1)")
 	fl.StringVar(&f.orders, "order", "all", "service orders to draw from: all, or a comma list of fcfs, lifo, random")
 	fl.StringVar(&f.claims, "claims", "all", "stronger claims to map: all, none, or a comma list of "+strings.Join(experiments.ClaimNames, ", "))
 	fl.StringVar(&f.cfg.Inflate, "inflate", "", "negative control: burst (Σ b_l > b) or rate (Σ r_l > r)")
+	fl.IntVarP(&f.cfg.Workers, "threads", "j", runtime.GOMAXPROCS(0), "instances run in parallel (default: all cores); the result does not depend on it")
 	fl.StringVarP(&f.out, "out", "o", "ratesim-verify", "folder for counterexample traces (created when one is found)")
 	return cmd
 }
@@ -74,11 +77,14 @@ func (f *verifyFlags) parse() error {
 	if c.Instances < 1 {
 		return flagError("instances", c.Instances, "at least 1 instance")
 	}
+	if c.Workers < 1 || c.Workers > 4096 {
+		return flagError("threads", c.Workers, "between 1 and 4096 workers")
+	}
 	if c.MaxK < 2 {
 		return flagError("max-k", c.MaxK, "at least 2 sub-buckets")
 	}
 	if c.MaxK > 64 {
-		return flagError("max-k", c.MaxK, "at most 64 sub-buckets (periods are whole ticks: the least common multiple must fit in 64 bits)")
+		return flagError("max-k", c.MaxK, "at most 64 sub-buckets (their common exact unit must fit in 63 bits)")
 	}
 	if c.MaxJobs < 1 || c.MaxJobs > 10000 {
 		return flagError("max-jobs", c.MaxJobs, "between 1 and 10000 jobs per instance")
@@ -118,29 +124,25 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 		return err
 	}
 	start := time.Now()
-	res, err := experiments.Verify(f.cfg)
+	res, err := experiments.Verify(cmd.Context(), f.cfg)
 	if err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
 	w := cmd.OutOrStdout()
-	model := "float64 model (rounding bound as in ratesim run)"
-	if f.cfg.Exact {
-		model = "exact integer model (no tolerance)"
-	}
 	var orders []string
 	for _, o := range f.cfg.Orders {
 		orders = append(orders, o.String())
 	}
-	fmt.Fprintf(w, "instances          %d (seed %d, k 2..%d, 1..%d jobs, orders %s, %s)\n",
-		res.Instances, f.cfg.Seed, f.cfg.MaxK, f.cfg.MaxJobs, strings.Join(orders, ","), model)
+	fmt.Fprintf(w, "instances          %d (seed %d, k 2..%d, 1..%d jobs, every fourth 1..%d, orders %s; exact)\n",
+		res.Instances, f.cfg.Seed, f.cfg.MaxK, f.cfg.MaxJobs, f.cfg.LargeJobs, strings.Join(orders, ","))
 	if f.cfg.Inflate != "" {
 		fmt.Fprintf(w, "negative control   sub-bucket %s sums inflated: the theorem's hypotheses do not hold\n", f.cfg.Inflate)
 	}
-	fmt.Fprintf(w, "events checked     %d\n", res.Events)
+	fmt.Fprintf(w, "events             %d (%d instants evaluated exactly, the other intervals certified)\n", res.Events, res.Evaluated)
 	fmt.Fprintf(w, "Theorem 2          %d violations (S(t) > S^(k)(t))\n", res.Violations)
 	fmt.Fprintf(w, "Lemma 1            %d violations (r·U(t) > Σ r_l·U_l(t))\n", res.LemmaViolations)
-	fmt.Fprintf(w, "smallest slack     min S^(k) - S = %.6g s over %d instances with a delay\n", res.MinSlack, res.SlackInstances)
+	fmt.Fprintf(w, "smallest slack     min S^(k)(∞) - S(∞) = %.6g s over the %d instances where the one bucket delays a job\n", res.MinSlack, res.SlackInstances)
 	if res.Violation != nil {
 		cmdLine, err := writeCounterexample(f.out, "violation", *res.Violation, f.cfg.Inflate != "")
 		if err != nil {
@@ -154,7 +156,7 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "time               %.2f s\n", elapsed.Seconds())
+	fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: verify took %.2f s on %d workers\n", elapsed.Seconds(), f.cfg.Workers)
 	if !res.Held() {
 		return fmt.Errorf("%w: %d Theorem 2 and %d Lemma 1 violations (%v)", errCheckFailed, res.Violations, res.LemmaViolations, res.ViolationEvent)
 	}
@@ -163,11 +165,11 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 
 func writeClaims(w io.Writer, f *verifyFlags, claims []experiments.ClaimResult) error {
 	fmt.Fprintf(w, "\nstronger claims: is the split system never better than the one bucket?\n")
-	fmt.Fprintf(w, "%-10s %-6s %9s  %s\n", "claim", "orders", "instances", "result")
+	fmt.Fprintf(w, "%-10s %-6s %9s %9s  %s\n", "claim", "orders", "instances", "with delay", "result")
 	var replays []string
 	for _, c := range claims {
 		if c.Counterexample == nil {
-			fmt.Fprintf(w, "%-10s %-6s %9d  holds (no counterexample)\n", c.Claim, c.Orders, c.Tested)
+			fmt.Fprintf(w, "%-10s %-6s %9d %9d  holds (no counterexample)\n", c.Claim, c.Orders, c.Tested, c.Discriminating)
 			continue
 		}
 		ce := *c.Counterexample
@@ -176,8 +178,8 @@ func writeClaims(w io.Writer, f *verifyFlags, claims []experiments.ClaimResult) 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-10s %-6s %9d  counterexample: %d jobs, k = %d, %s order: %s\n",
-			c.Claim, c.Orders, c.Tested, ce.Jobs(), len(ce.Subs), ce.Order, c.Detail)
+		fmt.Fprintf(w, "%-10s %-6s %9d %9d  counterexample: %d jobs, k = %d, %s order: %s\n",
+			c.Claim, c.Orders, c.Tested, c.Discriminating, ce.Jobs(), len(ce.Subs), ce.Order, c.Detail)
 		replays = append(replays, fmt.Sprintf("  %-24s %s", name+":", cmdLine))
 	}
 	if len(replays) > 0 {
@@ -188,7 +190,7 @@ func writeClaims(w io.Writer, f *verifyFlags, claims []experiments.ClaimResult) 
 
 // writeCounterexample writes DIR/name.csv and DIR/name.cmd (the replay
 // command) and returns the command line.
-func writeCounterexample(dir, name string, in buckets.Instance, allowUnequal bool) (string, error) {
+func writeCounterexample(dir, name string, in systems.Instance, allowUnequal bool) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("--out %s: %w", dir, err)
 	}
@@ -202,13 +204,10 @@ func writeCounterexample(dir, name string, in buckets.Instance, allowUnequal boo
 		quoted = append(quoted, shellQuote(a))
 	}
 	line := strings.Join(quoted, " ")
-	cf, err := experiments.CreateAtomic(filepath.Join(dir, name+".cmd"))
-	if err != nil {
-		return "", err
-	}
-	defer cf.Abort()
-	fmt.Fprintln(cf, line)
-	return line, cf.Commit()
+	return line, atomicfile.Write(context.Background(), filepath.Join(dir, name+".cmd"), func(w io.Writer) error {
+		_, err := fmt.Fprintln(w, line)
+		return err
+	})
 }
 
 // shellQuote quotes s for a POSIX shell when it has characters other than

@@ -1,0 +1,375 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"slices"
+
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+// Violation is an instant at which the check failed, with exact values.
+type Violation struct {
+	Lemma bool      // false: Theorem 2 (S <= S^(k)) failed; true: Lemma 1 failed
+	At    exact.Rat // the instant, ns since the origin
+	// Theorem 2: the accrued delays of the one bucket and of the split
+	// system, ns, and the jobs waiting in each (N and Σ N_l).
+	S, SSplit exact.Rat
+	N, NSplit int64
+	// Lemma 1: r·U and Σ r_l·U_l, tokens.
+	Work, WorkSplit exact.Rat
+}
+
+func (v Violation) String() string {
+	t := v.At.QuoFloat64(1e9)
+	if v.Lemma {
+		return fmt.Sprintf("Lemma 1 violated at t = %.9g s: r·U = %.9g > Σ r_l·U_l = %.9g tokens",
+			t, v.Work.Float64(), v.WorkSplit.Float64())
+	}
+	return fmt.Sprintf("Theorem 2 violated at t = %.9g s: S = %.9g s > S^(k) = %.9g s; N = %d, Σ N_l = %d",
+		t, v.S.QuoFloat64(1e9), v.SSplit.QuoFloat64(1e9), v.N, v.NSplit)
+}
+
+// Check verifies, at every instant, Theorem 2 of R. Guérin, "When Two is
+// Worse Than One" (2019), S(t) <= S^(k)(t), and Lemma 1 in work units,
+// r·U(t) <= Σ_l r_l·U_l(t), for a one-bucket system and a split system of
+// token buckets fed the same arrivals. The theorem needs Σ r_l = r and
+// Σ b_l = b and any work-conserving order; the check runs whatever the
+// parameters, so that a negative control (sums inflated on purpose) can
+// show it failing.
+//
+// # Where it looks
+//
+// Between two arrivals nothing changes but the passing of time, and the
+// G/D/1 state of each bucket gives S, N and U in closed form
+// ([buckets.GD1]). D(t) = S^(k)(t) - S(t) is piecewise linear with slope
+// Σ N_l(t) - N(t), which increases only when the one bucket grants a
+// token: its minima over an interval between arrivals are at the one
+// bucket's grants and at the interval's end, so D is evaluated there. A
+// certificate skips most intervals: S^(k) never decreases and S only grows
+// by the end of the interval, so S^(k)(t_0) >= S(t_1) proves
+// D >= 0 on all of (t_0, t_1]. r·U - Σ r_l·U_l is piecewise linear with
+// maxima at the interval's end and where a sub-bucket's queue empties;
+// an arrival adds one token's work to each side, which changes nothing;
+// with Σ r_l = r the difference cannot become positive again once it is
+// not (see verify), so it is evaluated only where Theorem 2 is.
+//
+// Every value is an exact integer in the buckets' common unit (they must
+// be built with one scale: see [buckets.CommonScale]); Lemma 1 compares
+// U·r in integers scaled by the rates' common denominator, through
+// math/big when a product would overflow 128 bits. No tolerance is
+// needed.
+//
+// The zero value is not usable; create one with [NewCheck].
+type Check struct {
+	one     *buckets.TokenBucket
+	subs    []*buckets.TokenBucket
+	scale   int64
+	wOne    exact.Int128   // r·c, c the rates' common denominator
+	wSubs   []exact.Int128 // r_l·c
+	equal   bool           // Σ r_l = r exactly: Lemma 1 is certified between evaluations (see lemma)
+	lemmaOK bool           // Lemma 1 held at the last instant it was evaluated
+	started bool           // the one bucket has delayed a job: S > 0 from then on
+
+	last  exact.Int128 // every instant up to last is verified, units
+	skLow exact.Int128 // S^(k) at some instant <= last: a lower bound from last on
+
+	arrivals  int64
+	evaluated uint64
+	violS     uint64
+	violL     uint64
+	first     *Violation
+	slack     exact.Int128 // smallest S^(k) - S where either is positive
+	slackAt   exact.Int128
+	hasSlack  bool
+	scratch   []buckets.GD1
+	finishes  []exact.Int128
+}
+
+// NewCheck returns a check of one against subs. Every bucket must use one
+// scale ([buckets.WithScale]); it returns an error wrapping
+// buckets.ErrParam otherwise, or when there is no sub-bucket.
+func NewCheck(one *buckets.TokenBucket, subs []*buckets.TokenBucket) (*Check, error) {
+	if len(subs) == 0 {
+		return nil, &buckets.ParamError{Name: "number of sub-buckets k", Value: 0, Want: ">= 1"}
+	}
+	s := one.State().Scale
+	rates := []exact.Rat{one.Params().Rate}
+	for l, b := range subs {
+		if b.State().Scale != s {
+			return nil, fmt.Errorf("systems: sub-bucket %d uses %d units per ns and the one bucket %d: build them with buckets.WithScale(buckets.CommonScale(...)): %w",
+				l, b.State().Scale, s, buckets.ErrParam)
+		}
+		rates = append(rates, b.Params().Rate)
+	}
+	// c = lcm of the rates' (reduced) denominators; w = r·c.
+	c := int64(1)
+	for i, r := range rates {
+		rates[i] = r.Reduce()
+		d := rates[i].Den()
+		g := d
+		for x := c; x != 0; {
+			g, x = x, g%x
+		}
+		hi, lo := bits.Mul64(uint64(c), uint64(d/g))
+		if hi != 0 || lo > math.MaxInt64 {
+			return nil, fmt.Errorf("systems: the rates' common denominator lcm(%d, %d) is beyond 63 bits: %w", c, d, buckets.ErrParam)
+		}
+		c = int64(lo)
+	}
+	ws := make([]exact.Int128, len(rates))
+	for i, r := range rates {
+		v, ok := r.Num().Mul64OK(c / r.Den())
+		if !ok {
+			return nil, fmt.Errorf("systems: the rates' common denominator %d makes a Lemma 1 weight beyond 127 bits: %w", c, buckets.ErrParam)
+		}
+		ws[i] = v
+	}
+	sum := exact.Int128{}
+	for _, w := range ws[1:] {
+		sum = sum.Add(w)
+	}
+	return &Check{one: one, subs: subs, scale: s, wOne: ws[0], wSubs: ws[1:], equal: sum == ws[0],
+		scratch: make([]buckets.GD1, len(subs))}, nil
+}
+
+// states loads the G/D/1 state of every sub-bucket into scratch.
+func (c *Check) states() []buckets.GD1 {
+	for l, b := range c.subs {
+		c.scratch[l] = b.State()
+	}
+	return c.scratch
+}
+
+// Advance verifies every instant in (last, t], before the arrivals at t
+// are offered. t must not be earlier than the last instant advanced to.
+func (c *Check) Advance(t engine.Time) {
+	x1 := exact.Mul64(int64(t), c.scale)
+	if !c.last.Less(x1) {
+		return
+	}
+	c.verify(x1)
+}
+
+// Arrived records that a job arrived (it was offered to both systems at
+// the instant last advanced to). When it is the first job to wait in the
+// one bucket, S starts to grow from this instant: the slack is evaluated
+// here, where the region S > 0 begins.
+func (c *Check) Arrived() {
+	c.arrivals++
+	if !c.started {
+		if _, delayed, _ := c.one.Counts(); delayed > 0 {
+			c.started = true
+			c.evalTheorem(c.one.State(), c.states(), c.last)
+		}
+	}
+}
+
+// Finish verifies every instant after the last arrival, until every
+// bucket has made its last grant (S and S^(k) are constant from then on).
+func (c *Check) Finish() {
+	end := c.one.State().Finish
+	for _, b := range c.subs {
+		if f := b.State().Finish; end.Less(f) {
+			end = f
+		}
+	}
+	if c.last.Less(end) {
+		c.verify(end)
+	}
+}
+
+// verify checks (last, x1] and moves last to x1.
+func (c *Check) verify(x1 exact.Int128) {
+	// The cheapest certificate first: S(x1) is at most the total wait of
+	// the jobs arrived so far, which needs no division.
+	if c.equal && c.lemmaOK && c.certified(c.one.TotalWait()) {
+		c.last = x1
+		return
+	}
+	one := c.one.State()
+	walked := c.theorem(one, x1)
+	var subs []buckets.GD1
+	if walked || !c.equal || !c.lemmaOK {
+		subs = c.states()
+	}
+	// Lemma 1 certificate: with Σ r_l = r, r·U - Σ r_l·U_l cannot grow
+	// while the one bucket is busy (its slope is -r + Σ over the busy
+	// sub-buckets of r_l <= 0), is -Σ r_l·U_l <= 0 while it is idle, and
+	// an arrival adds one token's work to both sides. So once it is <= 0
+	// it stays so: the interval needs evaluating only when the rates
+	// differ, when it last failed, or, as a spot check, when Theorem 2's
+	// interval was walked.
+	if !c.equal || !c.lemmaOK || walked {
+		c.lemma(one, subs, x1)
+	}
+	c.last = x1
+}
+
+// splitAccrued returns S^(k)(x) and Σ N_l(x).
+func splitAccrued(subs []buckets.GD1, x exact.Int128) (exact.Int128, int64) {
+	var s exact.Int128
+	var n int64
+	for _, g := range subs {
+		s = s.Add(g.Accrued(x))
+		n += g.Waiting(x)
+	}
+	return s, n
+}
+
+// certified reports whether S^(k) >= skLow and S <= s0 on an interval
+// prove that it holds no violation and no smaller slack than the one
+// already found (until a slack is found, every interval is visited).
+func (c *Check) certified(s0 exact.Int128) bool {
+	d := c.skLow.Sub(s0)
+	return c.hasSlack && d.Sign() >= 0 && !d.Less(c.slack)
+}
+
+func (c *Check) theorem(one buckets.GD1, x1 exact.Int128) (walked bool) {
+	if c.certified(one.Accrued(x1)) {
+		return false
+	}
+	subs := c.states()
+	// Candidates: the one bucket's grants in (last, x1), then x1. With n
+	// jobs waiting at last, the grants are at LastGrant - i·(1/r) for
+	// i = n - 1, ..., 0.
+	n := one.Waiting(c.last)
+	for i := n - 1; i >= -1; i-- {
+		x := x1
+		if i >= 0 {
+			k, _ := one.Token.Mul64OK(i)
+			if g := one.LastGrant().Sub(k); g.Less(x1) {
+				x = g
+			}
+		}
+		c.evalTheorem(one, subs, x)
+		if x == x1 || c.certified(one.Accrued(x1)) {
+			return true
+		}
+	}
+	return true
+}
+
+func (c *Check) evalTheorem(one buckets.GD1, subs []buckets.GD1, x exact.Int128) {
+	c.evaluated++
+	s0 := one.Accrued(x)
+	sk, nk := splitAccrued(subs, x)
+	if c.skLow.Less(sk) {
+		c.skLow = sk
+	}
+	if s0.Sign() == 0 && one.Waiting(x) == 0 {
+		return // S = 0 here: the inequality cannot bind and there is no slack to speak of
+	}
+	d := sk.Sub(s0)
+	if !c.hasSlack || d.Less(c.slack) {
+		c.slack, c.slackAt, c.hasSlack = d, x, true
+	}
+	if d.Sign() < 0 {
+		c.violS++
+		c.record(Violation{At: exact.Frac(x, c.scale), S: exact.Frac(s0, c.scale), SSplit: exact.Frac(sk, c.scale),
+			N: one.Waiting(x), NSplit: nk})
+	}
+}
+
+func (c *Check) lemma(one buckets.GD1, subs []buckets.GD1, x1 exact.Int128) {
+	c.finishes = c.finishes[:0]
+	for _, g := range subs {
+		if c.last.Less(g.Finish) && g.Finish.Less(x1) {
+			c.finishes = append(c.finishes, g.Finish)
+		}
+	}
+	slices.SortFunc(c.finishes, exact.Int128.Cmp)
+	for _, f := range c.finishes {
+		c.evalLemma(one, subs, f)
+	}
+	c.evalLemma(one, subs, x1)
+}
+
+// evalLemma compares r·U(x)·c with Σ r_l·U_l(x)·c, in units.
+func (c *Check) evalLemma(one buckets.GD1, subs []buckets.GD1, x exact.Int128) {
+	c.evaluated++
+	lhs, ok := one.Unfinished(x).Mul(c.wOne)
+	rhs := exact.Int128{}
+	for l, g := range subs {
+		p, ok1 := g.Unfinished(x).Mul(c.wSubs[l])
+		var ok2 bool
+		rhs, ok2 = rhs.AddOK(p)
+		ok = ok && ok1 && ok2
+	}
+	var worse bool
+	if ok {
+		worse = rhs.Less(lhs)
+	} else {
+		bl := new(big.Int).Mul(one.Unfinished(x).Big(), c.wOne.Big())
+		br := new(big.Int)
+		for l, g := range subs {
+			br.Add(br, new(big.Int).Mul(g.Unfinished(x).Big(), c.wSubs[l].Big()))
+		}
+		worse = br.Cmp(bl) < 0
+	}
+	c.lemmaOK = !worse
+	if worse {
+		c.violL++
+		// r·U in tokens: r tokens/s times U = u/scale ns.
+		tokens := func(u exact.Int128, r exact.Rat) exact.Rat {
+			w, _ := r.Mul(exact.Frac(u, c.scale))
+			w, _ = w.Quo(exact.Int(1e9))
+			return w
+		}
+		var ws exact.Rat
+		for l, g := range subs {
+			ws, _ = ws.Add(tokens(g.Unfinished(x), c.subs[l].Params().Rate))
+		}
+		c.record(Violation{Lemma: true, At: exact.Frac(x, c.scale),
+			Work: tokens(one.Unfinished(x), c.one.Params().Rate), WorkSplit: ws})
+	}
+}
+
+// record keeps the earliest violation (the two inequalities are walked
+// one after the other over an interval, so a later call can be earlier).
+func (c *Check) record(v Violation) {
+	if c.first == nil || v.At.Cmp(c.first.At) < 0 {
+		c.first = &v
+	}
+}
+
+// Result is the outcome of a check.
+type Result struct {
+	Arrivals        int64  // arrivals offered to both systems
+	Evaluated       uint64 // instants at which a side of either inequality was evaluated exactly
+	Violations      uint64 // evaluated instants with S(t) > S^(k)(t)
+	LemmaViolations uint64 // evaluated instants with r·U(t) > Σ r_l·U_l(t)
+	First           *Violation
+	// MinSlack is the smallest slack S^(k)(t) - S(t), ns, over every t at
+	// which S(t) > 0 or a job waits in the one bucket (where S is 0 the
+	// inequality cannot bind), and MinSlackAt is where it is reached
+	// (HasSlack is false when the one bucket never delays a job). It is
+	// the exact minimum: the slack is piecewise linear with its minima at
+	// the one bucket's grants and at arrivals, which are evaluated, or in
+	// intervals a certificate proves hold nothing smaller. Over the
+	// instants where S^(k) alone is positive the slack would approach 0
+	// at the first delay of the split system, which says nothing.
+	MinSlack, MinSlackAt exact.Rat
+	HasSlack             bool
+	// S and SSplit are S(t) and S^(k)(t) at the last instant verified,
+	// ns: after Finish, the total delays of the two systems.
+	S, SSplit exact.Rat
+}
+
+// Held reports whether Theorem 2 and Lemma 1 held at every instant.
+func (r Result) Held() bool { return r.Violations == 0 && r.LemmaViolations == 0 }
+
+// Result returns the outcome so far.
+func (c *Check) Result() Result {
+	sk, _ := splitAccrued(c.states(), c.last)
+	r := Result{Arrivals: c.arrivals, Evaluated: c.evaluated, Violations: c.violS, LemmaViolations: c.violL, First: c.first,
+		HasSlack: c.hasSlack, S: exact.Frac(c.one.State().Accrued(c.last), c.scale), SSplit: exact.Frac(sk, c.scale)}
+	if c.hasSlack {
+		r.MinSlack, r.MinSlackAt = exact.Frac(c.slack, c.scale), exact.Frac(c.slackAt, c.scale)
+	}
+	return r
+}
