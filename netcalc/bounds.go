@@ -134,6 +134,11 @@ func backlog(a Arrival, s RateLatency) (*big.Rat, error) {
 // slope R before it: min(γ_{R, α(t0) + R·(T − t0)}, γ_{r_i, b_i + r_i·T} for
 // the buckets with r_i <= R).
 //
+// The whole-job departures of [RateLatency.Serve] conform to the output
+// curve for the latency T + 1/R instead of T: the server and the
+// packetizer that releases a job once it is fully served offer
+// (β − 1)^+ = β_{R, T+1/R} (Le Boudec and Thiran §1.7).
+//
 // Errors: a [Staircase] (its output curve is not concave), and those of
 // [Delay].
 func Output(a Arrival, s RateLatency) (Concave, error) {

@@ -63,7 +63,8 @@ func Greedy(a Arrival, n int) ([]exact.Rat, error) {
 				continue
 			}
 			if l.r.Sign() == 0 {
-				return nil, fmt.Errorf("netcalc: %v allows at most %v jobs in all (bucket %d has rate 0), fewer than %d", a, l.b.FloatString(0), i, n)
+				most := new(big.Int).Quo(l.b.Num(), l.b.Denom())
+				return nil, fmt.Errorf("netcalc: %v allows at most %v jobs in all (bucket %d has rate 0), fewer than %d", a, most, i, n)
 			}
 			u := new(big.Rat).Sub(jobs, l.b)
 			if u.Quo(u, l.r); u.Cmp(t) > 0 {

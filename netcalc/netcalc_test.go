@@ -3,8 +3,6 @@ package netcalc_test
 import (
 	"math/big"
 	"math/rand/v2"
-	"slices"
-	"testing"
 
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
@@ -142,15 +140,9 @@ func police(ts []engine.Time, a netcalc.Arrival) []engine.Time {
 		ok := true
 		for i := len(kept) - 1; i >= -1 && ok; i-- {
 			// The window [kept[i], t] (or [t, t] for i = -1) with the new job.
-			start := t
+			start, jobs := t, 1
 			if i >= 0 {
-				start = kept[i]
-			}
-			jobs := 1
-			for _, k := range kept {
-				if k >= start {
-					jobs++
-				}
+				start, jobs = kept[i], len(kept)-i+1
 			}
 			d := big.NewRat(int64(t-start), int64(engine.Second))
 			ok = big.NewRat(int64(jobs), 1).Cmp(alphaRight(a, d)) <= 0
@@ -161,10 +153,3 @@ func police(ts []engine.Time, a netcalc.Arrival) []engine.Time {
 	}
 	return kept
 }
-
-// isSorted reports whether x is non-decreasing.
-func isSorted(x []*big.Rat) bool {
-	return slices.IsSortedFunc(x, func(a, b *big.Rat) int { return a.Cmp(b) })
-}
-
-var _ = testing.Short
