@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"regexp"
 	"strings"
 
 	"github.com/ratesim/ratesim/exact"
@@ -31,9 +32,15 @@ import (
 //
 // These are the strings DiscoDNC itself prints for such curves, and its
 // Curve.getFactory().createArrivalCurve(String) parses them, with the
-// RATIONAL_BIGINTEGER number backend exactly. For example a token bucket of
-// rate 1 job/s and burst 4 jobs is "AC{(0,0),0;!(0,4),1}", and a rate of 1/3
-// is written "1 / 3".
+// RATIONAL_BIGINTEGER number backend exactly (the default double backend
+// rounds "1 / 3"). For example a token bucket of rate 1 job/s and burst 4
+// jobs is "AC{(0,0),0;!(0,4),1}", and a rate of 1/3 is written "1 / 3".
+//
+// Checked against DiscoDNC 2.8.1 (testdata/discodnc.tsv): it prints the
+// parsed curves back unchanged, and its CurveUtils.getMaxHorizontalDeviation,
+// getMaxVerticalDeviation and MinPlus.deconvolve equal [Delay], [Backlog]
+// and [Output]. Its Bounds.delayFIFO assumes a single token bucket and
+// differs from [Delay] for other concave curves.
 //
 // Errors: a [Staircase] (its graph has infinitely many segments), an
 // invalid curve, and numbers whose numerator or denominator exceed 32 bits
@@ -163,11 +170,20 @@ func parseDNC(s, prefix string) ([]dncSegment, error) {
 	return segs, nil
 }
 
-// parseDNCNumber reads "n / d", an integer or a decimal (DiscoDNC's double
-// backend prints 4.0 and 4.333333333333333) exactly as written.
+// parseDNCNumber reads a number as DiscoDNC's number backends do: "n / d"
+// with both sides integers, a decimal with a point (its double backend
+// prints 4.0, 4.333333333333333 and 1.0E-4; read exactly as written), or an
+// integer. Anything else, including Infinity, NaN and "1/2", is an error.
 func parseDNCNumber(s string) (*big.Rat, error) {
-	if n, d, ok := strings.Cut(s, " / "); ok {
+	var ok bool
+	if n, d, frac := strings.Cut(s, " / "); frac {
+		ok = dncInteger.MatchString(n) && dncInteger.MatchString(d)
 		s = n + "/" + d
+	} else {
+		ok = dncInteger.MatchString(s) || dncDecimal.MatchString(s)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%q is not an integer, n / d or a decimal", s)
 	}
 	r, err := exact.ParseRat(s)
 	if err != nil {
@@ -176,22 +192,31 @@ func parseDNCNumber(s string) (*big.Rat, error) {
 	return r.Big(), nil
 }
 
+var (
+	dncInteger = regexp.MustCompile(`^-?[0-9]+$`)
+	dncDecimal = regexp.MustCompile(`^-?[0-9]*\.[0-9]+(E-?[0-9]+)?$`)
+)
+
 // ParseDNCArrival reads a DiscoDNC arrival curve string (with or without
 // the "AC" prefix) such as DiscoDNC prints, into a normalized [Concave]. It
 // is the inverse of [FormatDNCArrival] and also reads decimals ("4.0"),
 // exactly as written.
 //
-// Errors: malformed strings, Infinity and NaN, a value other than 0 at
-// t = 0, and curves that are not nondecreasing, continuous and concave for
-// t > 0 (only those are minima of token buckets).
+// As in DiscoDNC, the curve is 0 at t = 0 whatever its first segment says
+// ("{(0,3),0}" is γ_{0,3}).
+//
+// Errors: malformed strings, Infinity and NaN, negative values, and curves
+// that are not nondecreasing, continuous and concave for t > 0 (only those
+// are minima of token buckets).
 func ParseDNCArrival(s string) (Concave, error) {
 	segs, err := parseDNC(s, "AC")
 	if err != nil {
 		return nil, err
 	}
-	if segs[0].y.Sign() != 0 {
-		return nil, fmt.Errorf("netcalc: DiscoDNC arrival curve %q is not 0 at t = 0", s)
-	}
+	// A first segment above 0, as in "{(0,3),0}", is read as DiscoDNC's
+	// ArrivalCurve constructor reads it (forceThroughOrigin): α(0) = 0 and
+	// α(0+) = 3.
+	//
 	// A segment followed by one at the same x draws nothing; DiscoDNC
 	// writes such segments at 0 (α(0) = 0 before the jump to α(0+)) and
 	// sometimes elsewhere.
