@@ -91,3 +91,19 @@ func ExampleTandem() {
 	// Output:
 	// departs at 2 s; Concat bound 1 s; Tandem bound 2 s
 }
+
+// Normalize keeps the buckets that draw the curve, in the order of their
+// segments: 5 + t is above min(1 + 3t, 4 + t) everywhere.
+func ExampleConcave_Normalize() {
+	c, err := netcalc.Concave{
+		{Rate: exact.Int(1), Burst: exact.Int(5)},
+		{Rate: exact.Int(1), Burst: exact.Int(4)},
+		{Rate: exact.Int(3), Burst: exact.Int(1)},
+	}.Normalize()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c)
+	// Output:
+	// min(γ(r=3, b=1), γ(r=1, b=4))
+}

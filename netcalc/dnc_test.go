@@ -234,3 +234,54 @@ func TestDiscoDNCCrossCheck(t *testing.T) {
 		t.Errorf("%d cases, want 60", cases)
 	}
 }
+
+// FuzzParseDNCArrival: no panic, and a curve that parses formats (when its
+// numbers fit 32 bits) to a string that parses to the same curve.
+func FuzzParseDNCArrival(f *testing.F) {
+	for _, s := range []string{
+		"AC{(0,0),0;!(0,4),1}",
+		"AC{(0,0),0;!(0,4),0;!(0,9 / 2),2;!(1 / 2,11 / 2),1}",
+		"AC{(0.0,0.0),0.0;!(0.0,4.0),1.0}",
+		"{(0,3),0}",
+		"SC{(0,0),0;!(3,0),3}",
+		"AC{(0,0),0;!(0,1 / 0),1}",
+		"AC{(0,0),0;!(0,99999999999999999999999999999999999999999),1}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := netcalc.ParseDNCArrival(s)
+		if err != nil {
+			return
+		}
+		out, err := netcalc.FormatDNCArrival(c)
+		if err != nil {
+			return
+		}
+		back, err := netcalc.ParseDNCArrival(out)
+		if err != nil || !sameCurve(back, c) {
+			t.Fatalf("%q -> %v -> %q -> %v, %v", s, c, out, back, err)
+		}
+	})
+}
+
+// FuzzParseDNCService: no panic, and round trips as FuzzParseDNCArrival.
+func FuzzParseDNCService(f *testing.F) {
+	for _, s := range []string{"SC{(0,0),0;!(3,0),3}", "SC{(0,0),5 / 2}", "SC{(0.0,0.0),0.0;!(3.0,0.0),3.0}", "{(0,0),0;(1,0),0}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		srv, err := netcalc.ParseDNCService(s)
+		if err != nil {
+			return
+		}
+		out, err := netcalc.FormatDNCService(srv)
+		if err != nil {
+			return
+		}
+		back, err := netcalc.ParseDNCService(out)
+		if err != nil || back.Rate.Cmp(srv.Rate) != 0 || back.Latency.Cmp(srv.Latency) != 0 {
+			t.Fatalf("%q -> %v -> %q -> %v, %v", s, srv, out, back, err)
+		}
+	})
+}
