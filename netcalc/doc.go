@@ -63,6 +63,13 @@
 //     ceil(v(α, β)): the fluid backlog is at most v and the job in service
 //     adds less than one job. The greedy token-bucket source attains v when
 //     b and r·T are integers (at the instant T, before the first departure).
+//   - the departures conform to [Output] for the latency T + 1/R, and the
+//     delay through servers in series is bounded by [Tandem] (store and
+//     forward adds 1/R per server), not by [Concat] alone.
+//
+// [Conforms] checks a stream against a curve exactly, for instance that a
+// shaping limiter's output or a policing limiter's admitted jobs keep the
+// curve they promise, and returns the first window that does not.
 //
 // # References
 //

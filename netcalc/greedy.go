@@ -18,8 +18,9 @@ import (
 //   - [Concave]: job j at max(0, max_i (j − b_i)/r_i).
 //   - [Staircase]: L jobs at 0, L at W, L at 2W, ...
 //
-// The stream conforms to a (a concave curve with α(0+) >= 1 is
-// subadditive on integers). The instants are exact and need not be whole
+// The stream conforms to a: for a concave curve, α(s+d) − α(s) <=
+// α(d+) − α(0+) and α(0+) >= 1 give floor(α(s+d)) − floor(α(s)) <= floor(α(d+)).
+// The instants are exact and need not be whole
 // nanoseconds; feed them to [RateLatency.ServeSeconds].
 //
 // Errors: n < 0, an invalid curve, α(0+) < 1 (no unit job conforms), a
