@@ -155,18 +155,18 @@ func (x *XRate) maxFutureReserve() int64 {
 	return math.MaxInt64
 }
 
-// reserve is the library's reserveN(t, 1, maxFutureReserve) without its
+// reserve is the library's reserveN(t, n, maxFutureReserve) without its
 // writes: it returns ok, the wait in nanoseconds and the tokens to store.
-func (x *XRate) reserve(t engine.Time) (ok bool, wait int64, tokens float64) {
+func (x *XRate) reserve(t engine.Time, n int) (ok bool, wait int64, tokens float64) {
 	lim := x.cfg.Limit
 	if lim == XRateInf {
 		return true, 0, x.tokens
 	}
-	tokens = x.advance(t) - 1
+	tokens = x.advance(t) - float64(n)
 	if tokens < 0 {
 		wait = x.durationFromTokens(-tokens)
 	}
-	ok = 1 <= x.burst && wait <= x.maxFutureReserve()
+	ok = n <= x.burst && wait <= x.maxFutureReserve()
 	return ok, wait, tokens
 }
 
@@ -221,20 +221,28 @@ func amd64Int64(x float64) int64 {
 }
 
 // Offer decides one job arriving at t, as the configured call would.
-func (x *XRate) Offer(t engine.Time, id int64) Decision {
+func (x *XRate) Offer(t engine.Time, id int64) Decision { return x.OfferN(t, id, 1) }
+
+// OfferN decides a job that takes n tokens (AllowN, ReserveN, WaitN with
+// this n), n >= 1. A job with n > Burst is always refused, unless the
+// limit is XRateInf.
+func (x *XRate) OfferN(t engine.Time, id int64, n int) Decision {
+	if n < 1 {
+		panic("profiles: XRate.OfferN with n < 1")
+	}
 	x.clock.advance(t, "XRate")
 	if x.zeroQuirk && x.cfg.Limit == 0 {
 		// v0.6.0 rate.go reserveN: "else if lim.limit == 0" grants while
 		// burst >= n and decrements burst; timeToAct is t.
-		if x.burst >= 1 {
-			x.burst--
+		if x.burst >= n {
+			x.burst -= n
 			return admitted()
 		}
 		return rejected(0)
 	}
-	ok, wait, tokens := x.reserve(t)
+	ok, wait, tokens := x.reserve(t, n)
 	if !ok {
-		return rejected(x.retryAfter(t, wait))
+		return rejected(x.retryAfter(t, n, wait))
 	}
 	if x.cfg.Limit != XRateInf {
 		x.last, x.lastSet, x.tokens = t, true, tokens
@@ -244,13 +252,13 @@ func (x *XRate) Offer(t engine.Time, id int64) Decision {
 
 // retryAfter is the least x > 0 at which reserve(t+x) is OK, or 0 when the
 // limiter never admits again.
-func (x *XRate) retryAfter(t engine.Time, wait int64) engine.Time {
-	if x.burst < 1 || x.cfg.Limit <= 0 {
+func (x *XRate) retryAfter(t engine.Time, n int, wait int64) engine.Time {
+	if x.burst < n || x.cfg.Limit <= 0 {
 		return 0
 	}
 	guess := engine.Time(wait - x.maxFutureReserve())
 	return firstAdmitted(t, guess, func(u engine.Time) bool {
-		ok, _, _ := x.reserve(u)
+		ok, _, _ := x.reserve(u, n)
 		return ok
 	})
 }
