@@ -260,4 +260,3 @@ func TestXRateRetryAfterAgainstLibrary(t *testing.T) {
 	}
 	t.Logf("%d RetryAfter values checked", checked)
 }
-
