@@ -85,8 +85,9 @@ func NginxRate(s string) (int64, error) {
 //
 // and is refused (503) when excess > burst·1000, leaving the node
 // unchanged. Otherwise it stores excess, and last = now only when ms > 0:
-// the truncated remainder of rate·ms/1000 is lost at every update, so at
-// 1r/m a request every millisecond never drains anything. The request
+// the truncated remainder of rate·ms/1000, under a thousandth of a
+// request, is lost at every accepted update (at 7r/m, accepted requests
+// 5 ms apart drain nothing at all). The request
 // passes at once when excess <= delay·1000 (always with nodelay), else it
 // is delayed by (excess - delay·1000)·1000/rate ms (truncated), a timer
 // that fires when the millisecond clock reaches now + delay: the Delay
