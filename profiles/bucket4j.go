@@ -265,25 +265,28 @@ func (b *Bucket4j) Release() Released { return noQueue(b.name) }
 
 // Promise bounds the requests that pass (consumed, or leaving their sleep)
 // in any closed window of d nanoseconds. With C = max(Capacity,
-// InitialTokens), D = d + 1 ns (nanosecond meter) or (ceil(d / 1 ms) + 1)
-// ms (millisecond meter: the clock lags the call by up to 1 ms and a sleep
-// starts at the call):
+// InitialTokens) and D the most the meter can advance within the window
+// (d with the nanosecond meter, ceil(d / 1 ms) ms with the millisecond
+// one), plus one tick (1 ns or 1 ms) for the blocking call, whose sleep
+// starts at the call while its delay is computed from the meter:
 //
 //	greedy:    C + ceil(RefillTokens · D / RefillPeriod)
 //	interval:  C + RefillTokens · ceil(D / RefillPeriod)
 //
-// which Bucket4j's own example attains: 100 tokens per minute from a full
-// bucket admits 100 at once and 100 more within the minute, 200 in a
-// closed window of one minute.
+// The greedy bound is attained by tryConsume from a full bucket, as in
+// Bucket4j's own example: 100 tokens per minute admits 100 at once and 100
+// more within the minute, 200 in a closed window of one minute.
 func (b *Bucket4j) Promise(d engine.Time) float64 {
 	c := b.cfg
-	span := new(big.Int)
-	if c.Nanos {
-		span.SetInt64(int64(d) + 1)
-	} else {
-		span.SetInt64((int64(d)+int64(engine.Millisecond)-1)/int64(engine.Millisecond) + 1)
-		span.Mul(span, big.NewInt(int64(engine.Millisecond)))
+	var ticks int64 = 1 // the meter's tick, ns
+	if !c.Nanos {
+		ticks = int64(engine.Millisecond)
 	}
+	n := (int64(d) + ticks - 1) / ticks
+	if c.Block {
+		n++
+	}
+	span := new(big.Int).Mul(big.NewInt(n), big.NewInt(ticks))
 	capacity := float64(max(c.Capacity, c.InitialTokens))
 	period := big.NewInt(int64(c.RefillPeriod))
 	if c.Intervally {
