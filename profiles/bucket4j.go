@@ -339,7 +339,7 @@ func buildBucket4j(a *args, intervally bool) (func() Limiter, error) {
 	c.Nanos = a.choice("time_meter", "millis", "nanos") == "nanos"
 	c.Block = a.choice("call", "try", "block") == "block"
 	c.MaxWait = a.duration("max_wait", 0, engine.Forever, true)
-	if a.given("max_wait") && !c.Block {
+	if a.changed("max_wait") && !c.Block {
 		a.failf("max_wait applies to call=block only")
 	}
 	if a.err != nil {

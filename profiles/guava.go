@@ -291,7 +291,7 @@ func buildGuava(a *args, warm bool) (func() Limiter, error) {
 		c.Call = GuavaTryAcquire
 	}
 	c.Timeout = a.duration("timeout", 0, engine.Forever, false)
-	if a.given("timeout") && c.Call != GuavaTryAcquire {
+	if a.changed("timeout") && c.Call != GuavaTryAcquire {
 		a.failf("timeout applies to call=try_acquire only")
 	}
 	if a.err != nil {

@@ -22,7 +22,7 @@ var ErrUnknownProfile = errors.New("profiles: unknown profile")
 // snake_case.
 type Key struct {
 	Name    string // as written in a spec: "burst", "permits_per_second"
-	Default string // the value used when the key is absent; "" when the key is required
+	Default string // the value used when the key is absent; "" when absence has its own meaning, given in Doc
 	Unit    string // unit or form of the value, shown in help: "events/s", "duration", "allow|reserve|wait"
 	Doc     string // one sentence
 	// Flag marks a boolean key that may be written bare ("nodelay"),
@@ -248,6 +248,18 @@ func (a *args) given(key string) bool {
 	return ok
 }
 
+// changed reports whether the spec gives key a value other than its
+// default; checks that a key applies only with another key's value use it,
+// so that a canonical string, which lists every key, parses back.
+func (a *args) changed(key string) bool {
+	v, ok := a.set[key]
+	if !ok {
+		return false
+	}
+	k, _ := findKey(a.keys, key)
+	return v != k.Default
+}
+
 // int returns the integer value of key, which must lie in [lo, hi].
 func (a *args) int(key string, lo, hi int64) int64 {
 	s := a.values[key]
@@ -356,6 +368,3 @@ func floorRat(x *big.Rat) float64 {
 	f, _ := new(big.Float).SetInt(q).Float64()
 	return f
 }
-
-// ceilDiv returns ceil(a/b) for a >= 0, b > 0, in 128-bit arithmetic.
-func ceilDiv(a exact.Int128, b int64) exact.Int128 { return a.CeilDiv(b) }

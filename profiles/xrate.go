@@ -328,7 +328,7 @@ var xrateInfo = Info{
 			c.Call = XRateWait
 		}
 		c.MaxWait = a.duration("max_wait", 0, engine.Forever, true)
-		if a.given("max_wait") && c.Call != XRateWait {
+		if a.changed("max_wait") && c.Call != XRateWait {
 			a.failf("max_wait applies to call=wait only (AllowN never waits, ReserveN has no deadline)")
 		}
 		c.Minor = parseMinor(a, "version")
