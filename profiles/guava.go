@@ -38,8 +38,9 @@ type GuavaConfig struct {
 // guava/src/com/google/common/util/concurrent/SmoothRateLimiter.java
 // (resync, reserveEarliestAvailable, SmoothBursty, SmoothWarmingUp) and
 // RateLimiter.java (acquire, tryAcquire, canAcquire, SleepingStopwatch).
-// The computation is the same since the cold factor became a parameter
-// (Guava 20); earlier releases are not claimed.
+// Older releases share this arithmetic for many years (the cold factor 3
+// was once hard-coded, with the same result), but only this source was
+// read; RateLimiterTest's scenarios at the same commit are the hand tests.
 //
 // # Clock and state
 //
@@ -80,8 +81,9 @@ type GuavaConfig struct {
 // cost from stableInterval up to coldInterval each, so a cold limiter
 // starts at a third of its rate and reaches the stable rate after the
 // warm-up period of saturated demand; idle time refills at maxPermits per
-// warm-up period. A warm-up period of 0 is refused: Guava accepts it but
-// then divides 0 by 0 and grants everything free after the first resync.
+// warm-up period. A warm-up period under 1 µs is refused: Guava accepts
+// it, truncates it to 0 µs and then divides 0 by 0, so that every request
+// after the first resync is free (google/guava issues #2730 and #6475).
 //
 // tryAcquire refuses without changing the state (canAcquire reads
 // nextFree without resyncing). RetryAfter is exact: the first nanosecond at
@@ -258,7 +260,7 @@ func (g *Guava) Promise(d engine.Time) float64 {
 var guavaBurstyInfo = Info{
 	Name:     "guava-bursty",
 	Library:  "Guava RateLimiter.create(permitsPerSecond) (SmoothBursty), acquire() or tryAcquire(timeout)",
-	Versions: "Guava 20.0 to 33.x (checked against commit 07212fe)",
+	Versions: "Guava 33.x (read at commit 07212fe; older releases not checked)",
 	Doc:      "microsecond clock, starts empty, stores up to 1 s of permits, first request free, each request pays for the previous one",
 	Keys: []Key{
 		{Name: "permits_per_second", Default: "10", Unit: "permits/s", Doc: "the stable rate, > 0"},
@@ -271,7 +273,7 @@ var guavaBurstyInfo = Info{
 var guavaWarmupInfo = Info{
 	Name:     "guava-warmup",
 	Library:  "Guava RateLimiter.create(permitsPerSecond, warmupPeriod) (SmoothWarmingUp, cold factor 3)",
-	Versions: "Guava 20.0 to 33.x (checked against commit 07212fe)",
+	Versions: "Guava 33.x (read at commit 07212fe; older releases not checked)",
 	Doc:      "microsecond clock, starts cold (maxPermits stored), stored permits cost up to 3x the stable interval",
 	Keys: []Key{
 		{Name: "permits_per_second", Default: "10", Unit: "permits/s", Doc: "the stable rate, > 0"},
