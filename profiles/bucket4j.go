@@ -39,8 +39,10 @@ type Bucket4jConfig struct {
 // local/LockFreeBucket.java (tryConsumeImpl,
 // reserveAndCalculateTimeToSleepImpl), TimeMeter.java,
 // local/LocalBucketBuilder.java (default meter SYSTEM_MILLISECONDS) and
-// BandwidthBuilder.java (validation). The integer state and refill date
-// from Bucket4j 7.0; the builder API from 8.10.
+// BandwidthBuilder.java (validation). The builder API dates from 8.5.0;
+// the refill arithmetic of BucketState64BitsInteger was last changed in
+// 2018 (git log of the function), so earlier releases configured through
+// Bandwidth.classic decide alike, but only 8.19.0 was read.
 //
 // # Clock
 //
@@ -310,7 +312,7 @@ var bucket4jKeys = []Key{
 var bucket4jGreedyInfo = Info{
 	Name:     "bucket4j-greedy",
 	Library:  "Bucket4j local bucket, capacity(...).refillGreedy(tokens, period)",
-	Versions: "8.10.0 to 8.19.0 (checked against 8.19.0)",
+	Versions: "8.5.0 to 8.19.0 (read at 8.19.0)",
 	Doc:      "integer tokens with a carried remainder, millisecond meter by default, starts full, refused requests change nothing",
 	Keys:     bucket4jKeys,
 	build:    func(a *args) (func() Limiter, error) { return buildBucket4j(a, false) },
@@ -319,7 +321,7 @@ var bucket4jGreedyInfo = Info{
 var bucket4jIntervalInfo = Info{
 	Name:     "bucket4j-interval",
 	Library:  "Bucket4j local bucket, capacity(...).refillIntervally(tokens, period)",
-	Versions: "8.10.0 to 8.19.0 (checked against 8.19.0)",
+	Versions: "8.5.0 to 8.19.0 (read at 8.19.0)",
 	Doc:      "integer tokens added refill_tokens at a time each whole period since creation, a staircase; starts full",
 	Keys:     bucket4jKeys,
 	build:    func(a *args) (func() Limiter, error) { return buildBucket4j(a, true) },

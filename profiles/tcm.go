@@ -12,11 +12,12 @@ import (
 type Colour uint8
 
 const (
-	Green Colour = iota
-	Yellow
-	Red
+	Green  Colour = iota // conforms to the committed rate and burst
+	Yellow               // exceeds the committed, within the excess (RFC 2697) or peak (RFC 2698) burst
+	Red                  // exceeds both
 )
 
+// String returns "green", "yellow" or "red".
 func (c Colour) String() string {
 	switch c {
 	case Green:
