@@ -257,7 +257,7 @@ func (r *RedisRate) Promise(d engine.Time) float64 {
 var throttledInfo = Info{
 	Name:     "throttled",
 	Library:  "github.com/throttled/throttled/v2 (GCRARateLimiterCtx, memstore)",
-	Versions: "v2.0.0 to v2.15.0 (checked against v2.15.0)",
+	Versions: "v2.9.0 to v2.15.0 (read at v2.15.0; v2.9.0's RateLimit decides alike for quantity 1)",
 	Doc:      "GCRA on a nanosecond clock: max_burst + 1 back to back, then one per 1/max_rate; refused requests change nothing",
 	Keys: []Key{
 		{Name: "max_rate", Default: "10", Unit: "requests per per", Doc: "RateQuota.MaxRate: PerSec(n) with per=1s, PerMin with per=1m, PerDuration(n, per) otherwise"},
@@ -283,7 +283,7 @@ var throttledInfo = Info{
 var redisCellInfo = Info{
 	Name:     "redis-cell",
 	Library:  "brandur/redis-cell (CL.THROTTLE key max_burst count period)",
-	Versions: "v0.2.0 to v0.5.0 (checked against v0.5.0)",
+	Versions: "v0.5.0 (read there; older releases not checked)",
 	Doc:      "throttled's GCRA in a Redis module: max_burst + 1 back to back, then count per period",
 	Keys: []Key{
 		{Name: "max_burst", Default: "0", Unit: "requests", Doc: "CL.THROTTLE max_burst, >= 0; max_burst + 1 pass back to back"},
