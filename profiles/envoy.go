@@ -214,7 +214,7 @@ var envoyKeys = []Key{
 var envoyLegacyInfo = Info{
 	Name:     "envoy-legacy",
 	Library:  "Envoy local rate limit, timer-based token bucket (default bucket, one per process)",
-	Versions: "Envoy 1.14 to 1.30 (and later with no_timer_based_rate_limit_token_bucket=false)",
+	Versions: "Envoy up to 1.30 (1.31 and later with the runtime guard no_timer_based_rate_limit_token_bucket=false, until its removal)",
 	Doc:      "integer tokens, full at start, tokens_per_fill added every fill_interval: a staircase; refused requests change nothing",
 	Keys:     envoyKeys,
 	build: func(a *args) (func() Limiter, error) {
