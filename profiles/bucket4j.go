@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -217,7 +218,7 @@ func mulExactOrMax(a, b int64) int64 {
 
 // decide returns the decision at t and the state to store when the job is
 // not refused.
-func (b *Bucket4j) decide(t engine.Time) (Decision, b4jState, int64) {
+func (b *Bucket4j) decide(t engine.Time) (buckets.Decision, b4jState, int64) {
 	now := b.now(t)
 	st := b.st
 	st.refill(&b.cfg, now)
@@ -241,17 +242,17 @@ func (b *Bucket4j) decide(t engine.Time) (Decision, b4jState, int64) {
 }
 
 // Offer decides one request arriving at t.
-func (b *Bucket4j) Offer(t engine.Time, id int64) Decision {
+func (b *Bucket4j) Offer(t engine.Time, id int64) buckets.Decision {
 	b.clock.advance(t, b.name)
 	dec, st, d := b.decide(t)
-	if dec.Verdict == Reject {
+	if dec.Verdict == buckets.Reject {
 		guess := engine.Time(d)
 		if b.cfg.Block && d != math.MaxInt64 {
 			guess -= b.cfg.MaxWait
 		}
 		dec.RetryAfter = firstAdmitted(t, guess, func(u engine.Time) bool {
 			dec, _, _ := b.decide(u)
-			return dec.Verdict != Reject
+			return dec.Verdict != buckets.Reject
 		})
 		return dec
 	}
@@ -263,7 +264,7 @@ func (b *Bucket4j) Offer(t engine.Time, id int64) Decision {
 func (b *Bucket4j) Next() engine.Time { return engine.Forever }
 
 // Release panics: Bucket4j never queues.
-func (b *Bucket4j) Release() Released { return noQueue(b.name) }
+func (b *Bucket4j) Release() buckets.Released { return noQueue(b.name) }
 
 // Promise bounds the requests that pass (consumed, or leaving their sleep)
 // in any closed window of d nanoseconds. With C = max(Capacity,
@@ -315,7 +316,7 @@ var bucket4jGreedyInfo = Info{
 	Versions: "8.5.0 to 8.19.0 (read at 8.19.0)",
 	Doc:      "integer tokens with a carried remainder, millisecond meter by default, starts full, refused requests change nothing",
 	Keys:     bucket4jKeys,
-	build:    func(a *args) (func() Limiter, error) { return buildBucket4j(a, false) },
+	build:    func(a *args) (func() buckets.Limiter, error) { return buildBucket4j(a, false) },
 }
 
 var bucket4jIntervalInfo = Info{
@@ -324,10 +325,10 @@ var bucket4jIntervalInfo = Info{
 	Versions: "8.5.0 to 8.19.0 (read at 8.19.0)",
 	Doc:      "integer tokens added refill_tokens at a time each whole period since creation, a staircase; starts full",
 	Keys:     bucket4jKeys,
-	build:    func(a *args) (func() Limiter, error) { return buildBucket4j(a, true) },
+	build:    func(a *args) (func() buckets.Limiter, error) { return buildBucket4j(a, true) },
 }
 
-func buildBucket4j(a *args, intervally bool) (func() Limiter, error) {
+func buildBucket4j(a *args, intervally bool) (func() buckets.Limiter, error) {
 	c := Bucket4jConfig{
 		Capacity:     a.int("capacity", 1, math.MaxInt64),
 		RefillTokens: a.int("refill_tokens", 1, math.MaxInt64),
@@ -350,5 +351,5 @@ func buildBucket4j(a *args, intervally bool) (func() Limiter, error) {
 	if _, err := NewBucket4j(c); err != nil {
 		return nil, err
 	}
-	return func() Limiter { l, _ := NewBucket4j(c); return l }, nil
+	return func() buckets.Limiter { l, _ := NewBucket4j(c); return l }, nil
 }

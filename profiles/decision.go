@@ -4,29 +4,30 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
 
 // admitted is the decision for a job that passes at once.
-func admitted() Decision { return Decision{Verdict: Admit} }
+func admitted() buckets.Decision { return buckets.Decision{Verdict: buckets.Admit} }
 
 // delayed is the decision for a job that passes after wait nanoseconds; a
 // wait <= 0 is an admission.
-func delayed(wait int64) Decision {
+func delayed(wait int64) buckets.Decision {
 	if wait <= 0 {
 		return admitted()
 	}
-	return Decision{Verdict: Delay, Wait: exact.Int(wait)}
+	return buckets.Decision{Verdict: buckets.Delay, Wait: exact.Int(wait)}
 }
 
 // rejected is the decision for a refused job; retry is the RetryAfter in
 // nanoseconds, 0 when the model cannot say.
-func rejected(retry engine.Time) Decision {
+func rejected(retry engine.Time) buckets.Decision {
 	if retry < 0 {
 		retry = 0
 	}
-	return Decision{Verdict: Reject, RetryAfter: retry}
+	return buckets.Decision{Verdict: buckets.Reject, RetryAfter: retry}
 }
 
 // clock enforces the protocol's rule that instants passed to Offer never
@@ -45,7 +46,7 @@ func (c *clock) advance(t engine.Time, who string) {
 }
 
 // noQueue panics for Release on a profile, none of which queues.
-func noQueue(who string) Released {
+func noQueue(who string) buckets.Released {
 	panic("profiles: " + who + ".Release: no job is queued (Next is always engine.Forever)")
 }
 

@@ -47,11 +47,11 @@
 //
 // # Protocol
 //
-// Every profile is a [Limiter]: Offer(t, id) returns a [Decision] (Admit,
+// Every profile is a [buckets.Limiter]: Offer(t, id) returns a [buckets.Decision] (Admit,
 // Delay with an exact wait, or Reject with a RetryAfter), Next returns
 // [engine.Forever] because no profile queues jobs for later release, and
 // Release panics. Most profiles also state their arrival curve as a
-// [Curve]; each type's Promise doc says whether the bound is attained.
+// [buckets.Curve]; each type's Promise doc says whether the bound is attained.
 // Offer panics when instants decrease, as the protocol requires. A refused
 // request leaves a profile as it was, except where the library itself
 // changes state on a refusal, which the type's doc states (the RFC 2697 and

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -75,7 +76,7 @@ func NewEnvoyLegacy(c EnvoyConfig) (*EnvoyLegacy, error) {
 func (e *EnvoyLegacy) Tokens() uint32 { return e.tokens }
 
 // Offer decides one request arriving at t.
-func (e *EnvoyLegacy) Offer(t engine.Time, id int64) Decision {
+func (e *EnvoyLegacy) Offer(t engine.Time, id int64) buckets.Decision {
 	e.clock.advance(t, "EnvoyLegacy")
 	due := int64(t) / int64(e.cfg.FillInterval)
 	if n := due - e.fills; n > 0 {
@@ -101,7 +102,7 @@ func (e *EnvoyLegacy) Offer(t engine.Time, id int64) Decision {
 func (e *EnvoyLegacy) Next() engine.Time { return engine.Forever }
 
 // Release panics: Envoy never queues.
-func (e *EnvoyLegacy) Release() Released { return noQueue("EnvoyLegacy") }
+func (e *EnvoyLegacy) Release() buckets.Released { return noQueue("EnvoyLegacy") }
 
 // Promise returns the most requests admitted in any closed window of d
 // nanoseconds, MaxTokens + min(TokensPerFill, MaxTokens) · ceil(d /
@@ -173,7 +174,7 @@ func (e *EnvoyAtomic) total(now float64) float64 {
 func (e *EnvoyAtomic) Tokens(t engine.Time) float64 { return e.total(e.now(t)) }
 
 // Offer decides one request arriving at t.
-func (e *EnvoyAtomic) Offer(t engine.Time, id int64) Decision {
+func (e *EnvoyAtomic) Offer(t engine.Time, id int64) buckets.Decision {
 	e.clock.advance(t, "EnvoyAtomic")
 	now := e.now(t)
 	total := e.total(now)
@@ -191,7 +192,7 @@ func (e *EnvoyAtomic) Offer(t engine.Time, id int64) Decision {
 func (e *EnvoyAtomic) Next() engine.Time { return engine.Forever }
 
 // Release panics: Envoy never queues.
-func (e *EnvoyAtomic) Release() Released { return noQueue("EnvoyAtomic") }
+func (e *EnvoyAtomic) Release() buckets.Released { return noQueue("EnvoyAtomic") }
 
 // Promise returns max_tokens + floor(fill_rate · d), the fill rate taken
 // exactly as the float64 Envoy computes: the most requests admitted in any
@@ -217,7 +218,7 @@ var envoyLegacyInfo = Info{
 	Versions: "Envoy up to 1.30 (1.31 and later with the runtime guard no_timer_based_rate_limit_token_bucket=false, until its removal)",
 	Doc:      "integer tokens, full at start, tokens_per_fill added every fill_interval: a staircase; refused requests change nothing",
 	Keys:     envoyKeys,
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		c := envoyConfig(a)
 		if a.err != nil {
 			return nil, a.err
@@ -225,7 +226,7 @@ var envoyLegacyInfo = Info{
 		if _, err := NewEnvoyLegacy(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewEnvoyLegacy(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewEnvoyLegacy(c); return l }, nil
 	},
 }
 
@@ -236,7 +237,7 @@ var envoyInfo = Info{
 	Doc:      "continuous float64 bucket on the monotonic clock in seconds, full at start; refused requests change nothing",
 	Keys: append(append([]Key(nil), envoyKeys...),
 		Key{Name: "origin", Default: "0", Unit: "seconds", Doc: "Envoy's monotonic clock at the run's t = 0; the float64 roundings depend on it"}),
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		c := envoyConfig(a)
 		c.Origin = int64(a.seconds("origin"))
 		if a.err != nil {
@@ -245,7 +246,7 @@ var envoyInfo = Info{
 		if _, err := NewEnvoyAtomic(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewEnvoyAtomic(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewEnvoyAtomic(c); return l }, nil
 	},
 }
 

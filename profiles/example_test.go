@@ -3,6 +3,7 @@ package profiles_test
 import (
 	"fmt"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/profiles"
@@ -21,7 +22,7 @@ func ExampleParse() {
 		fmt.Print(p, ":")
 		for i := range 8 {
 			d := l.Offer(0, int64(i))
-			if d.Verdict == profiles.Delay {
+			if d.Verdict == buckets.Delay {
 				fmt.Printf(" %v(%gs)", d.Verdict, d.WaitSeconds())
 			} else {
 				fmt.Printf(" %v", d.Verdict)
@@ -47,7 +48,7 @@ func ExampleProfile_New() {
 		l := profiles.MustParse(spec).New()
 		n := 0
 		for i := range 20 {
-			if l.Offer(0, int64(i)).Verdict == profiles.Admit {
+			if l.Offer(0, int64(i)).Verdict == buckets.Admit {
 				n++
 			}
 		}

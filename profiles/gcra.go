@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -87,7 +88,7 @@ func newGCRA(name string, t int64, burst int) (*Throttled, error) {
 }
 
 // Offer decides one request arriving at t.
-func (g *Throttled) Offer(t engine.Time, id int64) Decision {
+func (g *Throttled) Offer(t engine.Time, id int64) buckets.Decision {
 	g.clock.advance(t, g.name)
 	now := int64(t)
 	tat := now
@@ -107,7 +108,7 @@ func (g *Throttled) Offer(t engine.Time, id int64) Decision {
 func (g *Throttled) Next() engine.Time { return engine.Forever }
 
 // Release panics: the GCRA never queues.
-func (g *Throttled) Release() Released { return noQueue(g.name) }
+func (g *Throttled) Release() buckets.Released { return noQueue(g.name) }
 
 // Promise returns the most requests admitted in any closed window of d
 // nanoseconds, MaxBurst + 1 + floor(d / T), attained from an empty store
@@ -209,7 +210,7 @@ func (r *RedisRate) decide(t engine.Time) (bool, float64, float64) {
 }
 
 // Offer decides one request arriving at t.
-func (r *RedisRate) Offer(t engine.Time, id int64) Decision {
+func (r *RedisRate) Offer(t engine.Time, id int64) buckets.Decision {
 	r.clock.advance(t, "RedisRate")
 	ok, newTat, diff := r.decide(t)
 	if !ok {
@@ -231,7 +232,7 @@ func (r *RedisRate) Offer(t engine.Time, id int64) Decision {
 func (r *RedisRate) Next() engine.Time { return engine.Forever }
 
 // Release panics: RedisRate never queues.
-func (r *RedisRate) Release() Released { return noQueue("RedisRate") }
+func (r *RedisRate) Release() buckets.Released { return noQueue("RedisRate") }
 
 // Promise returns Burst + floor(D / emission), with D = ceil(d / 1 µs) µs
 // the most the microsecond clock can advance within a window of d ns and
@@ -264,7 +265,7 @@ var throttledInfo = Info{
 		{Name: "per", Default: "1s", Unit: "duration", Doc: "the period of max_rate"},
 		{Name: "max_burst", Default: "0", Unit: "requests", Doc: "RateQuota.MaxBurst, >= 0; max_burst + 1 pass back to back"},
 	},
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		c := ThrottledConfig{
 			MaxRate:  int(a.int("max_rate", 1, math.MaxInt32)),
 			Per:      a.duration("per", 1, engine.Forever, false),
@@ -276,7 +277,7 @@ var throttledInfo = Info{
 		if _, err := NewThrottled(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewThrottled(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewThrottled(c); return l }, nil
 	},
 }
 
@@ -290,7 +291,7 @@ var redisCellInfo = Info{
 		{Name: "count", Default: "10", Unit: "requests per period", Doc: "CL.THROTTLE count per period, >= 1"},
 		{Name: "period", Default: "1", Unit: "seconds", Doc: "CL.THROTTLE period, whole seconds >= 1"},
 	},
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		c := RedisCellConfig{
 			MaxBurst: int(a.int("max_burst", 0, math.MaxInt32)),
 			Count:    a.int("count", 1, math.MaxInt64),
@@ -302,7 +303,7 @@ var redisCellInfo = Info{
 		if _, err := NewRedisCell(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewRedisCell(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewRedisCell(c); return l }, nil
 	},
 }
 
@@ -318,7 +319,7 @@ var redisRateInfo = Info{
 		{Name: "origin", Default: "1767225600", Unit: "Unix seconds", Doc: "Redis TIME at the run's t = 0 (default 2026-01-01T00:00:00Z); the script's float64 roundings depend on it"},
 		{Name: "version", Default: "v10", Unit: "v10|v9", Doc: "redis_rate major version"},
 	},
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		c := RedisRateConfig{
 			Rate:   int(a.int("rate", 1, math.MaxInt32)),
 			Burst:  int(a.int("burst", 0, math.MaxInt32)),
@@ -332,6 +333,6 @@ var redisRateInfo = Info{
 		if _, err := NewRedisRate(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewRedisRate(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewRedisRate(c); return l }, nil
 	},
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/throttled/throttled/v2"
 	"github.com/throttled/throttled/v2/store/memstore"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -19,13 +20,13 @@ func TestThrottledHand(t *testing.T) {
 	g := MustParse("throttled:max_rate=10,max_burst=2").New()
 	run(t, g, []step{
 		// tat = now = 0: newTat 100 ms, allowAt -200 ms: admitted.
-		{t: 0, verdict: Admit},
-		{t: 0, verdict: Admit}, // newTat 200 ms, allowAt -100 ms
-		{t: 0, verdict: Admit}, // newTat 300 ms, allowAt 0: now >= allowAt
+		{t: 0, verdict: buckets.Admit},
+		{t: 0, verdict: buckets.Admit}, // newTat 200 ms, allowAt -100 ms
+		{t: 0, verdict: buckets.Admit}, // newTat 300 ms, allowAt 0: now >= allowAt
 		// newTat 400 ms, allowAt 100 ms > 0: refused, RetryAfter 100 ms.
-		{t: 0, verdict: Reject, retry: 100 * ms},
-		{t: 100*ms - 1, verdict: Reject, retry: 1},
-		{t: 100 * ms, verdict: Admit},
+		{t: 0, verdict: buckets.Reject, retry: 100 * ms},
+		{t: 100*ms - 1, verdict: buckets.Reject, retry: 1},
+		{t: 100 * ms, verdict: buckets.Admit},
 	}, true)
 }
 
@@ -36,9 +37,9 @@ func TestRedisCellHand(t *testing.T) {
 	g := MustParse("redis-cell:max_burst=4,count=1,period=10").New()
 	steps := []step{}
 	for range 5 {
-		steps = append(steps, step{t: 0, verdict: Admit})
+		steps = append(steps, step{t: 0, verdict: buckets.Admit})
 	}
-	steps = append(steps, step{t: 0, verdict: Reject, retry: 10 * s1})
+	steps = append(steps, step{t: 0, verdict: buckets.Reject, retry: 10 * s1})
 	run(t, g, steps, true)
 }
 
@@ -49,14 +50,14 @@ func TestRedisCellHand(t *testing.T) {
 func TestRedisRateHand(t *testing.T) {
 	r := MustParse("redis-rate:rate=1,burst=3,origin=1483228800").New()
 	run(t, r, []step{
-		{t: 0, verdict: Admit}, // newTat 1, allowAt -2, diff 2
-		{t: 0, verdict: Admit}, // newTat 2, allowAt -1, diff 1
-		{t: 0, verdict: Admit}, // newTat 3, allowAt 0, diff 0: remaining 0 is not < 0
+		{t: 0, verdict: buckets.Admit}, // newTat 1, allowAt -2, diff 2
+		{t: 0, verdict: buckets.Admit}, // newTat 2, allowAt -1, diff 1
+		{t: 0, verdict: buckets.Admit}, // newTat 3, allowAt 0, diff 0: remaining 0 is not < 0
 		// newTat 4, allowAt 1, diff -1: refused. At t = 1 s - 1 ns the µs
 		// clock reads 0.999999 and diff < 0; at 1 s diff = 0: RetryAfter 1 s.
-		{t: 0, verdict: Reject, retry: s1},
-		{t: s1 - 1, verdict: Reject, retry: 1},
-		{t: s1, verdict: Admit},
+		{t: 0, verdict: buckets.Reject, retry: s1},
+		{t: s1 - 1, verdict: buckets.Reject, retry: 1},
+		{t: s1, verdict: buckets.Admit},
 	}, true)
 }
 
@@ -78,7 +79,7 @@ func TestRedisRateBurstAtScale(t *testing.T) {
 		l := MustParse(c.spec).New()
 		n := 0
 		for i := range 20 {
-			if l.Offer(0, int64(i)).Verdict == Admit {
+			if l.Offer(0, int64(i)).Verdict == buckets.Admit {
 				n++
 			}
 		}
@@ -93,9 +94,9 @@ func TestRedisRateBurstAtScale(t *testing.T) {
 // from 0.5 s, where floor(-0.5 + 0.5) = 0 is not < 0.
 func TestRedisRateV9(t *testing.T) {
 	v10 := MustParse("redis-rate:rate=1,burst=1,origin=1483228800").New()
-	run(t, v10, []step{{t: 0, verdict: Admit}, {t: 500 * ms, verdict: Reject, retry: 500 * ms}}, true)
+	run(t, v10, []step{{t: 0, verdict: buckets.Admit}, {t: 500 * ms, verdict: buckets.Reject, retry: 500 * ms}}, true)
 	v9 := MustParse("redis-rate:rate=1,burst=1,origin=1483228800,version=v9").New()
-	run(t, v9, []step{{t: 0, verdict: Admit}, {t: 500*ms - 1, verdict: Reject, retry: 1}, {t: 500 * ms, verdict: Admit}}, true)
+	run(t, v9, []step{{t: 0, verdict: buckets.Admit}, {t: 500*ms - 1, verdict: buckets.Reject, retry: 1}, {t: 500 * ms, verdict: buckets.Admit}}, true)
 }
 
 // throttledLib is the real throttled v2.15.0 GCRA limiter over its
@@ -175,7 +176,7 @@ func compareThrottled(t *testing.T, what string, c ThrottledConfig, ts []engine.
 			t.Fatal(err)
 		}
 		d := g.Offer(at, int64(i))
-		if (d.Verdict == Reject) != limited || (limited && time.Duration(d.RetryAfter) != res.RetryAfter) {
+		if (d.Verdict == buckets.Reject) != limited || (limited && time.Duration(d.RetryAfter) != res.RetryAfter) {
 			t.Fatalf("%s: arrival %d at %v: profile %v RetryAfter %v, library limited %v RetryAfter %v", what, i, at, d.Verdict, d.RetryAfter, limited, res.RetryAfter)
 		}
 	}

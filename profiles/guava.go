@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -142,7 +143,7 @@ func NewGuava(c GuavaConfig) (*Guava, error) {
 func (g *Guava) StoredPermits() float64 { return g.stored }
 
 // Offer decides one call arriving at t.
-func (g *Guava) Offer(t engine.Time, id int64) Decision {
+func (g *Guava) Offer(t engine.Time, id int64) buckets.Decision {
 	g.clock.advance(t, g.name)
 	now := int64(t) / 1000
 	if g.cfg.Call == GuavaTryAcquire && !(g.nextFree-g.timeout <= now) { // canAcquire
@@ -220,7 +221,7 @@ func saturatedAdd(a, b int64) int64 {
 func (g *Guava) Next() engine.Time { return engine.Forever }
 
 // Release panics: Guava never queues.
-func (g *Guava) Release() Released { return noQueue(g.name) }
+func (g *Guava) Release() buckets.Released { return noQueue(g.name) }
 
 // Promise bounds the calls that return (acquire, or tryAcquire granted) in
 // any closed window of d nanoseconds. With D = ceil(d / 1 µs) + 1, the most
@@ -267,7 +268,7 @@ var guavaBurstyInfo = Info{
 		{Name: "call", Default: "acquire", Unit: "acquire|try_acquire", Doc: "acquire() sleeps (Delay); tryAcquire(timeout) refuses when the wait would exceed timeout"},
 		{Name: "timeout", Default: "0s", Unit: "duration", Doc: "tryAcquire's timeout, truncated to whole µs"},
 	},
-	build: func(a *args) (func() Limiter, error) { return buildGuava(a, false) },
+	build: func(a *args) (func() buckets.Limiter, error) { return buildGuava(a, false) },
 }
 
 var guavaWarmupInfo = Info{
@@ -281,10 +282,10 @@ var guavaWarmupInfo = Info{
 		{Name: "call", Default: "acquire", Unit: "acquire|try_acquire", Doc: "acquire() sleeps (Delay); tryAcquire(timeout) refuses when the wait would exceed timeout"},
 		{Name: "timeout", Default: "0s", Unit: "duration", Doc: "tryAcquire's timeout, truncated to whole µs"},
 	},
-	build: func(a *args) (func() Limiter, error) { return buildGuava(a, true) },
+	build: func(a *args) (func() buckets.Limiter, error) { return buildGuava(a, true) },
 }
 
-func buildGuava(a *args, warm bool) (func() Limiter, error) {
+func buildGuava(a *args, warm bool) (func() buckets.Limiter, error) {
 	c := GuavaConfig{PermitsPerSecond: a.float("permits_per_second", 0, true)}
 	if warm {
 		c.WarmupPeriod = a.duration("warmup_period", engine.Microsecond, engine.Forever, false)
@@ -302,5 +303,5 @@ func buildGuava(a *args, warm bool) (func() Limiter, error) {
 	if _, err := NewGuava(c); err != nil {
 		return nil, err
 	}
-	return func() Limiter { l, _ := NewGuava(c); return l }, nil
+	return func() buckets.Limiter { l, _ := NewGuava(c); return l }, nil
 }

@@ -3,6 +3,7 @@ package profiles
 import (
 	"testing"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -10,12 +11,12 @@ import (
 // previous one's sleep, as Guava's RateLimiterTest does with its fake
 // stopwatch, and returns the sleeps rounded to 10 ms as the test's "R%3.2f"
 // events print them, in units of 10 ms.
-func sequential(l Limiter, at *engine.Time, n int) []int64 {
+func sequential(l buckets.Limiter, at *engine.Time, n int) []int64 {
 	var out []int64
 	for i := range n {
 		d := l.Offer(*at, int64(i))
 		var w int64
-		if d.Verdict == Delay {
+		if d.Verdict == buckets.Delay {
 			w = d.Wait.Num().Int64()
 		}
 		*at += engine.Time(w)
@@ -97,21 +98,21 @@ func TestGuavaWarmUp(t *testing.T) {
 // testTryAcquire_someWaitAllowed with create(5.0).
 func TestGuavaTryAcquire(t *testing.T) {
 	run(t, MustParse("guava-bursty:permits_per_second=5,call=try_acquire").New(), []step{
-		{t: 0, verdict: Admit},
+		{t: 0, verdict: buckets.Admit},
 		// nextFree = 200000 µs > now + 0: refused, without resync; a retry
 		// passes when the µs clock reads 200000.
-		{t: 0, verdict: Reject, retry: 200 * ms},
-		{t: 0, verdict: Reject, retry: 200 * ms},
-		{t: 100 * ms, verdict: Reject, retry: 100 * ms},
+		{t: 0, verdict: buckets.Reject, retry: 200 * ms},
+		{t: 0, verdict: buckets.Reject, retry: 200 * ms},
+		{t: 100 * ms, verdict: buckets.Reject, retry: 100 * ms},
 	}, true)
 	run(t, MustParse("guava-bursty:permits_per_second=5,call=try_acquire,timeout=200ms").New(), []step{
-		{t: 0, verdict: Admit},
-		{t: 0, verdict: Delay, wait: 200 * ms}, // nextFree 200 ms <= 0 + 200 ms
+		{t: 0, verdict: buckets.Admit},
+		{t: 0, verdict: buckets.Delay, wait: 200 * ms}, // nextFree 200 ms <= 0 + 200 ms
 	}, false)
 	run(t, MustParse("guava-bursty:permits_per_second=5,call=try_acquire,timeout=100ms").New(), []step{
-		{t: 0, verdict: Admit},
-		{t: 0, verdict: Reject, retry: 100 * ms}, // 200 ms > 0 + 100 ms
-		{t: 100 * ms, verdict: Delay, wait: 100 * ms},
+		{t: 0, verdict: buckets.Admit},
+		{t: 0, verdict: buckets.Reject, retry: 100 * ms}, // 200 ms > 0 + 100 ms
+		{t: 100 * ms, verdict: buckets.Delay, wait: 100 * ms},
 	}, true)
 }
 
@@ -122,8 +123,8 @@ func TestGuavaTryAcquire(t *testing.T) {
 // and is refused, at 333333 µs it passes.
 func TestGuavaMicrosecondClock(t *testing.T) {
 	run(t, MustParse("guava-bursty:permits_per_second=3,call=try_acquire").New(), []step{
-		{t: 0, verdict: Admit},
-		{t: 333333*us - 1, verdict: Reject, retry: 1},
-		{t: 333333 * us, verdict: Admit},
+		{t: 0, verdict: buckets.Admit},
+		{t: 333333*us - 1, verdict: buckets.Reject, retry: 1},
+		{t: 333333 * us, verdict: buckets.Admit},
 	}, true)
 }

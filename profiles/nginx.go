@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -144,7 +145,7 @@ func (n *Nginx) lookup(now int64) (excess int64, ms int64, ok bool) {
 }
 
 // Offer decides one request arriving at t.
-func (n *Nginx) Offer(t engine.Time, id int64) Decision {
+func (n *Nginx) Offer(t engine.Time, id int64) buckets.Decision {
 	n.clock.advance(t, "Nginx")
 	now := int64(t) / int64(engine.Millisecond)
 	if !n.exists {
@@ -186,7 +187,7 @@ func (n *Nginx) retryAfter(t engine.Time) engine.Time {
 func (n *Nginx) Next() engine.Time { return engine.Forever }
 
 // Release panics: Nginx never queues.
-func (n *Nginx) Release() Released { return noQueue("Nginx") }
+func (n *Nginx) Release() buckets.Released { return noQueue("Nginx") }
 
 // Promise returns a bound on the requests that pass (are accepted, or
 // leave their delay) in any closed window of d nanoseconds. With D =
@@ -231,7 +232,7 @@ var nginxInfo = Info{
 		{Name: "delay", Default: "", Unit: "requests", Doc: "excess requests passed without delay, >= 1; 0 when absent"},
 		{Name: "nodelay", Default: "false", Unit: "flag", Doc: "pass every accepted request at once", Flag: true},
 	},
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		var c NginxConfig
 		r, err := NginxRate(a.values["rate"])
 		if err != nil {
@@ -258,6 +259,6 @@ var nginxInfo = Info{
 		if _, err := NewNginx(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewNginx(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewNginx(c); return l }, nil
 	},
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -13,28 +14,28 @@ import (
 func TestNginxEightAtOnce(t *testing.T) {
 	steps := []step{
 		// The first request creates the node with excess 0: passes.
-		{t: 0, verdict: Admit},
+		{t: 0, verdict: buckets.Admit},
 		// ms = 0, so excess = previous + 1000: 1000..5000 <= 5000, each
 		// delayed (excess - 0)·1000/10000 ms = 100..500 ms.
-		{t: 0, verdict: Delay, wait: 100 * ms},
-		{t: 0, verdict: Delay, wait: 200 * ms},
-		{t: 0, verdict: Delay, wait: 300 * ms},
-		{t: 0, verdict: Delay, wait: 400 * ms},
-		{t: 0, verdict: Delay, wait: 500 * ms},
+		{t: 0, verdict: buckets.Delay, wait: 100 * ms},
+		{t: 0, verdict: buckets.Delay, wait: 200 * ms},
+		{t: 0, verdict: buckets.Delay, wait: 300 * ms},
+		{t: 0, verdict: buckets.Delay, wait: 400 * ms},
+		{t: 0, verdict: buckets.Delay, wait: 500 * ms},
 		// 6000 > 5000: 503, node unchanged; RetryAfter: the decay must
 		// remove 5000 + 1000 - 5000 = 1000 units, floor(10000·m/1000) >=
 		// 1000 at m = 100 ms.
-		{t: 0, verdict: Reject, retry: 100 * ms},
-		{t: 0, verdict: Reject, retry: 100 * ms},
+		{t: 0, verdict: buckets.Reject, retry: 100 * ms},
+		{t: 0, verdict: buckets.Reject, retry: 100 * ms},
 	}
 	run(t, MustParse("nginx:rate=10r/s,burst=5").New(), steps, true)
 
 	// With nodelay the same six pass at once and two get 503.
 	nodelay := []step{}
 	for range 6 {
-		nodelay = append(nodelay, step{t: 0, verdict: Admit})
+		nodelay = append(nodelay, step{t: 0, verdict: buckets.Admit})
 	}
-	nodelay = append(nodelay, step{t: 0, verdict: Reject, retry: 100 * ms}, step{t: 0, verdict: Reject, retry: 100 * ms})
+	nodelay = append(nodelay, step{t: 0, verdict: buckets.Reject, retry: 100 * ms}, step{t: 0, verdict: buckets.Reject, retry: 100 * ms})
 	run(t, MustParse("nginx:rate=10r/s,burst=5,nodelay").New(), nodelay, true)
 }
 
@@ -42,12 +43,12 @@ func TestNginxEightAtOnce(t *testing.T) {
 // pass at once, the later ones wait (excess - 2000)·1000/rate ms.
 func TestNginxDelayParameter(t *testing.T) {
 	run(t, MustParse("nginx:rate=10r/s,burst=4,delay=2").New(), []step{
-		{t: 0, verdict: Admit},                 // excess 0
-		{t: 0, verdict: Admit},                 // 1000 <= 2000
-		{t: 0, verdict: Admit},                 // 2000 <= 2000
-		{t: 0, verdict: Delay, wait: 100 * ms}, // (3000 - 2000)·1000/10000
-		{t: 0, verdict: Delay, wait: 200 * ms}, // 4000
-		{t: 0, verdict: Reject, retry: 100 * ms},
+		{t: 0, verdict: buckets.Admit},                 // excess 0
+		{t: 0, verdict: buckets.Admit},                 // 1000 <= 2000
+		{t: 0, verdict: buckets.Admit},                 // 2000 <= 2000
+		{t: 0, verdict: buckets.Delay, wait: 100 * ms}, // (3000 - 2000)·1000/10000
+		{t: 0, verdict: buckets.Delay, wait: 200 * ms}, // 4000
+		{t: 0, verdict: buckets.Reject, retry: 100 * ms},
 	}, true)
 }
 
@@ -59,15 +60,15 @@ func TestNginxOnePerMinute(t *testing.T) {
 		t.Fatalf("NginxRate(1r/m) = %d, want 16", r)
 	}
 	run(t, MustParse("nginx:rate=1r/m").New(), []step{
-		{t: 0, verdict: Admit}, // node created, excess 0
+		{t: 0, verdict: buckets.Admit}, // node created, excess 0
 		// excess = 0 - 16·ms/1000 + 1000 > 0 = burst until 16·ms/1000 >=
 		// 1000, ms = 62500: RetryAfter 62.5 s.
-		{t: 0, verdict: Reject, retry: 62500 * ms},
+		{t: 0, verdict: buckets.Reject, retry: 62500 * ms},
 		// At 60 s: 0 - 16·60000/1000 + 1000 = 40 > 0: still refused,
 		// 2.5 s short.
-		{t: 60 * s1, verdict: Reject, retry: 2500 * ms},
-		{t: 62500*ms - 1, verdict: Reject, retry: 1},
-		{t: 62500 * ms, verdict: Admit}, // 0 - 1000 + 1000 = 0
+		{t: 60 * s1, verdict: buckets.Reject, retry: 2500 * ms},
+		{t: 62500*ms - 1, verdict: buckets.Reject, retry: 1},
+		{t: 62500 * ms, verdict: buckets.Admit}, // 0 - 1000 + 1000 = 0
 	}, true)
 }
 
@@ -83,7 +84,7 @@ func TestNginxRefusalsChangeNothing(t *testing.T) {
 	var passed []engine.Time
 	for i := range 200000 {
 		at := engine.Time(i) * ms
-		if n.Offer(at, int64(i)).Verdict == Admit {
+		if n.Offer(at, int64(i)).Verdict == buckets.Admit {
 			passed = append(passed, at)
 		}
 	}
@@ -101,14 +102,14 @@ func TestNginxRefusalsChangeNothing(t *testing.T) {
 func TestNginxTruncatedDecay(t *testing.T) {
 	n := MustParse("nginx:rate=7r/m,burst=5,nodelay").New().(*Nginx)
 	for i := range 6 {
-		if d := n.Offer(engine.Time(i)*5*ms, int64(i)); d.Verdict != Admit {
+		if d := n.Offer(engine.Time(i)*5*ms, int64(i)); d.Verdict != buckets.Admit {
 			t.Fatalf("request %d = %v, want admit", i, d.Verdict)
 		}
 	}
 	if n.Excess() != 5000 {
 		t.Fatalf("excess = %d, want 5000", n.Excess())
 	}
-	if d := n.Offer(30*ms, 6); d.Verdict != Reject {
+	if d := n.Offer(30*ms, 6); d.Verdict != buckets.Reject {
 		t.Fatalf("seventh = %v, want reject", d.Verdict)
 	}
 }
@@ -119,8 +120,8 @@ func TestNginxTruncatedDecay(t *testing.T) {
 // delayed 100 ms leaves at 100 ms, a wait of 99.6 ms.
 func TestNginxMillisecondClock(t *testing.T) {
 	run(t, MustParse("nginx:rate=10r/s,burst=1").New(), []step{
-		{t: 0, verdict: Admit},
-		{t: 400 * us, verdict: Delay, wait: 100*ms - 400*us},
-		{t: 900 * us, verdict: Reject, retry: 100*ms - 900*us},
+		{t: 0, verdict: buckets.Admit},
+		{t: 400 * us, verdict: buckets.Delay, wait: 100*ms - 400*us},
+		{t: 900 * us, verdict: buckets.Reject, retry: 100*ms - 900*us},
 	}, true)
 }

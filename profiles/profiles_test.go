@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -18,26 +19,26 @@ import (
 // step is one arrival of a hand-worked scenario and the decision wanted.
 type step struct {
 	t       engine.Time
-	verdict Verdict
+	verdict buckets.Verdict
 	wait    engine.Time // for Delay, in ns
 	retry   engine.Time // for Reject, when checked (see checkRetry)
 }
 
 // run offers each step's arrival to l and compares verdicts and waits;
 // when checkRetry is set it compares RetryAfter of rejections too.
-func run(t *testing.T, l Limiter, steps []step, checkRetry bool) {
+func run(t *testing.T, l buckets.Limiter, steps []step, checkRetry bool) {
 	t.Helper()
 	for i, s := range steps {
 		d := l.Offer(s.t, int64(i))
 		wantWait := exact.Int(0)
-		if s.verdict == Delay {
+		if s.verdict == buckets.Delay {
 			wantWait = exact.Int(int64(s.wait))
 		}
 		if d.Verdict != s.verdict || d.Wait.Cmp(wantWait) != 0 {
 			t.Errorf("step %d: Offer(%v) = %v wait %v ns, want %v wait %v ns", i, s.t, d.Verdict, d.Wait, s.verdict, wantWait)
 			continue
 		}
-		if checkRetry && s.verdict == Reject && d.RetryAfter != s.retry {
+		if checkRetry && s.verdict == buckets.Reject && d.RetryAfter != s.retry {
 			t.Errorf("step %d: Offer(%v) RetryAfter = %v s, want %v s", i, s.t, d.RetryAfter, s.retry)
 		}
 	}
@@ -216,14 +217,14 @@ func maxInWindow(ts []engine.Time, d engine.Time) int {
 // passInstants offers ts to l and returns the instants at which the jobs
 // pass (arrival for Admit, arrival plus the wait, rounded up to the
 // nanosecond, for Delay), sorted.
-func passInstants(l Limiter, ts []engine.Time) []engine.Time {
+func passInstants(l buckets.Limiter, ts []engine.Time) []engine.Time {
 	var out []engine.Time
 	for i, t := range ts {
 		d := l.Offer(t, int64(i))
 		switch d.Verdict {
-		case Admit:
+		case buckets.Admit:
 			out = append(out, t)
-		case Delay:
+		case buckets.Delay:
 			w := d.Wait.Ceil()
 			if !w.IsInt64() || w.Int64() > int64(engine.Forever-t) {
 				continue // released beyond the clock's range

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -64,12 +65,12 @@ func TestPromise(t *testing.T) {
 			for _, d := range ds {
 				got := maxInWindow(pass, d)
 				worst[d] = max(worst[d], got)
-				if bound := l.(Curve).Promise(d); float64(got) > bound {
+				if bound := l.(buckets.Curve).Promise(d); float64(got) > bound {
 					t.Errorf("%s, stream %s: %d jobs pass in a window of %v s, Promise = %v", ps.spec, sk.name, got, d, bound)
 				}
 			}
 		}
-		l := p.New().(Curve)
+		l := p.New().(buckets.Curve)
 		for _, d := range []engine.Time{0, 10 * ps.gap, 100 * ps.gap} {
 			t.Logf("%-70s d=%-8v measured %4d  promise %v", ps.spec, d, worst[d], l.Promise(d))
 		}
@@ -105,7 +106,7 @@ func TestPromiseAttained(t *testing.T) {
 			ts = append(ts, 10*s1-ms+engine.Time(i/4)*c.step)
 		}
 		got := maxInWindow(passInstants(l, ts), c.d)
-		if want := l.(Curve).Promise(c.d); float64(got) != want {
+		if want := l.(buckets.Curve).Promise(c.d); float64(got) != want {
 			t.Errorf("%s: %d pass in a window of %v s, Promise = %v", c.spec, got, c.d, want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -38,7 +39,7 @@ type Info struct {
 	Doc      string // one sentence
 	Keys     []Key
 
-	build func(a *args) (func() Limiter, error)
+	build func(a *args) (func() buckets.Limiter, error)
 }
 
 // Registry returns every profile, in a stable order. The slice is a copy.
@@ -82,13 +83,13 @@ type Profile struct {
 	Name   string
 	values map[string]string // every key, defaults filled in, as written
 	keys   []Key
-	build  func() Limiter
+	build  func() buckets.Limiter
 }
 
 // New returns a fresh limiter in the library's initial state, at time 0.
-// Every profile's limiter also implements [Curve] except where its type's
+// Every profile's limiter also implements [buckets.Curve] except where its type's
 // doc says otherwise.
-func (p Profile) New() Limiter { return p.build() }
+func (p Profile) New() buckets.Limiter { return p.build() }
 
 // Value returns the value of key (the default when the spec omitted it).
 func (p Profile) Value(key string) (string, bool) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -43,7 +44,7 @@ func TestRegistryDefaults(t *testing.T) {
 		if l.Next() != engine.Forever {
 			t.Errorf("%s: Next() = %v, want engine.Forever", in.Name, l.Next())
 		}
-		if _, ok := l.(Curve); !ok {
+		if _, ok := l.(buckets.Curve); !ok {
 			t.Errorf("%s: the limiter does not state its arrival curve", in.Name)
 		}
 		l.Offer(0, 0)
@@ -127,7 +128,7 @@ func TestRefusalLeavesStateUnchanged(t *testing.T) {
 			a, b := p.New(), p.New()
 			for i, at := range ts {
 				da := a.Offer(at, int64(i))
-				if da.Verdict == Reject {
+				if da.Verdict == buckets.Reject {
 					continue
 				}
 				if db := b.Offer(at, int64(i)); db.Verdict != da.Verdict || db.Wait.Cmp(da.Wait) != 0 {

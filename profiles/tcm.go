@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -36,26 +37,26 @@ type ColourCounts struct {
 }
 
 // ColourVerdicts maps the colours a marker gives to the verdicts of the
-// limiter protocol. Green is always [Admit]; the RFCs leave what follows a
+// limiter protocol. Green is always [buckets.Admit]; the RFCs leave what follows a
 // mark to the network, so yellow and red are configurable: the default
 // admits yellow (the packet is only marked) and rejects red (a policer
 // dropping red).
 type ColourVerdicts struct {
-	Yellow Verdict // Admit or Reject
-	Red    Verdict // Admit or Reject
+	Yellow buckets.Verdict // Admit or Reject
+	Red    buckets.Verdict // Admit or Reject
 }
 
 // DefaultColourVerdicts admits green and yellow and rejects red.
-var DefaultColourVerdicts = ColourVerdicts{Yellow: Admit, Red: Reject}
+var DefaultColourVerdicts = ColourVerdicts{Yellow: buckets.Admit, Red: buckets.Reject}
 
-func (v ColourVerdicts) of(c Colour) Verdict {
+func (v ColourVerdicts) of(c Colour) buckets.Verdict {
 	switch c {
 	case Yellow:
 		return v.Yellow
 	case Red:
 		return v.Red
 	}
-	return Admit
+	return buckets.Admit
 }
 
 // ticker counts the token increments of a bucket filled one byte at a
@@ -154,7 +155,7 @@ func NewSrTCM(c SrTCMConfig) (*SrTCM, error) {
 }
 
 func (v ColourVerdicts) check(name string) error {
-	if (v.Yellow != Admit && v.Yellow != Reject) || (v.Red != Admit && v.Red != Reject) {
+	if (v.Yellow != buckets.Admit && v.Yellow != buckets.Reject) || (v.Red != buckets.Admit && v.Red != buckets.Reject) {
 		return fmt.Errorf("profiles: %s: colours map only to admit or reject", name)
 	}
 	return nil
@@ -190,7 +191,7 @@ func (m *SrTCM) fill(t engine.Time) {
 
 // Offer marks one job of Size bytes arriving at t and returns the verdict
 // its colour maps to.
-func (m *SrTCM) Offer(t engine.Time, id int64) Decision {
+func (m *SrTCM) Offer(t engine.Time, id int64) buckets.Decision {
 	m.clock.advance(t, "SrTCM")
 	m.fill(t)
 	b := m.cfg.Size
@@ -210,7 +211,7 @@ func (m *SrTCM) Offer(t engine.Time, id int64) Decision {
 	default:
 		m.counts.Red++
 	}
-	if m.cfg.Map.of(c) == Admit {
+	if m.cfg.Map.of(c) == buckets.Admit {
 		return admitted()
 	}
 	return rejected(m.retryAfter(t))
@@ -230,7 +231,7 @@ func (m *SrTCM) retryAfter(t engine.Time) engine.Time {
 	if b <= m.cfg.CBS {
 		try(max(b-m.tc, 0))
 	}
-	if m.cfg.Map.Yellow == Admit && b <= m.cfg.EBS {
+	if m.cfg.Map.Yellow == buckets.Admit && b <= m.cfg.EBS {
 		try(m.cfg.CBS - m.tc + max(b-m.te, 0))
 	}
 	if best == engine.Forever || best <= 0 {
@@ -243,7 +244,7 @@ func (m *SrTCM) retryAfter(t engine.Time) engine.Time {
 func (m *SrTCM) Next() engine.Time { return engine.Forever }
 
 // Release panics: a marker never queues.
-func (m *SrTCM) Release() Released { return noQueue("SrTCM") }
+func (m *SrTCM) Release() buckets.Released { return noQueue("SrTCM") }
 
 // Promise returns the most jobs admitted in any closed window of d
 // nanoseconds: floor((CBS + EBS + ceil(d · CIR)) / Size) when yellow is
@@ -252,11 +253,11 @@ func (m *SrTCM) Release() Released { return noQueue("SrTCM") }
 // from full buckets in a window starting just before an increment; for
 // larger sizes it is an upper bound (bytes may be stranded in one bucket).
 func (m *SrTCM) Promise(d engine.Time) float64 {
-	if m.cfg.Map.Red == Admit {
+	if m.cfg.Map.Red == buckets.Admit {
 		return math.Inf(1)
 	}
 	bytes := float64(m.cfg.CBS) + m.tick.perWindow(d)
-	if m.cfg.Map.Yellow == Admit {
+	if m.cfg.Map.Yellow == buckets.Admit {
 		bytes += float64(m.cfg.EBS)
 	}
 	return math.Floor(bytes / float64(m.cfg.Size))
@@ -332,7 +333,7 @@ func addCapped(tokens, size int64, k exact.Int128) int64 {
 
 // Offer marks one job of Size bytes arriving at t and returns the verdict
 // its colour maps to.
-func (m *TrTCM) Offer(t engine.Time, id int64) Decision {
+func (m *TrTCM) Offer(t engine.Time, id int64) buckets.Decision {
 	m.clock.advance(t, "TrTCM")
 	pn, cn := m.pt.n(t), m.ct.n(t)
 	m.tp = addCapped(m.tp, m.cfg.PBS, pn.Sub(m.pn))
@@ -352,7 +353,7 @@ func (m *TrTCM) Offer(t engine.Time, id int64) Decision {
 		m.counts.Green++
 	}
 	m.last = c
-	if m.cfg.Map.of(c) == Admit {
+	if m.cfg.Map.of(c) == buckets.Admit {
 		return admitted()
 	}
 	return rejected(m.retryAfter(t))
@@ -362,14 +363,14 @@ func (m *TrTCM) Offer(t engine.Time, id int64) Decision {
 // rejected).
 func (m *TrTCM) retryAfter(t engine.Time) engine.Time {
 	b := m.cfg.Size
-	if b > m.cfg.PBS || (m.cfg.Map.Yellow != Admit && b > m.cfg.CBS) {
+	if b > m.cfg.PBS || (m.cfg.Map.Yellow != buckets.Admit && b > m.cfg.CBS) {
 		return 0
 	}
 	up, ok := m.pt.at(m.pn.Add64(max(b-m.tp, 0)))
 	if !ok {
 		return 0
 	}
-	if m.cfg.Map.Yellow != Admit {
+	if m.cfg.Map.Yellow != buckets.Admit {
 		uc, ok := m.ct.at(m.cn.Add64(max(b-m.tc, 0)))
 		if !ok {
 			return 0
@@ -386,18 +387,18 @@ func (m *TrTCM) retryAfter(t engine.Time) engine.Time {
 func (m *TrTCM) Next() engine.Time { return engine.Forever }
 
 // Release panics: a marker never queues.
-func (m *TrTCM) Release() Released { return noQueue("TrTCM") }
+func (m *TrTCM) Release() buckets.Released { return noQueue("TrTCM") }
 
 // Promise returns the most jobs admitted in any closed window of d
 // nanoseconds: floor((PBS + ceil(d · PIR)) / Size), and no more than
 // floor((CBS + ceil(d · CIR)) / Size) when yellow is rejected; +Inf when
 // red is admitted. Attained for Size 1, an upper bound otherwise.
 func (m *TrTCM) Promise(d engine.Time) float64 {
-	if m.cfg.Map.Red == Admit {
+	if m.cfg.Map.Red == buckets.Admit {
 		return math.Inf(1)
 	}
 	n := math.Floor((float64(m.cfg.PBS) + m.pt.perWindow(d)) / float64(m.cfg.Size))
-	if m.cfg.Map.Yellow != Admit {
+	if m.cfg.Map.Yellow != buckets.Admit {
 		n = min(n, math.Floor((float64(m.cfg.CBS)+m.ct.perWindow(d))/float64(m.cfg.Size)))
 	}
 	return n
@@ -412,10 +413,10 @@ var colourKeys = []Key{
 func colourMap(a *args) ColourVerdicts {
 	v := DefaultColourVerdicts
 	if a.choice("yellow", "admit", "reject") == "reject" {
-		v.Yellow = Reject
+		v.Yellow = buckets.Reject
 	}
 	if a.choice("red", "reject", "admit") == "admit" {
-		v.Red = Admit
+		v.Red = buckets.Admit
 	}
 	return v
 }
@@ -430,7 +431,7 @@ var srTCMInfo = Info{
 		{Name: "cbs", Default: "10", Unit: "bytes", Doc: "committed burst size, >= 0"},
 		{Name: "ebs", Default: "10", Unit: "bytes", Doc: "excess burst size, >= 0 (cbs + ebs > 0)"},
 	}, colourKeys...),
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		c := SrTCMConfig{
 			CIR:  a.rat("cir"),
 			CBS:  a.int("cbs", 0, math.MaxInt64/2),
@@ -444,7 +445,7 @@ var srTCMInfo = Info{
 		if _, err := NewSrTCM(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewSrTCM(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewSrTCM(c); return l }, nil
 	},
 }
 
@@ -459,7 +460,7 @@ var trTCMInfo = Info{
 		{Name: "cir", Default: "10", Unit: "bytes/s", Doc: "committed information rate, decimal or p/q > 0"},
 		{Name: "cbs", Default: "10", Unit: "bytes", Doc: "committed burst size, >= 1"},
 	}, colourKeys...),
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		c := TrTCMConfig{
 			PIR:  a.rat("pir"),
 			PBS:  a.int("pbs", 1, math.MaxInt64/2),
@@ -474,6 +475,6 @@ var trTCMInfo = Info{
 		if _, err := NewTrTCM(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewTrTCM(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewTrTCM(c); return l }, nil
 	},
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -68,7 +69,7 @@ func NewUber(c UberConfig) (*Uber, error) {
 
 // Offer decides one Take call arriving at t: Admit when Take returns at
 // once, Delay by its sleep otherwise.
-func (u *Uber) Offer(t engine.Time, id int64) Decision {
+func (u *Uber) Offer(t engine.Time, id int64) buckets.Decision {
 	u.clock.advance(t, "Uber")
 	now := int64(t)
 	catchUp := u.maxSlack + u.perRequest
@@ -92,7 +93,7 @@ func (u *Uber) Offer(t engine.Time, id int64) Decision {
 func (u *Uber) Next() engine.Time { return engine.Forever }
 
 // Release panics: Uber never queues.
-func (u *Uber) Release() Released { return noQueue("Uber") }
+func (u *Uber) Release() buckets.Released { return noQueue("Uber") }
 
 // Promise returns the most Take calls released (returned from) in any
 // closed window of d nanoseconds:
@@ -129,7 +130,7 @@ var uberInfo = Info{
 		{Name: "slack", Default: "10", Unit: "calls", Doc: "unused slots a burst may catch up (ratelimit.WithSlack), >= 0"},
 		{Name: "version", Default: "v0.3.1", Unit: "v0.3.0|v0.3.1", Doc: "go.uber.org/ratelimit version"},
 	},
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		c := UberConfig{
 			Rate:  int(a.int("rate", 1, math.MaxInt32)),
 			Per:   a.duration("per", 1, engine.Forever, false),
@@ -142,6 +143,6 @@ var uberInfo = Info{
 		if _, err := NewUber(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewUber(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewUber(c); return l }, nil
 	},
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/ratelimit"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -16,15 +17,15 @@ import (
 func TestUberHand(t *testing.T) {
 	u := MustParse("uber:rate=10,slack=2").New()
 	run(t, u, []step{
-		{t: 0, verdict: Admit},                 // first call: next = 0
-		{t: 0, verdict: Delay, wait: 100 * ms}, // next = 100 ms
-		{t: 0, verdict: Delay, wait: 200 * ms}, // next = 200 ms
+		{t: 0, verdict: buckets.Admit},                 // first call: next = 0
+		{t: 0, verdict: buckets.Delay, wait: 100 * ms}, // next = 100 ms
+		{t: 0, verdict: buckets.Delay, wait: 200 * ms}, // next = 200 ms
 		// At 10 s: 10 s - 200 ms > maxSlack + perRequest = 300 ms, so next =
 		// 10 s - 200 ms; then 9.9 s and 10 s: slack + 1 = 3 pass at once.
-		{t: 10 * s1, verdict: Admit},
-		{t: 10 * s1, verdict: Admit},
-		{t: 10 * s1, verdict: Admit},
-		{t: 10 * s1, verdict: Delay, wait: 100 * ms},
+		{t: 10 * s1, verdict: buckets.Admit},
+		{t: 10 * s1, verdict: buckets.Admit},
+		{t: 10 * s1, verdict: buckets.Admit},
+		{t: 10 * s1, verdict: buckets.Delay, wait: 100 * ms},
 	}, false)
 }
 
@@ -36,11 +37,11 @@ func TestUberV030Boundary(t *testing.T) {
 	now := 300*ms - 1
 	// v0.3.1: next = 100 ms, 200 ms, then 300 ms: the third waits 1 ns.
 	u := MustParse("uber:rate=10,slack=2,version=v0.3.1").New()
-	run(t, u, []step{{t: 0, verdict: Admit}, {t: now, verdict: Admit}, {t: now, verdict: Admit}, {t: now, verdict: Delay, wait: 1}}, false)
+	run(t, u, []step{{t: 0, verdict: buckets.Admit}, {t: now, verdict: buckets.Admit}, {t: now, verdict: buckets.Admit}, {t: now, verdict: buckets.Delay, wait: 1}}, false)
 	// v0.3.0: now - next > maxSlack, so next = now - 200 ms, now - 100 ms,
 	// now: all three pass at once.
 	u = MustParse("uber:rate=10,slack=2,version=v0.3.0").New()
-	run(t, u, []step{{t: 0, verdict: Admit}, {t: now, verdict: Admit}, {t: now, verdict: Admit}, {t: now, verdict: Admit}}, false)
+	run(t, u, []step{{t: 0, verdict: buckets.Admit}, {t: now, verdict: buckets.Admit}, {t: now, verdict: buckets.Admit}, {t: now, verdict: buckets.Admit}}, false)
 }
 
 // fakeUberClock is a ratelimit.Clock whose Now is set by the test and
@@ -112,10 +113,10 @@ func compareUber(t *testing.T, what string, rateN int, per engine.Time, slack in
 		lib.Take()
 		d := u.Offer(at, int64(i))
 		var got time.Duration
-		if d.Verdict == Delay {
+		if d.Verdict == buckets.Delay {
 			got = time.Duration(d.Wait.Num().Int64())
 		}
-		if got != clk.slept || (got == 0) != (d.Verdict == Admit) {
+		if got != clk.slept || (got == 0) != (d.Verdict == buckets.Admit) {
 			t.Fatalf("%s: arrival %d at %v: profile %v wait %v, library slept %v", what, i, at, d.Verdict, got, clk.slept)
 		}
 	}

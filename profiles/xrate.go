@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -221,12 +222,12 @@ func amd64Int64(x float64) int64 {
 }
 
 // Offer decides one job arriving at t, as the configured call would.
-func (x *XRate) Offer(t engine.Time, id int64) Decision { return x.OfferN(t, id, 1) }
+func (x *XRate) Offer(t engine.Time, id int64) buckets.Decision { return x.OfferN(t, id, 1) }
 
 // OfferN decides a job that takes n tokens (AllowN, ReserveN, WaitN with
 // this n), n >= 1. A job with n > Burst is always refused, unless the
 // limit is XRateInf.
-func (x *XRate) OfferN(t engine.Time, id int64, n int) Decision {
+func (x *XRate) OfferN(t engine.Time, id int64, n int) buckets.Decision {
 	if n < 1 {
 		panic("profiles: XRate.OfferN with n < 1")
 	}
@@ -267,7 +268,7 @@ func (x *XRate) retryAfter(t engine.Time, n int, wait int64) engine.Time {
 func (x *XRate) Next() engine.Time { return engine.Forever }
 
 // Release panics: XRate never queues.
-func (x *XRate) Release() Released { return noQueue("XRate") }
+func (x *XRate) Release() buckets.Released { return noQueue("XRate") }
 
 // Promise returns the most jobs the limiter admits (Allow) or releases
 // (Reserve, Wait) in any closed window of d nanoseconds:
@@ -312,7 +313,7 @@ var xrateInfo = Info{
 		{Name: "max_wait", Default: "inf", Unit: "duration", Doc: "WaitN's context deadline after the call; inf for none"},
 		{Name: "version", Default: "v0.16.0", Unit: "v0.MINOR.PATCH", Doc: "golang.org/x/time version whose behaviour to reproduce"},
 	},
-	build: func(a *args) (func() Limiter, error) {
+	build: func(a *args) (func() buckets.Limiter, error) {
 		var c XRateConfig
 		switch s := a.values["limit"]; s {
 		case "inf", "Inf", "+Inf":
@@ -338,7 +339,7 @@ var xrateInfo = Info{
 		if _, err := NewXRate(c); err != nil {
 			return nil, err
 		}
-		return func() Limiter { l, _ := NewXRate(c); return l }, nil
+		return func() buckets.Limiter { l, _ := NewXRate(c); return l }, nil
 	},
 }
 

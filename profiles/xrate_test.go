@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -20,7 +21,7 @@ func TestXRateTakeTwo(t *testing.T) {
 	}
 	const t0 = engine.Time(0)
 	// Starts full: 3 tokens. Take 2: 3 - 2 = 1 >= 0, admitted.
-	if d := x.OfferN(t0, 0, 2); d.Verdict != Admit {
+	if d := x.OfferN(t0, 0, 2); d.Verdict != buckets.Admit {
 		t.Fatalf("take 2 at t0 = %v, want admit", d.Verdict)
 	}
 	// Take 2 more: 1 - 2 = -1 tokens, a wait of (1/10)·1e9 = 1e8 ns > 0,
@@ -31,11 +32,11 @@ func TestXRateTakeTwo(t *testing.T) {
 	// truncates to a wait of 0. At 99999998 ns the wait is 1.9999999878 ns,
 	// truncated to 1 > 0: refused.
 	d := x.OfferN(t0, 1, 2)
-	if d.Verdict != Reject || d.RetryAfter != 100*ms-1 {
+	if d.Verdict != buckets.Reject || d.RetryAfter != 100*ms-1 {
 		t.Fatalf("second take 2 = %v, RetryAfter %v s; want reject, 0.099999999 s", d.Verdict, d.RetryAfter)
 	}
 	// Take 1: 1 - 1 = 0, admitted.
-	if d := x.OfferN(t0, 2, 1); d.Verdict != Admit {
+	if d := x.OfferN(t0, 2, 1); d.Verdict != buckets.Admit {
 		t.Fatalf("take 1 = %v, want admit", d.Verdict)
 	}
 	// At t0 + 200 ms: 0 + 0.2·10 = 2 tokens (0.2·10 rounds to exactly 2).
@@ -43,11 +44,11 @@ func TestXRateTakeTwo(t *testing.T) {
 		t.Fatalf("tokens at +200ms = %v, want 2", got)
 	}
 	run(t, x, []step{
-		{t: t0 + 200*ms, verdict: Admit},
-		{t: t0 + 200*ms, verdict: Admit},
+		{t: t0 + 200*ms, verdict: buckets.Admit},
+		{t: t0 + 200*ms, verdict: buckets.Admit},
 		// 0 tokens: 0 + 0.99999999000000006 - 1 at +99999999 ns is the
 		// same -9.99999993922529e-9 as above, a wait truncated to 0.
-		{t: t0 + 200*ms, verdict: Reject, retry: 100*ms - 1},
+		{t: t0 + 200*ms, verdict: buckets.Reject, retry: 100*ms - 1},
 	}, true)
 }
 
@@ -55,11 +56,11 @@ func TestXRateTakeTwo(t *testing.T) {
 func TestXRateReserveWaits(t *testing.T) {
 	x, _ := NewXRate(XRateConfig{Limit: 3, Burst: 1, Call: XRateReserve, Minor: 16})
 	run(t, x, []step{
-		{t: 0, verdict: Admit}, // full: 1 - 1 = 0
+		{t: 0, verdict: buckets.Admit}, // full: 1 - 1 = 0
 		// 0 - 1 = -1: wait int64((1/3)·1e9) = int64(333333333.33333331) = 333333333 ns.
-		{t: 0, verdict: Delay, wait: 333333333},
+		{t: 0, verdict: buckets.Delay, wait: 333333333},
 		// tokens = -1 - 1 = -2: wait int64((2/3)·1e9) = 666666666 ns (truncated).
-		{t: 0, verdict: Delay, wait: 666666666},
+		{t: 0, verdict: buckets.Delay, wait: 666666666},
 	}, false)
 }
 
@@ -68,15 +69,15 @@ func TestXRateZeroLimit(t *testing.T) {
 	// Current: the bucket holds its 2 initial tokens and never refills;
 	// Allow admits two and rejects forever after (RetryAfter unknown).
 	x, _ := NewXRate(XRateConfig{Limit: 0, Burst: 2, Minor: 16})
-	run(t, x, []step{{t: 0, verdict: Admit}, {t: s1, verdict: Admit}, {t: 1000 * s1, verdict: Reject}}, true)
+	run(t, x, []step{{t: 0, verdict: buckets.Admit}, {t: s1, verdict: buckets.Admit}, {t: 1000 * s1, verdict: buckets.Reject}}, true)
 	// Reserve: beyond the burst, durationFromTokens returns InfDuration,
 	// which is <= the InfDuration limit: OK with a wait of 2^63-1 ns.
 	x, _ = NewXRate(XRateConfig{Limit: 0, Burst: 1, Call: XRateReserve, Minor: 16})
-	run(t, x, []step{{t: 0, verdict: Admit}, {t: 0, verdict: Delay, wait: engine.Forever}}, false)
+	run(t, x, []step{{t: 0, verdict: buckets.Admit}, {t: 0, verdict: buckets.Delay, wait: engine.Forever}}, false)
 	// v0.6.0: burst is decremented per grant, and the third is refused
 	// even by Reserve.
 	x, _ = NewXRate(XRateConfig{Limit: 0, Burst: 2, Call: XRateReserve, Minor: 6})
-	run(t, x, []step{{t: 0, verdict: Admit}, {t: 0, verdict: Admit}, {t: 0, verdict: Reject}}, false)
+	run(t, x, []step{{t: 0, verdict: buckets.Admit}, {t: 0, verdict: buckets.Admit}, {t: 0, verdict: buckets.Reject}}, false)
 }
 
 // TestXRateOverflowBeforeV010 checks the pre-v0.10.0 overflow: limit
@@ -86,8 +87,8 @@ func TestXRateZeroLimit(t *testing.T) {
 func TestXRateOverflowBeforeV010(t *testing.T) {
 	for _, c := range []struct {
 		minor int
-		want  Verdict
-	}{{16, Reject}, {9, Admit}} {
+		want  buckets.Verdict
+	}{{16, buckets.Reject}, {9, buckets.Admit}} {
 		x, _ := NewXRate(XRateConfig{Limit: 1e-10, Burst: 1, Minor: c.minor})
 		x.Offer(0, 0)
 		if got := x.Offer(0, 1).Verdict; got != c.want {
@@ -100,7 +101,7 @@ func TestXRateOverflowBeforeV010(t *testing.T) {
 func TestXRateInf(t *testing.T) {
 	x := MustParse("xrate:limit=inf,burst=0").New()
 	for i := range 5 {
-		if d := x.Offer(0, int64(i)); d.Verdict != Admit {
+		if d := x.Offer(0, int64(i)); d.Verdict != buckets.Admit {
 			t.Fatalf("Offer %d = %v, want admit", i, d.Verdict)
 		}
 	}
@@ -111,12 +112,12 @@ func TestXRateInf(t *testing.T) {
 func TestXRateWaitDeadline(t *testing.T) {
 	x := MustParse("xrate:limit=10,burst=1,call=wait,max_wait=150ms").New()
 	run(t, x, []step{
-		{t: 0, verdict: Admit},
-		{t: 0, verdict: Delay, wait: 100 * ms}, // -1 tokens: 100 ms <= 150 ms
+		{t: 0, verdict: buckets.Admit},
+		{t: 0, verdict: buckets.Delay, wait: 100 * ms}, // -1 tokens: 100 ms <= 150 ms
 		// -2 tokens: 200 ms > 150 ms, refused; the state keeps -1 token,
 		// so a retry at +50 ms waits exactly 150 ms and passes.
-		{t: 0, verdict: Reject, retry: 50 * ms},
-		{t: 50 * ms, verdict: Delay, wait: 150 * ms},
+		{t: 0, verdict: buckets.Reject, retry: 50 * ms},
+		{t: 50 * ms, verdict: buckets.Delay, wait: 150 * ms},
 	}, true)
 }
 
@@ -129,23 +130,23 @@ type xrateLib struct {
 
 var xrateBase = time.Unix(1700000000, 123456789)
 
-func (l xrateLib) offer(t engine.Time) (Verdict, int64) {
+func (l xrateLib) offer(t engine.Time) (buckets.Verdict, int64) {
 	tm := xrateBase.Add(time.Duration(t))
 	switch l.call {
 	case XRateAllow:
 		if l.lim.AllowN(tm, 1) {
-			return Admit, 0
+			return buckets.Admit, 0
 		}
-		return Reject, 0
+		return buckets.Reject, 0
 	default:
 		r := l.lim.ReserveN(tm, 1)
 		if !r.OK() {
-			return Reject, 0
+			return buckets.Reject, 0
 		}
 		if w := r.DelayFrom(tm); w > 0 {
-			return Delay, int64(w)
+			return buckets.Delay, int64(w)
 		}
-		return Admit, 0
+		return buckets.Admit, 0
 	}
 }
 
@@ -214,7 +215,7 @@ func compareXRate(t *testing.T, what string, c XRateConfig, ts []engine.Time) {
 		d := x.Offer(at, int64(i))
 		v, w := lib.offer(at)
 		gw := int64(0)
-		if d.Verdict == Delay {
+		if d.Verdict == buckets.Delay {
 			gw = d.Wait.Num().Int64()
 		}
 		if d.Verdict != v || gw != w {
@@ -236,7 +237,7 @@ func TestXRateRetryAfterAgainstLibrary(t *testing.T) {
 			t0 += engine.Time(src.ExpFloat64() * float64(s1) / lim / 4)
 			d := x.Offer(t0, int64(i))
 			lib.AllowN(xrateBase.Add(time.Duration(t0)), 1)
-			if d.Verdict != Reject || d.RetryAfter == 0 {
+			if d.Verdict != buckets.Reject || d.RetryAfter == 0 {
 				continue
 			}
 			at := t0 + d.RetryAfter
