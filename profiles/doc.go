@@ -22,7 +22,7 @@
 //	nginx:rate=10r/s,burst=5,nodelay
 //	guava-warmup:permits_per_second=5,warmup_period=2s
 //
-// (the CLI's --profile 'NAME:key=value,...'). Keys are named as each
+// (the form a future --profile flag will take). Keys are named as each
 // library names its parameters, in snake_case. A parsed [Profile] is a
 // description; [Profile.New] returns a fresh limiter with its own state.
 // PROFILES.md beside this file tabulates the libraries, versions, clocks,
