@@ -137,10 +137,7 @@ func (h controlHandler) Handle(s *engine.Sim, now engine.Time, _ int) { h.b.cont
 func (b *Backfill) control(now engine.Time) {
 	st := b.srv.Stats(b.sim, b.p.Live)
 	n := st.Departed - b.prev.Departed
-	sum, err := st.QueueDelay.Sub(b.prev.QueueDelay)
-	if err != nil {
-		panic("clients: backfill latency: " + err.Error())
-	}
+	sum := subRat(st.QueueDelay, b.prev.QueueDelay)
 	b.prev = st
 	c := Control{At: now}
 	if n > 0 {

@@ -112,11 +112,7 @@ func PassAt(t engine.Time, d Decision) exact.Rat {
 	case Admit:
 		return exact.Int(int64(t))
 	case Delay:
-		at, err := exact.Int(int64(t)).Add(d.Wait)
-		if err != nil {
-			panic(fmt.Sprintf("clients: pass instant %v + %v: %v", t, d.Wait, err))
-		}
-		return at
+		return addRat(exact.Int(int64(t)), d.Wait)
 	}
 	panic("clients: PassAt of a " + d.Verdict.String() + " verdict")
 }
@@ -140,10 +136,7 @@ func (g *Gate) release(now engine.Time) {
 			panic(fmt.Sprintf("clients: limiter released job %d, which it never queued", r.ID))
 		}
 		delete(g.queued, r.ID)
-		at, err := exact.Int(int64(q.at)).Add(r.Wait)
-		if err != nil {
-			panic(fmt.Sprintf("clients: release instant %v + %v: %v", q.at, r.Wait, err))
-		}
+		at := addRat(exact.Int(int64(q.at)), r.Wait)
 		g.pass(at, q.j.Class)
 		q.c.Released(g.sim, q.j, at)
 	}

@@ -178,14 +178,8 @@ func (sv *Server) admit(a arrival) {
 	if len(sv.system) > 0 && sv.last.Cmp(start) > 0 {
 		start = sv.last
 	}
-	d, err := start.Add(sv.service)
-	if err != nil {
-		panic(fmt.Sprintf("clients: departure %v + %v: %v", start, sv.service, err))
-	}
-	delay, err := start.Sub(a.at)
-	if err != nil {
-		panic(fmt.Sprintf("clients: queueing delay %v - %v: %v", start, a.at, err))
-	}
+	d := addRat(start, sv.service)
+	delay := subRat(start, a.at)
 	sv.last = d
 	sv.system = append(sv.system, inSystem{depart: d, delay: delay, class: a.class})
 }
@@ -202,11 +196,7 @@ func (sv *Server) leave() {
 	sv.system = sv.system[1:]
 	st := sv.class(j.class)
 	st.Departed++
-	sum, err := st.QueueDelay.Add(j.delay)
-	if err != nil {
-		panic(fmt.Sprintf("clients: queueing delay sum: %v", err))
-	}
-	st.QueueDelay = sum
+	st.QueueDelay = addRat(st.QueueDelay, j.delay)
 	if j.delay.Cmp(st.MaxQueueDelay) > 0 {
 		st.MaxQueueDelay = j.delay
 	}

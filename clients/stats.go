@@ -161,10 +161,7 @@ func (st *Stats) success(arrived engine.Time, attempts int, at exact.Rat) {
 		st.AttemptsPerSuccess = append(st.AttemptsPerSuccess, 0)
 	}
 	st.AttemptsPerSuccess[attempts]++
-	lat, err := at.Sub(exact.Int(int64(arrived)))
-	if err != nil {
-		panic("clients: latency out of range: " + err.Error())
-	}
+	lat := subRat(at, exact.Int(int64(arrived)))
 	st.latencies = append(st.latencies, lat.QuoFloat64(1e9))
 	end := engine.Time(at.Ceil().Int64())
 	st.Last = max(st.Last, end)
