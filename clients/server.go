@@ -75,7 +75,8 @@ func (st ServerStats) MeanQueueDelay() float64 {
 // commits everything at the end of a run. Sending an arrival at x <= Now()
 // - 1 ns is a programmer error and panics.
 //
-// Memory: O(jobs in the system + arrivals of the last nanosecond).
+// Memory: O(jobs in the system + jobs sent whose instant is not yet a
+// nanosecond past: those a shaper has delayed into the future).
 //
 // The zero value is not usable; create a Server with [NewServer].
 type Server struct {
