@@ -20,7 +20,7 @@ type Failure struct {
 	// 0 before the first retry ([DecorrelatedJitter] starts from Base).
 	Prev engine.Time
 	// RetryAfter is the limiter's Retry-After for this rejection in
-	// nanoseconds ([Decision].RetryAfter), 0 when it gave none.
+	// nanoseconds ([buckets.Decision].RetryAfter), 0 when it gave none.
 	RetryAfter engine.Time
 }
 

@@ -6,8 +6,7 @@
 //
 // # Limiters
 //
-// Clients talk to a limiter through the [Limiter] protocol (a temporary
-// copy of package buckets' interface, see protocol_local.go): offered a
+// Clients talk to a limiter through the [buckets.Limiter] protocol: offered a
 // job at t, a limiter admits it, delays it by an exact wait, queues it to
 // be released by its own event, or rejects it, optionally saying when to
 // retry (Retry-After). A [Gate] drives one limiter on the Sim: it offers
@@ -73,11 +72,10 @@
 // # Entry points
 //
 //   - [Run] runs a [Scenario] (foreground clients, optional server and
-//     backfill) against a limiter: what `ratesim clients` calls.
+//     backfill) against a limiter.
 //   - [OCCStudy] runs Brooker's optimistic-concurrency study, N = 10 to
 //     190 clients, the five strategies, 100 runs per point, in parallel
-//     ([DefaultOCC] is the blog's set-up): what
-//     `ratesim sweep --builtin backoff` calls. [RunOCC] is one run.
+//     ([DefaultOCC] is the blog's set-up); [RunOCC] is one run.
 //
 // [Exponential Backoff And Jitter]: https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/
 package clients

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
@@ -16,18 +17,18 @@ type bucket struct {
 	period, level, last engine.Time
 }
 
-func (b *bucket) Offer(t engine.Time, _ int64) clients.Decision {
+func (b *bucket) Offer(t engine.Time, _ int64) buckets.Decision {
 	b.level = min(b.period, b.level+t-b.last)
 	b.last = t
 	if b.level == b.period {
 		b.level = 0
-		return clients.Decision{Verdict: clients.Admit}
+		return buckets.Decision{Verdict: buckets.Admit}
 	}
-	return clients.Decision{Verdict: clients.Reject, RetryAfter: b.period - b.level}
+	return buckets.Decision{Verdict: buckets.Reject, RetryAfter: b.period - b.level}
 }
 
 func (b *bucket) Next() engine.Time         { return engine.Forever }
-func (b *bucket) Release() clients.Released { panic("bucket: nothing queued") }
+func (b *bucket) Release() buckets.Released { panic("bucket: nothing queued") }
 
 // This example runs five clients arriving together at a bucket that
 // passes one request per second, first retrying with full jitter (seed

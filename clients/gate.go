@@ -3,6 +3,7 @@ package clients
 import (
 	"fmt"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -31,7 +32,7 @@ type Sink interface {
 	Arrive(s *engine.Sim, at exact.Rat, class int)
 }
 
-// Gate drives a [Limiter] on an [engine.Sim]: clients offer jobs through
+// Gate drives a [buckets.Limiter] on an [engine.Sim]: clients offer jobs through
 // it, it makes the limiter's internal events (releases of queued jobs) at
 // their instants, hands released jobs back to the client that offered
 // them, and passes every job that passes, admitted, delayed or released,
@@ -39,7 +40,7 @@ type Sink interface {
 //
 // Several clients may share one Gate (foreground traffic and a backfill
 // sharing one limiter). Before each offer at t the Gate makes the
-// limiter's events due at or before t, as the [Limiter] contract asks.
+// limiter's events due at or before t, as the [buckets.Limiter] contract asks.
 //
 // Pass instants reach the sink in an order the sink must not rely on: a
 // job delayed to g is sent when it is offered, before jobs admitted
@@ -48,7 +49,7 @@ type Sink interface {
 // The zero value is not usable; create a Gate with [NewGate].
 type Gate struct {
 	sim     *engine.Sim
-	lim     Limiter
+	lim     buckets.Limiter
 	sink    Sink
 	nextID  int64
 	queued  map[int64]queuedJob // jobs the limiter answered Queue, by id
@@ -63,7 +64,7 @@ type queuedJob struct {
 }
 
 // NewGate returns a Gate for l on s, with no sink.
-func NewGate(s *engine.Sim, l Limiter) *Gate {
+func NewGate(s *engine.Sim, l buckets.Limiter) *Gate {
 	return &Gate{sim: s, lim: l, queued: make(map[int64]queuedJob), pending: engine.Forever}
 }
 
@@ -81,7 +82,7 @@ func (g *Gate) Queued() int { return len(g.queued) }
 // Now() + Wait; the client learns it from the decision. For Queue the
 // Gate calls c.Released when the limiter releases the job; c must not be
 // nil then. A Reject leaves nothing behind.
-func (g *Gate) Offer(c Caller, j Job) Decision {
+func (g *Gate) Offer(c Caller, j Job) buckets.Decision {
 	now := g.sim.Now()
 	g.release(now)
 	id := g.nextID
@@ -89,11 +90,11 @@ func (g *Gate) Offer(c Caller, j Job) Decision {
 	g.offers++
 	d := g.lim.Offer(now, id)
 	switch d.Verdict {
-	case Admit:
+	case buckets.Admit:
 		g.pass(exact.Int(int64(now)), j.Class)
-	case Delay:
+	case buckets.Delay:
 		g.pass(PassAt(now, d), j.Class)
-	case Queue:
+	case buckets.Queue:
 		if c == nil {
 			panic("clients: Gate.Offer with a nil Caller got a Queue verdict")
 		}
@@ -107,11 +108,11 @@ func (g *Gate) Offer(c Caller, j Job) Decision {
 // at t with decision d passes: t for Admit and t + Wait for Delay. It
 // panics for Queue and Reject, whose pass instant the decision does not
 // give.
-func PassAt(t engine.Time, d Decision) exact.Rat {
+func PassAt(t engine.Time, d buckets.Decision) exact.Rat {
 	switch d.Verdict {
-	case Admit:
+	case buckets.Admit:
 		return exact.Int(int64(t))
-	case Delay:
+	case buckets.Delay:
 		return addRat(exact.Int(int64(t)), d.Wait)
 	}
 	panic("clients: PassAt of a " + d.Verdict.String() + " verdict")

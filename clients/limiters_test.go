@@ -3,6 +3,7 @@ package clients
 import (
 	"fmt"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -24,18 +25,18 @@ func newPolicer(T engine.Time, b int64) *policer {
 	return &policer{T: int64(T), b: b, level: int64(T) * b}
 }
 
-func (p *policer) Offer(t engine.Time, id int64) Decision {
+func (p *policer) Offer(t engine.Time, id int64) buckets.Decision {
 	p.level = min(p.b*p.T, p.level+int64(t-p.last))
 	p.last = t
 	if p.level >= p.T {
 		p.level -= p.T
-		return Decision{Verdict: Admit}
+		return buckets.Decision{Verdict: buckets.Admit}
 	}
-	return Decision{Verdict: Reject, RetryAfter: engine.Time(p.T - p.level)}
+	return buckets.Decision{Verdict: buckets.Reject, RetryAfter: engine.Time(p.T - p.level)}
 }
 
-func (p *policer) Next() engine.Time { return engine.Forever }
-func (p *policer) Release() Released { panic("policer: nothing to release") }
+func (p *policer) Next() engine.Time         { return engine.Forever }
+func (p *policer) Release() buckets.Released { panic("policer: nothing to release") }
 
 // shaper is a first-come-first-served shaping bucket of burst 1 and rate
 // 1e9/T tokens/s (T ns a rational): job k passes at
@@ -49,7 +50,7 @@ type shaper struct {
 	started bool
 }
 
-func (p *shaper) Offer(t engine.Time, id int64) Decision {
+func (p *shaper) Offer(t engine.Time, id int64) buckets.Decision {
 	pass := exact.Int(int64(t))
 	if p.started && p.free.Cmp(pass) > 0 {
 		pass = p.free
@@ -57,17 +58,17 @@ func (p *shaper) Offer(t engine.Time, id int64) Decision {
 	wait := must(pass.Sub(exact.Int(int64(t))))
 	if p.maxWait > 0 && wait.Cmp(exact.Int(int64(p.maxWait))) > 0 {
 		ra := must(wait.Sub(exact.Int(int64(p.maxWait))))
-		return Decision{Verdict: Reject, RetryAfter: engine.Time(ra.Ceil().Int64())}
+		return buckets.Decision{Verdict: buckets.Reject, RetryAfter: engine.Time(ra.Ceil().Int64())}
 	}
 	p.free, p.started = must(pass.Add(p.T)), true
 	if wait.Sign() == 0 {
-		return Decision{Verdict: Admit}
+		return buckets.Decision{Verdict: buckets.Admit}
 	}
-	return Decision{Verdict: Delay, Wait: wait}
+	return buckets.Decision{Verdict: buckets.Delay, Wait: wait}
 }
 
-func (p *shaper) Next() engine.Time { return engine.Forever }
-func (p *shaper) Release() Released { panic("shaper: nothing to release") }
+func (p *shaper) Next() engine.Time         { return engine.Forever }
+func (p *shaper) Release() buckets.Released { panic("shaper: nothing to release") }
 
 // spacer queues every job and releases them first come, first served,
 // one every T ns (a rational): job k leaves at g_k = max(t_k, g_{k-1} + T).
@@ -85,7 +86,7 @@ type spaced struct {
 	g  exact.Rat
 }
 
-func (p *spacer) Offer(t engine.Time, id int64) Decision {
+func (p *spacer) Offer(t engine.Time, id int64) buckets.Decision {
 	if p.Next() <= t {
 		panic(fmt.Sprintf("spacer: offer at %v with an event due at %v", t, p.Next()))
 	}
@@ -97,7 +98,7 @@ func (p *spacer) Offer(t engine.Time, id int64) Decision {
 	}
 	p.last, p.any = g, true
 	p.q = append(p.q, spaced{id: id, t: t, g: g})
-	return Decision{Verdict: Queue}
+	return buckets.Decision{Verdict: buckets.Queue}
 }
 
 func (p *spacer) Next() engine.Time {
@@ -107,31 +108,33 @@ func (p *spacer) Next() engine.Time {
 	return engine.Time(p.q[0].g.Ceil().Int64())
 }
 
-func (p *spacer) Release() Released {
+func (p *spacer) Release() buckets.Released {
 	j := p.q[0]
 	p.q = p.q[1:]
-	return Released{ID: j.id, Wait: must(j.g.Sub(exact.Int(int64(j.t))))}
+	return buckets.Released{ID: j.id, Wait: must(j.g.Sub(exact.Int(int64(j.t))))}
 }
 
 // admitAll admits every job.
 type admitAll struct{}
 
-func (admitAll) Offer(engine.Time, int64) Decision { return Decision{Verdict: Admit} }
-func (admitAll) Next() engine.Time                 { return engine.Forever }
-func (admitAll) Release() Released                 { panic("admitAll: nothing to release") }
+func (admitAll) Offer(engine.Time, int64) buckets.Decision {
+	return buckets.Decision{Verdict: buckets.Admit}
+}
+func (admitAll) Next() engine.Time         { return engine.Forever }
+func (admitAll) Release() buckets.Released { panic("admitAll: nothing to release") }
 
 // logged records every decision of the limiter it wraps.
 type logged struct {
-	Limiter
+	buckets.Limiter
 	log []offer
 }
 
 type offer struct {
 	At      engine.Time
-	Verdict Verdict
+	Verdict buckets.Verdict
 }
 
-func (l *logged) Offer(t engine.Time, id int64) Decision {
+func (l *logged) Offer(t engine.Time, id int64) buckets.Decision {
 	d := l.Limiter.Offer(t, id)
 	l.log = append(l.log, offer{t, d.Verdict})
 	return d

@@ -15,8 +15,7 @@ import (
 )
 
 // OCCParams describes the contention study of Marc Brooker, [Exponential
-// Backoff And Jitter] (AWS Architecture Blog, 2015), which ratesim runs as
-// `ratesim sweep --builtin backoff`: N clients each update one row of an
+// Backoff And Jitter] (AWS Architecture Blog, 2015): N clients each update one row of an
 // optimistic-concurrency store once. A client reads the row's version,
 // then writes with that version; the write succeeds only if the version is
 // unchanged (and bumps it), otherwise the client backs off (attempt

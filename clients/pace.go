@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -253,12 +254,12 @@ func (pc *Paced) send(now engine.Time) {
 	r := request{arrived: head.arrived, attempts: pc.headTry, user: -1}
 	d := pc.gate.Offer(pc, Job{Class: pc.p.Class, Tag: pc.tag})
 	switch d.Verdict {
-	case Admit, Delay:
+	case buckets.Admit, buckets.Delay:
 		pc.stats.success(r.arrived, r.attempts, PassAt(now, d))
-	case Queue:
+	case buckets.Queue:
 		pc.queued[pc.tag] = r
 		pc.tag++
-	case Reject:
+	case buckets.Reject:
 		if pc.p.MaxAttempts == 0 || pc.headTry < pc.p.MaxAttempts {
 			return // stays at the head
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -44,7 +45,7 @@ func TestPacedNeverExceedsRate(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name   string
-		lim    Limiter
+		lim    buckets.Limiter
 		jitter engine.Time
 	}{
 		{"no jitter", admitAll{}, 0},

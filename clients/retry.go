@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math/rand/v2"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -230,11 +231,11 @@ func (c *Retrying) attempt(now engine.Time, slot int) {
 	c.stats.attempt(now)
 	d := c.gate.Offer(c, Job{Class: c.policy.Class, Tag: slot})
 	switch d.Verdict {
-	case Admit, Delay:
+	case buckets.Admit, buckets.Delay:
 		c.succeed(slot, PassAt(now, d))
-	case Queue:
+	case buckets.Queue:
 		// Released calls succeed.
-	case Reject:
+	case buckets.Reject:
 		if c.policy.MaxAttempts > 0 && r.attempts >= c.policy.MaxAttempts {
 			c.finish(slot, now, false)
 			return

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
 
 // runRetrying offers requests arriving at arrivals to l with policy p and
 // returns the limiter's log of decisions and the statistics.
-func runRetrying(t *testing.T, l Limiter, p RetryPolicy, arrivals ...engine.Time) ([]offer, *Stats) {
+func runRetrying(t *testing.T, l buckets.Limiter, p RetryPolicy, arrivals ...engine.Time) ([]offer, *Stats) {
 	t.Helper()
 	lg := &logged{Limiter: l}
 	s := engine.NewSim()
@@ -29,8 +30,8 @@ func runRetrying(t *testing.T, l Limiter, p RetryPolicy, arrivals ...engine.Time
 // 2 s, ... after each one taken; between two, a job finds none.
 func TestRetryHandWorked(t *testing.T) {
 	const (
-		A = Admit
-		R = Reject
+		A = buckets.Admit
+		R = buckets.Reject
 	)
 	tests := []struct {
 		name string
@@ -152,9 +153,9 @@ func TestClosedLoopHandWorked(t *testing.T) {
 	c.ClosedLoop(1, Fixed(0.25), 2*engine.Second)
 	s.Run()
 	want := []offer{
-		{0, Admit},
-		{ms(250), Reject}, {ms(750), Reject}, {ms(1250), Admit},
-		{ms(1500), Reject}, {ms(2000), Reject}, {ms(2500), Admit},
+		{0, buckets.Admit},
+		{ms(250), buckets.Reject}, {ms(750), buckets.Reject}, {ms(1250), buckets.Admit},
+		{ms(1500), buckets.Reject}, {ms(2000), buckets.Reject}, {ms(2500), buckets.Admit},
 	}
 	if diff := cmp.Diff(want, lg.log); diff != "" {
 		t.Errorf("decisions (-want +got):\n%s", diff)
@@ -184,7 +185,7 @@ func TestClosedLoopHandWorked(t *testing.T) {
 // nanoseconds: a rate of 3/s lets them pass at 0, 1/3 s and 2/3 s.
 func TestDelayedAndQueuedPass(t *testing.T) {
 	third := must(exact.Int(1e9).Quo(exact.Int(3)))
-	for name, l := range map[string]Limiter{
+	for name, l := range map[string]buckets.Limiter{
 		"shaper (Delay)": &shaper{T: third},
 		"spacer (Queue)": &spacer{T: third},
 	} {

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math/rand/v2"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -38,8 +39,7 @@ func mix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// Scenario is one run of client populations against a limiter, what
-// `ratesim clients` runs: foreground requests (open loop, closed loop or
+// Scenario is one run of client populations against a limiter: foreground requests (open loop, closed loop or
 // both), retried by a policy or paced in front of the limiter; optionally
 // a downstream server fed by everything that passes, and an adaptive
 // backfill sharing the limiter.
@@ -93,7 +93,7 @@ type Result struct {
 
 // Run runs sc against l, which must be fresh (no job offered yet), and
 // returns what it measured, or an error if sc is invalid.
-func Run(sc Scenario, l Limiter) (Result, error) {
+func Run(sc Scenario, l buckets.Limiter) (Result, error) {
 	if sc.Arrivals == nil && sc.Users <= 0 {
 		return Result{}, fmt.Errorf("clients: scenario without arrivals or users")
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -26,7 +27,7 @@ import (
 func TestCliffVersusSlope(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
-		lim      Limiter
+		lim      buckets.Limiter
 		attempts int64
 	}{
 		{"cliff", newPolicer(engine.Second, 1), 9},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -143,7 +144,7 @@ func TestServerExactTies(t *testing.T) {
 	third := must(exact.Int(1e9).Quo(exact.Int(3)))
 	tests := []struct {
 		name      string
-		lim       Limiter
+		lim       buckets.Limiter
 		mu        string
 		overflows int64
 	}{
