@@ -1,0 +1,160 @@
+package clients
+
+import (
+	"fmt"
+
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+// Job is what a client offers through a [Gate]: the downstream class the
+// job is counted in (see [Server]) and a tag the client uses to find its
+// own request again when the job is released.
+type Job struct {
+	Class int // downstream accounting class, >= 0 (0 is foreground by convention)
+	Tag   int // the client's own reference, returned in Released
+}
+
+// A Caller is a client whose jobs pass through a [Gate]. Released is called
+// when the limiter releases a job it had queued (a Queue verdict), at the
+// instant of the limiter's release event (now, a whole nanosecond), with
+// the exact instant the job passed, in nanoseconds (now - 1 < at <= now).
+type Caller interface {
+	Released(s *engine.Sim, j Job, at exact.Rat)
+}
+
+// A Sink receives every job a [Gate] lets pass, at the exact instant it
+// passes (in nanoseconds since the origin, a rational between two
+// nanoseconds when the limiter's rate does not divide them). A [Server] is
+// a Sink.
+type Sink interface {
+	Arrive(s *engine.Sim, at exact.Rat, class int)
+}
+
+// Gate drives a [buckets.Limiter] on an [engine.Sim]: clients offer jobs through
+// it, it makes the limiter's internal events (releases of queued jobs) at
+// their instants, hands released jobs back to the client that offered
+// them, and passes every job that passes, admitted, delayed or released,
+// to its sink at the exact instant it passes.
+//
+// Several clients may share one Gate (foreground traffic and a backfill
+// sharing one limiter). Before each offer at t the Gate makes the
+// limiter's events due at or before t, as the [buckets.Limiter] contract asks.
+//
+// Pass instants reach the sink in an order the sink must not rely on: a
+// job delayed to g is sent when it is offered, before jobs admitted
+// between now and g. A [Server] sorts what it receives.
+//
+// The zero value is not usable; create a Gate with [NewGate].
+type Gate struct {
+	sim     *engine.Sim
+	lim     buckets.Limiter
+	sink    Sink
+	nextID  int64
+	queued  map[int64]queuedJob // jobs the limiter answered Queue, by id
+	pending engine.Time         // instant of the earliest release event scheduled, Forever if none
+	offers  int64
+}
+
+type queuedJob struct {
+	c  Caller
+	j  Job
+	at engine.Time // offer instant
+}
+
+// NewGate returns a Gate for l on s, with no sink.
+func NewGate(s *engine.Sim, l buckets.Limiter) *Gate {
+	return &Gate{sim: s, lim: l, queued: make(map[int64]queuedJob), pending: engine.Forever}
+}
+
+// Connect sets the sink that receives passing jobs (nil for none).
+func (g *Gate) Connect(k Sink) { g.sink = k }
+
+// Offers returns the number of jobs offered so far.
+func (g *Gate) Offers() int64 { return g.offers }
+
+// Queued returns the number of jobs the limiter holds in its queue.
+func (g *Gate) Queued() int { return len(g.queued) }
+
+// Offer offers job j of client c to the limiter at s.Now() and returns the
+// limiter's decision. For Admit the job passes at once and for Delay at
+// Now() + Wait; the client learns it from the decision. For Queue the
+// Gate calls c.Released when the limiter releases the job; c must not be
+// nil then. A Reject leaves nothing behind.
+func (g *Gate) Offer(c Caller, j Job) buckets.Decision {
+	now := g.sim.Now()
+	g.release(now)
+	id := g.nextID
+	g.nextID++
+	g.offers++
+	d := g.lim.Offer(now, id)
+	switch d.Verdict {
+	case buckets.Admit:
+		g.pass(exact.Int(int64(now)), j.Class)
+	case buckets.Delay:
+		g.pass(PassAt(now, d), j.Class)
+	case buckets.Queue:
+		if c == nil {
+			panic("clients: Gate.Offer with a nil Caller got a Queue verdict")
+		}
+		g.queued[id] = queuedJob{c: c, j: j, at: now}
+	}
+	g.arm()
+	return d
+}
+
+// PassAt returns the exact instant, in nanoseconds, at which a job offered
+// at t with decision d passes: t for Admit and t + Wait for Delay. It
+// panics for Queue and Reject, whose pass instant the decision does not
+// give.
+func PassAt(t engine.Time, d buckets.Decision) exact.Rat {
+	switch d.Verdict {
+	case buckets.Admit:
+		return exact.Int(int64(t))
+	case buckets.Delay:
+		return addRat(exact.Int(int64(t)), d.Wait)
+	}
+	panic("clients: PassAt of a " + d.Verdict.String() + " verdict")
+}
+
+// Handle makes the limiter's events due at now; it is the Gate's own
+// event handler.
+func (g *Gate) Handle(s *engine.Sim, now engine.Time, _ int) {
+	if now == g.pending {
+		g.pending = engine.Forever
+	}
+	g.release(now)
+	g.arm()
+}
+
+// release makes every limiter event due at or before now.
+func (g *Gate) release(now engine.Time) {
+	for g.lim.Next() <= now {
+		r := g.lim.Release()
+		q, ok := g.queued[r.ID]
+		if !ok {
+			panic(fmt.Sprintf("clients: limiter released job %d, which it never queued", r.ID))
+		}
+		delete(g.queued, r.ID)
+		at := addRat(exact.Int(int64(q.at)), r.Wait)
+		g.pass(at, q.j.Class)
+		q.c.Released(g.sim, q.j, at)
+	}
+}
+
+// arm schedules an event at the limiter's next event unless one at or
+// before it is already scheduled. A stale event (the limiter's next event
+// moved later) does nothing when it runs.
+func (g *Gate) arm() {
+	if n := g.lim.Next(); n < g.pending {
+		g.pending = n
+		g.sim.Schedule(n, g, 0)
+	}
+}
+
+func (g *Gate) pass(at exact.Rat, class int) {
+	if g.sink != nil {
+		g.sink.Arrive(g.sim, at, class)
+	}
+}

@@ -1,0 +1,237 @@
+package clients
+
+import (
+	"container/heap"
+	"fmt"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+// ServerParams describes a downstream server: one FIFO server with a
+// deterministic service time 1/Rate and a finite buffer.
+type ServerParams struct {
+	// Rate μ is the service rate in jobs/s, an exact rational in
+	// (0, 1e9]: the service time 1/μ is exact (1/3 s is 1e9/3 ns) and at
+	// least a nanosecond.
+	Rate exact.Rat
+	// Buffer is the waiting room in jobs, >= 0, not counting the job in
+	// service: a job that arrives to find Buffer jobs waiting is lost.
+	Buffer int
+}
+
+// Validate returns an error naming the first invalid field, or nil.
+func (p ServerParams) Validate() error {
+	if p.Rate.Sign() <= 0 || p.Rate.Cmp(exact.Int(1e9)) > 0 {
+		return fmt.Errorf("clients: server rate %v jobs/s, want in (0, 1e9]", p.Rate)
+	}
+	if p.Buffer < 0 {
+		return fmt.Errorf("clients: server buffer %d jobs < 0", p.Buffer)
+	}
+	return nil
+}
+
+// ServerStats are a server's counts for one class of jobs.
+type ServerStats struct {
+	Arrived   int64 // jobs that arrived (accepted or lost)
+	Overflows int64 // jobs lost because the buffer was full
+	Departed  int64 // jobs whose service ended at or before the instant of the query
+	// QueueDelay is the exact sum of the departed jobs' queueing delays
+	// (service start minus arrival), in nanoseconds; MaxQueueDelay the
+	// largest.
+	QueueDelay    exact.Rat
+	MaxQueueDelay exact.Rat
+}
+
+// MeanQueueDelay returns the mean queueing delay of the departed jobs in
+// seconds, rounded once from its exact value, or 0 when none departed.
+func (st ServerStats) MeanQueueDelay() float64 {
+	if st.Departed == 0 {
+		return 0
+	}
+	return st.QueueDelay.QuoFloat64(st.Departed * 1e9)
+}
+
+// Server is a finite FIFO queue in front of one server with deterministic
+// service time S = 1/μ (a D/1/K queue for whatever arrives): the
+// downstream that the jobs a limiter lets pass are sent to. A job arriving
+// at x starts service at max(x, D') and departs at
+//
+//	D = max(x, D') + S
+//
+// where D' is the departure of the job before it; all in exact rationals
+// of nanoseconds, so arrivals between two nanoseconds (jobs a shaper
+// releases at rate 3/s) and service times such as 1/12 s keep every
+// comparison exact. A job that arrives to find the server busy and Buffer
+// jobs waiting is lost (an overflow). Ties: a departure at the instant of
+// an arrival happens first and frees its place; arrivals at the same
+// instant are taken in the order they were sent.
+//
+// Arrivals may be sent out of order (see [Gate]); the Server sorts them.
+// It commits an arrival at x, deciding whether it is lost, once no
+// earlier one can still come: when the clock has passed x by a
+// nanosecond (a job passing at x is sent by the instant ceil(x) at the
+// latest). [Server.Stats] commits what it can first; [Server.Flush]
+// commits everything at the end of a run. Sending an arrival at x <= Now()
+// - 1 ns is a programmer error and panics.
+//
+// Memory: O(jobs in the system + jobs sent whose instant is not yet a
+// nanosecond past: those a shaper has delayed into the future).
+//
+// The zero value is not usable; create a Server with [NewServer].
+type Server struct {
+	service exact.Rat // S in ns
+	buffer  int
+	pending arrivals   // sent, not yet committed
+	seq     uint64     // sending order, for ties in pending
+	system  []inSystem // committed jobs not yet departed, FIFO
+	last    exact.Rat  // D' of the last accepted job
+	stats   []ServerStats
+}
+
+type inSystem struct {
+	depart exact.Rat
+	delay  exact.Rat // queueing delay
+	class  int
+}
+
+// NewServer returns an empty server, or an error if p is invalid.
+func NewServer(p ServerParams) (*Server, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := exact.Int(1e9).Quo(p.Rate)
+	if err != nil {
+		return nil, fmt.Errorf("clients: service time of rate %v jobs/s: %w", p.Rate, err)
+	}
+	return &Server{service: s, buffer: p.Buffer}, nil
+}
+
+// ServiceTime returns the exact service time 1/μ in nanoseconds.
+func (sv *Server) ServiceTime() exact.Rat { return sv.service }
+
+// Arrive sends the server a job of the given class (>= 0) arriving at the
+// exact instant at, in nanoseconds. It panics if at <= s.Now() - 1 ns.
+func (sv *Server) Arrive(s *engine.Sim, at exact.Rat, class int) {
+	now := s.Now()
+	if at.Cmp(exact.Int(int64(now)-1)) <= 0 {
+		panic(fmt.Sprintf("clients: Server.Arrive at %v ns with Now() = %v s: arrival sent late", at, now))
+	}
+	if class < 0 {
+		panic(fmt.Sprintf("clients: Server.Arrive with class %d < 0", class))
+	}
+	sv.commit(exact.Int(int64(now) - 1))
+	heap.Push(&sv.pending, arrival{at: at, seq: sv.seq, class: class})
+	sv.seq++
+}
+
+// Stats returns the counts of class as of s.Now(): arrivals committed
+// so far and departures at or before Now().
+func (sv *Server) Stats(s *engine.Sim, class int) ServerStats {
+	now := int64(s.Now())
+	sv.commit(exact.Int(now - 1))
+	sv.depart(exact.Int(now))
+	return sv.classStats(class)
+}
+
+// Flush commits every arrival sent and lets every accepted job depart,
+// for the end of a run; the Server must not be sent arrivals afterwards.
+func (sv *Server) Flush() {
+	for sv.pending.Len() > 0 {
+		sv.admit(heap.Pop(&sv.pending).(arrival))
+	}
+	for len(sv.system) > 0 {
+		sv.leave()
+	}
+}
+
+// Final returns the counts of class after [Server.Flush].
+func (sv *Server) Final(class int) ServerStats { return sv.classStats(class) }
+
+// Classes returns 1 + the largest class seen.
+func (sv *Server) Classes() int { return len(sv.stats) }
+
+func (sv *Server) classStats(class int) ServerStats {
+	if class < 0 || class >= len(sv.stats) {
+		return ServerStats{}
+	}
+	return sv.stats[class]
+}
+
+// commit decides every pending arrival at or before t, in order.
+func (sv *Server) commit(t exact.Rat) {
+	for sv.pending.Len() > 0 && sv.pending[0].at.Cmp(t) <= 0 {
+		sv.admit(heap.Pop(&sv.pending).(arrival))
+	}
+}
+
+// admit decides one arrival: the departures at or before it happen first.
+func (sv *Server) admit(a arrival) {
+	sv.depart(a.at)
+	st := sv.class(a.class)
+	st.Arrived++
+	// The system holds the job in service and those waiting.
+	if len(sv.system) > sv.buffer {
+		st.Overflows++
+		return
+	}
+	start := a.at
+	if len(sv.system) > 0 && sv.last.Cmp(start) > 0 {
+		start = sv.last
+	}
+	d := addRat(start, sv.service)
+	delay := subRat(start, a.at)
+	sv.last = d
+	sv.system = append(sv.system, inSystem{depart: d, delay: delay, class: a.class})
+}
+
+// depart records the departures at or before t.
+func (sv *Server) depart(t exact.Rat) {
+	for len(sv.system) > 0 && sv.system[0].depart.Cmp(t) <= 0 {
+		sv.leave()
+	}
+}
+
+func (sv *Server) leave() {
+	j := sv.system[0]
+	sv.system = sv.system[1:]
+	st := sv.class(j.class)
+	st.Departed++
+	st.QueueDelay = addRat(st.QueueDelay, j.delay)
+	if j.delay.Cmp(st.MaxQueueDelay) > 0 {
+		st.MaxQueueDelay = j.delay
+	}
+}
+
+func (sv *Server) class(c int) *ServerStats {
+	for c >= len(sv.stats) {
+		sv.stats = append(sv.stats, ServerStats{})
+	}
+	return &sv.stats[c]
+}
+
+// arrival is a job sent to the server and not yet committed.
+type arrival struct {
+	at    exact.Rat
+	seq   uint64
+	class int
+}
+
+// arrivals is a min-heap on (at, seq).
+type arrivals []arrival
+
+func (h arrivals) Len() int { return len(h) }
+func (h arrivals) Less(i, j int) bool {
+	if c := h[i].at.Cmp(h[j].at); c != 0 {
+		return c < 0
+	}
+	return h[i].seq < h[j].seq
+}
+func (h arrivals) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *arrivals) Push(x any)   { *h = append(*h, x.(arrival)) }
+func (h *arrivals) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,236 @@
+package clients
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+// burstThenSteady is the traffic of the downstream-buffer test: 10
+// requests at 0, then one every 0.1 s from 0.1 s to 1 s (20 in all).
+func burstThenSteady() []engine.Time {
+	ts := make([]engine.Time, 10, 20)
+	for k := int64(1); k <= 10; k++ {
+		ts = append(ts, ms(100*k))
+	}
+	return ts
+}
+
+// conforms reports whether every window [t_i, t_j] of the sorted instants
+// ts holds at most b + r·(t_j - t_i) of them (r per second), checked on
+// all pairs in exact integer arithmetic: (j-i+1)·1e9 <= b·1e9 + r·(t_j - t_i).
+func conforms(ts []engine.Time, b, r int64) bool {
+	for i := range ts {
+		for j := i; j < len(ts); j++ {
+			if int64(j-i+1)*1e9 > b*1e9+r*int64(ts[j]-ts[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// The article's point ("Pacing and smoothing": "a burst that is inside
+// your rate limit can still overflow a downstream buffer that was sized
+// for the average"), with exact counts.
+//
+// A policing token bucket promises R = 10 jobs/s with burst B = 10: any
+// window of d seconds passes at most B + R·d jobs. The traffic, 10 jobs at
+// 0 and one every 0.1 s from 0.1 s to 1 s, keeps that promise (checked
+// below, pair by pair), so the bucket admits all 20. Downstream is one
+// server at μ = 12 jobs/s (service 1/12 s) with a buffer of one waiting
+// job, sized for the average: at R = 10/s each job is served in 1/12 s
+// before the next arrives 1/10 s later, so R·(service time) = 10/12 < 1
+// job ever waits.
+//
+// Unpaced, the 10 jobs at 0 meet the buffer together: one is served
+// [0, 1/12], one waits, and 8 overflow. The waiting one is served
+// [1/12, 2/12]. Then each arrival at k/10 s waits for the previous
+// departure (all in seconds):
+//
+//	arrival 0.1: starts 2/12, waits 2/12 - 1/10 = 1/15, departs 3/12
+//	arrival 0.2: starts 3/12, waits 1/20,               departs 4/12
+//	arrival 0.3: starts 4/12, waits 1/30,               departs 5/12
+//	arrival 0.4: starts 5/12, waits 1/60,               departs 6/12 = 0.5
+//	arrival 0.5: the departure at 0.5 comes first (an exact tie): no wait
+//
+// and after that each job is done before the next arrives. Queueing
+// delay: 1/12 + 1/15 + 1/20 + 1/30 + 1/60 = (5+4+3+2+1)/60 = 1/4 s in all,
+// the largest 1/12 s; 12 jobs served.
+//
+// Paced at R = 10/s in front of the limiter, the same 20 requests are sent
+// at 0, 0.1, ..., 1.9 s: the bucket admits each (one token per 0.1 s),
+// and each is served in 1/12 s before the next arrives: no overflow, no
+// queueing.
+func TestDownstreamBufferOverflowAndPacing(t *testing.T) {
+	ts := burstThenSteady()
+	if !conforms(ts, 10, 10) {
+		t.Fatalf("test traffic breaks the bucket's promise B + R·d")
+	}
+	srvParams := ServerParams{Rate: exact.Int(12), Buffer: 1}
+	tenth := 100 * engine.Millisecond
+
+	// Unpaced: each request offered at its arrival, never retried.
+	s := engine.NewSim()
+	g := NewGate(s, newPolicer(tenth, 10))
+	srv, err := NewServer(srvParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Connect(srv)
+	c, err := NewRetrying(s, g, RetryPolicy{Backoff: NoBackoff{}, MaxAttempts: 1}, 0, rand.NewPCG(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.OpenLoop(times(ts...))
+	s.Run()
+	srv.Flush()
+	if st := c.Stats(); st.Successes != 20 {
+		t.Fatalf("unpaced: %d of 20 admitted by the bucket, want all", st.Successes)
+	}
+	want := ServerStats{
+		Arrived: 20, Overflows: 8, Departed: 12,
+		QueueDelay:    exact.NewRat(250000000, 1),            // 1/4 s
+		MaxQueueDelay: must(exact.ParseRat("1000000000/12")), // 1/12 s
+	}
+	checkServer(t, "unpaced", srv.Final(0), want)
+
+	// Paced at 10/s, no jitter.
+	s = engine.NewSim()
+	g = NewGate(s, newPolicer(tenth, 10))
+	srv, _ = NewServer(srvParams)
+	g.Connect(srv)
+	p, err := NewPaced(s, g, PaceParams{Rate: exact.Int(10)}, 0, rand.NewPCG(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.RecordSends()
+	p.OpenLoop(times(ts...))
+	s.Run()
+	srv.Flush()
+	var wantSends []engine.Time
+	for k := range int64(20) {
+		wantSends = append(wantSends, engine.Time(k)*tenth)
+	}
+	if diff := cmp.Diff(wantSends, p.Sends()); diff != "" {
+		t.Errorf("paced sends (-want +got):\n%s", diff)
+	}
+	if st := p.Stats(); st.Successes != 20 || st.Attempts != 20 {
+		t.Errorf("paced: %d successes in %d attempts, want 20 in 20", st.Successes, st.Attempts)
+	}
+	checkServer(t, "paced", srv.Final(0), ServerStats{Arrived: 20, Departed: 20})
+}
+
+func checkServer(t *testing.T, name string, got, want ServerStats) {
+	t.Helper()
+	if got.Arrived != want.Arrived || got.Overflows != want.Overflows || got.Departed != want.Departed ||
+		got.QueueDelay.Cmp(want.QueueDelay) != 0 || got.MaxQueueDelay.Cmp(want.MaxQueueDelay) != 0 {
+		t.Errorf("%s: server %v/%v arrived/overflows, %v departed, queue delay sum %v ns max %v ns; want %v/%v, %v, %v ns, %v ns",
+			name, got.Arrived, got.Overflows, got.Departed, got.QueueDelay, got.MaxQueueDelay,
+			want.Arrived, want.Overflows, want.Departed, want.QueueDelay, want.MaxQueueDelay)
+	}
+}
+
+// A server at exactly the arrival rate with no buffer loses nothing: each
+// departure is at the instant of the next arrival and comes first. At 10
+// jobs/s the instants are k/10 s; at 3 jobs/s, released by a limiter at
+// exact instants k/3 s between two nanoseconds, the same. A server a
+// little slower (9.99 jobs/s, or 2.99) finds every other arrival busy.
+func TestServerExactTies(t *testing.T) {
+	third := must(exact.Int(1e9).Quo(exact.Int(3)))
+	tests := []struct {
+		name      string
+		lim       buckets.Limiter
+		mu        string
+		overflows int64
+	}{
+		{"10/s into 10/s", admitAll{}, "10", 0},
+		{"10/s into 9.99/s", admitAll{}, "9.99", 4}, // arrivals 1, 3, 5, 7 find the server busy
+		{"3/s released into 3/s", &spacer{T: third}, "3", 0},
+		{"3/s delayed into 3/s", &shaper{T: third}, "3", 0},
+		{"3/s released into 2.99/s", &spacer{T: third}, "2.99", 4},
+	}
+	for _, tt := range tests {
+		s := engine.NewSim()
+		g := NewGate(s, tt.lim)
+		srv, err := NewServer(ServerParams{Rate: must(exact.ParseRat(tt.mu)), Buffer: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Connect(srv)
+		c, _ := NewRetrying(s, g, RetryPolicy{Backoff: NoBackoff{}}, 0, rand.NewPCG(1, 1))
+		var ts []engine.Time
+		for k := range int64(9) {
+			if _, ok := tt.lim.(admitAll); ok {
+				ts = append(ts, engine.Time(k)*ms(100))
+			} else {
+				ts = append(ts, 0) // the limiter spaces them k/3 s apart
+			}
+		}
+		c.OpenLoop(times(ts...))
+		s.Run()
+		srv.Flush()
+		if got := srv.Final(0); got.Arrived != 9 || got.Overflows != tt.overflows {
+			t.Errorf("%s: %d arrived, %d overflows; want 9, %d", tt.name, got.Arrived, got.Overflows, tt.overflows)
+		}
+	}
+}
+
+// Stats at an instant counts departures up to it, never later ones.
+func TestServerStatsAsOfNow(t *testing.T) {
+	s := engine.NewSim()
+	srv, _ := NewServer(ServerParams{Rate: exact.Int(10), Buffer: 5})
+	probe := func(at engine.Time, want int64) {
+		s.Schedule(at, handlerFunc(func(now engine.Time) {
+			if got := srv.Stats(s, 0).Departed; got != want {
+				t.Errorf("at %v s: %d departed, want %d", now, got, want)
+			}
+		}), 0)
+	}
+	// Three jobs at 0: departures at 0.1, 0.2, 0.3 s.
+	s.Schedule(0, handlerFunc(func(engine.Time) {
+		for range 3 {
+			srv.Arrive(s, exact.Int(0), 0)
+		}
+	}), 0)
+	probe(ms(100)-1, 0)
+	probe(ms(100), 1)
+	probe(ms(250), 2)
+	probe(ms(300), 3)
+	s.Run()
+}
+
+type handlerFunc func(now engine.Time)
+
+func (f handlerFunc) Handle(_ *engine.Sim, now engine.Time, _ int) { f(now) }
+
+func TestServerLateArrivalPanics(t *testing.T) {
+	s := engine.NewSim()
+	srv, _ := NewServer(ServerParams{Rate: exact.Int(10)})
+	s.Schedule(ms(1), handlerFunc(func(now engine.Time) {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("arrival 1 ns in the past: no panic")
+			}
+		}()
+		srv.Arrive(s, exact.Int(int64(now)-1), 0)
+	}), 0)
+	s.Run()
+}
+
+func TestServerParamsValidate(t *testing.T) {
+	for _, p := range []ServerParams{
+		{},
+		{Rate: exact.Int(-1)},
+		{Rate: exact.Int(2e9)}, // service time under a nanosecond
+		{Rate: exact.Int(1), Buffer: -1},
+	} {
+		if _, err := NewServer(p); err == nil {
+			t.Errorf("%+v: nil error", p)
+		}
+	}
+}

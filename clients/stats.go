@@ -1,0 +1,200 @@
+package clients
+
+import (
+	"math"
+	"slices"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+// Stats are what a client population measured: its requests, their
+// attempts (the first one and every retry), successes and give-ups, the
+// latency each successful request's user saw (from the request's arrival
+// to the instant its last attempt passed the limiter), and the same counts
+// in bins of time.
+//
+// Latencies are kept, one float64 of seconds per success (rounded once
+// from the exact value), so that quantiles are exact: memory grows with
+// the number of successes.
+type Stats struct {
+	// Bin is the width of the time series bins in nanoseconds; 0 keeps
+	// no series.
+	Bin engine.Time
+
+	Requests  int64 // original requests (each counted once, at its arrival)
+	Attempts  int64 // offers to the limiter, first attempts and retries
+	Successes int64 // requests that passed the limiter
+	// GiveUps counts requests abandoned: MaxAttempts counts those that
+	// used all their attempts, Deadline those whose next retry would have
+	// come after their deadline.
+	GiveUps, GiveUpsAttempts, GiveUpsDeadline int64
+
+	// AttemptsPerSuccess[k] is the number of successful requests that
+	// took k attempts (index 0 unused).
+	AttemptsPerSuccess []int64
+
+	// First is the arrival of the first request; Last the latest instant
+	// a request finished (passed the limiter, rounded up to the
+	// nanosecond, or gave up). Both are 0 before any.
+	First, Last engine.Time
+
+	latencies []float64 // seconds, in order of success
+	bins      []Bin
+}
+
+// Bin holds the counts of one bin of time [Start, Start + width).
+// Requests and Attempts are counted at the instant they are made,
+// Successes at the exact instant the request passed, GiveUps at the
+// instant the client gave up.
+type Bin struct {
+	Start                                  engine.Time
+	Requests, Attempts, Successes, GiveUps int64
+}
+
+// Amplification returns the bin's retry amplification, attempts per
+// original request made in the bin (NaN for a bin without requests).
+func (b Bin) Amplification() float64 { return float64(b.Attempts) / float64(b.Requests) }
+
+// Goodput returns the bin's successes per second for a bin of the given
+// width.
+func (b Bin) Goodput(width engine.Time) float64 { return float64(b.Successes) / width.Seconds() }
+
+// Series returns the bins from the first to the last one with a count in
+// it, empty bins included.
+func (st *Stats) Series() []Bin {
+	out := slices.Clone(st.bins)
+	for i := range out {
+		out[i].Start = engine.Time(i) * st.Bin
+	}
+	return out
+}
+
+// Latencies returns the latency of every success in seconds, in the order
+// the requests succeeded (a copy).
+func (st *Stats) Latencies() []float64 { return slices.Clone(st.latencies) }
+
+// Summary is [Stats] reduced to the figures a comparison reports. Times
+// are in seconds.
+type Summary struct {
+	Requests, Attempts, Successes, GiveUps int64
+	// Amplification is Attempts/Requests, the retry amplification.
+	Amplification float64
+	// AttemptsPerSuccess is Attempts/Successes: the work the limiter saw
+	// for each request that got through (give-ups' attempts included).
+	AttemptsPerSuccess float64
+	// Goodput is Successes per second over [First, Last].
+	Goodput float64
+	// Drain is Last - First, s: how long the population took to finish.
+	Drain float64
+	// Latency: mean, median, 99th percentile and maximum, s, of the
+	// successes (the p-quantile is the ceil(p·n)-th smallest); 0 when none.
+	MeanLatency, P50Latency, P99Latency, MaxLatency float64
+}
+
+// Summary returns the summary of st.
+func (st *Stats) Summary() Summary {
+	sm := Summary{
+		Requests: st.Requests, Attempts: st.Attempts, Successes: st.Successes, GiveUps: st.GiveUps,
+		Amplification:      ratio(st.Attempts, st.Requests),
+		AttemptsPerSuccess: ratio(st.Attempts, st.Successes),
+		Drain:              (st.Last - st.First).Seconds(),
+	}
+	if span := st.Last - st.First; span > 0 {
+		sm.Goodput = float64(st.Successes) / span.Seconds()
+	}
+	if n := len(st.latencies); n > 0 {
+		sorted := slices.Clone(st.latencies)
+		slices.Sort(sorted)
+		sum := 0.0
+		for _, x := range sorted {
+			sum += x
+		}
+		sm.MeanLatency = sum / float64(n)
+		sm.P50Latency = quantile(sorted, 0.5)
+		sm.P99Latency = quantile(sorted, 0.99)
+		sm.MaxLatency = sorted[n-1]
+	}
+	return sm
+}
+
+// quantile returns the ceil(p·n)-th smallest of sorted (n >= 1).
+func quantile(sorted []float64, p float64) float64 {
+	k := int(math.Ceil(p * float64(len(sorted))))
+	return sorted[max(k, 1)-1]
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+// request records a new request arriving at t.
+func (st *Stats) request(t engine.Time) { st.requests(t, 1) }
+
+// requests records n new requests arriving at t.
+func (st *Stats) requests(t engine.Time, n int64) {
+	if st.Requests == 0 {
+		st.First = t
+	}
+	st.Requests += n
+	if b := st.bin(t); b != nil {
+		b.Requests += n
+	}
+}
+
+// attempt records an offer at t.
+func (st *Stats) attempt(t engine.Time) {
+	st.Attempts++
+	if b := st.bin(t); b != nil {
+		b.Attempts++
+	}
+}
+
+// success records a request that arrived at arrived, took attempts
+// attempts and passed at the exact instant at (ns).
+func (st *Stats) success(arrived engine.Time, attempts int, at exact.Rat) {
+	st.Successes++
+	for len(st.AttemptsPerSuccess) <= attempts {
+		st.AttemptsPerSuccess = append(st.AttemptsPerSuccess, 0)
+	}
+	st.AttemptsPerSuccess[attempts]++
+	lat := subRat(at, exact.Int(int64(arrived)))
+	st.latencies = append(st.latencies, lat.QuoFloat64(1e9))
+	end := engine.Time(at.Ceil().Int64())
+	st.Last = max(st.Last, end)
+	if st.Bin > 0 {
+		if b := st.bin(engine.Time(at.Floor().Int64())); b != nil {
+			b.Successes++
+		}
+	}
+}
+
+// giveUp records a request abandoned at t; deadline tells why.
+func (st *Stats) giveUp(t engine.Time, deadline bool) {
+	st.GiveUps++
+	if deadline {
+		st.GiveUpsDeadline++
+	} else {
+		st.GiveUpsAttempts++
+	}
+	st.Last = max(st.Last, t)
+	if b := st.bin(t); b != nil {
+		b.GiveUps++
+	}
+}
+
+// bin returns the bin holding instant t (>= 0), or nil when no series is
+// kept. A bin's floor is exact: floor(t/Bin) of integers.
+func (st *Stats) bin(t engine.Time) *Bin {
+	if st.Bin <= 0 || t < 0 {
+		return nil
+	}
+	i := int(t / st.Bin)
+	for len(st.bins) <= i {
+		st.bins = append(st.bins, Bin{})
+	}
+	return &st.bins[i]
+}
