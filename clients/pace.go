@@ -192,21 +192,9 @@ func (pc *Paced) Stop() {
 }
 
 func (pc *Paced) pull(i int) {
-	st := pc.streams[i]
-	if st.stop == nil {
-		return
+	if t, ok := pc.streams[i].advance(); ok {
+		pc.sim.Schedule(t, pc, i*2+evPArriv)
 	}
-	t, ok := st.next()
-	if !ok {
-		st.stop()
-		st.stop = nil
-		return
-	}
-	if t < st.last {
-		panic(fmt.Sprintf("clients: open-loop arrivals go back from %v s to %v s", st.last, t))
-	}
-	st.last = t
-	pc.sim.Schedule(t, pc, i*2+evPArriv)
 }
 
 // Handle runs the pacer's events.

@@ -108,6 +108,25 @@ type stream struct {
 	last engine.Time
 }
 
+// advance returns the stream's next arrival, or false when it has ended
+// (and is then stopped). It panics when arrivals go back in time.
+func (st *stream) advance() (engine.Time, bool) {
+	if st.stop == nil {
+		return 0, false
+	}
+	t, ok := st.next()
+	if !ok {
+		st.stop()
+		st.stop = nil
+		return 0, false
+	}
+	if t < st.last {
+		panic(fmt.Sprintf("clients: open-loop arrivals go back from %v s to %v s", st.last, t))
+	}
+	st.last = t
+	return t, true
+}
+
 // Event kinds, in the low bits of an event's argument.
 const (
 	evAttempt = iota // arg>>2 is a request slot
@@ -194,21 +213,9 @@ func (c *Retrying) Handle(s *engine.Sim, now engine.Time, arg int) {
 
 // pull schedules the next arrival of stream i.
 func (c *Retrying) pull(i int) {
-	st := c.streams[i]
-	if st.stop == nil {
-		return
+	if t, ok := c.streams[i].advance(); ok {
+		c.sim.Schedule(t, c, i*evKinds+evArrival)
 	}
-	t, ok := st.next()
-	if !ok {
-		st.stop()
-		st.stop = nil
-		return
-	}
-	if t < st.last {
-		panic(fmt.Sprintf("clients: open-loop arrivals go back from %v s to %v s", st.last, t))
-	}
-	st.last = t
-	c.sim.Schedule(t, c, i*evKinds+evArrival)
 }
 
 func (c *Retrying) newRequest(now engine.Time, user int) int {
