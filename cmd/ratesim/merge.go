@@ -66,7 +66,7 @@ func runMerge(cmd *cobra.Command, f *outputFlags, args []string) error {
 		viol += p.Violations
 		lemma += p.LemmaViolations
 	}
-	fmt.Fprintf(w, "merged     %d shards, %d points; %d violations, %d Lemma 1 violations\n", len(parts), len(res.Points), viol, lemma)
+	fmt.Fprintf(w, "merged     %s, %s; %s, %s\n", count(len(parts), "shard"), count(len(res.Points), "point"), count(viol, "violation"), count(lemma, "Lemma 1 violation"))
 	fmt.Fprintf(w, "wrote      %s", strings.Join(paths[:2], ", "))
 	if nfig > 0 {
 		fmt.Fprintf(w, ", %d %s figures in %s", nfig, f.format, paths[2])

@@ -195,3 +195,25 @@ func TestSecondReviewRegressions(t *testing.T) {
 		}
 	}
 }
+
+// TestCountWords: counts agree with their nouns, and a ratio with no delay
+// in the one bucket says so instead of printing +Inf.
+func TestCountWords(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{{count(0, "violation"), "0 violations"}, {count(1, "violation"), "1 violation"}, {count(uint64(2), "Lemma 1 violation"), "2 Lemma 1 violations"}} {
+		if c.got != c.want {
+			t.Errorf("count: %q, want %q", c.got, c.want)
+		}
+	}
+	trace := filepath.Join(t.TempDir(), "two.csv")
+	if err := os.WriteFile(trace, []byte("t,sub\n0,0\n0,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The one bucket (1, 2) passes both jobs; sub-bucket 0 of
+	// (0.5, 1) + (0.5, 1) gets both and delays the second by 2 s.
+	out, _, code := ratesim(t, "run", "--trace", trace, "--time-col", "t", "--sub-col", "sub", "--dispatch", "column", "--rate", "1", "--burst", "2", "--sub", "0.5:1,0.5:1")
+	if code != 0 || !strings.Contains(out, "ratio undefined (no job waited in the one bucket; 1 job in the split)") || strings.Contains(out, "Inf") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

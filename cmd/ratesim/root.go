@@ -94,3 +94,12 @@ type jsonHeader struct {
 func newJSONHeader() jsonHeader {
 	return jsonHeader{Schema: version.Schema, Version: version.Get().Version}
 }
+
+// count writes n and a noun, plural unless n is 1: "1 violation",
+// "0 violations".
+func count[N ~int | ~int64 | ~uint64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -527,12 +527,14 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 	}
 	if r := ratio(res.Split.Mean, res.One.Mean); math.IsNaN(r) {
 		fmt.Fprintf(w, "\nsplit/one mean delay ratio undefined (no job waited in either system)\n")
+	} else if math.IsInf(r, 0) {
+		fmt.Fprintf(w, "\nsplit/one mean delay ratio undefined (no job waited in the one bucket; %s in the split)\n", count(res.Split.Delayed, "job"))
 	} else {
 		fmt.Fprintf(w, "\nsplit/one mean delay ratio %.6g\n", r)
 	}
 	c := res.Check
-	fmt.Fprintf(w, "check      Theorem 2 (S <= S^(k)) and Lemma 1, exactly, at every instant: %d violations, %d Lemma 1 violations\n",
-		c.Violations, c.LemmaViolations)
+	fmt.Fprintf(w, "check      Theorem 2 (S <= S^(k)) and Lemma 1, exactly, at every instant: %s, %s\n",
+		count(c.Violations, "violation"), count(c.LemmaViolations, "Lemma 1 violation"))
 	fmt.Fprintf(w, "           %d events; %d instants evaluated, every other interval certified\n", c.Events, c.Evaluated)
 	if c.MinSlack != nil {
 		fmt.Fprintf(w, "           smallest slack S^(k) - S = %.6g s at t = %.6g s (over t with S(t) > 0)\n", *c.MinSlack, *c.MinSlackAt)

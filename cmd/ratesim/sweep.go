@@ -175,7 +175,7 @@ usage, 130 interrupted.`,
 	fl := cmd.Flags()
 	f.register(cmd, "figures/")
 	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(experiments.BuiltinNames(), ", "))
-	fl.IntVarP(&f.threads, "threads", "j", runtime.GOMAXPROCS(0), "replications run in parallel (default: all cores)")
+	fl.IntVarP(&f.threads, "threads", "j", 0, "replications run in parallel; 0, the default, means all cores")
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
 	s := &f.spec.s
@@ -348,8 +348,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	if f.threads == 0 {
+		f.threads = runtime.GOMAXPROCS(0)
+	}
 	if f.threads < 1 || f.threads > 4096 {
-		return fmt.Errorf("-j/--threads %d: want between 1 and 4096 workers", f.threads)
+		return flagError("threads", f.threads, "between 1 and 4096 workers, or 0 for all cores")
 	}
 	var shard experiments.Shard
 	stem := "results"
@@ -378,7 +381,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	}
 	jobs := spec.Jobs + spec.Warmup
 	if !f.quiet {
-		fmt.Fprintf(stderr, "ratesim: sweep %s: %d points × %d replications on %d workers\n", describeSpec(spec, args, f.builtin), mine, spec.Replications, f.threads)
+		fmt.Fprintf(stderr, "ratesim: sweep %s: %s × %s on %s\n", describeSpec(spec, args, f.builtin), count(mine, "point"), count(spec.Replications, "replication"), count(f.threads, "worker"))
 	}
 	var bar *progressbar.ProgressBar
 	if !f.quiet && isTerminal(stderr) {
@@ -474,17 +477,17 @@ func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Res
 		viol += p.Violations
 		lemma += p.LemmaViolations
 	}
-	name := spec.Name
-	if name == "" {
-		name = "sweep"
+	name := ""
+	if spec.Name != "" {
+		name = spec.Name + ": "
 	}
 	shard := ""
 	if res.Shard != "" {
 		shard = ", shard " + res.Shard
 	}
-	fmt.Fprintf(w, "sweep      %s: %d points × %d replications of %d jobs (%d warm-up), seed %d%s\n",
-		name, len(res.Points), spec.Replications, jobs, spec.Warmup, spec.Seed, shard)
-	fmt.Fprintf(w, "check      Theorem 2 and Lemma 1 in %d replications: %d violations, %d Lemma 1 violations\n", reps, viol, lemma)
+	fmt.Fprintf(w, "sweep      %s%s × %s of %d jobs (%d warm-up), seed %d%s\n",
+		name, count(len(res.Points), "point"), count(spec.Replications, "replication"), jobs, spec.Warmup, spec.Seed, shard)
+	fmt.Fprintf(w, "check      Theorem 2 and Lemma 1 in %s: %s, %s\n", count(reps, "replication"), count(viol, "violation"), count(lemma, "Lemma 1 violation"))
 	rows := experiments.LeastBad(res)
 	if len(rows) == 0 {
 		return

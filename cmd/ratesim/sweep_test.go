@@ -141,7 +141,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"sweep", "--shard", "3/2"}, "--shard"},
 		{[]string{"sweep", "--builtin", "nope"}, "--builtin"},
 		{[]string{"sweep", "--format", "gif"}, "--format"},
-		{[]string{"sweep", "-j", "0"}, "--threads"},
+		{[]string{"sweep", "-j", "-1"}, "--threads"},
 		{[]string{"sweep", "--rate-shares", "0.5,x"}, "--rate-shares"},
 		{[]string{"sweep", bad}, "bad.yaml:2"},
 		{[]string{"sweep", bad, "--builtin", "split-ratio"}, "not both"},

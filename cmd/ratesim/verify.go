@@ -67,7 +67,7 @@ was found, 2 bad usage.`,
 	fl.StringVar(&f.orders, "order", "all", "service orders to draw from: all, or a comma list of fcfs, lifo, random")
 	fl.StringVar(&f.claims, "claims", "all", "stronger claims to map: all, none, or a comma list of "+strings.Join(experiments.ClaimNames, ", "))
 	fl.StringVar(&f.cfg.Inflate, "inflate", "", "negative control: burst (Σ b_l > b) or rate (Σ r_l > r)")
-	fl.IntVarP(&f.cfg.Workers, "threads", "j", runtime.GOMAXPROCS(0), "instances run in parallel (default: all cores); the result does not depend on it")
+	fl.IntVarP(&f.cfg.Workers, "threads", "j", 0, "instances run in parallel; 0, the default, means all cores; the result does not depend on it")
 	fl.StringVarP(&f.out, "out", "o", "ratesim-verify", "folder for counterexample traces (created when one is found)")
 	return cmd
 }
@@ -77,8 +77,11 @@ func (f *verifyFlags) parse() error {
 	if c.Instances < 1 {
 		return flagError("instances", c.Instances, "at least 1 instance")
 	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
 	if c.Workers < 1 || c.Workers > 4096 {
-		return flagError("threads", c.Workers, "between 1 and 4096 workers")
+		return flagError("threads", c.Workers, "between 1 and 4096 workers, or 0 for all cores")
 	}
 	if c.MaxK < 2 {
 		return flagError("max-k", c.MaxK, "at least 2 sub-buckets")
@@ -140,8 +143,8 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 		fmt.Fprintf(w, "negative control   sub-bucket %s sums inflated: the theorem's hypotheses do not hold\n", f.cfg.Inflate)
 	}
 	fmt.Fprintf(w, "events             %d (%d instants evaluated exactly, the other intervals certified)\n", res.Events, res.Evaluated)
-	fmt.Fprintf(w, "Theorem 2          %d violations (S(t) > S^(k)(t))\n", res.Violations)
-	fmt.Fprintf(w, "Lemma 1            %d violations (r·U(t) > Σ r_l·U_l(t))\n", res.LemmaViolations)
+	fmt.Fprintf(w, "Theorem 2          %s (S(t) > S^(k)(t))\n", count(res.Violations, "violation"))
+	fmt.Fprintf(w, "Lemma 1            %s (r·U(t) > Σ r_l·U_l(t))\n", count(res.LemmaViolations, "violation"))
 	fmt.Fprintf(w, "smallest slack     min S^(k)(∞) - S(∞) = %.6g s over the %d instances where the one bucket delays a job\n", res.MinSlack, res.SlackInstances)
 	if res.Violation != nil {
 		cmdLine, err := writeCounterexample(f.out, "violation", *res.Violation, f.cfg.Inflate != "")
