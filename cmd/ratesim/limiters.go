@@ -399,8 +399,10 @@ type limitersJSON struct {
 	jsonHeader
 	Input        string   `json:"input"`
 	Rate         float64  `json:"rate_tokens_per_s"`
+	RateExact    string   `json:"rate_tokens_per_s_exact"` // the exact value: "10/3"
 	Limit        int64    `json:"limit_jobs"`
 	Window       float64  `json:"window_s"`
+	WindowExact  string   `json:"window_s_exact"`
 	Offset       float64  `json:"offset_s"`
 	Queue        int      `json:"queue_jobs"` // 0: unbounded
 	Soft         float64  `json:"throttle_soft_tokens"`
@@ -414,7 +416,7 @@ type limitersJSON struct {
 
 func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string) {
 	s := res.Spec
-	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
+	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), RateExact: s.Rate.String(), WindowExact: s.Window.String(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
 		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, LimitersResult: res}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

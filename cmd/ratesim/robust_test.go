@@ -217,3 +217,25 @@ func TestCountWords(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// TestRateAndWarmupLimits: a rate whose exact units cannot be built names
+// --rate; a warm-up that leaves no job measured names --warmup; both exit 2.
+func TestRateAndWarmupLimits(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "four.csv")
+	if err := os.WriteFile(trace, []byte("t\n0\n1\n2\n3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "1e30"}, "--rate 1e30"},
+		{[]string{"--warmup", "100"}, "--warmup 100: want fewer jobs than the 4"},
+		{[]string{"--warmup", "-1"}, "--warmup -1"},
+	} {
+		_, errOut, code := ratesim(t, append([]string{"run", "--trace", trace, "--time-col", "t"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 naming %q", c.args, code, errOut, c.want)
+		}
+	}
+}

@@ -154,6 +154,9 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 		return spec, flagError("burst", f.burst, "a burst >= 1 token")
 	}
 	spec.One = buckets.Params{Rate: rate, Burst: burst}
+	if _, err := buckets.CommonScale(spec.One); err != nil {
+		return spec, flagError("rate", f.rate, fmt.Sprintf("a rate and burst whose exact units fit the model (1/r and b/r in nanoseconds with a denominator below 2^63): %v", err))
+	}
 	f.one = spec.One
 	splitFlag := "k"
 	if changed("sub") {
@@ -225,8 +228,11 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 	if f.trace == "" || changed("jobs") {
 		spec.MaxJobs = f.jobs
 	}
-	if f.warmup < 0 || spec.MaxJobs > 0 && f.warmup >= spec.MaxJobs {
-		return spec, flagError("warmup", f.warmup, fmt.Sprintf("a number of jobs >= 0 and below --jobs %d", spec.MaxJobs))
+	if f.warmup < 0 {
+		return spec, flagError("warmup", f.warmup, "a number of jobs >= 0")
+	}
+	if spec.MaxJobs > 0 && f.warmup >= spec.MaxJobs {
+		return spec, flagError("warmup", f.warmup, fmt.Sprintf("a number of jobs below --jobs %d", spec.MaxJobs))
 	}
 	spec.Warmup = f.warmup
 	spec.Engine = f.engine
@@ -343,6 +349,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}
 	if err != nil {
 		return err
+	}
+	if spec.Warmup > 0 && res.Jobs <= spec.Warmup {
+		return flagError("warmup", f.warmup, fmt.Sprintf("fewer jobs than the %d of the input, so that some are measured", res.Jobs))
 	}
 	if out != nil {
 		if err := out.Commit(); err != nil {

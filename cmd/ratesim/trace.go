@@ -347,7 +347,7 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 	type disp struct {
 		Scale   jnum  `json:"scale_s"`
 		Windows int64 `json:"windows"`
-		Mean    jnum  `json:"mean_count"`
+		Mean    jnum  `json:"mean_jobs"`
 		IDC     jnum  `json:"index_of_dispersion"`
 	}
 	type keys struct {

@@ -38,7 +38,7 @@ type statsJSON struct {
 	Dispersion []struct {
 		Scale   float64 `json:"scale_s"`
 		Windows int64
-		Mean    float64  `json:"mean_count"`
+		Mean    float64  `json:"mean_jobs"`
 		IDC     *float64 `json:"index_of_dispersion"`
 	} `json:"dispersion"`
 	Keys *struct {
