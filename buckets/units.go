@@ -40,7 +40,7 @@ func scaleFor(base int64, spans ...exact.Rat) (int64, []exact.Int128, error) {
 	s := base
 	for _, x := range spans {
 		d := x.Reduce().Den()
-		g := gcd(s, d)
+		g := exact.GCD(s, d)
 		hi, lo := bits.Mul64(uint64(s), uint64(d/g))
 		if hi != 0 || lo > math.MaxInt64 {
 			return 0, nil, fmt.Errorf("buckets: the exact model needs a scale of lcm(%d, %d) units per nanosecond, beyond 63 bits (rates or bursts with too many digits): %w", s, d, ErrParam)
@@ -57,13 +57,6 @@ func scaleFor(base int64, spans ...exact.Rat) (int64, []exact.Int128, error) {
 		out[i] = v
 	}
 	return s, out, nil
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // CommonScale returns the smallest scale (units per nanosecond) in which

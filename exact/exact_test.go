@@ -339,6 +339,14 @@ func TestRatArithAgainstBig(t *testing.T) {
 	}
 }
 
+func TestGCD(t *testing.T) {
+	for _, c := range [][3]int64{{12, 18, 6}, {0, 5, 5}, {7, 0, 7}, {1, 9223372036854775807, 1}, {1 << 40, 3 << 38, 1 << 38}} {
+		if g := GCD(c[0], c[1]); g != c[2] {
+			t.Errorf("GCD(%d, %d) = %d, want %d", c[0], c[1], g, c[2])
+		}
+	}
+}
+
 func lowest(r Rat) bool {
 	return new(big.Int).GCD(nil, nil, new(big.Int).Abs(r.num.Big()), big.NewInt(r.Den())).Cmp(big.NewInt(1)) == 0 || r.Sign() == 0 && r.Den() == 1
 }

@@ -55,6 +55,9 @@ func Frac(n Int128, d int64) Rat {
 	return Rat{num: n, den: d}
 }
 
+// GCD returns the greatest common divisor of a, b >= 0 (GCD(0, b) = b).
+func GCD(a, b int64) int64 { return int64(gcd(uint64(a), uint64(b))) }
+
 func gcd(a, b uint64) uint64 {
 	for b != 0 {
 		a, b = b, a%b

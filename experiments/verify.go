@@ -111,7 +111,7 @@ func runOutcome(in systems.Instance, allowUnequal bool) (*outcome, error) {
 	for _, ws := range [][]exact.Rat{d.One, d.Split} {
 		for _, w := range ws {
 			if den := w.Den(); o.unit%den != 0 {
-				o.unit = o.unit / gcd64(o.unit, den) * den
+				o.unit = o.unit / exact.GCD(o.unit, den) * den
 			}
 		}
 	}
@@ -134,13 +134,6 @@ func runOutcome(in systems.Instance, allowUnequal bool) (*outcome, error) {
 	}
 	o.events = int64(len(o.one) + countPositive(o.one) + countPositive(o.split))
 	return o, nil
-}
-
-func gcd64(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // secs writes x units of 1/unit ns in seconds, 6 digits.

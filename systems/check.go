@@ -111,11 +111,7 @@ func NewCheck(one *buckets.TokenBucket, subs []*buckets.TokenBucket) (*Check, er
 	for i, r := range rates {
 		rates[i] = r.Reduce()
 		d := rates[i].Den()
-		g := d
-		for x := c; x != 0; {
-			g, x = x, g%x
-		}
-		hi, lo := bits.Mul64(uint64(c), uint64(d/g))
+		hi, lo := bits.Mul64(uint64(c), uint64(d/exact.GCD(c, d)))
 		if hi != 0 || lo > math.MaxInt64 {
 			return nil, fmt.Errorf("systems: the rates' common denominator lcm(%d, %d) is beyond 63 bits: %w", c, d, buckets.ErrParam)
 		}
