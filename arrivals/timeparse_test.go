@@ -2,7 +2,9 @@ package arrivals
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -172,4 +174,43 @@ func TestParseNoAlloc(t *testing.T) {
 			t.Errorf("%s parse(%q): %v allocations, want 0", tc.format, tc.s, n)
 		}
 	}
+}
+
+// FuzzParseDecimal compares parseDecimal with math/big: a string of the
+// grammar (sign, digits, point, digits) parses to its exact value times
+// 10^unit when it has at most unit fractional digits (finer digits are
+// refused even when zero) and fits in int64, and fails otherwise.
+func FuzzParseDecimal(f *testing.F) {
+	for _, s := range []string{"1700000000.25", "-5", "+.5", "5.", "9223372036.854775807", "-9223372036.854775808",
+		"9223372036.854775808", "99999999999999999999", "0.0000000001", "1e5", "", "."} {
+		f.Add(s, uint8(9))
+	}
+	grammar := regexp.MustCompile(`^[+-]?[0-9]*\.?[0-9]*$`)
+	f.Fuzz(func(t *testing.T, s string, u uint8) {
+		unit := int(u % 10)
+		got, err := parseDecimal(s, unit)
+		_, fraction, _ := strings.Cut(s, ".")
+		ok := grammar.MatchString(s) && strings.ContainsAny(s, "0123456789") && len(fraction) <= unit
+		var want *big.Int
+		if ok {
+			text := strings.TrimPrefix(s, "+")
+			if strings.HasSuffix(text, ".") {
+				text += "0" // "5." is 5
+			}
+			r, _ := new(big.Rat).SetString(text)
+			if r == nil {
+				t.Fatalf("math/big cannot parse %q", s)
+			}
+			r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(unit)), nil)))
+			if r.IsInt() && r.Num().IsInt64() {
+				want = r.Num()
+			}
+		}
+		switch {
+		case want == nil && err == nil:
+			t.Errorf("parseDecimal(%q, %d) = %d, want an error", s, unit, got)
+		case want != nil && (err != nil || got != want.Int64()):
+			t.Errorf("parseDecimal(%q, %d) = %d, %v, want %v", s, unit, got, err, want)
+		}
+	})
 }

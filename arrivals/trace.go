@@ -45,7 +45,7 @@ type Trace struct {
 	interval engine.Time // the counting interval of a count format, or 0
 	format   timeFormat
 	delim    rune        // the field separator
-	cr       *csv.Reader // reads the records unless delim is a tab
+	cr       *csvReader  // reads the records unless delim is a tab
 	tsv      *tsvReader  // reads the records if delim is a tab
 	src      entrySource // reads the entries of the other formats, or nil
 	closer   io.Closer   // the file opened by Open, or nil
@@ -99,9 +99,7 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 	if delim == '\t' {
 		t.tsv = &tsvReader{br: br}
 	} else {
-		t.cr = csv.NewReader(br)
-		t.cr.Comma = delim
-		t.cr.ReuseRecord = true
+		t.cr = newCSVReader(br, delim)
 	}
 
 	err = t.readHeader()
@@ -387,11 +385,14 @@ func (t *Trace) readHeader() error {
 			t.header[i] = string(f)
 		}
 	} else {
-		hdr, err := t.cr.Read()
+		hdr, err := t.cr.read()
 		if err != nil {
 			return err
 		}
-		t.header = append([]string(nil), hdr...)
+		t.header = make([]string, len(hdr))
+		for i, f := range hdr {
+			t.header[i] = string(f)
+		}
 	}
 	t.lastLine = t.fieldLine(len(t.header) - 1)
 	return nil
@@ -419,7 +420,7 @@ func (t *Trace) readLine() (traceEntry, error) {
 		}
 		return parseEntry(t, fields)
 	}
-	rec, err := t.cr.Read()
+	rec, err := t.cr.read()
 	if err == io.EOF {
 		return traceEntry{}, io.EOF
 	}
@@ -427,6 +428,11 @@ func (t *Trace) readLine() (traceEntry, error) {
 		return traceEntry{}, t.readError(err)
 	}
 	t.lastLine = t.fieldLine(len(rec) - 1)
+	if len(rec) != len(t.header) {
+		// encoding/csv's FieldsPerRecord rule, as the TSV branch reports it.
+		line := t.fieldLine(0)
+		return traceEntry{}, t.readError(&csv.ParseError{StartLine: line, Line: line, Column: 1, Err: csv.ErrFieldCount})
+	}
 	return parseEntry(t, rec)
 }
 
@@ -472,8 +478,7 @@ func (t *Trace) fieldLine(i int) int {
 	if t.tsv != nil {
 		return t.tsv.line // a TSV record is one line
 	}
-	line, _ := t.cr.FieldPos(i)
-	return line
+	return t.cr.lines[i]
 }
 
 // readError converts an error from the record reader: a *csv.ParseError

@@ -480,3 +480,33 @@ func BenchmarkTraceSynthetic(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTraceOneColumn reads the performance issue's case: a one-column
+// CSV of decimal Unix timestamps with microseconds (100,000 lines about a
+// second apart), streamed as `ratesim run --trace` reads it. MB/s is the
+// figure the issue's target (>= 150 MB/s on one core) is stated in.
+func BenchmarkTraceOneColumn(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("t\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&sb, "%d.%06d\n", 1_700_000_000+i, (i*7919)%1_000_000)
+	}
+	input := sb.String()
+	b.SetBytes(int64(len(input)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tr, err := NewTrace(strings.NewReader(input), "one.csv", TraceOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			_, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
