@@ -2,8 +2,10 @@ package engine
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -207,6 +209,26 @@ func TestPriority(t *testing.T) {
 	for i, e := range r.log {
 		if e.Arg != want[i] {
 			t.Fatalf("ran %v, want args %v", r.log, want)
+		}
+	}
+}
+
+// TestTimeStringExact compares String with math/big's exact decimal of
+// t/1e9 (trailing zeros dropped) on random and edge instants.
+func TestTimeStringExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	cases := []Time{1, -1, 10, 1e9, 1e9 + 10, -Forever - 1, Forever, 100 * Millisecond}
+	for range 10000 {
+		cases = append(cases, Time(r.Int64()), Time(r.Int64N(1e12)), -Time(r.Int64N(1e10)))
+	}
+	for _, c := range cases {
+		want := new(big.Rat).SetFrac(big.NewInt(int64(c)), big.NewInt(1e9)).FloatString(9)
+		want = strings.TrimRight(strings.TrimRight(want, "0"), ".")
+		if want == "" || want == "-" {
+			want += "0"
+		}
+		if got := c.String(); got != want {
+			t.Errorf("Time(%d).String() = %q, want %q", int64(c), got, want)
 		}
 	}
 }

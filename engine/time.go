@@ -48,23 +48,38 @@ func (t Time) Seconds() float64 {
 // String returns t as an exact decimal number of seconds with no trailing
 // zeros, for example "0.3", "-1.5" or "1700000000.000000001".
 func (t Time) String() string {
-	neg := t < 0
+	b, _ := t.AppendText(make([]byte, 0, 24))
+	return string(b)
+}
+
+// AppendText appends String's text to b without allocating beyond b's
+// growth (encoding.TextAppender); the error is always nil.
+func (t Time) AppendText(b []byte) ([]byte, error) {
 	u := uint64(t)
-	if neg {
-		u = -u
+	if t < 0 {
+		b = append(b, '-')
+		u = -u // MinInt64 is its own negation, and 2^63 as uint64
 	}
-	s := strconv.FormatUint(u/1e9, 10)
-	if f := u % 1e9; f != 0 {
-		frac := strconv.FormatUint(f+1e9, 10)[1:] // nine digits, leading zeros kept
-		for frac[len(frac)-1] == '0' {
-			frac = frac[:len(frac)-1]
-		}
-		s += "." + frac
+	b = strconv.AppendUint(b, u/1e9, 10)
+	f := u % 1e9
+	if f == 0 {
+		return b, nil
 	}
-	if neg {
-		return "-" + s
+	n := 9 // fractional digits, trailing zeros dropped
+	for f%10 == 0 {
+		f /= 10
+		n--
 	}
-	return s
+	b = append(b, '.')
+	start := len(b)
+	for range n {
+		b = append(b, '0')
+	}
+	for i := len(b) - 1; i >= start; i-- {
+		b[i] = byte('0' + f%10)
+		f /= 10
+	}
+	return b, nil
 }
 
 // FromSeconds returns the instant nearest s seconds (ties away from zero)

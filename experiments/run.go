@@ -115,6 +115,7 @@ func Run(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Wr
 // runWith is [Run] with the statistics kept in rec and, when tap is not
 // nil, every decision and release also shown to it.
 func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *recorder, tap *seriesTap) (Result, *systems.Pair, error) {
+	defer rec.close() // stops the per-job writer if the run fails
 	if spec.Warmup < 0 {
 		return Result{}, nil, &buckets.ParamError{Name: "warmup", Value: spec.Warmup, Want: ">= 0 jobs"}
 	}
@@ -271,12 +272,7 @@ func (r *recorder) Waits(j systems.Job, node int, scale int64, wa, wb exact.Int1
 		r.split.addUnits(wb, scale)
 	}
 	if r.rows != nil {
-		r.rows.arrived(j.ID, j.T)
-		r.rows.dispatched(j.ID, node)
-		if err := r.rows.served(j.ID, true, exact.Frac(wa, scale)); err != nil {
-			return err
-		}
-		return r.rows.served(j.ID, false, exact.Frac(wb, scale))
+		return r.rows.complete(j.ID, j.T, node, wa, wb, scale)
 	}
 	return nil
 }
@@ -307,6 +303,13 @@ func (r *recorder) finish() error {
 		return r.rows.finish()
 	}
 	return nil
+}
+
+// close stops the per-job writer of a run that failed, dropping its error.
+func (r *recorder) close() {
+	if r.rows != nil {
+		r.rows.close()
+	}
 }
 
 func (r *recorder) result(jobs int64, last engine.Time, p *systems.Pair) Result {

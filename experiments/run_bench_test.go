@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"io"
 	"runtime"
 	"testing"
 
@@ -51,3 +52,11 @@ func onEngine(spec RunSpec, p arrivals.Process) (Result, error) {
 func BenchmarkRun1e6(b *testing.B)       { benchRun(b, 1_000_000, fast) }
 func BenchmarkRun1e7(b *testing.B)       { benchRun(b, 10_000_000, fast) }
 func BenchmarkRunEngine1e6(b *testing.B) { benchRun(b, 1_000_000, onEngine) }
+
+// BenchmarkJobsOut is BenchmarkRun1e6 writing every job's row (--jobs-out)
+// to io.Discard; its ns/job less Run1e6's is the cost of a row.
+func BenchmarkJobsOut(b *testing.B) {
+	benchRun(b, 1_000_000, func(spec RunSpec, p arrivals.Process) (Result, error) {
+		return Run(context.Background(), spec, p, io.Discard)
+	})
+}

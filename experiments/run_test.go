@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"github.com/google/go-cmp/cmp"
+	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
@@ -270,5 +272,46 @@ func TestPollaczekKhinchine(t *testing.T) {
 		if math.Abs(m-want) > 4.3*se {
 			t.Errorf("ρ = %v: mean delay %v, Pollaczek-Khinchine %v (SE %v)", tc.rho, m, want, se)
 		}
+	}
+}
+
+// failingWriter accepts n bytes and then fails every write.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	if len(b) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errors.New("disk full")
+	}
+	w.n -= len(b)
+	return len(b), nil
+}
+
+// TestJobsOutErrors: a write error of the per-job rows (written by their
+// own goroutine) is Run's error, whether it happens mid-run or at the
+// final flush, and a run that fails for another reason (a cancelled
+// context) stops the writer and returns.
+func TestJobsOutErrors(t *testing.T) {
+	one := pp("1", "10")
+	subs, _ := buckets.EqualSplit(one, 2)
+	spec := RunSpec{One: one, Subs: subs, Dispatch: "rr", Seed: 1, MaxJobs: 100_000}
+	// 100,000 rows are about 2.6 MB: 100 bytes and 1 MiB fail mid-run;
+	// 10 rows fit the 64 KiB buffer and fail at the final flush.
+	for _, c := range []struct {
+		jobs int64
+		room int
+	}{{100_000, 0}, {100_000, 100}, {100_000, 1 << 20}, {10, 50}} {
+		spec.MaxJobs = c.jobs
+		proc, _ := arrivals.NewPoisson(0.9, Source(1, systems.StreamArrivals))
+		if _, err := Run(context.Background(), spec, proc, &failingWriter{n: c.room}); err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("%d jobs, room %d bytes: error %v, want disk full", c.jobs, c.room, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	proc, _ := arrivals.NewPoisson(0.9, Source(1, systems.StreamArrivals))
+	if _, err := Run(ctx, spec, proc, io.Discard); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: error %v, want context.Canceled", err)
 	}
 }
