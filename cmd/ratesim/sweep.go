@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -78,23 +79,18 @@ func (o *outputFlags) prepareOut(names ...string) error {
 
 // writeResults writes the CSV and JSON and, unless turned off, the figures;
 // it returns the paths written.
-func (o *outputFlags) writeResults(res *experiments.Results, stem string, figures bool) ([]string, int, error) {
+func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results, stem string, figures bool) ([]string, int, error) {
 	csvPath := filepath.Join(o.out, stem+".csv")
 	jsonPath := filepath.Join(o.out, stem+".json")
 	if err := res.WriteFiles(csvPath, jsonPath); err != nil {
 		return nil, 0, err
 	}
 	paths := []string{csvPath, jsonPath}
-	if !figures || o.noFigures {
-		return paths, 0, nil
-	}
-	dir := filepath.Join(o.out, "figures")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
-	}
 	// Figures of an earlier study in the same folder (--force) would sit
-	// beside the new results without belonging to them: remove the sweep
-	// figures (heatmap-, ratio-, delay- in any format) first.
+	// beside the new results without belonging to them, even when these
+	// get no figures (an interrupted sweep, a shard, --no-figures): remove
+	// the sweep figures (heatmap-, ratio-, delay- in any format) first.
+	dir := filepath.Join(o.out, "figures")
 	for _, pattern := range []string{"heatmap-*", "ratio-*", "delay-*"} {
 		old, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, f := range old {
@@ -103,7 +99,13 @@ func (o *outputFlags) writeResults(res *experiments.Results, stem string, figure
 			}
 		}
 	}
-	figs, err := experiments.SaveFigures(experiments.SweepFigures(res), dir, o.format)
+	if !figures || o.noFigures {
+		return paths, 0, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	figs, err := experiments.SaveFiguresContext(ctx, experiments.SweepFigures(res), dir, o.format)
 	if err != nil {
 		return paths, len(figs), err
 	}
@@ -159,11 +161,12 @@ files one run writes.
 
 A progress bar with ETA goes to standard error when it is a terminal
 (--quiet turns it off). Ctrl-C stops the sweep: the points already
-finished are written (results.json then says "interrupted": true) and the
-exit code is 130.
+finished are written (results.json then says "interrupted": true), and the
+figures of an earlier sweep in --out are removed; the exit code is 128 +
+the signal's number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
 
 Exit codes: 0 success, 1 the theorem check failed at some point, 2 bad
-usage, 130 interrupted.`,
+usage, 3 internal error, 128 + the signal's number when stopped.`,
 		Example: `  ratesim sweep --builtin split-ratio
   ratesim sweep --builtin split-ratio --print-spec > my-study.yaml
   ratesim sweep testdata/sweep-load.yaml -j 8 -o out/load
@@ -421,7 +424,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	}
 	// Write what finished even when interrupted; figures only for a whole
 	// sweep.
-	paths, nfig, err := f.writeResults(res, stem, shard.Count == 0 && !interrupted)
+	paths, nfig, err := f.writeResults(cmd.Context(), res, stem, shard.Count == 0 && !interrupted)
 	if err != nil {
 		return err
 	}
