@@ -241,6 +241,9 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
 			return s, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
 		}
+		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace); err != nil {
+			return s, err
+		}
 		s.KeepArrivals = true
 	} else if changed("plot-format") {
 		return s, fmt.Errorf("--plot-format applies with --plot DIR only")

@@ -60,6 +60,9 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	if out == "" {
 		out = filepath.Join(filepath.Dir(path), "figures")
 	}
+	if err := checkDirNotInput("out", out, []string{"*." + f.format}, path); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return flagError("out", out, fmt.Sprintf("a folder that can be created (%v)", err))
 	}

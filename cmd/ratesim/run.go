@@ -319,6 +319,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.plot.dir != "" {
+		if err := checkDirNotInput("plot", f.plot.dir, []string{"*." + f.plot.format}, f.trace); err != nil {
+			return err
+		}
+	}
 	proc, closeProc, err := f.arrivalProcess(cmd.Context(), spec)
 	if err != nil {
 		return err
@@ -448,12 +453,7 @@ func checkJobsOut(path, trace string) error {
 	if !fi.Mode().IsRegular() {
 		return flagError("jobs-out", path, "a regular file to write (or - for standard output), not a directory or device")
 	}
-	if trace != "" {
-		if ti, err := os.Stat(trace); err == nil && os.SameFile(fi, ti) {
-			return flagError("jobs-out", path, "a file other than the --trace input, which it would overwrite")
-		}
-	}
-	return nil
+	return checkNotInput("jobs-out", path, trace)
 }
 
 // jsonResult is the --json output.

@@ -59,6 +59,15 @@ func validFormat(f string) bool {
 	return false
 }
 
+// checkNotInputs refuses an --out folder where the named files or the
+// figures would replace one of inputs.
+func (o *outputFlags) checkNotInputs(names []string, inputs ...string) error {
+	if err := checkDirNotInput("out", o.out, names, inputs...); err != nil {
+		return err
+	}
+	return checkDirNotInput("out", filepath.Join(o.out, "figures"), []string{"*." + o.format}, inputs...)
+}
+
 // prepareOut creates the folder and refuses to overwrite the named files
 // without --force.
 func (o *outputFlags) prepareOut(names ...string) error {
@@ -364,6 +373,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 			return flagError("shard", f.shard, "i/n with 1 <= i <= n, e.g. 2/8")
 		}
 		stem = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
+	}
+	if err := f.checkNotInputs([]string{stem + ".csv", stem + ".json"}, args...); err != nil {
+		return err
 	}
 	if err := f.prepareOut(stem+".csv", stem+".json"); err != nil {
 		return err

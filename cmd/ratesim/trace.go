@@ -124,6 +124,9 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 		if err := checkOutputFile("plot", f.plot, ".png", ".svg", ".pdf"); err != nil {
 			return err
 		}
+		if err := checkNotInput("plot", f.plot, path); err != nil {
+			return err
+		}
 	}
 	st, err := arrivals.NewStats(arrivals.StatsOptions{Keyed: f.opt.KeyCol != ""})
 	if err != nil {
