@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,5 +98,37 @@ func TestStdoutWriteErrors(t *testing.T) {
 		if code := Execute(args, failingWriter{}, &errOut); code != 2 || !strings.Contains(errOut.String(), "device full") {
 			t.Errorf("%v to a failing writer: exit %d, %q", args, code, errOut.String())
 		}
+	}
+}
+
+// TestSweepTooLargeForMemory: a grid of 2^24 points (4096 × 4096) would
+// keep 2^24 · 8 KiB = 128 GiB of results: it is refused up front with the
+// estimate, before any point is built, and the overflow of jobs + warmup
+// is named as such.
+func TestSweepTooLargeForMemory(t *testing.T) {
+	have, ok := physicalMemory()
+	if !ok || have >= 1<<24*sweepBytesPerPoint {
+		t.Skip("the machine's memory is unknown or large enough for the grid")
+	}
+	var b1, b2 strings.Builder
+	for i := range 4096 {
+		if i > 0 {
+			b1.WriteByte(',')
+			b2.WriteByte(',')
+		}
+		fmt.Fprintf(&b1, "%d", i+2)
+		fmt.Fprintf(&b2, "%g", float64(i+1)/10000)
+	}
+	out := filepath.Join(t.TempDir(), "sw")
+	_, errOut, code := ratesim(t, "sweep", "--grid", "burst="+b1.String(), "--grid", "load="+b2.String(), "-o", out)
+	if code != 2 || !strings.Contains(errOut, "16777216 points") || !strings.Contains(errOut, "137 GB") {
+		t.Errorf("exit %d, %q; want 2 with the estimate", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the refused sweep created its folder")
+	}
+	_, errOut, code = ratesim(t, "sweep", "--jobs", "9223372036854775807", "-o", out)
+	if code != 2 || !strings.Contains(errOut, "jobs + warmup overflows") {
+		t.Errorf("--jobs MaxInt64: exit %d, %q", code, errOut)
 	}
 }

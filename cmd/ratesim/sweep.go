@@ -309,6 +309,13 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 		}
 		spec.Sweep = experiments.Sweep{g}
 	}
+	// Validating builds every point: refuse a whole sweep too large for
+	// the machine first (a shard is checked once its points are known).
+	if n := spec.NumPoints(); f.shard == "" && n <= experiments.MaxPoints {
+		if err := checkSweepMemory(n); err != nil {
+			return nil, err
+		}
+	}
 	if err := spec.Validate(); err != nil {
 		var se *experiments.SpecError
 		if errors.As(err, &se) {
@@ -336,6 +343,24 @@ func parseFloats(s string) ([]float64, error) {
 		xs = append(xs, x)
 	}
 	return xs, nil
+}
+
+// sweepBytesPerPoint is the memory a sweep keeps per point until it
+// writes its results: the point's statistics and its rows, measured as
+// the growth of the peak resident memory over 10^4 points (7.6 KB per
+// point, rounded up).
+const sweepBytesPerPoint = 8 << 10
+
+// checkSweepMemory refuses, before anything runs, a sweep of points whose
+// results would need more memory than the machine has, with the estimate.
+func checkSweepMemory(points int) error {
+	need := uint64(points) * sweepBytesPerPoint
+	have, ok := physicalMemory()
+	if !ok || need <= have {
+		return nil
+	}
+	return fmt.Errorf("the sweep has %s and would keep about %.3g GB of results in memory (%d KiB per point), more than the machine's %.3g GB: use fewer points, or split it with --shard i/n (n >= %d) and merge the shards",
+		count(points, "point"), float64(need)/1e9, sweepBytesPerPoint>>10, float64(have)/1e9, need/have+1)
 }
 
 // isTerminal reports whether w is a terminal.
@@ -374,19 +399,21 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		}
 		stem = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
 	}
-	if err := f.checkNotInputs([]string{stem + ".csv", stem + ".json"}, args...); err != nil {
-		return err
-	}
-	if err := f.prepareOut(stem+".csv", stem+".json"); err != nil {
-		return err
-	}
-
 	pts := spec.NumPoints()
 	mine := 0
 	for p := range pts {
 		if shard.Has(p) {
 			mine++
 		}
+	}
+	if err := checkSweepMemory(mine); err != nil {
+		return err
+	}
+	if err := f.checkNotInputs([]string{stem + ".csv", stem + ".json"}, args...); err != nil {
+		return err
+	}
+	if err := f.prepareOut(stem+".csv", stem+".json"); err != nil {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	if !f.quiet {
