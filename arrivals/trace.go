@@ -2,6 +2,7 @@ package arrivals
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -157,24 +158,45 @@ var (
 // empty trace; a command that reads a trace twice should check first with
 // [CheckRereadable]. Close does not close standard input.
 func Open(path string, opt TraceOptions) (*Trace, error) {
+	return OpenContext(context.Background(), path, opt)
+}
+
+// OpenContext is [Open] whose reading stops once ctx is done: the next
+// read of the file (Open's, which with TraceOptions.Sort reads the whole
+// file, or a later [Trace.Next]'s) fails with an error wrapping
+// ctx.Err(), within one buffer (64 KiB) of input.
+func OpenContext(ctx context.Context, path string, opt TraceOptions) (*Trace, error) {
 	if path == Stdin {
 		if stdinUsed.Swap(true) {
 			return nil, &TraceError{File: StdinName, Err: ErrOnePass,
 				Msg: "standard input was already read: it can be read only once, and this reads the trace a second time (save the trace to a file and give its path)"}
 		}
-		return NewTrace(stdin, StdinName, opt)
+		return NewTrace(ctxReader{ctx, stdin}, StdinName, opt)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("arrivals: %w", err)
 	}
-	t, err := NewTrace(f, path, opt)
+	t, err := NewTrace(ctxReader{ctx, f}, path, opt)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	t.closer = f
 	return t, nil
+}
+
+// ctxReader reads r until ctx is done, and then fails with ctx.Err().
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // CheckRereadable returns nil when the trace at path can be read more

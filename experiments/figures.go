@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -20,8 +21,18 @@ type NamedFigure struct {
 
 // SaveFigures saves each figure to dir/name.format and returns the paths.
 func SaveFigures(figs []NamedFigure, dir, format string) ([]string, error) {
+	return SaveFiguresContext(context.Background(), figs, dir, format)
+}
+
+// SaveFiguresContext is [SaveFigures] that stops once ctx is done: it
+// checks ctx before drawing each figure and returns the paths saved so
+// far with ctx.Err().
+func SaveFiguresContext(ctx context.Context, figs []NamedFigure, dir, format string) ([]string, error) {
 	var paths []string
 	for _, f := range figs {
+		if err := ctx.Err(); err != nil {
+			return paths, err
+		}
 		path := filepath.Join(dir, f.Name+"."+format)
 		if err := f.Figure.Save(path); err != nil {
 			return paths, err

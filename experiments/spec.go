@@ -793,8 +793,11 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 	if p.Jobs < 1 {
 		return p, specErr(field("jobs"), "%d, want >= 1 measured job per replication", p.Jobs)
 	}
-	if p.Warmup < 0 || p.Warmup > math.MaxInt64-p.Jobs {
+	if p.Warmup < 0 {
 		return p, specErr(field("warmup"), "%d, want >= 0 jobs", p.Warmup)
+	}
+	if p.Warmup > math.MaxInt64-p.Jobs {
+		return p, specErr(field("jobs"), "%d with warmup %d: jobs + warmup overflows a 64-bit count, want jobs + warmup <= %d", p.Jobs, p.Warmup, int64(math.MaxInt64))
 	}
 	if _, err := buckets.ParseOrder(p.Order); err != nil {
 		return p, specErr(field("order"), "%q, want fcfs, lifo or random", p.Order)

@@ -184,7 +184,7 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 		go func() {
 			defer wg.Done()
 			for t := range tasks {
-				r, err := runReplication(run, &pts[sel[t.sel]], spec.Seed, t.rep)
+				r, err := runReplicationSafe(run, &pts[sel[t.sel]], spec.Seed, t.rep)
 				results <- done{t, r, err}
 			}
 		}()
@@ -349,4 +349,11 @@ func (p *Point) PKSplit() float64 {
 		}
 	}
 	return w
+}
+
+// runReplicationSafe is runReplication with a panic returned as a
+// *PanicError.
+func runReplicationSafe(ctx context.Context, pt *Point, seed uint64, rep int) (r repStats, err error) {
+	defer recoverInto(&err)
+	return runReplication(ctx, pt, seed, rep)
 }

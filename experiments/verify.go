@@ -357,15 +357,18 @@ func Verify(ctx context.Context, cfg VerifyConfig) (VerifyResult, error) {
 			wg.Go(func() {
 				for j := w; j < n; j += workers {
 					d := &round[j]
-					d.in = gen(first + j)
-					d.o, d.err = runOutcome(d.in, allow)
-					if d.err != nil {
-						continue
-					}
-					d.fails = make([]bool, len(cfg.Claims))
-					for c, name := range cfg.Claims {
-						d.fails[c], _ = d.o.claimFails(name)
-					}
+					func() {
+						defer recoverInto(&d.err)
+						d.in = gen(first + j)
+						d.o, d.err = runOutcome(d.in, allow)
+						if d.err != nil {
+							return
+						}
+						d.fails = make([]bool, len(cfg.Claims))
+						for c, name := range cfg.Claims {
+							d.fails[c], _ = d.o.claimFails(name)
+						}
+					}()
 				}
 			})
 		}

@@ -82,7 +82,8 @@ gets its own limiters (keyed rate limiting) and the table lists the keys.
 With --plot DIR it draws arrival-curves, boundary-zoom and throttle-response
 figures (--plot-format png, svg or pdf).
 
-Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
+Exit codes: 0 success, 2 bad usage or bad input, 3 internal error, 128 +
+the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 		Example: `  ratesim limiters
   ratesim limiters --limit 100 --window 60 --plot figs
   ratesim limiters --limiters fixed-window,sliding-log,token-police --arrivals poisson --load 1.5
@@ -240,6 +241,9 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
 			return s, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
 		}
+		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace); err != nil {
+			return s, err
+		}
 		s.KeepArrivals = true
 	} else if changed("plot-format") {
 		return s, fmt.Errorf("--plot-format applies with --plot DIR only")
@@ -255,7 +259,7 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 // limiters.
 func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.LimitersSpec) (proc arrivals.Process, closeProc func() error, input string, keyed bool, err error) {
 	if f.trace != "" {
-		tr, err := arrivals.Open(f.trace, f.traceOpt)
+		tr, err := arrivals.OpenContext(cmd.Context(), f.trace, f.traceOpt)
 		if err != nil {
 			return nil, nil, "", false, err
 		}
@@ -378,7 +382,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 		if err != nil {
 			return fmt.Errorf("drawing the figures: %w", err)
 		}
-		if figures, err = experiments.SaveFigures(figs, f.plotDir, f.plotFormat); err != nil {
+		if figures, err = experiments.SaveFiguresContext(cmd.Context(), figs, f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}

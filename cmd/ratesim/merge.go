@@ -25,7 +25,7 @@ disjoint points and together cover every point; otherwise merge names the
 problem and writes nothing.
 
 Exit codes: 0 success, 1 the theorem check failed at some point, 2 bad
-usage or input.`,
+usage or input, 3 internal error, 128 + the signal's number when stopped.`,
 		Example: `  ratesim merge shards/shard-*.json -o merged`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runMerge(cmd, f, args) },
@@ -40,6 +40,9 @@ func runMerge(cmd *cobra.Command, f *outputFlags, args []string) error {
 	}
 	var parts []*experiments.Results
 	for _, path := range args {
+		if err := cmd.Context().Err(); err != nil {
+			return err
+		}
 		if strings.HasSuffix(path, ".csv") {
 			return fmt.Errorf("%s: give the shards' .json files (they hold the spec and full-precision statistics)", path)
 		}
@@ -53,10 +56,13 @@ func runMerge(cmd *cobra.Command, f *outputFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkNotInputs([]string{"results.csv", "results.json"}, args...); err != nil {
+		return err
+	}
 	if err := f.prepareOut("results.csv", "results.json"); err != nil {
 		return err
 	}
-	paths, nfig, err := f.writeResults(res, "results", true)
+	paths, nfig, err := f.writeResults(cmd.Context(), res, "results", true)
 	if err != nil {
 		return err
 	}

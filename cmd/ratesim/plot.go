@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,7 +33,8 @@ Pollaczek-Khinchine prediction where every sub-bucket is an M/D/1 queue.
 Every figure has a title, axes with units, a legend and a caption line with
 the parameters and the seed. The format is --format (png, svg or pdf).
 
-Exit codes: 0 success, 2 bad usage or input.`,
+Exit codes: 0 success, 2 bad usage or input, 3 internal error, 128 + the
+signal's number when stopped (130 for SIGINT).`,
 		Example: `  ratesim plot ratesim-sweep/results.json --out figs --format pdf`,
 		Args:    cobra.ExactArgs(1),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runPlot(cmd, f, args[0]) },
@@ -58,11 +60,14 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	if out == "" {
 		out = filepath.Join(filepath.Dir(path), "figures")
 	}
+	if err := checkDirNotInput("out", out, []string{"*." + f.format}, path); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return flagError("out", out, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
 	figs := experiments.SweepFigures(res)
-	paths, err := experiments.SaveFigures(figs, out, f.format)
+	paths, err := experiments.SaveFiguresContext(cmd.Context(), figs, out, f.format)
 	if err != nil {
 		return err
 	}
@@ -114,6 +119,6 @@ func (p *runPlotFlags) options(engine bool) (experiments.SeriesOptions, error) {
 
 // writeRunFigures draws the single-run figures into the --plot folder and
 // returns their paths.
-func (p *runPlotFlags) write(ser *experiments.Series, caption string) ([]string, error) {
-	return experiments.SaveFigures(experiments.RunFigures(ser, caption), p.dir, p.format)
+func (p *runPlotFlags) write(ctx context.Context, ser *experiments.Series, caption string) ([]string, error) {
+	return experiments.SaveFiguresContext(ctx, experiments.RunFigures(ser, caption), p.dir, p.format)
 }

@@ -7,31 +7,68 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/internal/version"
 )
 
-// Exit codes of every command.
+// Exit codes of every command (README, "Exit codes").
 const (
 	exitOK          = 0   // success
 	exitCheckFailed = 1   // Theorem 2 or Lemma 1 failed at some event
-	exitUsage       = 2   // bad usage or bad input
-	exitInterrupted = 130 // stopped by SIGINT or SIGTERM (128 + SIGINT), outputs discarded
+	exitUsage       = 2   // bad usage, bad input, or an output that cannot be written
+	exitInternal    = 3   // a bug in ratesim (a Go panic): the message says what to report
+	exitSignal      = 128 // + the signal's number: stopped by SIGHUP (129), SIGINT (130) or SIGTERM (143)
+	exitInterrupted = exitSignal + 2
 )
+
+// stopSignals stop every command: its context is cancelled, its
+// unfinished outputs are removed, and it exits 128 + the signal's number.
+var stopSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM}
+
+// stopGrace is how long a command has, after a stop signal, to return
+// by itself before the process removes every temporary output file and
+// exits anyway; a second signal does the same at once.
+const stopGrace = 700 * time.Millisecond
 
 // errCheckFailed is returned (wrapped) by a command whose theorem check
 // failed; it maps to exit code 1.
 var errCheckFailed = errors.New("theorem check failed")
 
+// signalError is the cause of a context cancelled by a stop signal.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return "interrupted by " + signalName(e.sig) }
+
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
 // exitCode maps a command's error to the process exit code. This is the only
-// place exit codes are decided.
+// place exit codes are decided; a cancelled context maps to 130 here, and
+// [Execute] replaces that with 128 + the signal that cancelled it.
 func exitCode(err error) int {
+	var pe *experiments.PanicError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &pe):
+		return exitInternal
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed
 	case errors.Is(err, context.Canceled):
@@ -40,6 +77,9 @@ func exitCode(err error) int {
 		return exitUsage
 	}
 }
+
+// testCommands are added to the tree by tests (a command that panics, say).
+var testCommands []func() *cobra.Command
 
 // newRootCmd builds the ratesim command tree.
 func newRootCmd() *cobra.Command {
@@ -51,8 +91,12 @@ func newRootCmd() *cobra.Command {
 Theorem 2 of R. Guérin, "When Two is Worse Than One" (2019), S(t) <= S^(k)(t),
 and its Lemma 1 at every event.
 
-Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input,
-130 interrupted (SIGINT or SIGTERM; partial outputs are removed).`,
+Exit codes of every command: 0 success; 1 the theorem check failed; 2 bad
+usage, bad input, or an output (standard output included) that cannot be
+written; 3 internal error (a bug in ratesim: please report the message,
+the version and the command line); 128 + the signal's number when stopped
+by a signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM. A stopped command stops
+within a second and removes its unfinished output files.`,
 		Version:       version.Get().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -61,27 +105,105 @@ Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input,
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd())
+	for _, c := range testCommands {
+		root.AddCommand(c())
+	}
 	return root
 }
 
 // Execute runs ratesim with args, writing results to stdout and diagnostics
-// to stderr, and returns the exit code. SIGINT and SIGTERM cancel the run's
-// context: a run stops, removes its partial output files and returns 130.
-func Execute(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+// to stderr, and returns the exit code (see exitCode).
+//
+// SIGHUP, SIGINT and SIGTERM cancel the command's context: it stops,
+// removes its partial output files and Execute returns 128 + the signal's
+// number. A command still running stopGrace after the signal, or at a
+// second signal, is not waited for: the process removes every temporary
+// output file and exits with that code at once.
+//
+// A panic in the command (or, through [experiments.PanicError], in one
+// of its workers) is recovered: Execute prints "internal error" with what
+// to report and returns 3.
+func Execute(args []string, stdout, stderr io.Writer) (code int) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go watchSignals(sigs, done, cancel, stderr)
+
+	defer func() {
+		if v := recover(); v != nil {
+			code = internalError(stderr, args, &experiments.PanicError{Value: v, Stack: debug.Stack()})
+		}
+	}()
+	out := &errWriter{w: stdout}
 	root := newRootCmd()
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	root.SetOut(out)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err == nil && out.err != nil {
+		err = fmt.Errorf("writing to standard output: %w", out.err)
+	}
+	var sig signalError
+	stopped := errors.As(context.Cause(ctx), &sig)
+	var pe *experiments.PanicError
 	switch {
+	case errors.As(err, &pe):
+		return internalError(stderr, args, pe)
+	case stopped:
+		fmt.Fprintf(stderr, "ratesim: %v; unfinished output files were removed\n", sig)
+		return exitSignal + int(sig.sig)
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "ratesim: interrupted; unfinished output files were removed")
 	case err != nil:
 		fmt.Fprintln(stderr, "ratesim:", err)
 	}
 	return exitCode(err)
+}
+
+// watchSignals cancels the command at the first stop signal and, if it
+// has not returned (closed done) stopGrace later or at a second signal,
+// removes every temporary output file and exits the process.
+func watchSignals(sigs <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc, stderr io.Writer) {
+	var first signalError
+	var grace <-chan time.Time
+	for {
+		select {
+		case <-done:
+			return
+		case s := <-sigs:
+			sig, _ := s.(syscall.Signal)
+			if grace == nil {
+				first = signalError{sig}
+				cancel(first)
+				grace = time.After(stopGrace)
+				continue
+			}
+		case <-grace:
+		}
+		atomicfile.RemoveTemporary()
+		fmt.Fprintf(stderr, "ratesim: %v; stopped at once, unfinished output files were removed\n", first)
+		os.Exit(exitSignal + int(first.sig))
+	}
+}
+
+// internalError reports a panic: what happened, where, and what to send
+// with a bug report. It returns exitInternal.
+func internalError(stderr io.Writer, args []string, pe *experiments.PanicError) int {
+	quoted := []string{"ratesim"}
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	fmt.Fprintf(stderr, `ratesim: internal error: %v
+This is a bug in ratesim, not a problem with your input. Please report it
+with this whole message, the version and the command line:
+  version:      %s
+  command line: %s
+%s`, pe.Value, version.Get().String(), strings.Join(quoted, " "), pe.Stack)
+	return exitInternal
 }
 
 // jsonHeader opens every JSON output: the layout's version and the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,8 +67,9 @@ With no flags it runs the embedded default: Poisson arrivals at load 0.9,
 rate 1 token/s, burst 10 tokens, k = 2, 1000000 jobs, seed 1.
 
 Exit codes: 0 the check held, 1 it failed (the first offending instant is
-printed), 2 bad usage or bad input, 130 interrupted (SIGINT or SIGTERM;
-partial outputs are removed).
+printed), 2 bad usage or bad input, 3 internal error, 128 + the signal's
+number when stopped by SIGHUP, SIGINT or SIGTERM (129, 130, 143; partial
+outputs are removed).
 
 ` + arrivals.SpecHelp,
 		Example: `  ratesim run
@@ -272,9 +274,9 @@ func parseSubs(s string) ([]buckets.Params, error) {
 }
 
 // process builds the arrival process from the flags.
-func (f *runFlags) arrivalProcess(spec experiments.RunSpec) (arrivals.Process, func() error, error) {
+func (f *runFlags) arrivalProcess(ctx context.Context, spec experiments.RunSpec) (arrivals.Process, func() error, error) {
 	if f.trace != "" {
-		tr, err := arrivals.Open(f.trace, f.traceOpt)
+		tr, err := arrivals.OpenContext(ctx, f.trace, f.traceOpt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -317,7 +319,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	proc, closeProc, err := f.arrivalProcess(spec)
+	if f.plot.dir != "" {
+		if err := checkDirNotInput("plot", f.plot.dir, []string{"*." + f.plot.format}, f.trace); err != nil {
+			return err
+		}
+	}
+	proc, closeProc, err := f.arrivalProcess(cmd.Context(), spec)
 	if err != nil {
 		return err
 	}
@@ -375,7 +382,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
 	if series != nil {
-		paths, err := f.plot.write(series, experiments.RunCaption(f.input(), spec, res.Jobs))
+		paths, err := f.plot.write(cmd.Context(), series, experiments.RunCaption(f.input(), spec, res.Jobs))
 		if err != nil {
 			return err
 		}
@@ -446,12 +453,7 @@ func checkJobsOut(path, trace string) error {
 	if !fi.Mode().IsRegular() {
 		return flagError("jobs-out", path, "a regular file to write (or - for standard output), not a directory or device")
 	}
-	if trace != "" {
-		if ti, err := os.Stat(trace); err == nil && os.SameFile(fi, ti) {
-			return flagError("jobs-out", path, "a file other than the --trace input, which it would overwrite")
-		}
-	}
-	return nil
+	return checkNotInput("jobs-out", path, trace)
 }
 
 // jsonResult is the --json output.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,15 @@ func validFormat(f string) bool {
 	return false
 }
 
+// checkNotInputs refuses an --out folder where the named files or the
+// figures would replace one of inputs.
+func (o *outputFlags) checkNotInputs(names []string, inputs ...string) error {
+	if err := checkDirNotInput("out", o.out, names, inputs...); err != nil {
+		return err
+	}
+	return checkDirNotInput("out", filepath.Join(o.out, "figures"), []string{"*." + o.format}, inputs...)
+}
+
 // prepareOut creates the folder and refuses to overwrite the named files
 // without --force.
 func (o *outputFlags) prepareOut(names ...string) error {
@@ -78,23 +88,18 @@ func (o *outputFlags) prepareOut(names ...string) error {
 
 // writeResults writes the CSV and JSON and, unless turned off, the figures;
 // it returns the paths written.
-func (o *outputFlags) writeResults(res *experiments.Results, stem string, figures bool) ([]string, int, error) {
+func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results, stem string, figures bool) ([]string, int, error) {
 	csvPath := filepath.Join(o.out, stem+".csv")
 	jsonPath := filepath.Join(o.out, stem+".json")
 	if err := res.WriteFiles(csvPath, jsonPath); err != nil {
 		return nil, 0, err
 	}
 	paths := []string{csvPath, jsonPath}
-	if !figures || o.noFigures {
-		return paths, 0, nil
-	}
-	dir := filepath.Join(o.out, "figures")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
-	}
 	// Figures of an earlier study in the same folder (--force) would sit
-	// beside the new results without belonging to them: remove the sweep
-	// figures (heatmap-, ratio-, delay- in any format) first.
+	// beside the new results without belonging to them, even when these
+	// get no figures (an interrupted sweep, a shard, --no-figures): remove
+	// the sweep figures (heatmap-, ratio-, delay- in any format) first.
+	dir := filepath.Join(o.out, "figures")
 	for _, pattern := range []string{"heatmap-*", "ratio-*", "delay-*"} {
 		old, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, f := range old {
@@ -103,7 +108,13 @@ func (o *outputFlags) writeResults(res *experiments.Results, stem string, figure
 			}
 		}
 	}
-	figs, err := experiments.SaveFigures(experiments.SweepFigures(res), dir, o.format)
+	if !figures || o.noFigures {
+		return paths, 0, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	figs, err := experiments.SaveFiguresContext(ctx, experiments.SweepFigures(res), dir, o.format)
 	if err != nil {
 		return paths, len(figs), err
 	}
@@ -159,11 +170,12 @@ files one run writes.
 
 A progress bar with ETA goes to standard error when it is a terminal
 (--quiet turns it off). Ctrl-C stops the sweep: the points already
-finished are written (results.json then says "interrupted": true) and the
-exit code is 130.
+finished are written (results.json then says "interrupted": true), and the
+figures of an earlier sweep in --out are removed; the exit code is 128 +
+the signal's number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
 
 Exit codes: 0 success, 1 the theorem check failed at some point, 2 bad
-usage, 130 interrupted.`,
+usage, 3 internal error, 128 + the signal's number when stopped.`,
 		Example: `  ratesim sweep --builtin split-ratio
   ratesim sweep --builtin split-ratio --print-spec > my-study.yaml
   ratesim sweep testdata/sweep-load.yaml -j 8 -o out/load
@@ -297,6 +309,13 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 		}
 		spec.Sweep = experiments.Sweep{g}
 	}
+	// Validating builds every point: refuse a whole sweep too large for
+	// the machine first (a shard is checked once its points are known).
+	if n := spec.NumPoints(); f.shard == "" && n <= experiments.MaxPoints {
+		if err := checkSweepMemory(n); err != nil {
+			return nil, err
+		}
+	}
 	if err := spec.Validate(); err != nil {
 		var se *experiments.SpecError
 		if errors.As(err, &se) {
@@ -324,6 +343,24 @@ func parseFloats(s string) ([]float64, error) {
 		xs = append(xs, x)
 	}
 	return xs, nil
+}
+
+// sweepBytesPerPoint is the memory a sweep keeps per point until it
+// writes its results: the point's statistics and its rows, measured as
+// the growth of the peak resident memory over 10^4 points (7.6 KB per
+// point, rounded up).
+const sweepBytesPerPoint = 8 << 10
+
+// checkSweepMemory refuses, before anything runs, a sweep of points whose
+// results would need more memory than the machine has, with the estimate.
+func checkSweepMemory(points int) error {
+	need := uint64(points) * sweepBytesPerPoint
+	have, ok := physicalMemory()
+	if !ok || need <= have {
+		return nil
+	}
+	return fmt.Errorf("the sweep has %s and would keep about %.3g GB of results in memory (%d KiB per point), more than the machine's %.3g GB: use fewer points, or split it with --shard i/n (n >= %d) and merge the shards",
+		count(points, "point"), float64(need)/1e9, sweepBytesPerPoint>>10, float64(have)/1e9, need/have+1)
 }
 
 // isTerminal reports whether w is a terminal.
@@ -362,16 +399,21 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		}
 		stem = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
 	}
-	if err := f.prepareOut(stem+".csv", stem+".json"); err != nil {
-		return err
-	}
-
 	pts := spec.NumPoints()
 	mine := 0
 	for p := range pts {
 		if shard.Has(p) {
 			mine++
 		}
+	}
+	if err := checkSweepMemory(mine); err != nil {
+		return err
+	}
+	if err := f.checkNotInputs([]string{stem + ".csv", stem + ".json"}, args...); err != nil {
+		return err
+	}
+	if err := f.prepareOut(stem+".csv", stem+".json"); err != nil {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	if !f.quiet {
@@ -421,7 +463,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	}
 	// Write what finished even when interrupted; figures only for a whole
 	// sweep.
-	paths, nfig, err := f.writeResults(res, stem, shard.Count == 0 && !interrupted)
+	paths, nfig, err := f.writeResults(cmd.Context(), res, stem, shard.Count == 0 && !interrupted)
 	if err != nil {
 		return err
 	}

@@ -124,6 +124,9 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 		if err := checkOutputFile("plot", f.plot, ".png", ".svg", ".pdf"); err != nil {
 			return err
 		}
+		if err := checkNotInput("plot", f.plot, path); err != nil {
+			return err
+		}
 	}
 	st, err := arrivals.NewStats(arrivals.StatsOptions{Keyed: f.opt.KeyCol != ""})
 	if err != nil {
@@ -192,12 +195,12 @@ type passInfo struct {
 // tracePass reads the trace once, calling each for every arrival.
 func tracePass(cmd *cobra.Command, path string, opt arrivals.TraceOptions, each func(arrivals.Arrival) error) (passInfo, error) {
 	var info passInfo
-	tr, err := arrivals.Open(path, opt)
+	ctx := cmd.Context()
+	tr, err := arrivals.OpenContext(ctx, path, opt)
 	if err != nil {
 		return info, err
 	}
 	defer tr.Close()
-	ctx := cmd.Context()
 	for n := 0; ; n++ {
 		if n%4096 == 0 && ctx != nil && ctx.Err() != nil {
 			return info, ctx.Err()

@@ -52,7 +52,8 @@ number of them.
 which it writes out the same way, and exit 1.
 
 Exit codes: 0 Theorem 2 and Lemma 1 held on every instance, 1 a violation
-was found, 2 bad usage.`,
+was found, 2 bad usage, 3 internal error, 128 + the signal's number when
+stopped (130 for SIGINT).`,
 		Example: `  ratesim verify
   ratesim verify --instances 1000000 --seed 7 -j 1
   ratesim verify --inflate burst --out /tmp/nc`,

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // ErrNotRegular is returned (wrapped, with the path) when the target
@@ -25,6 +26,47 @@ var (
 	syncFile = (*os.File).Sync
 	rename   = os.Rename
 )
+
+// temps holds the names of the temporary files of this process that are
+// neither committed nor removed yet, for [RemoveTemporary].
+var temps struct {
+	sync.Mutex
+	names map[string]bool
+}
+
+func track(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.names == nil {
+		temps.names = map[string]bool{}
+	}
+	temps.names[name] = true
+}
+
+func untrack(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	delete(temps.names, name)
+}
+
+// RemoveTemporary removes every temporary file of this process that is
+// not yet committed or aborted, and returns how many it removed. It is
+// meant for a process about to exit without unwinding (a second signal,
+// or a writer that did not stop in time): afterwards a Commit of those
+// files fails and leaves its target untouched. It is safe to call from
+// any goroutine.
+func RemoveTemporary() int {
+	temps.Lock()
+	defer temps.Unlock()
+	n := 0
+	for name := range temps.names {
+		if os.Remove(name) == nil {
+			n++
+		}
+		delete(temps.names, name)
+	}
+	return n
+}
 
 // File is an output file being written whole or not at all (see the
 // package documentation). Writes are buffered; nothing is visible at the
@@ -80,6 +122,7 @@ func Create(ctx context.Context, path string) (*File, error) {
 		if err := f.Chmod(perm); err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			untrack(f.Name())
 			return nil, fmt.Errorf("atomicfile: %s: %w", path, err)
 		}
 	}
@@ -94,6 +137,9 @@ func createTemp(target string, perm fs.FileMode) (*os.File, error) {
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
+		}
+		if err == nil {
+			track(name)
 		}
 		return f, err
 	}
@@ -180,6 +226,7 @@ func (f *File) Commit() error {
 	if err == nil {
 		err = rename(f.f.Name(), f.target)
 	}
+	untrack(f.f.Name())
 	if err != nil {
 		os.Remove(f.f.Name())
 		return fmt.Errorf("atomicfile: writing %s: %w", f.target, err)
@@ -204,6 +251,7 @@ func (f *File) Abort() {
 	f.state = aborted
 	f.f.Close()
 	os.Remove(f.f.Name())
+	untrack(f.f.Name())
 }
 
 // Write writes the file at path whole or not at all: write is called with

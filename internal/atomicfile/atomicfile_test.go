@@ -318,3 +318,45 @@ func TestFileAfterCommit(t *testing.T) {
 		t.Errorf("Target() = %q, want %q", f.Target(), path)
 	}
 }
+
+// TestRemoveTemporary: the temporary files of open Files are removed, a
+// later Commit fails and leaves the target untouched, and committed or
+// aborted files are not counted.
+func TestRemoveTemporary(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	target := filepath.Join(dir, "out.csv")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done, err := Create(ctx, filepath.Join(dir, "done.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := done.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	aborted, _ := Create(ctx, filepath.Join(dir, "aborted.csv"))
+	aborted.Abort()
+	a, _ := Create(ctx, target)
+	b, _ := Create(ctx, filepath.Join(dir, "new.csv"))
+	a.WriteString("new")
+	if n := RemoveTemporary(); n != 2 {
+		t.Errorf("RemoveTemporary removed %d files, want 2", n)
+	}
+	if a.Commit() == nil {
+		t.Error("Commit after RemoveTemporary succeeded")
+	}
+	b.Abort()
+	if got, _ := os.ReadFile(target); string(got) != "old" {
+		t.Errorf("target holds %q, want the old bytes", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"done.csv", "out.csv"}; !slices.Equal(names, want) {
+		t.Errorf("folder holds %v, want %v", names, want)
+	}
+}

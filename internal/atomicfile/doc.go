@@ -27,6 +27,9 @@
 //     close or rename error, the caller's [File.Abort], or a cancelled
 //     context) the temporary file is removed and the target, if any, is
 //     left untouched.
+//   - A process that must exit at once (a second interrupt, say) calls
+//     [RemoveTemporary] first, which removes the temporary files of every
+//     File still open, so that none is left behind.
 //
 // [Write] is the one-call form; [Create] with [File.Commit] and
 // [File.Abort] is the streaming form for output produced over a long run.

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+// physicalMemory returns the machine's memory in bytes, and false when it
+// cannot be known (on this system, always).
+func physicalMemory() (uint64, bool) { return 0, false }
