@@ -39,6 +39,7 @@ Exit codes: 0 success, 2 bad usage or input.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "folder for the figures (default: figures/ beside RESULTS)")
+	markOutput(cmd, "out", outputFolder)
 	fl.StringVar(&f.format, "format", "png", "figure format: png, svg or pdf")
 	return cmd
 }

@@ -97,13 +97,15 @@ partial outputs are removed).
 	fl.StringVar(&f.traceOpt.SubCol, "sub-col", "", "trace column of 0-based sub-bucket indexes (for --dispatch column)")
 	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
-	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals); with --trace the default is the whole trace")
+	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals) of the run, the --warmup ones included; with --trace the default is the whole trace (sweep counts per replication: --jobs-per-replication)")
 	fl.Int64Var(&f.warmup, "warmup", 0, "leave the first N jobs out of the delay statistics (not of the check or --jobs-out)")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+experiments.JobsHeader)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object instead of the summary")
 	fl.BoolVar(&f.engine, "engine", false, "run on the general event-queue engine instead of the fast path (same results, slower)")
 	fl.StringVar(&f.plot.dir, "plot", "", "draw the single-run figures into this folder: delay CDF and CCDF, S(t) and S^(k)(t) with their gap, N(t) and Σ N_l(t)")
+	markOutput(cmd, "plot", outputFolder)
+	markOutput(cmd, "jobs-out", outputStdout)
 	fl.StringVar(&f.plot.format, "plot-format", "png", "format of the --plot figures: png, svg or pdf")
 	fl.StringVar(&f.plot.window, "plot-window", "", "FROM:TO seconds of the N(t) figure (default: about 400 changes around the largest Σ N_l)")
 	cmd.MarkFlagsMutuallyExclusive("k", "sub")
@@ -379,7 +381,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: wrote %d figures to %s\n", len(paths), f.plot.dir)
+		noteFigures(cmd.ErrOrStderr(), paths)
 	}
 	if !res.Check.Held() {
 		return fmt.Errorf("%w: %v", errCheckFailed, res.Check.First)

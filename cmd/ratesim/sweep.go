@@ -35,6 +35,7 @@ type outputFlags struct {
 func (o *outputFlags) register(cmd *cobra.Command, what string) {
 	fl := cmd.Flags()
 	fl.StringVarP(&o.out, "out", "o", "ratesim-sweep", "output folder for results.csv, results.json and "+what)
+	markOutput(cmd, "out", outputFolder)
 	fl.BoolVar(&o.force, "force", false, "overwrite existing results in --out")
 	fl.StringVar(&o.format, "format", "png", "figure format: png, svg or pdf")
 	fl.BoolVar(&o.noFigures, "no-figures", false, "write the results only, no figures")
@@ -133,6 +134,7 @@ type sweepFlags struct {
 	shard         string
 	printSpec     bool
 	progressEvery time.Duration
+	oldJobs       int64 // --jobs, the old spelling of --jobs-per-replication
 }
 
 func newSweepCmd() *cobra.Command {
@@ -204,8 +206,11 @@ usage, 130 interrupted.`,
 	fl.StringVar(&s.Dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ rates), least-loaded, weighted (∝ --traffic-shares)")
 	fl.StringVar(&f.spec.traffic, "traffic-shares", "", "traffic share of each sub-bucket for --dispatch weighted, e.g. 0.6,0.4")
 	fl.StringVar(&s.Order, "order", "fcfs", "service order: fcfs, lifo or random")
-	fl.Int64Var(&s.Jobs, "jobs", 100_000, "measured jobs per replication (>= 1)")
-	fl.Int64Var(&s.Warmup, "warmup", 10_000, "warm-up jobs per replication before them, left out of the statistics")
+	fl.Int64Var(&s.Jobs, "jobs-per-replication", 100_000, "measured jobs per replication (>= 1), after the --warmup jobs (run's --jobs counts all the jobs of its one run)")
+	fl.Int64Var(&s.Warmup, "warmup", 10_000, "warm-up jobs per replication before the measured ones, left out of the statistics")
+	// --jobs was the old spelling of --jobs-per-replication; unlisted.
+	fl.Int64Var(&f.oldJobs, "jobs", 0, "")
+	fl.MarkHidden("jobs")
 	fl.IntVar(&s.Replications, "replications", 10, "replications per point")
 	fl.Uint64VarP(&s.Seed, "seed", "s", 1, "root seed; replication i of point p is seeded from (seed, p, i)")
 	fl.StringArrayVar(&f.spec.grid, "grid", nil, "a sweep axis name=v1,v2,... (repeat for a cartesian product); replaces the spec's sweep; names: "+strings.Join(experiments.AxisNames, ", "))
@@ -216,7 +221,7 @@ usage, 130 interrupted.`,
 var specFlagNames = map[string]string{
 	"name": "name", "arrivals": "arrivals", "load": "load", "rate": "rate", "burst": "burst", "k": "k",
 	"rate_shares": "rate-shares", "burst_shares": "burst-shares", "dispatch": "dispatch",
-	"traffic_shares": "traffic-shares", "order": "order", "jobs": "jobs", "warmup": "warmup",
+	"traffic_shares": "traffic-shares", "order": "order", "jobs": "jobs-per-replication", "warmup": "warmup",
 	"replications": "replications", "seed": "seed", "sweep": "grid",
 }
 
@@ -242,6 +247,13 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 	}
 	changed := cmd.Flags().Changed
 	src := f.spec.s
+	if changed("jobs") {
+		if changed("jobs-per-replication") {
+			return nil, fmt.Errorf("--jobs is the old spelling of --jobs-per-replication: give --jobs-per-replication only")
+		}
+		deprecated(cmd, "sweep --jobs", "--jobs-per-replication (run's --jobs counts all the jobs of one run)")
+		src.Jobs = f.oldJobs
+	}
 	if changed("name") {
 		spec.Name = src.Name
 	}
@@ -266,7 +278,7 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 	if changed("order") {
 		spec.Order = src.Order
 	}
-	if changed("jobs") {
+	if changed("jobs-per-replication") || changed("jobs") {
 		spec.Jobs = src.Jobs
 	}
 	if changed("warmup") {

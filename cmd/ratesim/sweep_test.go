@@ -158,7 +158,7 @@ func TestSweepUsageErrors(t *testing.T) {
 // TestSweepPrintSpec: --print-spec writes YAML that reads back to the
 // built-in study with the flags applied.
 func TestSweepPrintSpec(t *testing.T) {
-	stdout, _, code := ratesim(t, "sweep", "--builtin", "split-ratio", "--jobs", "1000", "--print-spec")
+	stdout, _, code := ratesim(t, "sweep", "--builtin", "split-ratio", "--jobs-per-replication", "1000", "--print-spec")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -185,7 +185,7 @@ func TestSweepInterrupt(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	root.SetOut(&stdout)
 	root.SetErr(&stderr)
-	root.SetArgs([]string{"sweep", smallSpec, "--jobs", "200000", "--replications", "2", "-j", "2", "-o", out})
+	root.SetArgs([]string{"sweep", smallSpec, "--jobs-per-replication", "200000", "--replications", "2", "-j", "2", "-o", out})
 	err := root.ExecuteContext(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want the context's", err)

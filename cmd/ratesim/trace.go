@@ -38,6 +38,7 @@ type traceStatsFlags struct {
 	fmt     traceFormatFlags
 	seed    uint64
 	plot    string
+	plotO   string // -o, the old spelling of --plot
 	fit     bool
 	rates   string
 	delayed float64
@@ -83,7 +84,13 @@ smallest b for which at most the fraction --delayed of the jobs wait.
 	fl.BoolVar(&f.opt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.opt.SkipBad, "skip-bad", false, "skip malformed or out-of-order lines and report how many")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "seed of --spread random")
-	fl.StringVarP(&f.plot, "plot", "o", "", "draw the rate over time, the interarrival distribution and (with --fit) b(r) to this file (.png, .svg or .pdf)")
+	fl.StringVar(&f.plot, "plot", "", "draw the rate over time, the interarrival distribution and (with --fit) b(r) to this file (.png, .svg or .pdf)")
+	markOutput(cmd, "plot", outputFile)
+	// -o names an output folder in every other command; here it was the
+	// --plot file, and still is, unlisted, for the scripts that used it.
+	fl.StringVarP(&f.plotO, "plot-o", "o", "", "")
+	markOutput(cmd, "plot-o", outputFile)
+	fl.MarkHidden("plot-o")
 	fl.BoolVar(&f.fit, "fit", false, "print the burstiness curve b(r) (reads the trace twice)")
 	fl.StringVar(&f.rates, "rates", "", "token rates r for --fit, tokens/s, separated by commas (default 1.05 to 20 times the mean rate)")
 	fl.Float64Var(&f.delayed, "delayed", 0.01, "target fraction of delayed jobs for --fit, in [0, 1)")
@@ -97,6 +104,13 @@ var defaultFitFactors = []float64{1.05, 1.1, 1.2, 1.35, 1.5, 2, 2.5, 3, 4, 5, 7,
 
 func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	changed := cmd.Flags().Changed
+	if changed("plot-o") {
+		if changed("plot") {
+			return fmt.Errorf("-o is the old spelling of --plot: give --plot only")
+		}
+		deprecated(cmd, "-o FILE", "--plot FILE (-o names an output folder in the other commands)")
+		f.plot = f.plotO
+	}
 	if err := f.fmt.apply(&f.opt, changed, f.seed); err != nil {
 		return err
 	}
@@ -178,6 +192,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 		if err := fig.Save(f.plot); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
+		noteFigures(cmd.ErrOrStderr(), []string{f.plot})
 	}
 	return nil
 }
