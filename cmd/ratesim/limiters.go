@@ -113,8 +113,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
 	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of keys: each key gets its own limiters, and the table lists keys")
-	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
-	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
+	addBadLineFlags(fl, &f.traceOpt)
 	fl.Int64Var(&f.jobs, "jobs", 100_000, "number of arrivals of poisson, periodic and specs; with --trace or boundary, all unless given")
 	fl.StringVar(&f.durations, "durations", "", "interval lengths d at which α*(d) is measured, seconds, comma-separated (default 0 and W/128 to 4W, 8 per doubling)")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed (poisson arrivals: stream 0; throttle: stream 1)")
@@ -209,7 +208,7 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		s.Durations = slices.Compact(s.Durations)
 	}
 	if f.trace == "" {
-		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
+		for _, name := range append([]string{"time-col", "time-format", "key-col"}, traceFormatFlagNames...) {
 			if changed(name) {
 				return s, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
 			}
@@ -261,6 +260,9 @@ func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.Limiter
 			return nil, nil, "", false, err
 		}
 		in := "trace " + f.trace
+		if note := countsNote(tr, f.traceOpt.Spread); note != "" {
+			in += " (" + note + ")"
+		}
 		if s.Keyed {
 			in += ", keyed by column " + f.traceOpt.KeyCol
 		}
@@ -367,7 +369,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 	skipped := 0
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		if skipped = tr.Skipped(); skipped > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", skipped, f.trace, tr.FirstSkipped())
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, tr.FirstSkipped())
 		}
 	}
 	var figures []string
@@ -428,7 +430,7 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	s := res.Spec
 	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
 	if skipped > 0 {
-		fmt.Fprintf(w, "skipped    %d bad lines\n", skipped)
+		fmt.Fprintf(w, "skipped    %s\n", count(skipped, "bad line"))
 	}
 	queue := "unbounded"
 	if s.Queue > 0 {
