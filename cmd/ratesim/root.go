@@ -52,7 +52,10 @@ Theorem 2 of R. Guérin, "When Two is Worse Than One" (2019), S(t) <= S^(k)(t),
 and its Lemma 1 at every event.
 
 Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input,
-130 interrupted (SIGINT or SIGTERM; partial outputs are removed).`,
+130 interrupted (SIGINT or SIGTERM; partial outputs are removed).
+
+Shell completion: ratesim completion --help. Man pages: ratesim man DIR
+writes one per command (ratesim.1, ratesim-run.1, ...).`,
 		Version:       version.Get().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -61,7 +64,7 @@ Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input,
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
 	root.PersistentPreRunE = checkOutputFlags
-	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd())
+	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd(), newManCmd())
 	return root
 }
 
