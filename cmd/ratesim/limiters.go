@@ -104,7 +104,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringVar(&f.soft, "soft", "", "throttle: token deficit up to which every job passes, tokens (exact; default (L-1)/2)")
 	fl.StringVar(&f.hard, "hard", "", "throttle: token deficit from which every job is rejected, tokens, <= L-1 (exact; default L-1)")
 	fl.StringVar(&f.process, "arrivals", "boundary", "generated arrivals: boundary (bursts at window edges), poisson, periodic (λ = load·R), or an arrival spec as in ratesim run")
-	fl.StringVar(&f.gap, "gap", "1", "boundary: the bursts arrive this long before and after each edge, seconds or with a unit, in (0, W/2)")
+	fl.StringVar(&f.gap, "gap", "", "boundary: the bursts arrive this long before and after each edge, seconds or with a unit, in (0, W/2) (default 1 s, or W/4 when W <= 2 s)")
 	fl.IntVar(&f.cycles, "cycles", 10, "boundary: number of cycles (>= 1), 3W apart")
 	fl.IntVar(&f.stream, "stream", 0, "boundary: jobs spread over the window after each edge (>= 0; default L)")
 	fl.Float64Var(&f.load, "load", 1.2, "poisson, periodic, specs: offered load λ/R (> 0)")
@@ -289,6 +289,9 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec
 		if err != nil {
 			return nil, "", err
 		}
+		if f.gap == "" {
+			f.gap = "1"
+		}
 		gs, err := parseSeconds("gap", f.gap)
 		if err != nil {
 			return nil, "", err
@@ -296,6 +299,12 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec
 		gap, err := nanos("gap", f.gap, gs)
 		if err != nil {
 			return nil, "", err
+		}
+		if !cmd.Flags().Changed("gap") && 2*gap >= w {
+			// The default 1 s gap does not fit a window of 2 s or less:
+			// take W/4, in the middle of (0, W/2), rather than fail on a
+			// flag the user did not give.
+			gap = w / 4
 		}
 		b := arrivals.BoundarySpec{Window: w, Offset: off, Gap: gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.cycles}
 		if cmd.Flags().Changed("stream") {
