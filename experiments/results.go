@@ -280,3 +280,40 @@ func (r *Results) WriteFiles(csvPath, jsonPath string) error {
 	}
 	return nil
 }
+
+// CheckResume reports whether r, the results of an earlier run read back
+// with [ReadResults], can be resumed by a run of spec on shard with this
+// build (version, Go version and commit as [Results] records them): the
+// same schema, spec, seed, shard and build, so that the points r holds are
+// those the run would compute. The error says which differs.
+func (r *Results) CheckResume(spec *Spec, shard Shard, ver, goVer, commit string) error {
+	a, err := json.Marshal(r.Spec)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.Schema != version.Schema:
+		return fmt.Errorf("experiments: the results have schema_version %d, this ratesim writes %d", r.Schema, version.Schema)
+	case !bytes.Equal(a, b):
+		return fmt.Errorf("experiments: the results are of another experiment (their spec differs from this one)")
+	case r.Seed != spec.Seed:
+		return fmt.Errorf("experiments: the results have seed %d, this run %d", r.Seed, spec.Seed)
+	case r.Shard != shard.String():
+		return fmt.Errorf("experiments: the results are of shard %q, this run of %q", r.Shard, shard.String())
+	case r.Version != ver || r.GoVersion != goVer || r.Commit != commit:
+		return fmt.Errorf("experiments: the results were written by ratesim %s %s (%s), this is %s %s (%s): points must come from one build",
+			r.Version, r.Commit, r.GoVersion, ver, commit, goVer)
+	}
+	seen := make(map[int]bool, len(r.Points))
+	for _, p := range r.Points {
+		if p.Index < 0 || p.Index >= r.PointsTotal || !shard.Has(p.Index) || seen[p.Index] {
+			return fmt.Errorf("experiments: the results hold point %d, not a point of this sweep, or twice", p.Index)
+		}
+		seen[p.Index] = true
+	}
+	return nil
+}

@@ -119,9 +119,25 @@ func runReplication(ctx context.Context, p *Point, seed uint64, rep int) (repSta
 type SweepOptions struct {
 	Workers int   // replications run in parallel; 0 means runtime.GOMAXPROCS(0)
 	Shard   Shard // the subset of points to run; the zero value runs them all
-	// Progress, when not nil, is called after each replication with the
-	// number done and the total, from the goroutine that called RunSweep.
-	Progress func(done, total int)
+	// Progress, when not nil, is called after each replication, from the
+	// goroutine that called RunSweep.
+	Progress func(SweepProgress)
+	// Done holds the points an earlier, interrupted run of the same sweep
+	// finished (the Points of its [Results], checked with
+	// [Results.CheckResume]): RunSweep runs only the other points and
+	// returns all of them, in point order. Since a point's statistics
+	// depend on (seed, point) alone, the results are those of one
+	// uninterrupted run, byte for byte once written.
+	Done []PointResult
+}
+
+// SweepProgress is how far a sweep has come.
+type SweepProgress struct {
+	Points      int // points finished, those of SweepOptions.Done included
+	PointsTotal int // points of the sweep, or of its shard
+	// Replications counts the replications this call has run, of the
+	// ReplicationsTotal it runs (the points of Done excluded).
+	Replications, ReplicationsTotal int
 }
 
 // RunSweep runs every replication of every point of spec (or of the
@@ -142,10 +158,24 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 	if err := opt.Shard.validate(); err != nil {
 		return nil, err
 	}
+	resumed := make(map[int]bool, len(opt.Done))
+	for _, p := range opt.Done {
+		switch {
+		case p.Index < 0 || p.Index >= len(pts) || !opt.Shard.Has(p.Index):
+			return nil, fmt.Errorf("experiments: finished point %d is not a point of this sweep (%d points, shard %q)", p.Index, len(pts), opt.Shard)
+		case resumed[p.Index]:
+			return nil, fmt.Errorf("experiments: finished point %d is given twice", p.Index)
+		}
+		resumed[p.Index] = true
+	}
 	var sel []int
+	mine := 0
 	for i := range pts {
 		if opt.Shard.Has(i) {
-			sel = append(sel, i)
+			mine++
+			if !resumed[i] {
+				sel = append(sel, i)
+			}
 		}
 	}
 	res := &Results{Schema: version.Schema, Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
@@ -198,7 +228,7 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 	count := map[int]int{}
 	finished := make([]*PointResult, len(sel))
 	var firstErr error
-	n := 0
+	n, points := 0, len(opt.Done)
 	for d := range results {
 		if d.err != nil {
 			// Replications stopped by the caller's cancellation are not
@@ -219,17 +249,20 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 			finished[d.sel] = &pr
 			delete(pending, d.sel)
 			delete(count, d.sel)
+			points++
 		}
 		n++
 		if opt.Progress != nil {
-			opt.Progress(n, total)
+			opt.Progress(SweepProgress{Points: points, PointsTotal: mine, Replications: n, ReplicationsTotal: total})
 		}
 	}
+	res.Points = append(res.Points, opt.Done...)
 	for _, pr := range finished {
 		if pr != nil {
 			res.Points = append(res.Points, *pr)
 		}
 	}
+	slices.SortFunc(res.Points, func(a, b PointResult) int { return a.Index - b.Index })
 	if firstErr != nil {
 		return res, firstErr
 	}

@@ -114,8 +114,8 @@ func TestSweepCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := RunSweep(ctx, s, SweepOptions{Workers: 2, Progress: func(done, total int) {
-		if done == 30 {
+	res, err := RunSweep(ctx, s, SweepOptions{Workers: 2, Progress: func(p SweepProgress) {
+		if p.Replications == 30 {
 			cancel()
 		}
 	}})

@@ -105,7 +105,7 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 	fl.StringVar(&f.soft, "soft", "", "throttle: token deficit up to which every job passes, tokens (exact; default (L-1)/2)")
 	fl.StringVar(&f.hard, "hard", "", "throttle: token deficit from which every job is rejected, tokens, <= L-1 (exact; default L-1)")
 	fl.StringVar(&f.process, "arrivals", "boundary", "generated arrivals: boundary (bursts at window edges), poisson, periodic (λ = load·R), or an arrival spec as in ratesim run")
-	fl.StringVar(&f.gap, "gap", "1", "boundary: the bursts arrive this long before and after each edge, seconds or with a unit, in (0, W/2)")
+	fl.StringVar(&f.gap, "gap", "", "boundary: the bursts arrive this long before and after each edge, seconds or with a unit, in (0, W/2) (default 1 s, or W/4 when W <= 2 s)")
 	fl.IntVar(&f.cycles, "cycles", 10, "boundary: number of cycles (>= 1), 3W apart")
 	fl.IntVar(&f.stream, "stream", 0, "boundary: jobs spread over the window after each edge (>= 0; default L)")
 	fl.Float64Var(&f.load, "load", 1.2, "poisson, periodic, specs: offered load λ/R (> 0)")
@@ -114,12 +114,12 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
 	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of keys: each key gets its own limiters, and the table lists keys")
-	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
-	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
+	addBadLineFlags(fl, &f.traceOpt)
 	fl.Int64Var(&f.jobs, "jobs", 100_000, "number of arrivals of poisson, periodic and specs; with --trace or boundary, all unless given")
 	fl.StringVar(&f.durations, "durations", "", "interval lengths d at which α*(d) is measured, seconds, comma-separated (default 0 and W/128 to 4W, 8 per doubling)")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed (poisson arrivals: stream 0; throttle: stream 1)")
-	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this directory (created if missing)")
+	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this folder (created if missing)")
+	markOutput(cmd, "plot", outputFolder)
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
 	fl.BoolVar(&f.json, "json", false, "print the table as one JSON object")
 	fl.IntVar(&f.topKeys, "top-keys", 10, "keyed runs: the number of keys listed in the table, most arrivals first (the JSON has all)")
@@ -209,7 +209,7 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		s.Durations = slices.Compact(s.Durations)
 	}
 	if f.trace == "" {
-		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
+		for _, name := range append([]string{"time-col", "time-format", "key-col"}, traceFormatFlagNames...) {
 			if changed(name) {
 				return s, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
 			}
@@ -264,6 +264,9 @@ func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.Limiter
 			return nil, nil, "", false, err
 		}
 		in := "trace " + f.trace
+		if note := countsNote(tr, f.traceOpt.Spread); note != "" {
+			in += " (" + note + ")"
+		}
 		if s.Keyed {
 			in += ", keyed by column " + f.traceOpt.KeyCol
 		}
@@ -290,6 +293,9 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec
 		if err != nil {
 			return nil, "", err
 		}
+		if f.gap == "" {
+			f.gap = "1"
+		}
 		gs, err := parseSeconds("gap", f.gap)
 		if err != nil {
 			return nil, "", err
@@ -297,6 +303,12 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec
 		gap, err := nanos("gap", f.gap, gs)
 		if err != nil {
 			return nil, "", err
+		}
+		if !cmd.Flags().Changed("gap") && 2*gap >= w {
+			// The default 1 s gap does not fit a window of 2 s or less:
+			// take W/4, in the middle of (0, W/2), rather than fail on a
+			// flag the user did not give.
+			gap = w / 4
 		}
 		b := arrivals.BoundarySpec{Window: w, Offset: off, Gap: gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.cycles}
 		if cmd.Flags().Changed("stream") {
@@ -370,7 +382,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 	skipped := 0
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		if skipped = tr.Skipped(); skipped > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", skipped, f.trace, tr.FirstSkipped())
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, tr.FirstSkipped())
 		}
 	}
 	var figures []string
@@ -431,7 +443,7 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	s := res.Spec
 	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
 	if skipped > 0 {
-		fmt.Fprintf(w, "skipped    %d bad lines\n", skipped)
+		fmt.Fprintf(w, "skipped    %s\n", count(skipped, "bad line"))
 	}
 	queue := "unbounded"
 	if s.Queue > 0 {

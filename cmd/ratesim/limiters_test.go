@@ -253,3 +253,17 @@ func TestLimitersNASA(t *testing.T) {
 		t.Errorf("keyed table: exit %d:\n%s", code, out)
 	}
 }
+
+// TestLimitersShortWindowGap: a window of 2 s or less does not fail on the
+// default 1 s --gap the user did not give: the bursts come W/4 before and
+// after each edge (0.75 s and 1.25 s around the edge at W = 1 s, cycles 3W
+// apart); a --gap given that does not fit is still an error.
+func TestLimitersShortWindowGap(t *testing.T) {
+	stdout, stderr, code := ratesim(t, "limiters", "--limit", "10", "--window", "1")
+	if code != 0 || !strings.HasPrefix(stdout, "input      boundary pattern, 10 cycles 3 s apart: 10 jobs at 0.75 s and 10 at 1.25 s around the window edge at 1 s") {
+		t.Errorf("exit %d, %q\n%s", code, stderr, stdout)
+	}
+	if _, stderr, code := ratesim(t, "limiters", "--limit", "10", "--window", "1", "--gap", "1"); code != 2 || !strings.Contains(stderr, "--gap 1: want a gap in (0, W/2 = 0.5) s") {
+		t.Errorf("--gap 1: exit %d, %q", code, stderr)
+	}
+}

@@ -41,6 +41,7 @@ signal's number when stopped (130 for SIGINT).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "folder for the figures (default: figures/ beside RESULTS)")
+	markOutput(cmd, "out", outputFolder)
 	fl.StringVar(&f.format, "format", "png", "figure format: png, svg or pdf")
 	return cmd
 }

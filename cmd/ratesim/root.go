@@ -96,7 +96,10 @@ usage, bad input, or an output (standard output included) that cannot be
 written; 3 internal error (a bug in ratesim: please report the message,
 the version and the command line); 128 + the signal's number when stopped
 by a signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM. A stopped command stops
-within a second and removes its unfinished output files.`,
+within a second and removes its unfinished output files.
+
+Shell completion: ratesim completion --help. Man pages: ratesim man DIR
+writes one per command (ratesim.1, ratesim-run.1, ...).`,
 		Version:       version.Get().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -104,7 +107,8 @@ within a second and removes its unfinished output files.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd())
+	root.PersistentPreRunE = checkOutputFlags
+	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd(), newManCmd())
 	for _, c := range testCommands {
 		root.AddCommand(c())
 	}

@@ -36,6 +36,7 @@ type runFlags struct {
 	load         float64
 	trace        string
 	traceOpt     arrivals.TraceOptions
+	traceNote    string              // countsNote of the trace
 	traceFmt     traceFormatFlags    // --format and the count-format flags
 	gen          *arrivals.Generated // the --arrivals spec's process, unless poisson or periodic
 	jobs         int64
@@ -97,15 +98,16 @@ outputs are removed).
 	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of job keys (for --dispatch hash)")
 	fl.StringVar(&f.traceOpt.SubCol, "sub-col", "", "trace column of 0-based sub-bucket indexes (for --dispatch column)")
-	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
-	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
-	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals); with --trace the default is the whole trace")
+	addBadLineFlags(fl, &f.traceOpt)
+	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals) of the run, the --warmup ones included; with --trace the default is the whole trace (sweep counts per replication: --jobs-per-replication)")
 	fl.Int64Var(&f.warmup, "warmup", 0, "leave the first N jobs out of the delay statistics (not of the check or --jobs-out)")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+experiments.JobsHeader)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object instead of the summary")
 	fl.BoolVar(&f.engine, "engine", false, "run on the general event-queue engine instead of the fast path (same results, slower)")
 	fl.StringVar(&f.plot.dir, "plot", "", "draw the single-run figures into this folder: delay CDF and CCDF, S(t) and S^(k)(t) with their gap, N(t) and Σ N_l(t)")
+	markOutput(cmd, "plot", outputFolder)
+	markOutput(cmd, "jobs-out", outputStdout)
 	fl.StringVar(&f.plot.format, "plot-format", "png", "format of the --plot figures: png, svg or pdf")
 	fl.StringVar(&f.plot.window, "plot-window", "", "FROM:TO seconds of the N(t) figure (default: about 400 changes around the largest Σ N_l)")
 	cmd.MarkFlagsMutuallyExclusive("k", "sub")
@@ -193,7 +195,7 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 		return spec, flagError("dispatch", f.dispatch, "one of "+strings.Join(systems.DispatchNames, ", "))
 	}
 	if f.trace == "" {
-		for _, name := range append([]string{"time-col", "time-format", "key-col", "sub-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
+		for _, name := range append([]string{"time-col", "time-format", "key-col", "sub-col"}, traceFormatFlagNames...) {
 			if changed(name) {
 				return spec, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
 			}
@@ -328,6 +330,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if tr, ok := proc.(*arrivals.Trace); ok {
+		f.traceNote = countsNote(tr, f.traceOpt.Spread)
+	}
 	if closeProc != nil {
 		defer closeProc()
 	}
@@ -369,7 +374,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		skipped = tr.Skipped()
 		if skipped > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", skipped, f.trace, tr.FirstSkipped())
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, tr.FirstSkipped())
 		}
 	}
 	w := &errWriter{w: report}
@@ -386,7 +391,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: wrote %d figures to %s\n", len(paths), f.plot.dir)
+		noteFigures(cmd.ErrOrStderr(), paths)
 	}
 	if !res.Check.Held() {
 		return fmt.Errorf("%w: %v", errCheckFailed, res.Check.First)
@@ -489,6 +494,9 @@ func writeJSON(w io.Writer, f *runFlags, spec experiments.RunSpec, res experimen
 
 // input describes the arrivals for humans.
 func (f *runFlags) input() string {
+	if f.trace != "" && f.traceNote != "" {
+		return "trace " + f.trace + " (" + f.traceNote + ")"
+	}
 	if f.trace != "" {
 		return "trace " + f.trace
 	}
@@ -511,7 +519,7 @@ func ratio(a, b float64) float64 {
 func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) {
 	fmt.Fprintf(w, "input      %s, seed %d\n", f.input(), spec.Seed)
 	if skipped > 0 {
-		fmt.Fprintf(w, "skipped    %d bad lines\n", skipped)
+		fmt.Fprintf(w, "skipped    %s\n", count(skipped, "bad line"))
 	}
 	fmt.Fprintf(w, "one        r = %v tokens/s, b = %v tokens\n", spec.One.Rate, spec.One.Burst)
 	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), experiments.DescribeSubs(spec.Subs), spec.Dispatch, spec.Order)

@@ -206,7 +206,7 @@ func TestBadTraces(t *testing.T) {
 	}
 	// --skip-bad skips the bad line and says so; --sort reorders.
 	_, errOut, code := ratesim(t, "run", "--trace", "testdata/bad_number.csv", "--skip-bad")
-	if code != 0 || !strings.Contains(errOut, "skipped 1 bad lines") {
+	if code != 0 || !strings.Contains(errOut, "skipped 1 bad line of") {
 		t.Errorf("--skip-bad: exit %d, stderr %q", code, errOut)
 	}
 	if _, errOut, code := ratesim(t, "run", "--trace", "testdata/backwards.csv", "--sort"); code != 0 {

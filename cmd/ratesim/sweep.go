@@ -29,11 +29,14 @@ type outputFlags struct {
 	format    string
 	noFigures bool
 	quiet     bool
+	resume    bool // --resume: keep the finished points of --out
+	canResume bool // the command has --resume
 }
 
 func (o *outputFlags) register(cmd *cobra.Command, what string) {
 	fl := cmd.Flags()
 	fl.StringVarP(&o.out, "out", "o", "ratesim-sweep", "output folder for results.csv, results.json and "+what)
+	markOutput(cmd, "out", outputFolder)
 	fl.BoolVar(&o.force, "force", false, "overwrite existing results in --out")
 	fl.StringVar(&o.format, "format", "png", "figure format: png, svg or pdf")
 	fl.BoolVar(&o.noFigures, "no-figures", false, "write the results only, no figures")
@@ -80,7 +83,11 @@ func (o *outputFlags) prepareOut(names ...string) error {
 	for _, n := range names {
 		p := filepath.Join(o.out, n)
 		if _, err := os.Stat(p); err == nil {
-			return flagError("out", o.out, fmt.Sprintf("a folder without results: %s exists (use --force to overwrite it)", p))
+			how := "use --force to overwrite it"
+			if o.canResume {
+				how = "use --resume to run only the points it lacks, or --force to overwrite it"
+			}
+			return flagError("out", o.out, fmt.Sprintf("a folder without results: %s exists (%s)", p, how))
 		}
 	}
 	return nil
@@ -132,15 +139,18 @@ type specFlags struct {
 // sweepFlags are the flags of ratesim sweep.
 type sweepFlags struct {
 	outputFlags
-	spec      specFlags
-	builtin   string
-	threads   int
-	shard     string
-	printSpec bool
+	spec          specFlags
+	builtin       string
+	threads       int
+	shard         string
+	printSpec     bool
+	progressEvery time.Duration
+	oldJobs       int64 // --jobs, the old spelling of --jobs-per-replication
 }
 
 func newSweepCmd() *cobra.Command {
 	f := &sweepFlags{}
+	f.canResume = true
 	cmd := &cobra.Command{
 		Use:   "sweep [SPEC.yaml]",
 		Short: "Run a what-if sweep with replications and confidence intervals",
@@ -168,17 +178,22 @@ curves with confidence bands). Existing results are not overwritten without
 shard-i-of-n.csv/.json; ratesim merge combines the shards into exactly the
 files one run writes.
 
-A progress bar with ETA goes to standard error when it is a terminal
-(--quiet turns it off). Ctrl-C stops the sweep: the points already
-finished are written (results.json then says "interrupted": true), and the
-figures of an earlier sweep in --out are removed; the exit code is 128 +
-the signal's number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
+A progress bar with ETA goes to standard error when it is a terminal;
+otherwise (a batch job's log) a progress line (points and replications
+done, time elapsed, ETA) every --progress-every. --quiet turns both off.
+Ctrl-C stops the sweep: the points already finished are written
+(results.json then says "interrupted": true), and the figures of an
+earlier sweep in --out are removed; the exit code is 128 + the signal's
+number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). Run the same
+command with --resume to run only the missing points: the results are
+then byte for byte those of one uninterrupted run.
 
 Exit codes: 0 success, 1 the theorem check failed at some point, 2 bad
 usage, 3 internal error, 128 + the signal's number when stopped.`,
 		Example: `  ratesim sweep --builtin split-ratio
   ratesim sweep --builtin split-ratio --print-spec > my-study.yaml
   ratesim sweep testdata/sweep-load.yaml -j 8 -o out/load
+  ratesim sweep testdata/sweep-load.yaml -j 8 -o out/load --resume   # after Ctrl-C
   ratesim sweep --burst 2 --k 2 --dispatch weighted --grid p=0.3,0.5,0.7 --grid load=0.5,0.9
   ratesim sweep --builtin split-ratio --shard 3/8 -o shards && ratesim merge shards/shard-*.json -o merged`,
 		Args: cobra.MaximumNArgs(1),
@@ -190,6 +205,8 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	fl.IntVarP(&f.threads, "threads", "j", 0, "replications run in parallel; 0, the default, means all cores")
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
+	fl.BoolVar(&f.resume, "resume", false, "continue an interrupted sweep: keep the points the results in --out hold (same spec, seed, shard and build) and run only the others")
+	fl.DurationVar(&f.progressEvery, "progress-every", 30*time.Second, "when standard error is not a terminal, print a progress line this often (0: never)")
 	s := &f.spec.s
 	fl.StringVar(&s.Name, "name", "", "a name for the study, shown in captions")
 	fl.StringVar(&s.Arrivals, "arrivals", "poisson", "arrival process: poisson or periodic")
@@ -202,8 +219,11 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	fl.StringVar(&s.Dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ rates), least-loaded, weighted (∝ --traffic-shares)")
 	fl.StringVar(&f.spec.traffic, "traffic-shares", "", "traffic share of each sub-bucket for --dispatch weighted, e.g. 0.6,0.4")
 	fl.StringVar(&s.Order, "order", "fcfs", "service order: fcfs, lifo or random")
-	fl.Int64Var(&s.Jobs, "jobs", 100_000, "measured jobs per replication (>= 1)")
-	fl.Int64Var(&s.Warmup, "warmup", 10_000, "warm-up jobs per replication before them, left out of the statistics")
+	fl.Int64Var(&s.Jobs, "jobs-per-replication", 100_000, "measured jobs per replication (>= 1), after the --warmup jobs (run's --jobs counts all the jobs of its one run)")
+	fl.Int64Var(&s.Warmup, "warmup", 10_000, "warm-up jobs per replication before the measured ones, left out of the statistics")
+	// --jobs was the old spelling of --jobs-per-replication; unlisted.
+	fl.Int64Var(&f.oldJobs, "jobs", 0, "")
+	fl.MarkHidden("jobs")
 	fl.IntVar(&s.Replications, "replications", 10, "replications per point")
 	fl.Uint64VarP(&s.Seed, "seed", "s", 1, "root seed; replication i of point p is seeded from (seed, p, i)")
 	fl.StringArrayVar(&f.spec.grid, "grid", nil, "a sweep axis name=v1,v2,... (repeat for a cartesian product); replaces the spec's sweep; names: "+strings.Join(experiments.AxisNames, ", "))
@@ -214,7 +234,7 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 var specFlagNames = map[string]string{
 	"name": "name", "arrivals": "arrivals", "load": "load", "rate": "rate", "burst": "burst", "k": "k",
 	"rate_shares": "rate-shares", "burst_shares": "burst-shares", "dispatch": "dispatch",
-	"traffic_shares": "traffic-shares", "order": "order", "jobs": "jobs", "warmup": "warmup",
+	"traffic_shares": "traffic-shares", "order": "order", "jobs": "jobs-per-replication", "warmup": "warmup",
 	"replications": "replications", "seed": "seed", "sweep": "grid",
 }
 
@@ -240,6 +260,13 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 	}
 	changed := cmd.Flags().Changed
 	src := f.spec.s
+	if changed("jobs") {
+		if changed("jobs-per-replication") {
+			return nil, fmt.Errorf("--jobs is the old spelling of --jobs-per-replication: give --jobs-per-replication only")
+		}
+		deprecated(cmd, "sweep --jobs", "--jobs-per-replication (run's --jobs counts all the jobs of one run)")
+		src.Jobs = f.oldJobs
+	}
 	if changed("name") {
 		spec.Name = src.Name
 	}
@@ -264,7 +291,7 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 	if changed("order") {
 		spec.Order = src.Order
 	}
-	if changed("jobs") {
+	if changed("jobs-per-replication") || changed("jobs") {
 		spec.Jobs = src.Jobs
 	}
 	if changed("warmup") {
@@ -399,6 +426,12 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		}
 		stem = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
 	}
+	if f.resume && f.force {
+		return fmt.Errorf("--resume keeps the finished points and --force discards them: give one")
+	}
+	if f.progressEvery < 0 {
+		return flagError("progress-every", f.progressEvery, "a duration >= 0, e.g. 1m (0: no progress lines)")
+	}
 	pts := spec.NumPoints()
 	mine := 0
 	for p := range pts {
@@ -412,8 +445,26 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if err := f.checkNotInputs([]string{stem + ".csv", stem + ".json"}, args...); err != nil {
 		return err
 	}
-	if err := f.prepareOut(stem+".csv", stem+".json"); err != nil {
+	var names []string
+	if !f.resume {
+		names = []string{stem + ".csv", stem + ".json"}
+	}
+	if err := f.prepareOut(names...); err != nil {
 		return err
+	}
+	var done []experiments.PointResult
+	if prevPath := filepath.Join(f.out, stem+".json"); f.resume {
+		if _, err := os.Stat(prevPath); err == nil {
+			prev, err := experiments.ReadResults(prevPath)
+			if err != nil {
+				return fmt.Errorf("--resume: %w", err)
+			}
+			vi := version.Get()
+			if err := prev.CheckResume(spec, shard, vi.Version, vi.GoVersion, vi.Commit()); err != nil {
+				return fmt.Errorf("--resume: %s: %w (use --force to start over)", prevPath, err)
+			}
+			done = prev.Points
+		}
 	}
 	stderr := cmd.ErrOrStderr()
 	if !f.quiet {
@@ -423,11 +474,18 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	}
 	jobs := spec.Jobs + spec.Warmup
 	if !f.quiet {
-		fmt.Fprintf(stderr, "ratesim: sweep %s: %s × %s on %s\n", describeSpec(spec, args, f.builtin), count(mine, "point"), count(spec.Replications, "replication"), count(f.threads, "worker"))
+		resumed := ""
+		if f.resume {
+			resumed = fmt.Sprintf(" (resumed: %d finished, %d to run)", len(done), mine-len(done))
+		}
+		fmt.Fprintf(stderr, "ratesim: sweep %s: %s × %s on %s%s\n", describeSpec(spec, args, f.builtin), count(mine, "point"), count(spec.Replications, "replication"), count(f.threads, "worker"), resumed)
 	}
 	var bar *progressbar.ProgressBar
-	if !f.quiet && isTerminal(stderr) {
-		bar = progressbar.NewOptions(mine*spec.Replications,
+	var plog *progressLog
+	switch {
+	case f.quiet:
+	case isTerminal(stderr):
+		bar = progressbar.NewOptions((mine-len(done))*spec.Replications,
 			progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription("replications"),
 			progressbar.OptionShowCount(),
@@ -437,20 +495,30 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 			progressbar.OptionFullWidth(),
 			progressbar.OptionClearOnFinish(),
 		)
+	case f.progressEvery > 0:
+		plog = startProgressLog(stderr, f.progressEvery, experiments.SweepProgress{
+			Points: len(done), PointsTotal: mine, ReplicationsTotal: (mine - len(done)) * spec.Replications})
 	}
 	start := time.Now()
 	res, runErr := experiments.RunSweep(cmd.Context(), spec, experiments.SweepOptions{
 		Workers: f.threads,
 		Shard:   shard,
-		Progress: func(done, total int) {
+		Done:    done,
+		Progress: func(p experiments.SweepProgress) {
 			if bar != nil {
-				bar.Set(done)
+				bar.Set(p.Replications)
+			}
+			if plog != nil {
+				plog.update(p)
 			}
 		},
 	})
 	elapsed := time.Since(start)
 	if bar != nil {
 		bar.Exit()
+	}
+	if plog != nil {
+		plog.close()
 	}
 	if res == nil {
 		return runErr
@@ -468,14 +536,14 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		return err
 	}
 	if interrupted {
-		fmt.Fprintf(stderr, "ratesim: interrupted after %.1f s: %d of %d points finished, written to %s\n",
+		fmt.Fprintf(stderr, "ratesim: interrupted after %.1f s: %d of %d points finished, written to %s; add --resume to the same command to run the rest\n",
 			elapsed.Seconds(), len(res.Points), mine, strings.Join(paths, ", "))
 		return runErr
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	writeSweepSummary(w, spec, res, jobs)
 	if !f.quiet {
-		reps := float64(len(res.Points) * spec.Replications)
+		reps := float64((len(res.Points) - len(done)) * spec.Replications)
 		fmt.Fprintf(stderr, "ratesim: sweep took %.2f s on %d workers (%.3g jobs, %.0f ns/job per worker)\n",
 			elapsed.Seconds(), f.threads, reps*float64(jobs), elapsed.Seconds()*1e9*float64(f.threads)/math.Max(reps*float64(jobs), 1))
 	}

@@ -158,7 +158,7 @@ func TestSweepUsageErrors(t *testing.T) {
 // TestSweepPrintSpec: --print-spec writes YAML that reads back to the
 // built-in study with the flags applied.
 func TestSweepPrintSpec(t *testing.T) {
-	stdout, _, code := ratesim(t, "sweep", "--builtin", "split-ratio", "--jobs", "1000", "--print-spec")
+	stdout, _, code := ratesim(t, "sweep", "--builtin", "split-ratio", "--jobs-per-replication", "1000", "--print-spec")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -185,7 +185,7 @@ func TestSweepInterrupt(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	root.SetOut(&stdout)
 	root.SetErr(&stderr)
-	root.SetArgs([]string{"sweep", smallSpec, "--jobs", "200000", "--replications", "2", "-j", "2", "-o", out})
+	root.SetArgs([]string{"sweep", smallSpec, "--jobs-per-replication", "200000", "--replications", "2", "-j", "2", "-o", out})
 	err := root.ExecuteContext(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want the context's", err)
@@ -199,5 +199,78 @@ func TestSweepInterrupt(t *testing.T) {
 	}
 	if !res.Interrupted || len(res.Points) >= 18 {
 		t.Errorf("interrupted %v with %d points", res.Interrupted, len(res.Points))
+	}
+}
+
+// TestSweepResume: a results folder holding some of the points (as an
+// interrupted sweep leaves it) is completed by --resume into byte for byte
+// the files of one uninterrupted run; results of another experiment are
+// refused, and --resume with no results runs the whole sweep.
+func TestSweepResume(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole")
+	if _, stderr, code := ratesim(t, "sweep", smallSpec, "-o", whole, "-j", "2", "--no-figures", "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	full, err := experiments.ReadResults(filepath.Join(whole, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := filepath.Join(dir, "part")
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cut := *full
+	cut.Interrupted = true
+	cut.Points = nil
+	for i, p := range full.Points {
+		if i%3 != 1 { // any subset: 12 of the 18 points
+			cut.Points = append(cut.Points, p)
+		}
+	}
+	if err := cut.WriteFiles(filepath.Join(part, "results.csv"), filepath.Join(part, "results.json")); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := ratesim(t, "sweep", smallSpec, "-o", part, "-j", "2", "--no-figures")
+	if code != 2 || !strings.Contains(stderr, "use --resume to run only the points it lacks") {
+		t.Errorf("without --resume: exit %d, %q; want 2 and a hint about --resume", code, stderr)
+	}
+	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", part, "-j", "2", "--no-figures", "--resume", "--seed", "6")
+	if code != 2 || !strings.Contains(stderr, "the results have seed 5, this run 6") && !strings.Contains(stderr, "spec differs") || !strings.Contains(stderr, "--force") {
+		t.Errorf("another seed: exit %d, %q; want 2 saying what differs", code, stderr)
+	}
+	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", part, "--resume", "--force")
+	if code != 2 || !strings.Contains(stderr, "give one") {
+		t.Errorf("--resume --force: exit %d, %q", code, stderr)
+	}
+	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", part, "-j", "2", "--no-figures", "--resume")
+	if code != 0 || !strings.Contains(stderr, "(resumed: 12 finished, 6 to run)") {
+		t.Fatalf("--resume: exit %d, %q", code, stderr)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	if _, stderr, code := ratesim(t, "sweep", smallSpec, "-o", fresh, "-j", "2", "--no-figures", "--resume"); code != 0 {
+		t.Fatalf("--resume into an empty folder: exit %d, %s", code, stderr)
+	}
+	for _, name := range []string{"results.csv", "results.json"} {
+		want := readFile(t, filepath.Join(whole, name))
+		for _, d := range []string{part, fresh} {
+			if !bytes.Equal(readFile(t, filepath.Join(d, name)), want) {
+				t.Errorf("%s of %s differs from the uninterrupted run's", name, filepath.Base(d))
+			}
+		}
+	}
+}
+
+// TestProgressLine: the batch-log progress line counts points and
+// replications and extrapolates the time left from the pace so far.
+func TestProgressLine(t *testing.T) {
+	p := experiments.SweepProgress{Points: 4, PointsTotal: 18, Replications: 18, ReplicationsTotal: 72}
+	got := progressLine(p, 90*time.Second)
+	want := "ratesim: progress: 4 of 18 points, 18 of 72 replications, 1m30s elapsed, ETA 4m30s"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := progressLine(experiments.SweepProgress{PointsTotal: 1, ReplicationsTotal: 1}, time.Second); !strings.HasSuffix(got, "0 of 1 point, 0 of 1 replication, 1s elapsed, ETA unknown") {
+		t.Errorf("nothing done yet: %q", got)
 	}
 }

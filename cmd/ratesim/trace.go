@@ -38,6 +38,7 @@ type traceStatsFlags struct {
 	fmt     traceFormatFlags
 	seed    uint64
 	plot    string
+	plotO   string // -o, the old spelling of --plot
 	fit     bool
 	rates   string
 	delayed float64
@@ -80,10 +81,15 @@ smallest b for which at most the fraction --delayed of the jobs wait.
 	fl.StringVar(&f.opt.TimeCol, "time-col", "", "column of arrival times: a header name or a 1-based index (default the first column; jsonl: the field time)")
 	fl.StringVar(&f.opt.TimeFormat, "time-format", "unix", "time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
 	fl.StringVar(&f.opt.KeyCol, "key-col", "", "column of job keys (clf: host, ident or user), for the key statistics")
-	fl.BoolVar(&f.opt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
-	fl.BoolVar(&f.opt.SkipBad, "skip-bad", false, "skip malformed or out-of-order lines and report how many")
+	addBadLineFlags(fl, &f.opt)
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "seed of --spread random")
-	fl.StringVarP(&f.plot, "plot", "o", "", "draw the rate over time, the interarrival distribution and (with --fit) b(r) to this file (.png, .svg or .pdf)")
+	fl.StringVar(&f.plot, "plot", "", "draw the rate over time, the interarrival distribution and (with --fit) b(r) to this file (.png, .svg or .pdf)")
+	markOutput(cmd, "plot", outputFile)
+	// -o names an output folder in every other command; here it was the
+	// --plot file, and still is, unlisted, for the scripts that used it.
+	fl.StringVarP(&f.plotO, "plot-o", "o", "", "")
+	markOutput(cmd, "plot-o", outputFile)
+	fl.MarkHidden("plot-o")
 	fl.BoolVar(&f.fit, "fit", false, "print the burstiness curve b(r) (reads the trace twice)")
 	fl.StringVar(&f.rates, "rates", "", "token rates r for --fit, tokens/s, separated by commas (default 1.05 to 20 times the mean rate)")
 	fl.Float64Var(&f.delayed, "delayed", 0.01, "target fraction of delayed jobs for --fit, in [0, 1)")
@@ -97,6 +103,13 @@ var defaultFitFactors = []float64{1.05, 1.1, 1.2, 1.35, 1.5, 2, 2.5, 3, 4, 5, 7,
 
 func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	changed := cmd.Flags().Changed
+	if changed("plot-o") {
+		if changed("plot") {
+			return fmt.Errorf("-o is the old spelling of --plot: give --plot only")
+		}
+		deprecated(cmd, "-o FILE", "--plot FILE (-o names an output folder in the other commands)")
+		f.plot = f.plotO
+	}
 	if err := f.fmt.apply(&f.opt, changed, f.seed); err != nil {
 		return err
 	}
@@ -140,7 +153,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	}
 	sum := st.Summary()
 	if info.skipped > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", info.skipped, path, info.firstSkipped)
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(info.skipped, "bad line"), path, info.firstSkipped)
 	}
 	var fit *burstFit
 	if f.fit {
@@ -158,7 +171,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeStatsJSON(w, path, format, sum, fit)
+		writeStatsJSON(w, path, format, info, sum, fit)
 	} else {
 		writeStats(w, path, format, info, sum, fit)
 	}
@@ -181,6 +194,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 		if err := fig.Save(f.plot); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
+		noteFigures(cmd.ErrOrStderr(), []string{f.plot})
 	}
 	return nil
 }
@@ -188,6 +202,8 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 // passInfo describes a read of the trace.
 type passInfo struct {
 	origin       string // the first arrival's instant in UTC, or ""
+	counts       string // countsNote of the trace
+	interval     engine.Time
 	skipped      int
 	firstSkipped error
 }
@@ -222,6 +238,7 @@ func tracePass(cmd *cobra.Command, path string, opt arrivals.TraceOptions, each 
 		}
 	}
 	info.skipped, info.firstSkipped = tr.Skipped(), tr.FirstSkipped()
+	info.counts, info.interval = countsNote(tr, opt.Spread), tr.Interval()
 	return info, nil
 }
 
@@ -287,9 +304,15 @@ func statsCaption(s arrivals.TraceSummary, fit *burstFit) string {
 }
 
 func writeStats(w io.Writer, path, format string, info passInfo, s arrivals.TraceSummary, fit *burstFit) {
+	switch {
+	case info.counts != "" && format == arrivals.FormatCounts:
+		format = info.counts
+	case info.counts != "":
+		format += ", " + info.counts
+	}
 	fmt.Fprintf(w, "trace      %s (%s)\n", path, format)
 	if info.skipped > 0 {
-		fmt.Fprintf(w, "skipped    %d bad lines\n", info.skipped)
+		fmt.Fprintf(w, "skipped    %s\n", count(info.skipped, "bad line"))
 	}
 	fmt.Fprintf(w, "jobs       %d\n", s.Jobs)
 	dur := fmt.Sprintf("%.6g s", s.Duration.Seconds())
@@ -340,7 +363,7 @@ func (x jnum) MarshalJSON() ([]byte, error) {
 	return json.Marshal(f)
 }
 
-func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, fit *burstFit) {
+func writeStatsJSON(w io.Writer, path, format string, info passInfo, s arrivals.TraceSummary, fit *burstFit) {
 	type peak struct {
 		Window jnum  `json:"window_s"`
 		Jobs   int64 `json:"jobs"`
@@ -367,6 +390,7 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 		jsonHeader
 		Trace       string  `json:"trace"`
 		Format      string  `json:"format"`
+		Interval    *jnum   `json:"interval_s,omitempty"` // counts and wide formats
 		Jobs        int64   `json:"jobs"`
 		Duration    jnum    `json:"duration_s"`
 		MeanRate    jnum    `json:"mean_rate_jobs_per_s"`
@@ -381,6 +405,10 @@ func writeStatsJSON(w io.Writer, path, format string, s arrivals.TraceSummary, f
 		Fit         []point `json:"fit,omitempty"`
 	}{jsonHeader: newJSONHeader(), Trace: path, Format: format, Jobs: s.Jobs, Duration: jnum(s.Duration.Seconds()), MeanRate: jnum(s.MeanRate),
 		GapMean: jnum(s.GapMean), GapSCV: jnum(s.GapSCV), Ties: s.Ties, TieFraction: jnum(s.TieFraction)}
+	if info.interval > 0 {
+		iv := jnum(info.interval.Seconds())
+		out.Interval = &iv
+	}
 	for _, p := range s.Peaks {
 		out.Peaks = append(out.Peaks, peak{jnum(p.Window.Seconds()), p.Jobs, jnum(p.Rate), jnum(p.At.Seconds())})
 	}

@@ -308,7 +308,7 @@ func TestTraceStatsErrors(t *testing.T) {
 		}
 	}
 	_, errOut, code := ratesim(t, "trace", "stats", bad, "--skip-bad")
-	if code != 0 || !strings.Contains(errOut, "skipped 1 bad lines") {
+	if code != 0 || !strings.Contains(errOut, "skipped 1 bad line of") {
 		t.Errorf("--skip-bad: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -22,11 +23,45 @@ type traceFormatFlags struct {
 	countCol string
 }
 
-// traceFormatFlagNames are the flags of traceFormatFlags.
-var traceFormatFlagNames = []string{"format", "interval", "spread", "series", "count-col"}
+// traceFormatFlagNames are the flags of traceFormatFlags and of
+// addBadLineFlags.
+var traceFormatFlagNames = []string{"format", "interval", "spread", "series", "count-col", "sort", "skip-bad", "max-bad"}
+
+// addBadLineFlags adds the flags that say what to do with out-of-order
+// and malformed trace lines; run, limiters and trace stats share them.
+func addBadLineFlags(fl *pflag.FlagSet, opt *arrivals.TraceOptions) {
+	fl.BoolVar(&opt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
+	fl.BoolVar(&opt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many; a trace where more than 10 + 1% of the lines read are bad still fails (see --max-bad)")
+	fl.IntVar(&opt.MaxBad, "max-bad", 0, "with --skip-bad: fail once more than this many lines are bad; 0 means 10 + 1% of the lines read, -1 no bound")
+}
+
+// countsNote says how a count trace became arrivals ("counts per 1m
+// interval, spread even"), or "" for a trace of times.
+func countsNote(tr *arrivals.Trace, spread string) string {
+	if tr == nil || tr.Interval() <= 0 {
+		return ""
+	}
+	if spread == "" {
+		spread = "even"
+	}
+	return fmt.Sprintf("counts per %s interval, spread %s", shortDuration(time.Duration(tr.Interval())), spread)
+}
+
+// shortDuration writes d as time.Duration does, without zero trailing
+// units: 1m, 1h, 1m30s, 500ms.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
 
 func addTraceFormatFlags(fl *pflag.FlagSet, f *traceFormatFlags) {
-	fl.StringVar(&f.format, "format", "", "trace format: csv (CSV or TSV), clf (Common/Combined Log Format), jsonl (JSON lines), counts (per-interval counts, one interval per line), wide (one row per series, one column per interval); default by extension: .log clf, .jsonl jsonl, else csv; .gz is read transparently")
+	fl.StringVar(&f.format, "format", "", "trace format: csv (CSV or TSV), clf (Common/Combined Log Format), jsonl (JSON lines), counts (per-interval counts, one interval per line, of --interval each; a headerless file of one count per line, such as per-second counts in a .txt, is one), wide (one row per series, one column per interval); default by extension: .log clf, .jsonl jsonl, else csv; .gz is read transparently")
 	fl.DurationVar(&f.interval, "interval", time.Minute, "counts and wide formats: length of one counting interval, e.g. 1m or 1s")
 	fl.StringVar(&f.spread, "spread", "even", "counts and wide formats: how an interval's c jobs become arrivals: even (at t + j·interval/c) or random (sorted uniform times, from --seed)")
 	fl.StringVar(&f.series, "series", "all", "wide format: rows to sum, col=value conditions separated by commas (e.g. function=func-07), or all")
@@ -37,6 +72,14 @@ func addTraceFormatFlags(fl *pflag.FlagSet, f *traceFormatFlags) {
 // source is stream StreamArrivals of seed, as for generated arrivals.
 func (f *traceFormatFlags) apply(opt *arrivals.TraceOptions, changed func(string) bool, seed uint64) error {
 	opt.Format = f.format
+	if changed("max-bad") {
+		switch {
+		case !opt.SkipBad:
+			return fmt.Errorf("--max-bad bounds the lines --skip-bad skips: add --skip-bad")
+		case opt.MaxBad < -1:
+			return flagError("max-bad", opt.MaxBad, "a number of lines >= 0, 0 for 10 + 1% of the lines read, or -1 for no bound")
+		}
+	}
 	if changed("interval") {
 		if f.interval <= 0 {
 			return flagError("interval", f.interval, "a duration > 0, e.g. 1m")

@@ -70,6 +70,7 @@ stopped (130 for SIGINT).`,
 	fl.StringVar(&f.cfg.Inflate, "inflate", "", "negative control: burst (Σ b_l > b) or rate (Σ r_l > r)")
 	fl.IntVarP(&f.cfg.Workers, "threads", "j", 0, "instances run in parallel; 0, the default, means all cores; the result does not depend on it")
 	fl.StringVarP(&f.out, "out", "o", "ratesim-verify", "folder for counterexample traces (created when one is found)")
+	markOutput(cmd, "out", outputFolder)
 	return cmd
 }
 

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+)
+
+// newManCmd returns the hidden "man DIR" command, which writes one man
+// page per command (ratesim.1, ratesim-run.1, ...) into DIR with
+// cobra/doc. Hidden because it serves packaging, not simulation.
+func newManCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "man DIR",
+		Short: "Write the man pages of ratesim and its commands into DIR (section 1)",
+		Long: `Man writes one man page per command into DIR, created if missing:
+ratesim.1, ratesim-run.1, ratesim-sweep.1, ... Read one with
+man DIR/ratesim-run.1, or install them with
+ratesim man /usr/local/share/man/man1.`,
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("man: %w", err)
+			}
+			root := cmd.Root()
+			root.DisableAutoGenTag = true // the same pages for the same build
+			header := &doc.GenManHeader{Title: "RATESIM", Section: "1", Source: "ratesim " + root.Version, Manual: "ratesim manual"}
+			if err := doc.GenManTree(root, header, dir); err != nil {
+				return fmt.Errorf("man: %w", err)
+			}
+			n := 0
+			countCommands(root, &n)
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: wrote %d man pages to %s\n", n, dir)
+			return nil
+		},
+	}
+}
+
+// countCommands counts the commands GenManTree writes a page for.
+func countCommands(c *cobra.Command, n *int) {
+	if !c.IsAvailableCommand() && c.HasParent() || c.IsAdditionalHelpTopicCommand() {
+		return
+	}
+	*n++
+	for _, sub := range c.Commands() {
+		countCommands(sub, n)
+	}
+}

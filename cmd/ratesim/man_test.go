@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestManPages: ratesim man DIR writes a page per visible command, each
+// with its flags and none of the unlisted old spellings, the same bytes
+// on every run for a given SOURCE_DATE_EPOCH.
+func TestManPages(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1700000000") // Nov 2023
+	var pages [2]map[string][]byte
+	for i := range pages {
+		dir := filepath.Join(t.TempDir(), "man1")
+		_, stderr, code := ratesim(t, "man", dir)
+		if code != 0 || !strings.HasPrefix(stderr, "ratesim: wrote 14 man pages to ") {
+			t.Fatalf("exit %d, %q", code, stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.1"))
+		pages[i] = map[string][]byte{}
+		for _, f := range files {
+			pages[i][filepath.Base(f)] = readFile(t, f)
+		}
+	}
+	for _, c := range []struct {
+		page string
+		want []string
+	}{
+		{"ratesim.1", []string{`.TH "RATESIM" "1" "Nov 2023"`, "ratesim-run(1)", "Exit codes"}},
+		{"ratesim-sweep.1", []string{"--resume", "--jobs-per-replication", "--progress-every"}},
+		{"ratesim-trace-stats.1", []string{"--plot", "--max-bad"}},
+		{"ratesim-completion-bash.1", []string{"bash"}},
+	} {
+		p, ok := pages[0][c.page]
+		if !ok {
+			t.Errorf("no %s among %d pages", c.page, len(pages[0]))
+			continue
+		}
+		for _, w := range c.want {
+			if !bytes.Contains(p, []byte(w)) {
+				t.Errorf("%s lacks %q", c.page, w)
+			}
+		}
+	}
+	for name, p := range pages[0] {
+		if bytes.Contains(p, []byte("plot-o")) || bytes.Contains(p, []byte("\\-\\-jobs=")) || bytes.Contains(p, []byte("ratesim-man")) {
+			t.Errorf("%s shows an unlisted flag or command", name)
+		}
+		if !bytes.Equal(p, pages[1][name]) {
+			t.Errorf("%s differs between two runs", name)
+		}
+	}
+	if _, ok := pages[0]["ratesim-man.1"]; ok {
+		t.Error("the hidden man command has a page")
+	}
+}
+
+// TestCompletion: the completion scripts the README documents exist.
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		stdout, stderr, code := ratesim(t, "completion", sh)
+		if code != 0 || !strings.Contains(stdout, "ratesim") || len(stdout) < 1000 {
+			t.Errorf("completion %s: exit %d, %d bytes, %q", sh, code, len(stdout), stderr)
+		}
+	}
+}
