@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/plots"
 )
 
 func sectionCost(ctx context.Context, d *doc) error {
@@ -25,27 +26,35 @@ func sectionCost(ctx context.Context, d *doc) error {
 		return err
 	}
 	s.Sweep = experiments.Sweep{grid}
-	if err := d.sweepFigures(ctx, &s, "ratio", "The split/one mean delay ratio against the number k of equal sub-buckets (r/k, b/k) of (1 token/s, 64 tokens), round-robin dispatch, one curve per load: k = 1 is the one bucket itself (ratio 1); the cost grows with k, as each sub-bucket's burst b/k shrinks toward one token and its queue toward an M/D/1 queue of rate r/k."); err != nil {
+	if err := d.sweepFigures(ctx, &s, "ratio", "k equal sub-buckets of (1, 64), Poisson, rr", "The split/one mean delay ratio against the number k of equal sub-buckets (r/k, b/k) of (1 token/s, 64 tokens), round-robin dispatch, one curve per load: k = 1 is the one bucket itself (ratio 1); the cost grows with k, as each sub-bucket's burst b/k shrinks toward one token and its queue toward an M/D/1 queue of rate r/k."); err != nil {
 		return err
 	}
 
 	// Ratio against the split ratio (p, q): the built-in heat maps.
+	// The built-in split-ratio study's design on a coarser grid (p and q
+	// in steps of 0.1; grid 0 at two loads, grid 1 at one), so that the
+	// full report runs in minutes.
 	pq, err := experiments.Builtin("split-ratio")
 	if err != nil {
 		return err
 	}
 	pq.Seed = d.cfg.Seed
-	if d.cfg.Quick {
-		// One heat map, coarse: b = 10 at load 0.7.
-		pq.Name = "split-ratio-quick"
-		pq.Jobs, pq.Warmup, pq.Replications = 10000, 1000, 3
-		g, err := axes("burst=10", "load=0.7", "q=0.2,0.5,0.8", "p=0.2,0.35,0.5,0.65,0.8")
+	pq.Name = pick(d, "split-ratio-quick", "split-ratio")
+	pq.Jobs, pq.Warmup, pq.Replications = pick[int64](d, 10000, 20000), pick[int64](d, 1000, 2000), pick(d, 3, 8)
+	var pqGrids []experiments.Grid
+	for _, axs := range pick(d, [][]string{{"burst=10", "load=0.7", "q=0.2,0.5,0.8", "p=0.2,0.35,0.5,0.65,0.8"}},
+		[][]string{
+			{"burst=10", "load=0.7,0.9", "q=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9", "p=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9"},
+			{"burst=2", "load=0.7", "q_rate=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9", "p=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9"},
+		}) {
+		g, err := axes(axs...)
 		if err != nil {
 			return err
 		}
-		pq.Sweep = experiments.Sweep{g}
+		pqGrids = append(pqGrids, g)
 	}
-	if err := d.sweepFigures(ctx, pq, "heatmap", "The split/one ratio over the traffic share p of sub-bucket 1 (across) and its share q of the rate and burst (up), k = 2, weighted random dispatch: the ratio is smallest near the diagonal p = q, where each sub-bucket gets the traffic its rate is sized for, and never below 1; masked cells overload a sub-bucket (no steady state)."); err != nil {
+	pq.Sweep = experiments.Sweep(pqGrids)
+	if err := d.sweepFigures(ctx, pq, "heatmap", "k = 2, weighted dispatch", "The split/one ratio over the traffic share p of sub-bucket 1 (across) and its share q of the rate and burst (up), k = 2, weighted random dispatch: the ratio is smallest near the diagonal p = q, where each sub-bucket gets the traffic its rate is sized for, and never below 1; masked cells overload a sub-bucket (no steady state)."); err != nil {
 		return err
 	}
 
@@ -62,7 +71,7 @@ func sectionCost(ctx context.Context, d *doc) error {
 		return err
 	}
 	s.Sweep = experiments.Sweep{grid}
-	if err := d.sweepFigures(ctx, &s, "ratio", "The split/one ratio against the load ρ for k = 2 equal sub-buckets and round-robin dispatch, one curve per burst b: the relative cost is largest at low load and small bursts, where the one bucket rarely delays anyone and the sub-buckets' single tokens do; at high load both queues are long and the ratio falls toward 1."); err != nil {
+	if err := d.sweepFigures(ctx, &s, "ratio", "k = 2 equal sub-buckets, Poisson, rr", "The split/one ratio against the load ρ for k = 2 equal sub-buckets and round-robin dispatch, one curve per burst b: the relative cost is largest at low load, where the one bucket rarely delays anyone and the sub-buckets, with half the burst each, do; at high load both queues are long and the ratio falls toward 1."); err != nil {
 		return err
 	}
 
@@ -94,7 +103,7 @@ func sectionCost(ctx context.Context, d *doc) error {
 
 // sweepFigures stages s, runs it and writes the figures of it whose names
 // start with prefix, with the command that regenerates them.
-func (d *doc) sweepFigures(ctx context.Context, s *experiments.Spec, prefix, see string) error {
+func (d *doc) sweepFigures(ctx context.Context, s *experiments.Spec, prefix, setting, see string) error {
 	path, err := d.spec(s.Name, s)
 	if err != nil {
 		return err
@@ -107,6 +116,12 @@ func (d *doc) sweepFigures(ctx context.Context, s *experiments.Spec, prefix, see
 	for _, f := range experiments.SweepFigures(res) {
 		if !strings.HasPrefix(f.Name, prefix) {
 			continue
+		}
+		switch fig := f.Figure.(type) {
+		case *plots.LinePlot:
+			fig.Title += ": " + setting
+		case *plots.HeatMap:
+			fig.Title += ": " + setting
 		}
 		if err := d.figure(s.Name+"-"+f.Name, f.Figure, see); err != nil {
 			return err

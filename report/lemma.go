@@ -119,7 +119,7 @@ func lemmaPath(ts []float64, r float64, k int) *workPath {
 func sectionLemma(ctx context.Context, d *doc) error {
 	d.h(2, "3. Lemma 1 seen")
 	p := d.sample
-	n := 400
+	n := 150
 	proc, err := arrivals.NewPoisson(p.load*p.one.Rate.Float64(), experiments.Source(p.seed, systems.StreamArrivals))
 	if err != nil {
 		return err

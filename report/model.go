@@ -183,8 +183,8 @@ func md1Table(ctx context.Context, d *doc) error {
 	s := experiments.DefaultSpec()
 	s.Name = "md1"
 	s.Rate, s.K, s.Dispatch = 1, 1, "rr"
-	s.Jobs = pick[int64](d, 40000, 400000)
-	s.Warmup = pick[int64](d, 4000, 20000)
+	s.Jobs = pick[int64](d, 40000, 200000)
+	s.Warmup = pick[int64](d, 4000, 10000)
 	s.Replications = pick(d, 8, 20)
 	s.Seed = d.cfg.Seed
 	grid, err := axes("load=0.5,0.8,0.9", "burst=1,2,5,10")

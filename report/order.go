@@ -58,7 +58,7 @@ func sectionOrder(ctx context.Context, d *doc) error {
 	}
 	fig := &plots.LinePlot{
 		Title:   "Per-job delay tail of the one bucket under three service orders (CCDF, log-log)",
-		Caption: fmt.Sprintf("%s; (r, b) = (%v, %v); %d jobs; seed %d; the same S(t) under each order", base.input(), base.one.Rate, base.one.Burst, base.jobs, base.seed),
+		Caption: fmt.Sprintf("%s; (r, b) = (%v, %v); %d jobs; seed %d; the same total delay under each order", base.input(), base.one.Rate, base.one.Burst, base.jobs, base.seed),
 		XLabel:  "delay x (s, log scale)",
 		YLabel:  "P(delay > x) (log scale)",
 		LogX:    true,
