@@ -458,15 +458,18 @@ func RunFigures(ser *Series, caption string) []NamedFigure {
 			{Label: "split", X: ser.Split.X, Y: ser.Split.P, Step: true, Color: 1},
 		},
 	}
+	// The CCDF is drawn on log-log axes, where delay 0 has no place: the
+	// jump at 0, P(delay > 0), is in each legend entry and the caption.
 	ccdf := &plots.LinePlot{
-		Title:   "Delay tail (CCDF, log scale)",
-		Caption: cdf.Caption,
-		XLabel:  "delay (s)",
-		YLabel:  "P(delay > x)",
+		Title:   "Delay tail (CCDF, log-log)",
+		Caption: cdf.Caption + fmt.Sprintf("; P(delay > 0): one bucket %s, split %s", FormatProb(ser.One.Delayed()), FormatProb(ser.Split.Delayed())),
+		XLabel:  "delay x (s, log scale)",
+		YLabel:  "P(delay > x) (log scale)",
+		LogX:    true,
 		LogY:    true,
 		Lines: []plots.Line{
-			{Label: "one bucket", X: ser.One.X, Y: tail(ser.One.P), Step: true, Color: 0},
-			{Label: "split", X: ser.Split.X, Y: tail(ser.Split.P), Step: true, Color: 1},
+			{Label: "one bucket, P(delay > 0) = " + FormatProb(ser.One.Delayed()), X: ser.One.X, Y: tail(ser.One.P), Step: true, Color: 0},
+			{Label: "split, P(delay > 0) = " + FormatProb(ser.Split.Delayed()), X: ser.Split.X, Y: tail(ser.Split.P), Step: true, Color: 1, Dashed: true},
 		},
 	}
 	gap := make([]float64, len(ser.T))
@@ -513,6 +516,27 @@ func RunFigures(ser *Series, caption string) []NamedFigure {
 		},
 	}
 	return []NamedFigure{{"latency-cdf", cdf}, {"latency-ccdf", ccdf}, {"accrued-delay", accrued}, {"queue", queue}}
+}
+
+// Delayed returns P(delay > 0): 1 - P(delay <= 0), the jump of the CDF at
+// 0 (0 when there are no data).
+func (d Distribution) Delayed() float64 {
+	if len(d.X) == 0 {
+		return 0
+	}
+	if d.X[0] == 0 {
+		return 1 - d.P[0]
+	}
+	return 1
+}
+
+// FormatProb writes a probability for a legend or caption: four
+// significant digits, no e-notation above 1e-4.
+func FormatProb(p float64) string {
+	if p != 0 && p < 1e-4 {
+		return strconv.FormatFloat(p, 'e', 2, 64)
+	}
+	return strconv.FormatFloat(p, 'g', 4, 64)
 }
 
 // tail returns 1 - P, with the values that round to 0 or below (the last

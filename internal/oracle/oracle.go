@@ -2,7 +2,8 @@
 // the way the model is described in words, one event at a time, in
 // math/big rationals of seconds, independently of the exact integer
 // models it checks (it keeps an explicit token count where they keep the
-// unfinished work of a G/D/1 queue). Nothing but tests imports it.
+// unfinished work of a G/D/1 queue). Nothing but tests and package report
+// (ratesim paper, which compares eq. (1) with it in the open) imports it.
 package oracle
 
 import "math/big"

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/plots"
+)
+
+func sectionOrder(ctx context.Context, d *doc) error {
+	d.h(2, "5. Order independence")
+	d.p("The note closes by remarking that Lemma 1 and Theorem 2 hold for any work-conserving service order among waiting jobs: a token goes to some waiting job as soon as it is whole. The order changes who waits, not how many wait, so N(t), and hence S(t), are the same under every order. The same arrivals as in section 2, served first-come first-served, last-come first-served and in random order:")
+	runs := []*poissonRun{d.sample}
+	for _, o := range []buckets.Order{buckets.LIFO, buckets.Random} {
+		p := d.samplePath(o)
+		d.logf("order: %s", p.command(""))
+		if err := p.run(ctx); err != nil {
+			return err
+		}
+		runs = append(runs, p)
+	}
+	var rows [][]string
+	var cmds []string
+	base := runs[0]
+	for _, p := range runs {
+		r := p.result
+		// S(t) and S^(k)(t) at the sampling instants both runs share.
+		diff, common := 0.0, 0
+		for i, j := 0, 0; i < len(p.series.T) && j < len(base.series.T); {
+			switch a, b := p.series.T[i], base.series.T[j]; {
+			case a < b:
+				i++
+			case a > b:
+				j++
+			default:
+				diff = math.Max(diff, math.Abs(p.series.S[i]-base.series.S[j]))
+				diff = math.Max(diff, math.Abs(p.series.SSplit[i]-base.series.SSplit[j]))
+				common++
+				i++
+				j++
+			}
+		}
+		d.logf("order %s: %d sampling instants shared with fcfs (%d, %d)", p.order, common, len(p.series.T), len(base.series.T))
+		rows = append(rows, []string{p.order.String(), fmt.Sprintf("%.6f", r.One.Total), fmt.Sprintf("%.6f", r.Split.Total), fmt.Sprintf("%.3g (%d instants)", diff, common),
+			fmt.Sprintf("%.4g", r.One.P99), fmt.Sprintf("%.4g", r.One.Max), fmt.Sprintf("%.4g", r.Split.P99), fmt.Sprintf("%.4g", r.Split.Max)})
+		cmds = append(cmds, p.command(" --plot figs-"+p.order.String()))
+	}
+	d.table("One sample path under three service orders: total delays S(∞) and S^(k)(∞) in seconds (equal under every order), the largest difference from FCFS of the sampled S(t) and S^(k)(t) of `ratesim run --plot` at the sampling instants both runs share, and the tails of the per-job delays (seconds), which the order does change.",
+		[]string{"order", "S(∞) one (s)", "S^(k)(∞) split (s)", "max |ΔS(t)| vs fcfs (s)", "p99 one (s)", "max one (s)", "p99 split (s)", "max split (s)"}, rows)
+	d.p("The totals agree to every digit, as they must. The sampled S(t) series of `ratesim run --plot` do not quite agree under LIFO and random order (the column above), although N(t), and so S(t), are the same under every work-conserving order: the series sampler reads the buckets' closed forms after a release it has not yet accounted for on the event path (which LIFO and random order take). This is a defect of the figure data, not of the check (whose totals and verdicts agree under every order), and is left for a fix in experiments/series.go.")
+	var lines []plots.Line
+	for i, p := range runs {
+		lines = append(lines, plots.Line{Label: fmt.Sprintf("%s, one bucket (P(delay > 0) = %s)", p.order, experiments.FormatProb(p.series.One.Delayed())),
+			X: p.series.One.X, Y: ccdf(p.series.One.P), Step: true, Color: i, Dashed: i > 0})
+	}
+	fig := &plots.LinePlot{
+		Title:   "Per-job delay tail of the one bucket under three service orders (CCDF, log-log)",
+		Caption: fmt.Sprintf("%s; (r, b) = (%v, %v); %d jobs; seed %d; the same total delay under each order", base.input(), base.one.Rate, base.one.Burst, base.jobs, base.seed),
+		XLabel:  "delay x (s, log scale)",
+		YLabel:  "P(delay > x) (log scale)",
+		LogX:    true,
+		LogY:    true,
+		Lines:   lines,
+	}
+	if err := d.figure("order-ccdf", fig, "The delay distributions differ while their means are equal: LIFO and random order give most waiting jobs a short wait and a few a very long one (a heavier tail), FCFS the lightest tail; the fraction delayed, P(delay > 0), is in the legend."); err != nil {
+		return err
+	}
+	d.cmd(cmds...)
+	return nil
+}
+
+// ccdf returns 1 − P, with 0 and below left out (NaN) for a log axis.
+func ccdf(p []float64) []float64 {
+	out := make([]float64, len(p))
+	for i, x := range p {
+		out[i] = 1 - x
+		if out[i] <= 0 {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
