@@ -49,13 +49,14 @@ func profileHelp() string {
 	return b.String()
 }
 
-// parseProfiles parses the values of --profile. An error names the flag
+// parseProfiles parses the values of --profile. A profile may be given
+// more than once with other keys (nginx with and without nodelay); its
+// rows share the name and differ in their params. An error names the flag
 // and the spec, says what is wrong, and lists what fits: the profiles for
 // an unknown name, the keys of the profile (with units and defaults)
 // otherwise.
 func parseProfiles(specs []string) ([]profiles.Profile, error) {
 	var ps []profiles.Profile
-	seen := map[string]bool{}
 	for _, spec := range specs {
 		p, err := profiles.Parse(spec)
 		if err != nil {
@@ -71,10 +72,6 @@ func parseProfiles(specs []string) ([]profiles.Profile, error) {
 			}
 			return nil, fmt.Errorf("--profile %q: %s; %s keys: %s", spec, msg, name, profileKeys(info))
 		}
-		if seen[p.Name] {
-			return nil, fmt.Errorf("--profile %q: profile %s given twice; each profile once (its name labels its row)", spec, p.Name)
-		}
-		seen[p.Name] = true
 		ps = append(ps, p)
 	}
 	return ps, nil

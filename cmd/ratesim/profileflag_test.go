@@ -174,7 +174,6 @@ func TestLimitersProfileErrors(t *testing.T) {
 		{[]string{"--profile", "nginx:burst=-1"}, []string{`burst="-1"`, "want an integer", "nginx keys: rate"}},
 		{[]string{"--profile", "xrate:call=maybe"}, []string{`call="maybe"`, "allow, reserve, wait", "xrate keys: limit (events/s, default 10)"}},
 		{[]string{"--profile", "xrate:limit"}, []string{`key "limit" needs a value`, "xrate keys:"}},
-		{[]string{"--profile", "xrate", "--profile", "xrate:burst=2"}, []string{"profile xrate given twice"}},
 		{[]string{"--profile", "xrate", "--service-rate", "1"}, []string{"--service-rate 1", ">= --rate 5/3"}},
 		{[]string{"--profile", "xrate", "--service-rate", "x"}, []string{"--service-rate x", "jobs/s"}},
 		{[]string{"--profile", "xrate", "--service-latency", "1"}, []string{"--service-latency applies with --service-rate only"}},
