@@ -512,7 +512,11 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 	}
 	fmt.Fprintf(w, "retry      %s\n", retry)
 	if p := sc.Pace; p != nil {
-		fmt.Fprintf(w, "pacing     at most %v requests/s (gaps >= %v s), jitter up to %v s\n", p.Rate, p.Spacing(), p.Jitter)
+		jit := ""
+		if p.Jitter > 0 {
+			jit = fmt.Sprintf(", each gap plus up to %v s of jitter", p.Jitter)
+		}
+		fmt.Fprintf(w, "pacing     at most %v requests/s (gaps >= %v s)%s\n", p.Rate, p.Spacing(), jit)
 	}
 	if s := sc.Server; s != nil {
 		fmt.Fprintf(w, "server     FIFO at %v jobs/s, waiting room %d jobs\n", s.Rate, s.Buffer)
