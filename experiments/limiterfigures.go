@@ -40,8 +40,8 @@ func LimiterFigures(res *LimitersResult) ([]NamedFigure, error) {
 		Title:   "What each limiter lets pass, against what it promises",
 		Caption: caption,
 	}
-	for _, r := range res.Limiters {
-		kind := limiterKinds[r.Name]
+	for i, r := range res.Limiters {
+		kind := kindOf(r, i)
 		c := plots.LimiterCurve{Name: r.Name, Color: kind.color, Marks: kind.marks,
 			PromiseName: kind.promise, PromiseColor: kind.promiseColor, PromiseStep: kind.promiseStep}
 		for _, p := range r.Curve {
@@ -135,7 +135,7 @@ func boundaryZoom(res *LimitersResult, caption string) (*plots.LinePlot, error) 
 		z.Streams = append(z.Streams, plots.ZoomSeries{Name: "offered (arrivals)", Color: -1, T: res.Focus.Arrivals})
 	}
 	for i, l := range res.Limiters {
-		z.Streams = append(z.Streams, plots.ZoomSeries{Name: l.Name, Color: limiterKinds[l.Name].color, T: res.Focus.Releases[i]})
+		z.Streams = append(z.Streams, plots.ZoomSeries{Name: l.Name, Color: kindOf(l, i).color, T: res.Focus.Releases[i]})
 	}
 	return z.Figure()
 }
@@ -168,4 +168,13 @@ func responseFigure(res *LimitersResult, caption string) plots.Response {
 		}
 	}
 	return r
+}
+
+// kindOf returns the figure attributes of result r, the i-th limiter of
+// its run: a profile gets colour i and its promise in the same colour.
+func kindOf(r LimiterResult, i int) limiterKind {
+	if !r.Profile {
+		return limiterKinds[r.Name]
+	}
+	return limiterKind{shaper: r.Shaper, color: i, promise: r.Name + " promise", promiseColor: i}
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/netcalc"
+	"github.com/ratesim/ratesim/profiles"
 )
 
 // LimiterNames lists the limiters of [RunLimiters], in the order of its
@@ -69,8 +71,15 @@ type LimitersSpec struct {
 	Soft   exact.Rat // throttle: token deficit up to which every job passes, tokens; in [0, Hard]
 	Hard   exact.Rat // throttle: token deficit from which every job is rejected, tokens; in [Soft, L - 1]
 	// Names are the limiters to run, in table order (a subset of
-	// LimiterNames); nil runs them all.
+	// LimiterNames); nil runs them all, an empty non-nil slice none.
 	Names []string
+	// Profiles are library-faithful limiters (package profiles) run after
+	// Names, each under its profile name, in this order.
+	Profiles []profiles.Profile
+	// Service, if not nil, is a rate-latency server β(R, T) that the
+	// passing jobs of each limiter go through, one server per limiter
+	// (see [LimiterResult].Downstream); not with Keyed.
+	Service *netcalc.RateLatency
 	// Durations are the interval lengths d at which α*(d) is measured,
 	// ns, >= 0; nil means DefaultDurations(Window).
 	Durations []engine.Time
@@ -147,8 +156,8 @@ func (s LimitersSpec) Validate() error {
 		return &LimiterError{"Soft", s.Soft, fmt.Sprintf("in [0, Hard = %v] tokens of deficit", s.Hard)}
 	}
 	names := s.names()
-	if len(names) == 0 {
-		return &LimiterError{"Names", "(none)", "at least one of " + strings.Join(LimiterNames, ", ")}
+	if len(names)+len(s.Profiles) == 0 {
+		return &LimiterError{"Names", "(none)", "at least one limiter or profile, of " + strings.Join(LimiterNames, ", ")}
 	}
 	for i, n := range names {
 		if !slices.Contains(LimiterNames, n) {
@@ -165,6 +174,22 @@ func (s LimitersSpec) Validate() error {
 	}
 	if s.MaxJobs < 0 {
 		return &LimiterError{"MaxJobs", s.MaxJobs, ">= 0 (0: every arrival)"}
+	}
+	for i, p := range s.Profiles {
+		if p.Name == "" {
+			return &LimiterError{"Profiles", i, "parsed profiles (profiles.Parse)"}
+		}
+		if slices.Contains(names, p.Name) {
+			return &LimiterError{"Profiles", p.Name, "a name distinct from the limiters'"}
+		}
+	}
+	if s.Service != nil {
+		if s.Keyed {
+			return &LimiterError{"Service", s.Service, "no downstream server in a keyed run"}
+		}
+		if s.Service.Rate.Sign() <= 0 || s.Service.Latency.Sign() < 0 {
+			return &LimiterError{"Service", s.Service, "a rate > 0 jobs/s and a latency >= 0 s"}
+		}
 	}
 	return nil
 }
@@ -210,6 +235,42 @@ func (s LimitersSpec) newLimiter(name string, src rand.Source) (buckets.Limiter,
 	return nil, &LimiterError{"Names", name, "one of " + strings.Join(LimiterNames, ", ")}
 }
 
+// entry is one limiter of a run: one of the family, or a profile.
+type entry struct {
+	name string
+	prof *profiles.Profile // nil for the family's limiters
+}
+
+// entries returns the limiters to run, the family's first.
+func (s LimitersSpec) entries() []entry {
+	var es []entry
+	for _, n := range s.names() {
+		es = append(es, entry{name: n})
+	}
+	for i := range s.Profiles {
+		es = append(es, entry{name: s.Profiles[i].Name, prof: &s.Profiles[i]})
+	}
+	return es
+}
+
+// newEntry builds the limiter of e; src is the throttle's random source.
+func (s LimitersSpec) newEntry(e entry, src rand.Source) (buckets.Limiter, error) {
+	if e.prof != nil {
+		return e.prof.New(), nil
+	}
+	return s.newLimiter(e.name, src)
+}
+
+// kind returns what the table and figures need to know of e. Profiles may
+// delay jobs (the blocking calls of their libraries), so their delays are
+// always measured; their promise is the bound their type states.
+func (s LimitersSpec) kind(e entry) limiterKind {
+	if e.prof == nil {
+		return limiterKinds[e.name]
+	}
+	return limiterKind{shaper: true, color: 7, promise: "the profile's own bound", promiseColor: -1}
+}
+
 // describe returns the parameters of limiter name for humans.
 func (s LimitersSpec) describe(name string) string {
 	queue := "unbounded queue"
@@ -243,9 +304,12 @@ type CurvePoint struct {
 	Jobs    int     `json:"jobs"`         // α*(d): the most jobs released in any closed interval of length d
 	Promise float64 `json:"promise_jobs"` // the limiter's promise at d, jobs
 	Ratio   float64 `json:"ratio"`        // Jobs / Promise: above 1 the promise is broken
-	From    float64 `json:"from_s"`       // first release of the interval achieving Jobs, seconds
-	To      float64 `json:"to_s"`         // last release of that interval, seconds
-	Key     string  `json:"key,omitempty"`
+	// Unbounded marks a promise that is infinite at d (a profile whose
+	// library lets any number pass); Promise and Ratio are then 0.
+	Unbounded bool    `json:"promise_unbounded,omitempty"`
+	From      float64 `json:"from_s"` // first release of the interval achieving Jobs, seconds
+	To        float64 `json:"to_s"`   // last release of that interval, seconds
+	Key       string  `json:"key,omitempty"`
 }
 
 // KeyResult is one key's outcome under one limiter (keyed runs).
@@ -275,8 +339,10 @@ type LimiterResult struct {
 	Params      string       `json:"params"`
 	PromiseName string       `json:"promise"` // its nominal arrival curve, as a formula in d
 	Shaper      bool         `json:"shaper"`
+	Profile     bool         `json:"profile"` // a library-faithful profile; Params is its canonical spec
 	Admitted    int64        `json:"admitted"`
 	Rejected    int64        `json:"rejected"`
+	Delayed     int64        `json:"delayed"`         // admitted jobs that waited (delay > 0)
 	Worst       CurvePoint   `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
 	Curve       []CurvePoint `json:"arrival_curve"`   // keyed runs: at each d, the worst key
 	Delay       *Stats       `json:"delay,omitempty"` // shapers: delays of the admitted jobs
@@ -284,6 +350,9 @@ type LimiterResult struct {
 	// admitted (token-police and throttle only).
 	Response []ResponseBin `json:"response,omitempty"`
 	Keys     []KeyResult   `json:"keys,omitempty"` // keyed runs, by arrivals (most first)
+	// Downstream is what the passing jobs met at the spec's rate-latency
+	// server, against the network-calculus bounds; nil without one.
+	Downstream *Downstream `json:"downstream,omitempty"`
 }
 
 // Focus is the stream the zoom figure shows: every job, or in a keyed run
@@ -319,6 +388,7 @@ type limState struct {
 	lim      buckets.Limiter
 	released []engine.Time // release instants on the clock (exact instants rounded up to the ns)
 	admitted int64
+	delayed  int64       // admitted jobs that waited (a Delay verdict with a wait > 0)
 	delays   *delayStats // shapers: this key's delays
 }
 
@@ -351,7 +421,7 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	names := spec.names()
+	ents := spec.entries()
 	ds := spec.Durations
 	if ds == nil {
 		ds = DefaultDurations(spec.Window)
@@ -359,15 +429,15 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	src := Source(spec.Seed, 1)
 	namer, _ := proc.(arrivals.KeyNamer)
 	newKey := func(id uint64, line int) (*keyState, error) {
-		k := &keyState{id: id, firstLine: line, lims: make([]limState, len(names))}
+		k := &keyState{id: id, firstLine: line, lims: make([]limState, len(ents))}
 		if namer != nil {
 			k.name = namer.KeyName(id)
 		}
 		if k.name == "" {
 			k.name = fmt.Sprintf("#%d", id)
 		}
-		for i, n := range names {
-			l, err := spec.newLimiter(n, src)
+		for i, e := range ents {
+			l, err := spec.newEntry(e, src)
 			if err != nil {
 				return nil, err
 			}
@@ -381,9 +451,9 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	}
 	var order []*keyState // keys in order of first arrival
 	keys := map[uint64]*keyState{}
-	resp := make([][]ResponseBin, len(names))
-	for i, n := range names {
-		if n == "token-police" || n == "throttle" {
+	resp := make([][]ResponseBin, len(ents))
+	for i, e := range ents {
+		if e.prof == nil && (e.name == "token-police" || e.name == "throttle") {
 			resp[i] = make([]ResponseBin, responseBins)
 			for j := range resp[i] {
 				resp[i][j].Lo = float64(spec.Limit) * float64(j) / responseBins
@@ -391,9 +461,9 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 			}
 		}
 	}
-	delays := make([]*delayStats, len(names))
-	for i, n := range names {
-		if limiterKinds[n].shaper {
+	delays := make([]*delayStats, len(ents))
+	for i, e := range ents {
+		if e.prof != nil || limiterKinds[e.name].shaper {
 			delays[i] = newDelayStats()
 		}
 	}
@@ -460,9 +530,12 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 			st.admitted++
 			release := a.T
 			if d.Verdict == buckets.Delay {
+				if d.Wait.Sign() > 0 {
+					st.delayed++
+				}
 				w := d.Wait.Ceil()
 				if !w.IsInt64() || w.Int64() >= int64(engine.Forever-a.T) {
-					return nil, fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w", names[i], d.WaitSeconds(), a.T, ErrOverflow)
+					return nil, fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w", ents[i].name, d.WaitSeconds(), a.T, ErrOverflow)
 				}
 				release += engine.Time(w.Int64())
 			}
@@ -479,8 +552,8 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	res.Duration = last.Seconds()
 	res.Spec = spec // with the trace's origin
 	res.Keys = len(order)
-	for i, n := range names {
-		r, err := limiterResult(spec, n, ds, protos.lims[i].lim, order, i, delays[i], resp[i])
+	for i, e := range ents {
+		r, err := limiterResult(spec, e, ds, protos.lims[i].lim, order, i, delays[i], resp[i])
 		if err != nil {
 			return nil, err
 		}
@@ -537,10 +610,16 @@ func deficitBin(l buckets.Limiter, t engine.Time, b float64) int {
 	return min(responseBins-1, max(0, int(deficit/b*responseBins)))
 }
 
-// limiterResult gathers the outcome of limiter i (named name) over keys.
-func limiterResult(spec LimitersSpec, name string, ds []engine.Time, proto buckets.Limiter, keys []*keyState, i int, delays *delayStats, resp []ResponseBin) (LimiterResult, error) {
-	kind := limiterKinds[name]
-	r := LimiterResult{Name: name, Params: spec.describe(name), PromiseName: kind.promise, Shaper: kind.shaper, Response: resp}
+// limiterResult gathers the outcome of limiter i (entry e) over keys.
+func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.Limiter, keys []*keyState, i int, delays *delayStats, resp []ResponseBin) (LimiterResult, error) {
+	name := e.name
+	kind := spec.kind(e)
+	r := LimiterResult{Name: name, PromiseName: kind.promise, Shaper: kind.shaper, Response: resp}
+	if e.prof != nil {
+		r.Params, r.Profile = e.prof.String(), true
+	} else {
+		r.Params = spec.describe(name)
+	}
 	eds := ds
 	r.Curve = make([]CurvePoint, len(ds))
 	for j, d := range ds {
@@ -551,6 +630,7 @@ func limiterResult(spec LimitersSpec, name string, ds []engine.Time, proto bucke
 		st := &k.lims[i]
 		arrivals += k.arrivals
 		r.Admitted += st.admitted
+		r.Delayed += st.delayed
 		pts, err := buckets.MeasureArrivalCurve(st.released, eds)
 		if err != nil {
 			return r, fmt.Errorf("experiments: %s: %w", name, err)
@@ -579,9 +659,20 @@ func limiterResult(spec LimitersSpec, name string, ds []engine.Time, proto bucke
 	}
 	r.Rejected = arrivals - r.Admitted
 	for j, cp := range r.Curve {
+		if math.IsInf(cp.Promise, 1) { // JSON has no infinity
+			cp.Promise, cp.Ratio, cp.Unbounded = 0, 0, true
+			r.Curve[j] = cp
+		}
 		if j == 0 || cp.Ratio > r.Worst.Ratio {
 			r.Worst = cp
 		}
+	}
+	if spec.Service != nil && len(keys) > 0 {
+		ds, err := downstream(spec, e, keys[0].lims[i].released)
+		if err != nil {
+			return r, fmt.Errorf("experiments: %s: %w", name, err)
+		}
+		r.Downstream = ds
 	}
 	if len(keys) > 1 {
 		slices.SortStableFunc(r.Keys, func(a, b KeyResult) int {

@@ -22,8 +22,8 @@
 //	nginx:rate=10r/s,burst=5,nodelay
 //	guava-warmup:permits_per_second=5,warmup_period=2s
 //
-// (the form a future --profile flag will take). Keys are named as each
-// library names its parameters, in snake_case. A parsed [Profile] is a
+// (the form the command line's --profile flag takes). Keys are named as
+// each library names its parameters, in snake_case. A parsed [Profile] is a
 // description; [Profile.New] returns a fresh limiter with its own state.
 // PROFILES.md beside this file tabulates the libraries, versions, clocks,
 // initial states, burst conventions, refused-request effects and refill

@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
 	"github.com/ratesim/ratesim/systems"
 )
@@ -43,6 +44,9 @@ type limitersFlags struct {
 	plotFormat string
 	json       bool
 	topKeys    int
+	profiles   []string
+	svcRate    string
+	svcLatency string
 }
 
 func newLimitersCmd() *cobra.Command {
@@ -79,6 +83,21 @@ arrivals, at λ = --load·R where the spec gives no rate. --trace reads a trace
 with the flags of ratesim run. With --key-col (or a spec with keys) every key
 gets its own limiters (keyed rate limiting) and the table lists the keys.
 
+--profile 'NAME:key=value,...' (repeatable) adds a library-faithful limiter,
+deciding as golang.org/x/time/rate, Guava, bucket4j, redis_rate, throttled,
+Envoy, nginx, uber-go/ratelimit or an RFC 2697/2698 marker would (see the
+package profiles): a row named NAME with what it admitted, rejected and
+delayed and the bound its library keeps. With --profile alone only the
+profiles run; add --limiters to run family members beside them.
+
+--service-rate R (and --service-latency T) sends each limiter's passing jobs
+through a rate-latency server β(R, T) (a latency T, then FIFO at R jobs/s) and
+compares the largest delay and backlog there with the network-calculus bounds
+of the promise α: h = T + b/R and v = b + r·T for α = γ(r, b), the token bucket
+(--rate, --limit), which every profile is held to; γ(R, 1) for the leaky
+bucket and L per W for the windows. It says whether each stream keeps α and
+the first window where it does not.
+
 With --plot DIR it draws arrival-curves, boundary-zoom and throttle-response
 figures (--plot-format png, svg or pdf).
 
@@ -88,6 +107,8 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
   ratesim limiters --limit 100 --window 60 --plot figs
   ratesim limiters --limiters fixed-window,sliding-log,token-police --arrivals poisson --load 1.5
   ratesim limiters --arrivals 'cron:n=150,period=60,jitter=2' --offset 1 --jobs 15000
+  ratesim limiters --profile 'nginx:rate=10r/s,burst=5' --profile 'throttled:max_rate=10,max_burst=5' \
+      --rate 10 --limit 5 --window 1 --arrivals poisson --load 1.5 --jobs 5000 --service-rate 12
   ratesim limiters --trace ../shared/traces/nasa-http/nasa_kscweb_19950801_0200-1452_edt.tsv \
       --time-col ts_unix --limit 30 --window 60`,
 		Args: cobra.NoArgs,
@@ -123,6 +144,9 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
 	fl.BoolVar(&f.json, "json", false, "print the table as one JSON object")
 	fl.IntVar(&f.topKeys, "top-keys", 10, "keyed runs: the number of keys listed in the table, most arrivals first (the JSON has all)")
+	fl.StringArrayVar(&f.profiles, "profile", nil, profileHelp())
+	fl.StringVar(&f.svcRate, "service-rate", "", "downstream: every limiter's passing jobs go through a rate-latency server of this rate, jobs/s (exact, >= --rate), and are compared with the network-calculus bounds")
+	fl.StringVar(&f.svcLatency, "service-latency", "0", "downstream: the server's latency T, seconds or with a unit (>= 0; with --service-rate)")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
 	return cmd
@@ -196,6 +220,22 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 			s.Names = append(s.Names, n)
 		}
 	}
+	if changed("profile") {
+		if s.Profiles, err = parseProfiles(f.profiles); err != nil {
+			return s, err
+		}
+		if !changed("limiters") {
+			s.Names = []string{} // the profiles alone
+		}
+		for _, p := range s.Profiles {
+			if slices.Contains(s.Names, p.Name) {
+				return s, flagError("profile", p.Name, "a profile whose name is not one of --limiters")
+			}
+		}
+	}
+	if err := f.service(&s, changed); err != nil {
+		return s, err
+	}
 	if f.durations != "" {
 		for _, field := range strings.Split(f.durations, ",") {
 			d, err := parseSeconds("durations", field)
@@ -252,6 +292,38 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		return s, fmt.Errorf("invalid parameters: %w", err)
 	}
 	return s, nil
+}
+
+// service reads --service-rate and --service-latency into s.Service.
+func (f *limitersFlags) service(s *experiments.LimitersSpec, changed func(string) bool) error {
+	if !changed("service-rate") {
+		if changed("service-latency") {
+			return fmt.Errorf("--service-latency applies with --service-rate only")
+		}
+		return nil
+	}
+	if f.traceOpt.KeyCol != "" {
+		return fmt.Errorf("--service-rate applies to unkeyed runs only: leave out --key-col")
+	}
+	rate, err := parseRat("service-rate", f.svcRate, "jobs/s")
+	if err != nil {
+		return err
+	}
+	if rate.Cmp(s.Rate) < 0 {
+		return flagError("service-rate", f.svcRate, fmt.Sprintf("a service rate >= --rate %v jobs/s (below it the delay and backlog bounds are infinite)", s.Rate))
+	}
+	lat, err := parseSeconds("service-latency", f.svcLatency)
+	if err != nil {
+		return err
+	}
+	if lat.Sign() < 0 {
+		return flagError("service-latency", f.svcLatency, "a latency >= 0 s")
+	}
+	if _, err := nanos("service-latency", f.svcLatency, lat); err != nil {
+		return err
+	}
+	s.Service = &netcalc.RateLatency{Rate: rate, Latency: lat}
+	return nil
 }
 
 // arrivalProcess builds the arrival process and describes it, and
@@ -449,8 +521,23 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if s.Queue > 0 {
 		queue = fmt.Sprintf("%d jobs", s.Queue)
 	}
-	fmt.Fprintf(w, "params     R = %v tokens/s, L = %d (b = %d tokens), W = %v s, edges at %v + k·W s from %s; queue %s; throttle %v to %v tokens\n",
-		s.Rate, s.Limit, s.Limit, s.Window, s.Offset, s.EdgesFrom(), queue, s.Soft, s.Hard)
+	family := false
+	for _, l := range res.Limiters {
+		if !l.Profile {
+			family = true
+		}
+	}
+	if family {
+		fmt.Fprintf(w, "params     R = %v tokens/s, L = %d (b = %d tokens), W = %v s, edges at %v + k·W s from %s; queue %s; throttle %v to %v tokens\n",
+			s.Rate, s.Limit, s.Limit, s.Window, s.Offset, s.EdgesFrom(), queue, s.Soft, s.Hard)
+	} else if s.Service != nil {
+		fmt.Fprintf(w, "promise    b + r·d with r = --rate %v jobs/s, b = --limit %d jobs\n", s.Rate, s.Limit)
+	}
+	for _, l := range res.Limiters {
+		if l.Profile {
+			fmt.Fprintf(w, "profile    %s\n", l.Params)
+		}
+	}
 	ds := s.Durations
 	if ds == nil {
 		ds = experiments.DefaultDurations(s.Window)
@@ -463,15 +550,19 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if s.Keyed {
 		keyCol = "  key"
 	}
-	fmt.Fprintf(w, "\n%-16s %9s %9s  %9s %6s %8s %8s  %-21s %9s %9s %9s%s\n",
-		"limiter", "admitted", "rejected", "overshoot", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", keyCol)
+	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %6s %8s %8s  %-21s %9s %9s %9s%s\n",
+		"limiter", "admitted", "rejected", "delayed", "overshoot", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", keyCol)
 	for _, l := range res.Limiters {
 		p := l.Worst
 		interval := fmt.Sprintf("[%.6g, %.6g]", p.From, p.To)
 		if p.Jobs == 0 {
 			interval = "-"
 		}
-		fmt.Fprintf(w, "%-16s %9d %9d  %9.3f %6d %8.5g %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, p.Ratio, p.Jobs, p.Promise, p.D, interval)
+		promise := fmt.Sprintf("%.5g", p.Promise)
+		if p.Unbounded {
+			promise = "+Inf"
+		}
+		fmt.Fprintf(w, "%-16s %9d %9d %9d  %9.3f %6d %8s %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, p.Ratio, p.Jobs, promise, p.D, interval)
 		if l.Delay != nil {
 			fmt.Fprintf(w, " %9.4g %9.4g %9.4g", l.Delay.Mean, l.Delay.P99, l.Delay.Max)
 		} else {
@@ -486,6 +577,9 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	fmt.Fprintf(w, "           passing (leaving, for shapers) in any interval of length d, found in [from, to]\n")
 	if s.Keyed && topKeys > 0 && len(res.Limiters) > 0 {
 		writeKeys(w, res, topKeys)
+	}
+	if s.Service != nil {
+		writeDownstream(w, res)
 	}
 	for i, p := range figures {
 		if i == 0 {
@@ -521,4 +615,40 @@ func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// writeDownstream lists what each limiter's passing jobs met at the
+// rate-latency server, against the network-calculus bounds.
+func writeDownstream(w io.Writer, res *experiments.LimitersResult) {
+	srv := res.Spec.Service
+	fmt.Fprintf(w, "\ndownstream: the passing jobs of each limiter into a rate-latency server %v (latency %v s, then FIFO at %v jobs/s)\n", srv, srv.Latency, srv.Rate)
+	fmt.Fprintf(w, "%-16s %-20s %-9s %12s %12s %11s %11s\n", "limiter", "promise α", "conforms", "max delay", "bound h", "max backlog", "bound ⌈v⌉")
+	for _, l := range res.Limiters {
+		d := l.Downstream
+		if d == nil {
+			continue
+		}
+		conf := "yes"
+		if !d.Conforms {
+			conf = "no"
+		}
+		fmt.Fprintf(w, "%-16s %-20s %-9s %12s %12s %11d %11d\n", l.Name, d.ArrivalCurve, conf,
+			fmt.Sprintf("%.6g s", d.MaxDelay), exactSeconds(d.DelayBoundExact, d.DelayBound), d.MaxBacklog, d.BacklogBound)
+	}
+	for _, l := range res.Limiters {
+		if v := l.Downstream.Violation; v != nil {
+			fmt.Fprintf(w, "%-16s breaks its promise: %d jobs in [%.9g, %.9g] s, where α allows %.6g\n", l.Name, v.Jobs, v.From, v.To, v.Bound)
+		}
+	}
+	fmt.Fprintf(w, "bounds     h = T + b/R and v = b + r·T for α = γ(r, b) (Le Boudec and Thiran, Theorems 1.4.1-2); they hold for every\n")
+	fmt.Fprintf(w, "           stream that keeps α, so a limiter that breaks its promise can exceed them; backlog counts the job in service\n")
+}
+
+// exactSeconds writes an exact value of seconds, "13/3 s", with its decimal
+// when it is a fraction: "13/3 = 4.33333 s".
+func exactSeconds(exactText string, x float64) string {
+	if strings.Contains(exactText, "/") {
+		return fmt.Sprintf("%s=%.4g s", exactText, x)
+	}
+	return exactText + " s"
 }

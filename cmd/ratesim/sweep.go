@@ -178,6 +178,16 @@ curves with confidence bands). Existing results are not overwritten without
 shard-i-of-n.csv/.json; ratesim merge combines the shards into exactly the
 files one run writes.
 
+--builtin backoff runs another kind of study: Marc Brooker's "Exponential
+Backoff and Jitter" (AWS Architecture Blog, 2015), N = 10, 20, ..., 190 clients
+each updating one row of an optimistic-concurrency store once, retrying a
+failed write with the backoff strategies none, exponential, full, equal and
+decorrelated (base 5 ms, cap 2 s), every message |Normal(10 ms, 2 ms)| one
+way, --replications runs per point (default 100). It writes results.csv (one
+row per strategy and number of clients: calls_mean, time_ms_mean and their 95%
+interval half-widths) and figures/backoff-calls and backoff-time; only --out,
+--force, --format, --no-figures, --quiet, -j, --seed and --replications apply.
+
 A progress bar with ETA goes to standard error when it is a terminal;
 otherwise (a batch job's log) a progress line (points and replications
 done, time elapsed, ETA) every --progress-every. --quiet turns both off.
@@ -192,6 +202,7 @@ Exit codes: 0 success, 1 the theorem check failed at some point, 2 bad
 usage, 3 internal error, 128 + the signal's number when stopped.`,
 		Example: `  ratesim sweep --builtin split-ratio
   ratesim sweep --builtin split-ratio --print-spec > my-study.yaml
+  ratesim sweep --builtin backoff -o out/backoff
   ratesim sweep testdata/sweep-load.yaml -j 8 -o out/load
   ratesim sweep testdata/sweep-load.yaml -j 8 -o out/load --resume   # after Ctrl-C
   ratesim sweep --burst 2 --k 2 --dispatch weighted --grid p=0.3,0.5,0.7 --grid load=0.5,0.9
@@ -201,7 +212,7 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	}
 	fl := cmd.Flags()
 	f.register(cmd, "figures/")
-	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(experiments.BuiltinNames(), ", "))
+	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(experiments.BuiltinNames(), experiments.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "replications run in parallel; 0, the default, means all cores")
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
@@ -397,6 +408,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
+	if f.builtin == experiments.BackoffStudyName {
+		return runBackoffStudy(cmd, f, args)
+	}
 	spec, err := f.buildSpec(cmd, args)
 	if err != nil {
 		return err

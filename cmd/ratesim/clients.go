@@ -1,0 +1,550 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
+)
+
+// clientsFlags are the flags of ratesim clients.
+type clientsFlags struct {
+	limiter  string
+	profile  string
+	rate     string
+	limit    int64
+	window   string
+	queue    int
+	process  string
+	load     float64
+	jobs     int64
+	trace    string
+	traceOpt arrivals.TraceOptions
+	traceFmt traceFormatFlags
+
+	users   int
+	think   string
+	horizon string
+
+	backoff          string
+	base, cap        string
+	maxAttempts      int
+	deadline         string
+	retryAfter       bool
+	retryAfterJitter string
+
+	pace       string
+	paceJitter string
+
+	serverRate string
+	buffer     int
+
+	backfill                 int64
+	bfFraction, bfMin, bfMax float64
+	bfIncrease, bfDecrease   float64
+	bfTarget, bfInterval     string
+	bin                      string
+	seed                     uint64
+	json                     bool
+	meanRate                 float64 // of the generated process, requests/s
+}
+
+func newClientsCmd() *cobra.Command {
+	f := &clientsFlags{}
+	cmd := &cobra.Command{
+		Use:   "clients",
+		Short: "Run clients that react to a limiter: retries with backoff and jitter, pacing, a downstream buffer, a backfill",
+		Long: `Clients runs a population of clients against one limiter and measures what
+the users see. Open-loop requests come from --arrivals (or --trace, with the
+trace flags of ratesim run); --users adds closed-loop users who think --think
+between the end of a request and the next, until --horizon.
+
+A rejected request is retried after the sleep of --backoff (after Marc Brooker,
+"Exponential Backoff and Jitter", AWS Architecture Blog, 2015), the n-th retry
+sleeping
+  none          0
+  constant      base
+  exponential   min(cap, base·2^n)
+  full          uniform on [0, min(cap, base·2^n)]
+  equal         half of min(cap, base·2^n), plus uniform on the other half
+  decorrelated  min(cap, uniform on [base, 3·previous sleep])
+until --max-attempts attempts or past --deadline after its arrival, when it is
+given up. With --retry-after a client obeys the limiter's Retry-After where the
+limiter gives one (policing token buckets, GCRA and windows do), plus a draw on
+[0, --retry-after-jitter], and falls back to --backoff elsewhere.
+
+--pace RATE paces the open-loop requests in front of the limiter instead: at
+most RATE requests/s, each gap lengthened by a draw on [0, --pace-jitter]; a
+rejected request is sent again at the next gap.
+
+--server-rate feeds everything that passes to a downstream FIFO server of that
+service rate with a waiting room of --buffer jobs, and counts what overflows.
+--backfill N adds a background job of N requests that paces itself to a
+fraction of --server-rate and adjusts it from the foreground's measured queueing
+delay downstream: + --backfill-increase while it is at or under
+--backfill-target, × --backfill-decrease when over, every --backfill-interval.
+
+The limiter is --limiter, a member of the limiter family of ratesim limiters
+with rate --rate and burst or window limit --limit, or --profile, a
+library-faithful limiter (see 'ratesim limiters --help').
+
+The table gives offered load and goodput, attempts per request (the retry
+amplification), the latency users see (first attempt to success; give-ups
+counted apart) and the downstream overflows; --json adds the series in bins of
+--bin.
+
+Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
+		Example: `  ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff exponential
+  ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff full
+  ratesim clients --profile 'nginx:rate=10r/s,burst=20' --arrivals poisson --load 1.5 --jobs 5000 --retry-after
+  ratesim clients --arrivals 'cron:n=20,period=2' --jobs 2000 --rate 10 --limit 20 --server-rate 10 --buffer 2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runClients(cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.limiter, "limiter", "token-police", "the limiter, one of "+strings.Join(experiments.LimiterNames, ", "))
+	fl.StringVar(&f.profile, "profile", "", "a library-faithful limiter instead of --limiter, 'NAME:key=value,...' (see 'ratesim limiters --help')")
+	fl.StringVar(&f.rate, "rate", "10", "--limiter: rate R, tokens/s (exact: a decimal or p/q, > 0)")
+	fl.Int64Var(&f.limit, "limit", 10, "--limiter: burst b in tokens, or window limit in jobs (>= 1)")
+	fl.StringVar(&f.window, "window", "1", "--limiter: window length of the window limiters, seconds or with a unit (> 0)")
+	fl.IntVar(&f.queue, "queue", 0, "--limiter: queue capacity of token-shape and leaky-queue, jobs (0: unbounded; default --limit)")
+	fl.StringVar(&f.process, "arrivals", "poisson", "open-loop requests: poisson, periodic (λ = load·rate) or an arrival spec as in ratesim run, such as 'cron:n=100,period=10'")
+	fl.Float64Var(&f.load, "load", 1.2, "offered load λ/R where the arrival spec gives no rate (> 0)")
+	fl.Int64Var(&f.jobs, "jobs", 10_000, "open-loop requests (>= 0; 0 with --users for closed-loop users only); with --trace, all unless given")
+	fl.StringVar(&f.trace, "trace", "", "read the open-loop request instants from this trace (formats as in ratesim run)")
+	addTraceFormatFlags(fl, &f.traceFmt)
+	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
+	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
+	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
+	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
+	fl.IntVar(&f.users, "users", 0, "closed-loop users (>= 0), each sending its next request --think after the previous one ends")
+	fl.StringVar(&f.think, "think", "1", "closed-loop users' think time, seconds or with a unit (>= 0)")
+	fl.StringVar(&f.horizon, "horizon", "60", "closed-loop users start requests until this instant, seconds or with a unit (> 0)")
+	fl.StringVar(&f.backoff, "backoff", "exponential", "retry backoff: "+strings.Join(clients.BackoffNames(), ", "))
+	fl.StringVar(&f.base, "base", "100ms", "backoff base, seconds or with a unit (> 0 except for none)")
+	fl.StringVar(&f.cap, "cap", "10s", "backoff cap, seconds or with a unit (>= --base)")
+	fl.IntVar(&f.maxAttempts, "max-attempts", 10, "attempts of one request, the first included, before it is given up (>= 1; 0 for no bound)")
+	fl.StringVar(&f.deadline, "deadline", "0", "give a request up when its next attempt would come this long after its arrival, seconds or with a unit (0: no deadline)")
+	fl.BoolVar(&f.retryAfter, "retry-after", false, "obey the limiter's Retry-After where it gives one, and --backoff elsewhere")
+	fl.StringVar(&f.retryAfterJitter, "retry-after-jitter", "0", "with --retry-after: add a draw uniform on [0, this] to Retry-After, seconds or with a unit")
+	fl.StringVar(&f.pace, "pace", "", "pace the open-loop requests to at most this many per second in front of the limiter (exact, > 0)")
+	fl.StringVar(&f.paceJitter, "pace-jitter", "0", "with --pace: add a draw uniform on [0, this] to each gap, seconds or with a unit")
+	fl.StringVar(&f.serverRate, "server-rate", "", "feed every passing request to a downstream FIFO server of this service rate, jobs/s (exact, > 0)")
+	fl.IntVar(&f.buffer, "buffer", 10, "with --server-rate: the server's waiting room, jobs (>= 0), not counting the job in service")
+	fl.Int64Var(&f.backfill, "backfill", 0, "add a backfill of this many requests, paced to a fraction of --server-rate adjusted by AIMD (needs --server-rate)")
+	fl.Float64Var(&f.bfFraction, "backfill-fraction", 0.5, "backfill: initial fraction of --server-rate, in [--backfill-min, --backfill-max]")
+	fl.Float64Var(&f.bfMin, "backfill-min", 0.05, "backfill: least fraction, in (0, 1]")
+	fl.Float64Var(&f.bfMax, "backfill-max", 1, "backfill: largest fraction, in (0, 1]")
+	fl.Float64Var(&f.bfIncrease, "backfill-increase", 0.05, "backfill: added to the fraction after an interval at or under target (>= 0)")
+	fl.Float64Var(&f.bfDecrease, "backfill-decrease", 0.5, "backfill: factor of the fraction after an interval over target, in (0, 1]")
+	fl.StringVar(&f.bfTarget, "backfill-target", "10ms", "backfill: the foreground's mean queueing delay downstream over which it slows down, seconds or with a unit")
+	fl.StringVar(&f.bfInterval, "backfill-interval", "1s", "backfill: control period, seconds or with a unit (> 0)")
+	fl.StringVar(&f.bin, "bin", "1s", "width of the series bins in the JSON, seconds or with a unit (0: no series)")
+	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed: each client's jitter and each component draw from their own streams of it")
+	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
+	cmd.MarkFlagsMutuallyExclusive("limiter", "profile")
+	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
+	cmd.MarkFlagsMutuallyExclusive("load", "trace")
+	return cmd
+}
+
+// span parses a time flag into whole nanoseconds >= 0 (> 0 when positive
+// is set).
+func span(flag, text string, positive bool) (engine.Time, error) {
+	secs, err := parseSeconds(flag, text)
+	if err != nil {
+		return 0, err
+	}
+	if secs.Sign() < 0 || positive && secs.Sign() == 0 {
+		want := "a time >= 0 s"
+		if positive {
+			want = "a time > 0 s"
+		}
+		return 0, flagError(flag, text, want)
+	}
+	return nanos(flag, text, secs)
+}
+
+// spec validates the flags and builds the run specification.
+func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error) {
+	changed := cmd.Flags().Changed
+	var s experiments.ClientsSpec
+	var err error
+	s.Scenario.Seed = f.seed
+	if changed("profile") {
+		ps, err := parseProfiles([]string{f.profile})
+		if err != nil {
+			return s, err
+		}
+		s.Profile = &ps[0]
+		for _, name := range []string{"rate", "limit", "window", "queue"} {
+			if changed(name) {
+				return s, fmt.Errorf("--%s applies to --limiter only: a --profile gives its own parameters", name)
+			}
+		}
+	} else if !slices.Contains(experiments.LimiterNames, f.limiter) {
+		return s, flagError("limiter", f.limiter, "one of "+strings.Join(experiments.LimiterNames, ", "))
+	}
+	s.Limiter = f.limiter
+	if f.limit < 1 || f.limit > 1<<40 {
+		return s, flagError("limit", f.limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
+	}
+	l := experiments.LimitersSpec{Limit: f.limit, Seed: f.seed}
+	if l.Rate, err = parseRat("rate", f.rate, "tokens/s"); err != nil {
+		return s, err
+	}
+	if l.Rate.Sign() <= 0 {
+		return s, flagError("rate", f.rate, "a rate > 0 tokens/s")
+	}
+	if l.Window, err = parseSeconds("window", f.window); err != nil {
+		return s, err
+	}
+	if l.Window.Sign() <= 0 {
+		return s, flagError("window", f.window, "a window > 0 s")
+	}
+	l.Queue = int(min(f.limit, math.MaxInt32))
+	if changed("queue") {
+		if f.queue < 0 {
+			return s, flagError("queue", f.queue, "a queue capacity >= 1 job, or 0 for unbounded")
+		}
+		l.Queue = f.queue
+	}
+	l.Hard = exact.Int(f.limit - 1)
+	l.Soft, _ = l.Hard.Quo(exact.Int(2))
+	s.Limits = l
+
+	sc := &s.Scenario
+	if err := f.retry(sc, changed); err != nil {
+		return s, err
+	}
+	if f.users < 0 {
+		return s, flagError("users", f.users, "a number of closed-loop users >= 0")
+	}
+	if f.users > 0 {
+		sc.Users = f.users
+		think, err := span("think", f.think, false)
+		if err != nil {
+			return s, err
+		}
+		sc.Think = clients.Fixed(think.Seconds())
+		if sc.Horizon, err = span("horizon", f.horizon, true); err != nil {
+			return s, err
+		}
+	} else if changed("think") || changed("horizon") {
+		return s, fmt.Errorf("--think and --horizon apply with --users only")
+	}
+	if f.jobs < 0 {
+		return s, flagError("jobs", f.jobs, "a number of requests >= 0")
+	}
+	if f.jobs == 0 && f.users == 0 {
+		return s, flagError("jobs", f.jobs, "at least one request: --jobs >= 1, or closed-loop --users")
+	}
+	if changed("jobs") || f.trace == "" {
+		s.MaxJobs = f.jobs
+	}
+	if f.trace == "" {
+		for _, name := range append([]string{"time-col", "time-format", "sort", "skip-bad"}, traceFormatFlagNames...) {
+			if changed(name) {
+				return s, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
+			}
+		}
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+		return s, err
+	}
+	if changed("pace") {
+		rate, err := parseRat("pace", f.pace, "requests/s")
+		if err != nil {
+			return s, err
+		}
+		if rate.Sign() <= 0 || rate.Cmp(exact.Int(1e9)) > 0 {
+			return s, flagError("pace", f.pace, "a rate in (0, 1e9] requests/s")
+		}
+		jit, err := span("pace-jitter", f.paceJitter, false)
+		if err != nil {
+			return s, err
+		}
+		sc.Pace = &clients.PaceParams{Rate: rate, Jitter: jit, MaxAttempts: sc.Retry.MaxAttempts}
+	} else if changed("pace-jitter") {
+		return s, fmt.Errorf("--pace-jitter applies with --pace only")
+	}
+	if err := f.server(sc, changed); err != nil {
+		return s, err
+	}
+	if sc.Bin, err = span("bin", f.bin, false); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// retry reads the retry flags into sc.Retry.
+func (f *clientsFlags) retry(sc *clients.Scenario, changed func(string) bool) error {
+	if !slices.Contains(clients.BackoffNames(), f.backoff) {
+		return flagError("backoff", f.backoff, "one of "+strings.Join(clients.BackoffNames(), ", "))
+	}
+	base, err := span("base", f.base, f.backoff != "none")
+	if err != nil {
+		return err
+	}
+	capT, err := span("cap", f.cap, false)
+	if err != nil {
+		return err
+	}
+	if f.backoff != "none" && f.backoff != "constant" && capT < base {
+		return flagError("cap", f.cap, fmt.Sprintf("a cap >= --base %v s", base))
+	}
+	b, err := clients.NewBackoff(f.backoff, base, capT)
+	if err != nil {
+		return fmt.Errorf("--backoff %s with --base %s and --cap %s: %v", f.backoff, f.base, f.cap, strings.TrimPrefix(err.Error(), "clients: "))
+	}
+	if f.retryAfter {
+		jit, err := span("retry-after-jitter", f.retryAfterJitter, false)
+		if err != nil {
+			return err
+		}
+		b = clients.HonorRetryAfter{Fallback: b, Spread: jit}
+	} else if changed("retry-after-jitter") {
+		return fmt.Errorf("--retry-after-jitter applies with --retry-after only")
+	}
+	if f.maxAttempts < 0 {
+		return flagError("max-attempts", f.maxAttempts, "a number of attempts >= 1, or 0 for no bound")
+	}
+	deadline, err := span("deadline", f.deadline, false)
+	if err != nil {
+		return err
+	}
+	sc.Retry = clients.RetryPolicy{Backoff: b, MaxAttempts: f.maxAttempts, Deadline: deadline}
+	return nil
+}
+
+// server reads the downstream and backfill flags into sc.
+func (f *clientsFlags) server(sc *clients.Scenario, changed func(string) bool) error {
+	bfFlags := []string{"backfill-fraction", "backfill-min", "backfill-max", "backfill-increase", "backfill-decrease", "backfill-target", "backfill-interval"}
+	if !changed("server-rate") {
+		for _, name := range append([]string{"buffer", "backfill"}, bfFlags...) {
+			if changed(name) {
+				return fmt.Errorf("--%s applies with --server-rate only", name)
+			}
+		}
+		return nil
+	}
+	rate, err := parseRat("server-rate", f.serverRate, "jobs/s")
+	if err != nil {
+		return err
+	}
+	if rate.Sign() <= 0 || rate.Cmp(exact.Int(1e9)) > 0 {
+		return flagError("server-rate", f.serverRate, "a service rate in (0, 1e9] jobs/s")
+	}
+	if f.buffer < 0 {
+		return flagError("buffer", f.buffer, "a waiting room >= 0 jobs")
+	}
+	sc.Server = &clients.ServerParams{Rate: rate, Buffer: f.buffer}
+	if !changed("backfill") {
+		for _, name := range bfFlags {
+			if changed(name) {
+				return fmt.Errorf("--%s applies with --backfill only", name)
+			}
+		}
+		return nil
+	}
+	if f.backfill < 1 {
+		return flagError("backfill", f.backfill, "a number of backfill requests >= 1")
+	}
+	p := clients.BackfillParams{Capacity: rate, Initial: f.bfFraction, Min: f.bfMin, Max: f.bfMax,
+		Increase: f.bfIncrease, Decrease: f.bfDecrease, Live: sc.Retry.Class, Class: sc.Retry.Class + 1, MaxAttempts: sc.Retry.MaxAttempts}
+	if p.Target, err = span("backfill-target", f.bfTarget, false); err != nil {
+		return err
+	}
+	if p.Interval, err = span("backfill-interval", f.bfInterval, true); err != nil {
+		return err
+	}
+	switch {
+	case !(p.Min > 0 && p.Min <= 1):
+		return flagError("backfill-min", f.bfMin, "a fraction in (0, 1]")
+	case !(p.Max >= p.Min && p.Max <= 1):
+		return flagError("backfill-max", f.bfMax, fmt.Sprintf("a fraction in [--backfill-min %v, 1]", p.Min))
+	case !(p.Initial >= p.Min && p.Initial <= p.Max):
+		return flagError("backfill-fraction", f.bfFraction, fmt.Sprintf("a fraction in [--backfill-min %v, --backfill-max %v]", p.Min, p.Max))
+	case !(p.Increase >= 0 && !math.IsInf(p.Increase, 0)):
+		return flagError("backfill-increase", f.bfIncrease, "a finite increase >= 0")
+	case !(p.Decrease > 0 && p.Decrease <= 1):
+		return flagError("backfill-decrease", f.bfDecrease, "a factor in (0, 1]")
+	}
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("--backfill: %v", strings.TrimPrefix(err.Error(), "clients: "))
+	}
+	sc.Backfill, sc.BackfillItems = &p, f.backfill
+	return nil
+}
+
+// arrivalProcess builds the open-loop request process, or nil for
+// closed-loop users only.
+func (f *clientsFlags) arrivalProcess(cmd *cobra.Command, s experiments.ClientsSpec) (arrivals.Process, func() error, string, error) {
+	if f.trace != "" {
+		tr, err := arrivals.Open(f.trace, f.traceOpt)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return tr, tr.Close, "trace " + f.trace, nil
+	}
+	if s.MaxJobs == 0 {
+		return nil, nil, fmt.Sprintf("%d closed-loop users, think %v s, until %v s", f.users, float64(s.Scenario.Think.(clients.Fixed)), s.Scenario.Horizon.Seconds()), nil
+	}
+	rate := s.Limits.Rate.Float64()
+	if s.Profile != nil && !strings.Contains(f.process, "rate=") {
+		return nil, nil, "", fmt.Errorf("--arrivals %s: with --profile give the arrival rate in the spec (such as 'poisson:rate=15'): --load is relative to --rate, which a profile does not use", f.process)
+	}
+	g, err := buildGenerated(f.process, f.load, rate, f.seed, cmd.Flags().Changed("load"))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	f.meanRate = g.MeanRate
+	return g, nil, fmt.Sprintf("%s, %d requests (mean %.6g requests/s)", g.Spec, s.MaxJobs, g.MeanRate), nil
+}
+
+func runClients(cmd *cobra.Command, f *clientsFlags) error {
+	spec, err := f.spec(cmd)
+	if err != nil {
+		return err
+	}
+	proc, closeProc, input, err := f.arrivalProcess(cmd, spec)
+	if err != nil {
+		return err
+	}
+	if closeProc != nil {
+		defer closeProc()
+	}
+	if f.users > 0 && proc != nil {
+		input += fmt.Sprintf("; %d closed-loop users, think %s, until %s", f.users, f.think, f.horizon)
+	}
+	spec.Input, spec.Offered = input, f.meanRate
+	res, err := experiments.RunClients(cmd.Context(), spec, proc)
+	if err != nil {
+		return err
+	}
+	if tr, ok := proc.(*arrivals.Trace); ok && tr.Skipped() > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", tr.Skipped(), f.trace, tr.FirstSkipped())
+	}
+	w := &errWriter{w: cmd.OutOrStdout()}
+	if f.json {
+		writeClientsJSON(w, res, f)
+	} else {
+		writeClientsTable(w, res, f)
+	}
+	if w.err != nil {
+		return fmt.Errorf("writing the result: %w", w.err)
+	}
+	return nil
+}
+
+// clientsJSON is the --json output.
+type clientsJSON struct {
+	jsonHeader
+	Input   string  `json:"input"`
+	Seed    uint64  `json:"seed"`
+	Backoff string  `json:"backoff"`
+	Base    float64 `json:"backoff_base_s"`
+	Cap     float64 `json:"backoff_cap_s"`
+	MaxAtt  int     `json:"max_attempts"` // 0: no bound
+	Deadln  float64 `json:"deadline_s"`   // 0: none
+	RetryAf bool    `json:"retry_after"`
+	Pace    string  `json:"pace_requests_per_s,omitempty"`
+	Server  string  `json:"server_rate_jobs_per_s,omitempty"`
+	Buffer  *int    `json:"buffer_jobs,omitempty"`
+	Bin     float64 `json:"bin_s"`
+	*experiments.ClientsResult
+}
+
+func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
+	sc := res.Spec.Scenario
+	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.seed, Backoff: f.backoff, MaxAtt: sc.Retry.MaxAttempts,
+		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.retryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res}
+	out.Base, out.Cap = secondsOf(f.base), secondsOf(f.cap)
+	if sc.Pace != nil {
+		out.Pace = sc.Pace.Rate.String()
+	}
+	if sc.Server != nil {
+		out.Server = sc.Server.Rate.String()
+		out.Buffer = &sc.Server.Buffer
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(out) // write errors are kept by the errWriter
+}
+
+// secondsOf returns a validated time flag in seconds.
+func secondsOf(text string) float64 {
+	s, _ := parseSeconds("", text)
+	return s.Float64()
+}
+
+func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
+	sc := res.Spec.Scenario
+	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.seed)
+	fmt.Fprintf(w, "limiter    %s: %s\n", res.Limiter, res.Params)
+	retry := fmt.Sprintf("backoff %s, base %s, cap %s", f.backoff, f.base, f.cap)
+	if f.backoff == "none" {
+		retry = "no backoff"
+	}
+	if f.retryAfter {
+		if h, ok := sc.Retry.Backoff.(clients.HonorRetryAfter); ok && h.Spread > 0 {
+			retry = fmt.Sprintf("Retry-After plus up to %v s, else %s", h.Spread, retry)
+		} else {
+			retry = "Retry-After, else " + retry
+		}
+	}
+	if sc.Retry.MaxAttempts > 0 {
+		retry += fmt.Sprintf(", at most %d attempts", sc.Retry.MaxAttempts)
+	}
+	if sc.Retry.Deadline > 0 {
+		retry += fmt.Sprintf(", deadline %v s", sc.Retry.Deadline)
+	}
+	fmt.Fprintf(w, "retry      %s\n", retry)
+	if p := sc.Pace; p != nil {
+		jit := ""
+		if p.Jitter > 0 {
+			jit = fmt.Sprintf(", each gap plus up to %v s of jitter", p.Jitter)
+		}
+		fmt.Fprintf(w, "pacing     at most %v requests/s (gaps >= %v s)%s\n", p.Rate, p.Spacing(), jit)
+	}
+	if s := sc.Server; s != nil {
+		fmt.Fprintf(w, "server     FIFO at %v jobs/s, waiting room %d jobs\n", s.Rate, s.Buffer)
+	}
+	fg := res.Foreground
+	fmt.Fprintf(w, "\n%-11s %9s %9s %9s %8s %8s %8s %10s %10s %9s %9s %9s %9s\n",
+		"", "requests", "attempts", "successes", "give-ups", "ampl.", "att/succ", "goodput/s", "drain (s)", "mean (s)", "p50 (s)", "p99 (s)", "max (s)")
+	row := func(name string, s experiments.ClientSummary) {
+		fmt.Fprintf(w, "%-11s %9d %9d %9d %8d %8.3f %8.3f %10.4g %10.4g %9.4g %9.4g %9.4g %9.4g\n", name, s.Requests, s.Attempts, s.Successes, s.GiveUps,
+			float64(s.Amplification), float64(s.AttemptsPerSuccess), s.Goodput, s.Drain, s.MeanLatency, s.P50Latency, s.P99Latency, s.MaxLatency)
+	}
+	row("foreground", fg)
+	if res.Backfill != nil {
+		row("backfill", *res.Backfill)
+	}
+	if res.Offered > 0 {
+		fmt.Fprintf(w, "\noffered    %.6g requests/s, goodput %.6g requests/s\n", res.Offered, fg.Goodput)
+	}
+	if len(res.Downstream) > 0 {
+		fmt.Fprintf(w, "\n%-11s %9s %9s %9s %14s %14s\n", "downstream", "arrived", "overflows", "departed", "mean queue (s)", "max queue (s)")
+		for _, c := range res.Downstream {
+			fmt.Fprintf(w, "%-11s %9d %9d %9d %14.6g %14.6g\n", c.Class, c.Arrived, c.Overflows, c.Departed, c.MeanQueue, c.MaxQueue)
+		}
+	}
+	if n := len(res.Controls); n > 0 {
+		c := res.Controls[n-1]
+		fmt.Fprintf(w, "backfill   %d control steps; fraction of capacity at the end %.4g\n", n, c.Fraction)
+	}
+	fmt.Fprintf(w, "\nampl.      retry amplification, attempts per original request; att/succ attempts per success\n")
+	fmt.Fprintf(w, "latency    first attempt to success, successes only; give-ups counted apart\n")
+}

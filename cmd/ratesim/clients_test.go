@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// clientsOut is the part of ratesim clients --json the tests read.
+type clientsOut struct {
+	Schema     int     `json:"schema_version"`
+	Version    string  `json:"ratesim_version"`
+	Limiter    string  `json:"limiter"`
+	Params     string  `json:"limiter_params"`
+	Backoff    string  `json:"backoff"`
+	Base       float64 `json:"backoff_base_s"`
+	Foreground struct {
+		Requests      int64   `json:"requests"`
+		Attempts      int64   `json:"attempts"`
+		Successes     int64   `json:"successes"`
+		GiveUps       int64   `json:"give_ups"`
+		Amplification float64 `json:"retry_amplification"`
+		Drain         float64 `json:"drain_s"`
+		Mean          float64 `json:"mean_latency_s"`
+		P50           float64 `json:"p50_latency_s"`
+		Max           float64 `json:"max_latency_s"`
+	} `json:"foreground"`
+	Series []struct {
+		Start    float64 `json:"start_s"`
+		Requests int64   `json:"requests"`
+		Attempts int64   `json:"attempts"`
+	} `json:"foreground_series"`
+	Backfill *struct {
+		Requests  int64 `json:"requests"`
+		Successes int64 `json:"successes"`
+	} `json:"backfill"`
+	Controls   []struct{ Fraction float64 } `json:"backfill_controls"`
+	Downstream []struct {
+		Class     string  `json:"class"`
+		Arrived   int64   `json:"arrived"`
+		Overflows int64   `json:"overflows"`
+		Departed  int64   `json:"departed"`
+		MeanQueue float64 `json:"mean_queue_delay_s"`
+		MaxQueue  string  `json:"max_queue_delay_s_exact"`
+	} `json:"downstream"`
+}
+
+func clientsRun(t *testing.T, args ...string) clientsOut {
+	t.Helper()
+	out, errOut, code := ratesim(t, append([]string{"clients", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	var res clientsOut
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	return res
+}
+
+// TestClientsThreeAtZero is the issue's hand-worked case: 3 clients at
+// t = 0 ('cron:n=3' fires all three at 0) into a policing bucket of burst 1
+// and rate 1, retried until success.
+//
+// Constant backoff 0.5 s: A passes at 0 (the bucket is full); B and C
+// retry at 0.5 (half a token: both refused) and at 1 (one token: B passes,
+// C refused), C at 1.5 (refused) and 2 (passes). Attempts 1 + 3 + 5 = 9,
+// latencies 0, 1, 2 s: mean 1, median 1, max 2, drained at 2 s.
+//
+// Exponential backoff, base 0.5 s: the n-th retry sleeps 0.5·2^n s, so B
+// and C retry at 1 (B passes), C sleeps 2 s more and passes at 3 (the
+// bucket holds at most one token). Attempts 1 + 2 + 3 = 6, latencies 0,
+// 1, 3 s: mean 4/3.
+func TestClientsThreeAtZero(t *testing.T) {
+	common := []string{"--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1", "--max-attempts", "0", "--base", "0.5"}
+	for _, c := range []struct {
+		backoff               string
+		attempts              int64
+		mean, p50, max, drain float64
+	}{
+		{"constant", 9, 1, 1, 2, 2},
+		{"exponential", 6, 4.0 / 3, 1, 3, 3},
+	} {
+		res := clientsRun(t, append(common, "--backoff", c.backoff, "--cap", "100")...)
+		f := res.Foreground
+		if f.Requests != 3 || f.Successes != 3 || f.GiveUps != 0 || f.Attempts != c.attempts || !near(f.Amplification, float64(c.attempts)/3, 1e-12) {
+			t.Errorf("%s: %+v, want 3 requests, 3 successes, %d attempts", c.backoff, f, c.attempts)
+		}
+		if !near(f.Mean, c.mean, 1e-12) || f.P50 != c.p50 || f.Max != c.max || f.Drain != c.drain {
+			t.Errorf("%s: latency mean %v p50 %v max %v drain %v, want %v %v %v %v", c.backoff, f.Mean, f.P50, f.Max, f.Drain, c.mean, c.p50, c.max, c.drain)
+		}
+		if res.Schema != 2 || res.Version == "" || res.Limiter != "token-police" || res.Backoff != c.backoff || res.Base != 0.5 {
+			t.Errorf("%s: header %d %q, limiter %q, backoff %q base %v", c.backoff, res.Schema, res.Version, res.Limiter, res.Backoff, res.Base)
+		}
+	}
+}
+
+// TestClientsMaxAttempts: with --max-attempts 2 and constant backoff, A
+// passes at 0 and B and C are refused at 0 and 0.5 s and give up: 5
+// attempts, 1 success, 2 give-ups.
+func TestClientsMaxAttempts(t *testing.T) {
+	res := clientsRun(t, "--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1", "--max-attempts", "2", "--backoff", "constant", "--base", "0.5")
+	if f := res.Foreground; f.Attempts != 5 || f.Successes != 1 || f.GiveUps != 2 {
+		t.Errorf("%+v, want 5 attempts, 1 success, 2 give-ups", f)
+	}
+}
+
+// TestClientsRetryAfter: honouring the policing bucket's Retry-After, B
+// and C are told the instant of the next token, 1 s: B passes, C is told
+// 2 s and passes. Attempts 1 + 2 + 3 = 6, latencies 0, 1, 2.
+func TestClientsRetryAfter(t *testing.T) {
+	res := clientsRun(t, "--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1", "--max-attempts", "0", "--retry-after")
+	if f := res.Foreground; f.Attempts != 6 || f.Successes != 3 || f.Max != 2 || f.Drain != 2 {
+		t.Errorf("%+v, want 6 attempts, max latency 2 s, drained at 2 s", f)
+	}
+}
+
+// TestClientsDownstreamBuffer is the article's point with exact counts:
+// 20 requests every 2 s ('cron:n=20,period=2', 10 periods, 200 requests)
+// into a token bucket of rate 10/s and burst 20, which refills whole in
+// each period and admits every request: the traffic keeps b + r·d. The
+// server serves 10/s, the average, with a waiting room of 2: at each burst
+// one request goes into service, 2 wait (0.1 and 0.2 s) and 17 are lost,
+// 170 in all, 30 served with a mean queueing delay of 0.1 s. Paced at
+// 10/s the same requests reach the server 0.1 s apart, each as the one
+// before leaves: nothing is lost, nothing waits, and the j-th request of
+// a period (j = 0..19) waits 0.1·j s in the pacer: at most 1.9 s.
+func TestClientsDownstreamBuffer(t *testing.T) {
+	common := []string{"--arrivals", "cron:n=20,period=2", "--jobs", "200", "--rate", "10", "--limit", "20", "--server-rate", "10", "--buffer", "2"}
+	res := clientsRun(t, common...)
+	if f := res.Foreground; f.Successes != 200 || f.Attempts != 200 {
+		t.Errorf("burst: %+v, want all 200 admitted at the first attempt", f)
+	}
+	if len(res.Downstream) != 1 {
+		t.Fatalf("downstream %+v, want one class", res.Downstream)
+	}
+	if d := res.Downstream[0]; d.Class != "foreground" || d.Arrived != 200 || d.Overflows != 170 || d.Departed != 30 || !near(d.MeanQueue, 0.1, 1e-12) || d.MaxQueue != "0.2" {
+		t.Errorf("burst: downstream %+v, want 170 of 200 lost, 30 served, mean queue 0.1 s, max 0.2 s", d)
+	}
+	paced := clientsRun(t, append(common, "--pace", "10")...)
+	if d := paced.Downstream[0]; d.Overflows != 0 || d.Departed != 200 || d.MaxQueue != "0" {
+		t.Errorf("paced: downstream %+v, want none lost and no queueing", d)
+	}
+	if f := paced.Foreground; f.Successes != 200 || !near(f.Max, 1.9, 1e-12) || !near(f.Mean, 0.95, 1e-12) {
+		t.Errorf("paced: %+v, want latency max 1.9 s, mean 0.95 s", f)
+	}
+}
+
+// TestClientsSeries: bins of 1 s count the cron bursts' requests at 0, 2,
+// 4, ... s and nothing between.
+func TestClientsSeries(t *testing.T) {
+	res := clientsRun(t, "--arrivals", "cron:n=20,period=2", "--jobs", "60", "--rate", "10", "--limit", "20")
+	if len(res.Series) != 5 {
+		t.Fatalf("%d bins, want 5 (0 to 4 s)", len(res.Series))
+	}
+	for i, b := range res.Series {
+		want := int64(0)
+		if i%2 == 0 {
+			want = 20
+		}
+		if b.Start != float64(i) || b.Requests != want || b.Attempts != want {
+			t.Errorf("bin %d: %+v, want start %d s, %d requests and attempts", i, b, i, want)
+		}
+	}
+}
+
+// TestClientsBackfillAndProfile: a backfill reports its own summary and
+// downstream class, and a profile names the limiter.
+func TestClientsBackfillAndProfile(t *testing.T) {
+	res := clientsRun(t, "--profile", "xrate:limit=100,burst=10", "--arrivals", "poisson:rate=5", "--jobs", "200",
+		"--server-rate", "50", "--buffer", "100", "--backfill", "300")
+	if res.Limiter != "xrate" || !strings.HasPrefix(res.Params, "xrate:limit=100,burst=10") {
+		t.Errorf("limiter %q %q, want xrate and its canonical spec", res.Limiter, res.Params)
+	}
+	if res.Backfill == nil || res.Backfill.Requests != 300 || res.Backfill.Successes != 300 || len(res.Controls) == 0 {
+		t.Errorf("backfill %+v, %d controls, want 300 requests done and control steps", res.Backfill, len(res.Controls))
+	}
+	if len(res.Downstream) != 2 || res.Downstream[0].Class != "foreground" || res.Downstream[1].Class != "backfill" || res.Downstream[1].Arrived != 300 {
+		t.Errorf("downstream %+v, want foreground and backfill classes", res.Downstream)
+	}
+}
+
+// TestClientsDeterministic: the same seed gives the same bytes; another
+// seed other jitter.
+func TestClientsDeterministic(t *testing.T) {
+	args := []string{"clients", "--arrivals", "cron:n=50,period=5", "--jobs", "500", "--backoff", "decorrelated", "--json"}
+	a, _, _ := ratesim(t, args...)
+	b, _, _ := ratesim(t, args...)
+	c, _, _ := ratesim(t, append(args, "--seed", "2")...)
+	if a != b || a == c {
+		t.Errorf("same seed differs: %v; other seed equal: %v", a != b, a == c)
+	}
+}
+
+// TestClientsTable checks the table's rows and notes.
+func TestClientsTable(t *testing.T) {
+	out, errOut, code := ratesim(t, "clients", "--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1",
+		"--max-attempts", "0", "--backoff", "constant", "--base", "0.5", "--server-rate", "1", "--buffer", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, w := range []string{
+		"limiter    token-police: r = 1 tokens/s, b = 1 tokens, policing",
+		"retry      backoff constant, base 0.5, cap 10s",
+		"server     FIFO at 1 jobs/s, waiting room 0 jobs",
+		"foreground          3         9         3        0    3.000    3.000",
+		"foreground          3         0         3", // the downstream row: 3 arrived 1 s apart, none lost
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("table lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// TestClientsErrors checks that bad flags exit 2 with an error naming the
+// flag and what fits.
+func TestClientsErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--limiter", "bucket"}, []string{"--limiter bucket", "token-police, token-shape"}},
+		{[]string{"--limiter", "gcra", "--profile", "xrate"}, []string{"limiter", "profile", "none of the others"}},
+		{[]string{"--profile", "xrate:brust=1"}, []string{`--profile "xrate:brust=1"`, `unknown key "brust"`, "xrate keys: limit"}},
+		{[]string{"--profile", "xrate", "--rate", "5"}, []string{"--rate applies to --limiter only"}},
+		{[]string{"--profile", "xrate", "--arrivals", "poisson"}, []string{"--arrivals poisson", "'poisson:rate=15'"}},
+		{[]string{"--backoff", "linear"}, []string{"--backoff linear", "none, exponential, full, equal, decorrelated, constant"}},
+		{[]string{"--base", "-1"}, []string{"--base -1", "a time > 0 s"}},
+		{[]string{"--base", "2s", "--cap", "1s"}, []string{"--cap 1s", ">= --base 2 s"}},
+		{[]string{"--max-attempts", "-1"}, []string{"--max-attempts -1", ">= 1, or 0 for no bound"}},
+		{[]string{"--deadline", "x"}, []string{"--deadline x", "a time in seconds"}},
+		{[]string{"--retry-after-jitter", "1"}, []string{"--retry-after-jitter applies with --retry-after only"}},
+		{[]string{"--pace", "0"}, []string{"--pace 0", "(0, 1e9]"}},
+		{[]string{"--pace-jitter", "1"}, []string{"--pace-jitter applies with --pace only"}},
+		{[]string{"--buffer", "3"}, []string{"--buffer applies with --server-rate only"}},
+		{[]string{"--server-rate", "10", "--buffer", "-1"}, []string{"--buffer -1", ">= 0 jobs"}},
+		{[]string{"--server-rate", "10", "--backfill-min", "0.1"}, []string{"--backfill-min applies with --backfill only"}},
+		{[]string{"--server-rate", "10", "--backfill", "5", "--backfill-fraction", "2"}, []string{"--backfill-fraction 2", "[--backfill-min 0.05, --backfill-max 1]"}},
+		{[]string{"--server-rate", "10", "--backfill", "5", "--backfill-decrease", "0"}, []string{"--backfill-decrease 0", "(0, 1]"}},
+		{[]string{"--server-rate", "10", "--backfill", "5", "--backfill-interval", "0"}, []string{"--backfill-interval 0", "> 0 s"}},
+		{[]string{"--backfill", "5"}, []string{"--backfill applies with --server-rate only"}},
+		{[]string{"--jobs", "0"}, []string{"--jobs 0", "--users"}},
+		{[]string{"--think", "1"}, []string{"--think and --horizon apply with --users only"}},
+		{[]string{"--users", "2", "--horizon", "0"}, []string{"--horizon 0", "> 0 s"}},
+		{[]string{"--users", "-1"}, []string{"--users -1", ">= 0"}},
+		{[]string{"--limit", "0"}, []string{"--limit 0", "between 1 and 2^40"}},
+		{[]string{"--rate", "0"}, []string{"--rate 0", "> 0 tokens/s"}},
+		{[]string{"--time-col", "1"}, []string{"--time-col applies to trace input only"}},
+		{[]string{"--trace", "testdata/backwards.csv"}, []string{"backwards.csv"}},
+		{[]string{"--arrivals", "nonsense"}, []string{"--arrivals nonsense"}},
+		{[]string{"--bin", "-1s"}, []string{"--bin -1s", ">= 0 s"}},
+	} {
+		out, errOut, code := ratesim(t, append([]string{"clients"}, c.args...)...)
+		if code != exitUsage || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, want exit 2 and no output", c.args, code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, errOut, w)
+			}
+		}
+	}
+}

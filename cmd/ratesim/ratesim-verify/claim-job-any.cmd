@@ -1,1 +1,0 @@
-ratesim run --trace ratesim-verify/claim-job-any.csv --time-col arrival_s --sub-col sub_bucket --dispatch column --rate 250/3 --burst 11 --sub 500/27:1,250/27:1.5,250/9:4,250/27:1.5,500/27:3 --order fcfs --seed 849737298

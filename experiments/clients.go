@@ -1,0 +1,229 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/profiles"
+)
+
+// ClientsSpec describes one run of reacting clients (package clients)
+// against one limiter: a member of the limiter family with the matched
+// parameters of Limits, or a library profile.
+type ClientsSpec struct {
+	// Limiter names a member of LimiterNames, built with the parameters
+	// of Limits (its Rate, Limit, Window, Queue, Soft and Hard); "" when
+	// Profile is set.
+	Limiter string
+	Limits  LimitersSpec
+	Profile *profiles.Profile
+	// Scenario is the clients, server and backfill; its Arrivals are
+	// taken from the process given to RunClients (nil for closed-loop
+	// users only) and its Seed is the run's seed.
+	Scenario clients.Scenario
+	MaxJobs  int64 // open-loop requests read from the process; 0 means all
+	// Offered is the open-loop request rate, requests/s, where the
+	// caller knows it (a generated process's mean rate); 0 measures it
+	// as (n - 1) requests over the span of their instants.
+	Offered float64
+	Input   string // describes the arrivals, for captions
+}
+
+// NewLimiter returns a fresh limiter of s: the profile's, or the family
+// member's, whose random draws (the throttle's) come from
+// clients.Stream(seed, 0, 0, clients.StreamLimiter).
+func (s ClientsSpec) NewLimiter() (buckets.Limiter, error) {
+	if s.Profile != nil {
+		return s.Profile.New(), nil
+	}
+	ls := s.Limits
+	ls.Names = []string{s.Limiter}
+	if err := ls.Validate(); err != nil {
+		return nil, err
+	}
+	return ls.newLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
+}
+
+// LimiterParams describes the limiter of s for humans: a profile's
+// canonical spec, or the family member's parameters.
+func (s ClientsSpec) LimiterParams() string {
+	if s.Profile != nil {
+		return s.Profile.String()
+	}
+	return s.Limits.describe(s.Limiter)
+}
+
+// ClientSummary is clients.Summary with units in its JSON keys.
+type ClientSummary struct {
+	Requests           int64   `json:"requests"` // original requests
+	Attempts           int64   `json:"attempts"` // offers to the limiter, retries included
+	Successes          int64   `json:"successes"`
+	GiveUps            int64   `json:"give_ups"`
+	Amplification      Num     `json:"retry_amplification"`  // attempts per original request
+	AttemptsPerSuccess Num     `json:"attempts_per_success"` // attempts (give-ups' included) per success
+	Goodput            float64 `json:"goodput_per_s"`        // successes per second over [first request, last end]
+	Drain              float64 `json:"drain_s"`              // first request to the last end
+	MeanLatency        float64 `json:"mean_latency_s"`       // first attempt to success, successes only
+	P50Latency         float64 `json:"p50_latency_s"`
+	P99Latency         float64 `json:"p99_latency_s"`
+	MaxLatency         float64 `json:"max_latency_s"`
+}
+
+func clientSummary(s clients.Summary) ClientSummary {
+	return ClientSummary{Requests: s.Requests, Attempts: s.Attempts, Successes: s.Successes, GiveUps: s.GiveUps,
+		Amplification: Num(s.Amplification), AttemptsPerSuccess: Num(s.AttemptsPerSuccess), Goodput: s.Goodput, Drain: s.Drain,
+		MeanLatency: s.MeanLatency, P50Latency: s.P50Latency, P99Latency: s.P99Latency, MaxLatency: s.MaxLatency}
+}
+
+// ClientBin is one bin of time of a population's series.
+type ClientBin struct {
+	Start         float64 `json:"start_s"`
+	Requests      int64   `json:"requests"`
+	Attempts      int64   `json:"attempts"`
+	Successes     int64   `json:"successes"`
+	GiveUps       int64   `json:"give_ups"`
+	Amplification Num     `json:"retry_amplification"` // attempts per request made in the bin; null without requests
+	Goodput       float64 `json:"goodput_per_s"`
+}
+
+func clientBins(bins []clients.Bin, width engine.Time) []ClientBin {
+	var out []ClientBin
+	for _, b := range bins {
+		out = append(out, ClientBin{Start: b.Start.Seconds(), Requests: b.Requests, Attempts: b.Attempts, Successes: b.Successes,
+			GiveUps: b.GiveUps, Amplification: Num(b.Amplification()), Goodput: b.Goodput(width)})
+	}
+	return out
+}
+
+// ServerClass is what the downstream server did with one class of jobs.
+type ServerClass struct {
+	Class         string  `json:"class"` // "foreground" or "backfill"
+	Arrived       int64   `json:"arrived"`
+	Overflows     int64   `json:"overflows"` // lost to a full buffer
+	Departed      int64   `json:"departed"`
+	MeanQueue     float64 `json:"mean_queue_delay_s"`
+	MaxQueue      float64 `json:"max_queue_delay_s"`
+	MaxQueueExact string  `json:"max_queue_delay_s_exact"`
+}
+
+// BackfillControl is one decision of the backfill's controller.
+type BackfillControl struct {
+	At       float64 `json:"at_s"`
+	Latency  float64 `json:"live_queue_delay_s"` // the live class's mean queueing delay over the interval
+	Over     bool    `json:"over_target"`
+	Fraction float64 `json:"fraction"` // of capacity, from At on
+}
+
+// ClientsResult is the outcome of [RunClients].
+type ClientsResult struct {
+	Spec             ClientsSpec       `json:"-"`
+	Limiter          string            `json:"limiter"`
+	Params           string            `json:"limiter_params"`
+	Offered          float64           `json:"offered_requests_per_s"` // open-loop requests per second over their span (0 for one instant)
+	Foreground       ClientSummary     `json:"foreground"`
+	ForegroundSeries []ClientBin       `json:"foreground_series,omitempty"`
+	Backfill         *ClientSummary    `json:"backfill,omitempty"`
+	BackfillSeries   []ClientBin       `json:"backfill_series,omitempty"`
+	Controls         []BackfillControl `json:"backfill_controls,omitempty"`
+	Downstream       []ServerClass     `json:"downstream,omitempty"`
+	End              float64           `json:"end_s"` // instant of the last event
+}
+
+// RunClients runs the clients of spec against a fresh limiter of spec, the
+// open-loop requests read from proc (nil for none). Errors: an invalid
+// spec or scenario, an error from proc (naming the file and line for
+// traces), arrivals out of order (wrapping [ErrInput]), or ctx.Err()
+// when ctx is cancelled before the run starts.
+func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lim, err := spec.NewLimiter()
+	if err != nil {
+		return nil, err
+	}
+	sc := spec.Scenario
+	var perr error
+	var n int64
+	var first, last engine.Time
+	if proc != nil {
+		sc.Arrivals = arrivalSeq(proc, spec.MaxJobs, &perr, &n, &first, &last)
+	}
+	res, err := clients.Run(sc, lim)
+	if perr != nil {
+		return nil, perr
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &ClientsResult{Spec: spec, Limiter: spec.Limiter, Params: spec.LimiterParams(), Foreground: clientSummary(res.Foreground),
+		ForegroundSeries: clientBins(res.ForegroundSeries, sc.Bin), End: res.End.Seconds()}
+	if spec.Profile != nil {
+		out.Limiter = spec.Profile.Name
+	}
+	if spec.Offered > 0 && n > 0 {
+		out.Offered = spec.Offered
+	} else if n > 1 && last > first {
+		out.Offered = float64(n-1) / (last - first).Seconds()
+	}
+	if sc.Backfill != nil {
+		b := clientSummary(res.Backfill)
+		out.Backfill = &b
+		out.BackfillSeries = clientBins(res.BackfillSeries, sc.Bin)
+		for _, c := range res.Controls {
+			out.Controls = append(out.Controls, BackfillControl{At: c.At.Seconds(), Latency: c.Latency, Over: c.Over, Fraction: c.Fraction})
+		}
+	}
+	for class, st := range res.Server {
+		name := fmt.Sprintf("class %d", class)
+		switch {
+		case class == sc.Retry.Class:
+			name = "foreground"
+		case sc.Backfill != nil && class == sc.Backfill.Class:
+			name = "backfill"
+		}
+		mq, _ := st.MaxQueueDelay.Quo(exact.Int(1e9))
+		out.Downstream = append(out.Downstream, ServerClass{Class: name, Arrived: st.Arrived, Overflows: st.Overflows, Departed: st.Departed,
+			MeanQueue: st.MeanQueueDelay(), MaxQueue: mq.Float64(), MaxQueueExact: mq.String()})
+	}
+	return out, nil
+}
+
+// arrivalSeq reads the instants of proc as a sequence, at most max (0:
+// all), keeping the first error in *perr and counting them in *n, with the
+// first and last instants.
+func arrivalSeq(proc arrivals.Process, max int64, perr *error, n *int64, first, last *engine.Time) iter.Seq[engine.Time] {
+	return func(yield func(engine.Time) bool) {
+		for max == 0 || *n < max {
+			a, err := proc.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				*perr = err
+				return
+			}
+			if a.T < 0 || *n > 0 && a.T < *last {
+				src := &arrivalSource{proc: proc, cur: a}
+				*perr = src.wrap(fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, *last, buckets.ErrOrder))
+				return
+			}
+			if *n == 0 {
+				*first = a.T
+			}
+			*last = a.T
+			*n++
+			if !yield(a.T) {
+				return
+			}
+		}
+	}
+}
