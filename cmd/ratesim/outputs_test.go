@@ -88,7 +88,7 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 func TestStdoutWriteErrors(t *testing.T) {
 	trace := writeTrace(t, "0", "0", "1")
 	for _, args := range [][]string{
-		{"verify", "--instances", "10"},
+		{"verify", "--instances", "10", "--out", t.TempDir()},
 		{"limiters", "--jobs", "100"},
 		{"trace", "stats", trace},
 		{"run", "--trace", trace, "--jobs-out", "-"},
