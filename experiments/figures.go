@@ -2,12 +2,16 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/plots"
@@ -26,21 +30,53 @@ func SaveFigures(figs []NamedFigure, dir, format string) ([]string, error) {
 
 // SaveFiguresContext is [SaveFigures] that stops once ctx is done: it
 // checks ctx before drawing each figure and returns the paths saved so
-// far with ctx.Err().
+// far with ctx.Err(). Figures are drawn in parallel on GOMAXPROCS
+// goroutines (each figure is independent); the paths come back in the
+// order of figs, and on an error SaveFiguresContext returns the paths of
+// the figures before the first one that failed, with its error.
 func SaveFiguresContext(ctx context.Context, figs []NamedFigure, dir, format string) ([]string, error) {
+	errs := make([]error, len(figs))
+	var failed atomic.Bool // no figure is started after an error
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(figs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if failed.Load() {
+					errs[i] = errSkipped
+					continue
+				}
+				if errs[i] = ctx.Err(); errs[i] == nil {
+					errs[i] = figs[i].Figure.Save(filepath.Join(dir, figs[i].Name+"."+format))
+				}
+				if errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	for i := range figs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	var paths []string
-	for _, f := range figs {
-		if err := ctx.Err(); err != nil {
-			return paths, err
+	for i, f := range figs {
+		if errs[i] == errSkipped {
+			continue // not drawn after another failed, whose error is returned
 		}
-		path := filepath.Join(dir, f.Name+"."+format)
-		if err := f.Figure.Save(path); err != nil {
-			return paths, err
+		if errs[i] != nil {
+			return paths, errs[i]
 		}
-		paths = append(paths, path)
+		paths = append(paths, filepath.Join(dir, f.Name+"."+format))
 	}
 	return paths, nil
 }
+
+// errSkipped marks a figure not drawn because another failed.
+var errSkipped = errors.New("skipped")
 
 // axisLabels are the axis titles of swept parameters, with units.
 var axisLabels = map[string]string{

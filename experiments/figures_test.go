@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -178,3 +179,47 @@ func equalFloats(a, b []float64) bool {
 }
 
 func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+// fakeFigure writes its name to the path, or fails.
+type fakeFigure struct{ fail bool }
+
+func (f fakeFigure) Save(path string) error {
+	if f.fail {
+		return fmt.Errorf("cannot draw %s", filepath.Base(path))
+	}
+	return os.WriteFile(path, []byte(filepath.Base(path)), 0o666)
+}
+
+// TestSaveFiguresOrder: figures drawn in parallel come back in the order
+// given; after a failure the paths are those before the failing figure
+// and its error is returned; a cancelled context draws nothing.
+func TestSaveFiguresOrder(t *testing.T) {
+	var figs []NamedFigure
+	for i := range 20 {
+		figs = append(figs, NamedFigure{Name: fmt.Sprintf("f%02d", i), Figure: fakeFigure{}})
+	}
+	dir := t.TempDir()
+	paths, err := SaveFigures(figs, dir, "png")
+	if err != nil || len(paths) != 20 {
+		t.Fatalf("%d paths, %v", len(paths), err)
+	}
+	for i, p := range paths {
+		if want := filepath.Join(dir, fmt.Sprintf("f%02d.png", i)); p != want {
+			t.Errorf("path %d = %s, want %s", i, p, want)
+		}
+	}
+	figs[7].Figure = fakeFigure{fail: true}
+	paths, err = SaveFigures(figs, t.TempDir(), "png")
+	if err == nil || err.Error() != "cannot draw f07.png" || len(paths) > 7 {
+		t.Errorf("with figure 7 failing: %d paths, %v; want at most 7 and its error", len(paths), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	empty := t.TempDir()
+	if paths, err := SaveFiguresContext(ctx, figs, empty, "png"); !errors.Is(err, context.Canceled) || len(paths) != 0 {
+		t.Errorf("cancelled: %d paths, %v", len(paths), err)
+	}
+	if left, _ := os.ReadDir(empty); len(left) != 0 {
+		t.Errorf("cancelled: %d files written", len(left))
+	}
+}
