@@ -365,8 +365,64 @@ func (r Rat) QuoFloat64(d int64) float64 {
 			return float64(n) / float64(lo) // one rounding of exact operands
 		}
 	}
+	if hi, lo := bits.Mul64(uint64(den), uint64(d)); hi == 0 && r.num.hi != math.MinInt64 {
+		neg := r.num.Sign() < 0
+		m := r.num
+		if neg {
+			m = m.Neg()
+		}
+		f := quoRound(uint64(m.hi), m.lo, lo)
+		if neg {
+			return -f
+		}
+		return f
+	}
 	f, _ := new(big.Rat).SetFrac(r.num.Big(), new(big.Int).Mul(big.NewInt(den), big.NewInt(d))).Float64()
 	return f
+}
+
+// quoRound returns the float64 nearest (hi·2^64 + lo)/dv, ties to even,
+// for dv > 0, without allocating: the quotient is computed to 64 bits
+// (at least 63 significant), a sticky bit records a non-zero remainder
+// below them, and the one conversion of that integer to float64 rounds
+// exactly as rounding the true quotient would.
+func quoRound(hi, lo, dv uint64) float64 {
+	if hi == 0 && lo == 0 {
+		return 0
+	}
+	// Shift the dividend so that the quotient lies in [2^63, 2^64).
+	nb := 128 - bits.LeadingZeros64(hi)
+	if hi == 0 {
+		nb = 64 - bits.LeadingZeros64(lo)
+	}
+	// s is in [-62, 127]: nb is in [1, 127] and bits.Len64(dv) in [1, 64];
+	// n·2^s has 64 + bits.Len64(dv) bits, so the quotient has 64 or 65.
+	s := 64 - (nb - bits.Len64(dv))
+	sticky := false
+	var nh, nl uint64
+	switch {
+	case s >= 64: // then hi == 0
+		nh, nl = lo<<(s-64), 0
+	case s > 0:
+		nh, nl = hi<<s|lo>>(64-s), lo<<s
+	case s == 0:
+		nh, nl = hi, lo
+	default: // drop -s (at most 62) low bits into the sticky bit
+		k := -s
+		sticky = lo&(1<<k-1) != 0
+		nh, nl = hi>>k, lo>>k|hi<<(64-k)
+	}
+	if nh >= dv { // the quotient would have 65 bits: one bit less
+		sticky = sticky || nl&1 != 0
+		nl = nl>>1 | nh<<63
+		nh >>= 1
+		s--
+	}
+	q, rem := bits.Div64(nh, nl, dv)
+	if rem != 0 || sticky {
+		q |= 1 // below the rounding bit of a 63- or 64-bit quotient
+	}
+	return math.Ldexp(float64(q), -s)
 }
 
 // RatOf returns n/d in lowest terms, or an error wrapping [ErrRange] when
