@@ -183,21 +183,27 @@ func (s *arrivalSource) NextBatch(dst []systems.Job) (int, error) {
 		s.lines = make([]int, len(dst))
 	}
 	s.lines, s.first = s.lines[:len(dst)], s.count
+	lines := s.lines
+	var last arrivals.Arrival // the last arrival handed out, s.cur after the batch
 	for i := range dst {
 		a, err := s.proc.Next()
 		if err != nil {
 			s.lines = s.lines[:i]
 			if i > 0 {
+				s.count += int64(i)
+				s.cur, s.last = last, last.T
 				s.pending = err
 				return i, nil
 			}
 			s.failed = err != io.EOF
 			return 0, err
 		}
-		s.cur, s.last, s.lines[i] = a, a.T, a.Line
-		s.count++
+		lines[i] = a.Line
 		dst[i] = systems.Job{T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}
+		last = a
 	}
+	s.count += int64(len(dst))
+	s.cur, s.last = last, last.T
 	return len(dst), nil
 }
 
