@@ -85,7 +85,7 @@ type nopFast struct{ nopObs }
 func (nopFast) Waits(Job, int, int64, exact.Int128, exact.Int128) error { return nil }
 
 // BenchmarkRunFast: Run on the fast path, 10^6 jobs, check on, no
-// statistics: compare with BenchmarkBareLoop.
+// statistics: compare with experiments' BenchmarkBareLoop (scripts/benchratio).
 func BenchmarkRunFast(b *testing.B) {
 	for b.Loop() {
 		p := must(NewSplit(SplitSpec{One: params("1", "10"), Subs: []buckets.Params{params("0.5", "5"), params("0.5", "5")}, Dispatch: "rr"}))
@@ -99,39 +99,5 @@ func BenchmarkRunFastNoCheck(b *testing.B) {
 		p := must(NewSplit(SplitSpec{One: params("1", "10"), Subs: []buckets.Params{params("0.5", "5"), params("0.5", "5")}, Dispatch: "rr"}))
 		p.check = nil
 		Run(context.Background(), p, &expSrc{r: rand.New(rand.NewPCG(1, 1)), n: 1e6}, 0, nopFast{})
-	}
-}
-
-// BenchmarkBareLoop is the floor the fast path is measured against: the
-// same arrivals (exponential gaps at load 0.9, drawn as expSrc draws them)
-// into one bucket (1, 10) and two round-robin sub-buckets (0.5, 5), each a
-// float64 Lindley recursion on the unfinished work, with no check, no
-// statistics and no exactness. 10^6 jobs per iteration, as BenchmarkRunFast.
-func BenchmarkBareLoop(b *testing.B) {
-	var sink float64
-	for b.Loop() {
-		s := &expSrc{r: rand.New(rand.NewPCG(1, 1)), n: 1e6}
-		var u0, u1, u2, last float64 // unfinished work (s) of each bucket
-		for i := 0; ; i++ {
-			j, err := s.Next()
-			if err != nil {
-				break
-			}
-			t := j.T.Seconds()
-			dt := t - last
-			last = t
-			u0 = max(0, u0-dt) + 1 // one token's work at r = 1
-			u1 = max(0, u1-dt)
-			u2 = max(0, u2-dt)
-			if i&1 == 0 {
-				u1 += 2 // r = 0.5
-			} else {
-				u2 += 2
-			}
-			sink += max(0, u0-10) + max(0, u1-10) + max(0, u2-10) // the waits (eq. (1))
-		}
-	}
-	if sink < 0 {
-		b.Fatal("negative wait")
 	}
 }
