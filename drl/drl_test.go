@@ -1,0 +1,264 @@
+package drl
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+const sec = engine.Time(1e9)
+
+// list is a Process over fixed arrivals.
+type list struct {
+	as []arrivals.Arrival
+	i  int
+}
+
+func (l *list) Next() (arrivals.Arrival, error) {
+	if l.i == len(l.as) {
+		return arrivals.Arrival{}, io.EOF
+	}
+	l.i++
+	return l.as[l.i-1], nil
+}
+
+// at returns unkeyed arrivals at the instants ts.
+func at(ts ...engine.Time) *list {
+	l := &list{}
+	for _, t := range ts {
+		l.as = append(l.as, arrivals.Arrival{T: t, Sub: -1})
+	}
+	return l
+}
+
+// zipfJobs returns n Poisson arrivals at rate jobs/s with Zipf keys over
+// keys ranks, all from fixed seeds, collected so they can be replayed.
+func zipfJobs(t *testing.T, n int, rate float64, keys uint64) []arrivals.Arrival {
+	t.Helper()
+	p, err := arrivals.NewPoisson(rate, rand.NewPCG(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := arrivals.NewZipf(keys, 1.1, rand.NewPCG(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc := arrivals.WithZipfKeys(p, z)
+	var as []arrivals.Arrival
+	for range n {
+		a, err := proc.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		as = append(as, a)
+	}
+	return as
+}
+
+func run(t *testing.T, s Spec, as []arrivals.Arrival) *Result {
+	t.Helper()
+	r, err := Run(context.Background(), s, &list{as: as}, 0)
+	if err != nil {
+		t.Fatalf("%s: %v", s.Design, err)
+	}
+	return r
+}
+
+func params(rate, burst string) buckets.Params {
+	return buckets.Params{Rate: exact.MustParse(rate), Burst: exact.MustParse(burst)}
+}
+
+// sameDecisions compares two results decision for decision: the same
+// counts and the same exact delays in the same order.
+func sameDecisions(t *testing.T, what string, a, b *Result) {
+	t.Helper()
+	if a.Admitted != b.Admitted || a.Rejected != b.Rejected {
+		t.Fatalf("%s: %s admitted %d rejected %d, %s admitted %d rejected %d", what, a.Design, a.Admitted, a.Rejected, b.Design, b.Admitted, b.Rejected)
+	}
+	if a.TotalDelay.Cmp(b.TotalDelay) != 0 {
+		t.Fatalf("%s: total delay %v != %v units", what, a.TotalDelay, b.TotalDelay)
+	}
+	if i := slices.Compare(a.Delays, b.Delays); i != 0 || !slices.Equal(a.Departures, b.Departures) {
+		for k := range a.Delays {
+			if a.Delays[k] != b.Delays[k] {
+				t.Fatalf("%s: admitted job %d: delay %v s in %s, %v s in %s", what, k, a.Delays[k], a.Design, b.Delays[k], b.Design)
+			}
+		}
+		t.Fatalf("%s: departures differ", what)
+	}
+}
+
+// Sync with T = 0 and no delay: every hit reaches the owner and every
+// broadcast every node before the next job, so each node decides with the
+// true state: the one bucket, decision for decision.
+func TestSyncZeroPeriodIsOneBucket(t *testing.T) {
+	as := zipfJobs(t, 20000, 30, 20)
+	for _, police := range []bool{false, true} {
+		for _, disp := range []string{"rr", "random", "hash"} {
+			base := Spec{Bucket: params("5", "8"), Nodes: 4, Police: police, Dispatch: disp, Seed: 3}
+			o := base
+			o.Design = "one"
+			s := base
+			s.Design, s.SyncPeriod, s.BatchLimit = "sync", 0, 1000
+			one, syn := run(t, o, as), run(t, s, as)
+			sameDecisions(t, disp, syn, one)
+			if syn.Messages == 0 {
+				t.Fatalf("%s: no message sent", disp)
+			}
+		}
+	}
+}
+
+// Sync with T = ∞ (and no batch limit), share mode: no message is ever
+// sent, each node decides with its sub-bucket (R/N, B/N): the static
+// split, job for job.
+func TestSyncInfinitePeriodIsStaticSplit(t *testing.T) {
+	as := zipfJobs(t, 20000, 30, 20)
+	for _, police := range []bool{false, true} {
+		for _, disp := range []string{"rr", "random", "hash"} {
+			base := Spec{Bucket: params("5", "8"), Nodes: 4, Police: police, Dispatch: disp, Seed: 3}
+			st := base
+			st.Design = "static"
+			s := base
+			s.Design, s.SyncPeriod, s.Local = "sync", engine.Forever, LocalShare
+			sameDecisions(t, disp, run(t, s, as), run(t, st, as))
+		}
+	}
+}
+
+// A central store with zero round trip and no outage is the one bucket.
+func TestStoreZeroRTTIsOneBucket(t *testing.T) {
+	as := zipfJobs(t, 20000, 30, 20)
+	for _, police := range []bool{false, true} {
+		base := Spec{Bucket: params("5", "8"), Nodes: 4, Police: police, Dispatch: "rr", Seed: 3}
+		o := base
+		o.Design = "one"
+		s := base
+		s.Design = "store"
+		sameDecisions(t, "store", run(t, s, as), run(t, o, as))
+	}
+}
+
+// Fail-open, fail-closed and local fallback across an outage [1 s, 3 s),
+// worked by hand. Promise (R, B) = (1, 2), policing, N = 2 round-robin.
+//
+//	t = 0: three jobs reach the store: it admits 2 (a full bucket of 2), rejects 1.
+//	t = 1, 1, 1, 2: the store is down.
+//	  open:   all 4 admitted.
+//	  closed: all 4 rejected.
+//	  local:  round-robin has sent jobs 0, 1, 2 to nodes 0, 1, 0, so jobs
+//	          3, 4, 5, 6 go to nodes 1, 0, 1, 0; each sub-bucket (1/2, 1)
+//	          starts full: job 3 (node 1) and job 4 (node 0) admitted,
+//	          job 5 (node 1, no token) rejected, job 6 (node 0 at t = 2,
+//	          0.5 token) rejected: 2 admitted, 2 rejected.
+//	t = 3: the store is back; its bucket emptied at 0 and refilled to
+//	       min(2, 3·1) = 2 tokens: of three jobs, 2 admitted, 1 rejected.
+func TestOutageFailModes(t *testing.T) {
+	ts := []engine.Time{0, 0, 0, sec, sec, sec, 2 * sec, 3 * sec, 3 * sec, 3 * sec}
+	for _, c := range []struct {
+		fail               Fail
+		admitted, rejected int64
+		overshoot          float64
+	}{
+		// open: departures 0,0,1,1,1,2,3,3; against 2 + d: α*(0) = 3 → 3/2,
+		// α*(1 s) = 5 in [0, 1] → 5/3, the worst, α*(2 s) = 6 → 6/4,
+		// α*(3 s) = 8 → 8/5.
+		{FailOpen, 8, 2, 5.0 / 3},
+		// closed: departures 0,0,3,3: α*(3 s) = 4 → 4/5; α*(0) = 2 → 1.
+		{FailClosed, 4, 6, 1},
+		// local: departures 0,0,1,1,3,3: α*(1 s) = 4 in [0, 1] → 4/3, the
+		// worst (α*(0) = 2 → 1, α*(2 s) = 4 → 1, α*(3 s) = 6 → 6/5).
+		{FailLocal, 6, 4, 4.0 / 3},
+	} {
+		s := Spec{Design: "store", Bucket: params("1", "2"), Nodes: 2, Police: true, Dispatch: "rr",
+			Outages: []Interval{{From: sec, To: 3 * sec}}, Fail: c.fail}
+		r := run(t, s, at(ts...).as)
+		if r.Admitted != c.admitted || r.Rejected != c.rejected || r.Fallback != 4 {
+			t.Errorf("fail %v: admitted %d rejected %d fallback %d, want %d, %d, 4", c.fail, r.Admitted, r.Rejected, r.Fallback, c.admitted, c.rejected)
+		}
+		sum, err := Summarize(r, s.Bucket, []engine.Time{0, sec, 2 * sec, 3 * sec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Overshoot != c.overshoot {
+			t.Errorf("fail %v: worst overshoot %v, want %v", c.fail, sum.Overshoot, c.overshoot)
+		}
+	}
+}
+
+// A scale-up from 1 to 2 nodes at t = 1 s, worked by hand. Promise (2, 4),
+// policing, round-robin.
+//
+//	t = 0: four jobs at the single node (2, 4): all admitted, the bucket
+//	       empty (U = 4·0.5 = 2 s = B/R).
+//	t = 1: U = 1 s, 2 tokens. The re-split into (1, 2) keeps node 0's fill
+//	       level: U = 1 s of a 2 s burst, 1 token; node 1 starts full with
+//	       2. Four jobs go to nodes 0, 1, 0, 1: node 0 admits one and
+//	       rejects one, node 1 admits both: 3 admitted, where the one
+//	       bucket, with 2 tokens, admits 2.
+func TestScaleUp(t *testing.T) {
+	ts := []engine.Time{0, 0, 0, 0, sec, sec, sec, sec}
+	s := Spec{Design: "static", Bucket: params("2", "4"), Nodes: 1, Police: true, Dispatch: "rr",
+		Scale: []ScaleEvent{{At: sec, Nodes: 2}}}
+	r := run(t, s, at(ts...).as)
+	if r.Admitted != 7 || r.Rejected != 1 {
+		t.Errorf("scale-up: admitted %d rejected %d, want 7, 1", r.Admitted, r.Rejected)
+	}
+	s.Design = "one"
+	if o := run(t, s, at(ts...).as); o.Admitted != 6 || o.Rejected != 2 {
+		t.Errorf("one bucket: admitted %d rejected %d, want 6, 2", o.Admitted, o.Rejected)
+	}
+}
+
+// Random delays and losses come from their own PCG streams: the same seed
+// gives the same run, another seed another.
+func TestDeterminism(t *testing.T) {
+	as := zipfJobs(t, 5000, 30, 20)
+	rtt, _ := ParseDelay("lognormal:2ms:0.8")
+	md, _ := ParseDelay("uniform:1ms:50ms")
+	for _, design := range []string{"store", "sync"} {
+		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Dispatch: "random", Seed: 7,
+			RTT: rtt, SyncPeriod: 100 * engine.Time(1e6), SyncDelay: md, SyncLoss: 0.1}
+		a, b := run(t, s, as), run(t, s, as)
+		sameDecisions(t, design, a, b)
+		if a.Messages != b.Messages || a.Lost != b.Lost {
+			t.Fatalf("%s: messages %d/%d lost %d/%d", design, a.Messages, b.Messages, a.Lost, b.Lost)
+		}
+		s.Seed = 8
+		if c := run(t, s, as); c.TotalDelay.Cmp(a.TotalDelay) == 0 && c.Admitted == a.Admitted {
+			t.Errorf("%s: seeds 7 and 8 gave the same run", design)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	for s, want := range map[string]Delay{
+		"2ms":               {Kind: "fixed", A: 2e6},
+		"0":                 {Kind: "fixed"},
+		"0.25":              {Kind: "fixed", A: 25e7},
+		"uniform:1ms:3ms":   {Kind: "uniform", A: 1e6, B: 3e6},
+		"lognormal:2ms:0.5": {Kind: "lognormal", A: 2e6, Sigma: 0.5},
+	} {
+		if got, err := ParseDelay(s); err != nil || got != want {
+			t.Errorf("ParseDelay(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "-1ms", "uniform:3ms:1ms", "pareto:1", "lognormal:1ms:-1", "1/3"} {
+		if _, err := ParseDelay(s); err == nil {
+			t.Errorf("ParseDelay(%q): no error", s)
+		}
+	}
+	if iv, err := ParseInterval("10s:12.5"); err != nil || iv != (Interval{10 * sec, 12*sec + sec/2}) {
+		t.Errorf("ParseInterval = %v, %v", iv, err)
+	}
+	if _, err := ParseInterval("3s:1s"); err == nil {
+		t.Error("ParseInterval(3s:1s): no error")
+	}
+}

@@ -1,0 +1,296 @@
+package drl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/systems"
+)
+
+// Result is what one design did with a run's jobs.
+type Result struct {
+	Design   string
+	Jobs     int64 // jobs offered
+	Admitted int64 // jobs admitted, at once or after a delay
+	Rejected int64
+	// Fallback counts the jobs a node decided without the store (sent
+	// during an outage); Messages the messages sent (store requests,
+	// batches of hits, broadcasts, each copy counted); Lost those lost.
+	Fallback, Messages, Lost int64
+	// Delays are the admitted jobs' delays (network time plus bucket wait),
+	// seconds, in order of decision; TotalDelay is their exact sum in
+	// units of 1/Scale ns.
+	Delays     []float64
+	TotalDelay exact.Int128
+	Scale      int64
+	// Departures are the instants (ns, rounded up) at which admitted jobs
+	// pass, in order of decision (not sorted).
+	Departures []engine.Time
+}
+
+// record keeps a decision.
+func (r *Result) admit(t engine.Time, extra engine.Time, wait exact.Int128) {
+	r.Admitted++
+	tot := exact.Mul64(int64(extra), r.Scale).Add(wait)
+	r.TotalDelay = r.TotalDelay.Add(tot)
+	r.Delays = append(r.Delays, tot.Float64()/float64(r.Scale)/1e9)
+	r.Departures = append(r.Departures, t+extra+engine.Time(wait.CeilDiv(r.Scale).Int64()))
+}
+
+func (r *Result) reject() { r.Rejected++ }
+
+// design is one DRL design driven by Run: offer is called for each job in
+// arrival order, after every event due at or before j.T has run on sim.
+type design interface {
+	offer(sim *engine.Sim, j systems.Job) error
+}
+
+// Run offers the jobs of proc (at most max, 0: all) to the design of s and
+// returns what it did. Events (round trips, timers, messages) run on an
+// engine.Sim; events due at an arrival's instant run before it. It returns
+// an error wrapping ErrSpec for an invalid s, the error of proc, or
+// ctx.Err() (checked every 4096 jobs).
+func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	u, err := newUnits(s.Bucket)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Design: s.Design, Scale: u.scale}
+	d, err := newDesign(s, u, res)
+	if err != nil {
+		return nil, err
+	}
+	sim := engine.NewSim()
+	for max == 0 || res.Jobs < max {
+		if res.Jobs%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		a, err := proc.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		sim.RunUntil(a.T)
+		j := systems.Job{ID: res.Jobs, T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}
+		res.Jobs++
+		if err := d.offer(sim, j); err != nil {
+			return nil, &systems.JobError{ID: j.ID, Err: err}
+		}
+	}
+	sim.Run()
+	return res, nil
+}
+
+func newDesign(s Spec, u units, res *Result) (design, error) {
+	switch s.Design {
+	case "one":
+		return &one{s: s, u: u, res: res, keys: map[uint64]*bucketState{}}, nil
+	case "static":
+		return newStatic(s, u, res)
+	case "store":
+		return newStore(s, u, res)
+	case "sync":
+		return newSync(s, u, res)
+	}
+	return nil, fmt.Errorf("drl: design %q: %w", s.Design, ErrSpec)
+}
+
+// one is the one bucket (R, B) per key: the lower bound of every design.
+type one struct {
+	s    Spec
+	u    units
+	res  *Result
+	keys map[uint64]*bucketState
+}
+
+func (o *one) offer(_ *engine.Sim, j systems.Job) error {
+	t := o.u.at(j.T)
+	b := o.keys[j.Key]
+	if b == nil {
+		b = &bucketState{f: t}
+		o.keys[j.Key] = b
+	}
+	if w, ok := b.decide(t, o.u.tau, o.u.beta, o.s.Police); ok {
+		o.res.admit(j.T, 0, w)
+	} else {
+		o.res.reject()
+	}
+	return nil
+}
+
+// nodeKey names the bucket of one key at one node.
+type nodeKey struct {
+	node int
+	key  uint64
+}
+
+// fleet is N nodes behind a dispatcher, each holding a sub-bucket
+// (R/N, B/N) per key it has seen: the static split, and the local
+// fallback of the store. Memory is one state per (node, key) pair seen.
+type fleet struct {
+	n     int
+	disp  systems.Dispatcher
+	nodes []buckets.Limiter // placeholders: the dispatchers used here only count them
+	tau   exact.Int128      // token time of a sub-bucket, N·tau, units
+	subs  map[nodeKey]*bucketState
+	src   rand.Source
+	name  string
+}
+
+func newFleet(s Spec, u units) (*fleet, error) {
+	f := &fleet{name: s.Dispatch, src: rand.NewPCG(s.Seed, systems.StreamDispatch), subs: map[nodeKey]*bucketState{}}
+	return f, f.resize(s.Nodes, u)
+}
+
+// resize re-splits the limit over n nodes: a surviving node keeps its
+// fill level U (so its tokens scale by N/n), a new node starts full,
+// a removed node's state is dropped. The dispatcher is rebuilt for n
+// nodes (round-robin restarts at node 0; random keeps its stream).
+func (f *fleet) resize(n int, u units) error {
+	d, err := systems.NewDispatcher(f.name, make1(n), f.src)
+	if err != nil {
+		return err
+	}
+	if n < f.n {
+		for k := range f.subs {
+			if k.node >= n {
+				delete(f.subs, k)
+			}
+		}
+	}
+	f.n, f.disp, f.nodes, f.tau = n, d, make([]buckets.Limiter, n), u.token(n)
+	return nil
+}
+
+func (f *fleet) dispatch(j systems.Job) (int, error) { return f.disp.Dispatch(j, f.nodes) }
+
+// local decides j at node l with its sub-bucket of j's key.
+func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool) (exact.Int128, bool) {
+	k := nodeKey{l, j.Key}
+	b := f.subs[k]
+	if b == nil {
+		b = &bucketState{f: t}
+		f.subs[k] = b
+	}
+	return b.decide(t, f.tau, u.beta, police)
+}
+
+// static is the static split: N nodes, each (R/N, B/N) per key, with
+// re-splits at the scale events.
+type static struct {
+	s     Spec
+	u     units
+	res   *Result
+	f     *fleet
+	scale []ScaleEvent
+}
+
+func newStatic(s Spec, u units, res *Result) (*static, error) {
+	f, err := newFleet(s, u)
+	if err != nil {
+		return nil, err
+	}
+	return &static{s: s, u: u, res: res, f: f, scale: s.Scale}, nil
+}
+
+func (st *static) offer(_ *engine.Sim, j systems.Job) error {
+	for len(st.scale) > 0 && st.scale[0].At <= j.T {
+		if err := st.f.resize(st.scale[0].Nodes, st.u); err != nil {
+			return err
+		}
+		st.scale = st.scale[1:]
+	}
+	l, err := st.f.dispatch(j)
+	if err != nil {
+		return err
+	}
+	t := st.u.at(j.T)
+	if w, ok := st.f.local(l, j, t, st.u, st.s.Police); ok {
+		st.res.admit(j.T, 0, w)
+	} else {
+		st.res.reject()
+	}
+	return nil
+}
+
+// Summary is a Result's figures, in seconds and jobs.
+type Summary struct {
+	Design   string  `json:"design"`
+	Jobs     int64   `json:"jobs"`
+	Admitted int64   `json:"admitted"`
+	Rejected int64   `json:"rejected"`
+	Fallback int64   `json:"fallback_jobs"`
+	Messages int64   `json:"messages"`
+	Lost     int64   `json:"lost_messages"`
+	Mean     float64 `json:"mean_delay_s"`
+	P99      float64 `json:"p99_delay_s"` // nearest rank, exact up to the final rounding
+	Max      float64 `json:"max_delay_s"`
+	Total    float64 `json:"total_delay_s"`
+	// Overshoot is the worst α*(d)/(B + R·d) of the admitted stream over
+	// the interval lengths d; above 1 the design broke the promise.
+	Overshoot float64 `json:"worst_overshoot"`
+	OverD     float64 `json:"worst_overshoot_d_s"`    // the length d where it is worst, s
+	OverJobs  int     `json:"worst_overshoot_jobs"`   // α*(d) there
+	OverFrom  float64 `json:"worst_overshoot_from_s"` // the interval achieving it, s
+	OverTo    float64 `json:"worst_overshoot_to_s"`
+}
+
+// Durations returns the interval lengths at which the overshoot is
+// measured for the promise p: 0 and W·2^(k/4) for k = -28, ..., 8, W = B/R
+// the burst's time, rounded to the nanosecond (duplicates dropped).
+func Durations(p buckets.Params) []engine.Time {
+	w := p.Burst.Float64() / p.Rate.Float64() * 1e9
+	ds := []engine.Time{0}
+	for k := -28; k <= 8; k++ {
+		d := math.Round(w * math.Pow(2, float64(k)/4))
+		if d >= 1 && d < math.MaxInt64/4 {
+			ds = append(ds, engine.Time(d))
+		}
+	}
+	return slices.Compact(ds)
+}
+
+// Summarize computes r's figures against the promise p at the lengths ds
+// (nil: Durations(p)). It sorts r's delays and departures in place.
+func Summarize(r *Result, p buckets.Params, ds []engine.Time) (Summary, error) {
+	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost}
+	if n := len(r.Delays); n > 0 {
+		slices.Sort(r.Delays)
+		s.Total = r.TotalDelay.Float64() / float64(r.Scale) / 1e9
+		s.Mean = s.Total / float64(n)
+		s.P99 = r.Delays[(99*n+99)/100-1]
+		s.Max = r.Delays[n-1]
+	}
+	if ds == nil {
+		ds = Durations(p)
+	}
+	slices.Sort(r.Departures)
+	pts, err := buckets.MeasureArrivalCurve(r.Departures, ds)
+	if err != nil {
+		return s, err
+	}
+	for _, pt := range pts {
+		ratio := float64(pt.Jobs) / p.Promise(pt.D)
+		if ratio > s.Overshoot {
+			s.Overshoot, s.OverD, s.OverJobs = ratio, pt.D.Seconds(), pt.Jobs
+			s.OverFrom, s.OverTo = pt.From.Seconds(), pt.To.Seconds()
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,86 @@
+package drl
+
+import (
+	"math/rand/v2"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/systems"
+)
+
+// store is the central store: each decision is a round trip of delay D
+// (drawn from Spec.RTT) to one shared bucket (R, B) per key, which decides
+// when the request reaches it, at t + floor(D/2); the job is held for the
+// rest of the round trip and then for the bucket's wait, so its delay is
+// D + wait. A job sent while the store is down (t in an outage) is decided
+// at once by the node as Spec.Fail says, with no round trip (the
+// connection is refused).
+type store struct {
+	s    Spec
+	u    units
+	res  *Result
+	f    *fleet
+	keys map[uint64]*bucketState
+	rng  *rand.Rand
+	cb   callbacks
+}
+
+func newStore(s Spec, u units, res *Result) (*store, error) {
+	f, err := newFleet(s, u)
+	if err != nil {
+		return nil, err
+	}
+	return &store{s: s, u: u, res: res, f: f, keys: map[uint64]*bucketState{}, rng: rand.New(rand.NewPCG(s.Seed, StreamStoreRTT))}, nil
+}
+
+func (st *store) down(t engine.Time) bool {
+	for _, o := range st.s.Outages {
+		if o.Contains(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *store) offer(sim *engine.Sim, j systems.Job) error {
+	l, err := st.f.dispatch(j)
+	if err != nil {
+		return err
+	}
+	if st.down(j.T) {
+		st.res.Fallback++
+		switch st.s.Fail {
+		case FailOpen:
+			st.res.admit(j.T, 0, st.u.at(0))
+		case FailClosed:
+			st.res.reject()
+		case FailLocal:
+			if w, ok := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
+				st.res.admit(j.T, 0, w)
+			} else {
+				st.res.reject()
+			}
+		}
+		return nil
+	}
+	rtt := st.s.RTT.Draw(st.rng)
+	st.res.Messages++
+	decide := func(now engine.Time) {
+		t := st.u.at(now)
+		b := st.keys[j.Key]
+		if b == nil {
+			b = &bucketState{f: t}
+			st.keys[j.Key] = b
+		}
+		if w, ok := b.decide(t, st.u.tau, st.u.beta, st.s.Police); ok {
+			st.res.admit(j.T, rtt, w)
+		} else {
+			st.res.reject()
+		}
+	}
+	if rtt == 0 {
+		decide(j.T)
+		return nil
+	}
+	st.cb.at(sim, addSat(j.T, rtt/2), decide)
+	return nil
+}
