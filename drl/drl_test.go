@@ -85,7 +85,7 @@ func sameDecisions(t *testing.T, what string, a, b *Result) {
 	if a.TotalDelay.Cmp(b.TotalDelay) != 0 {
 		t.Fatalf("%s: total delay %v != %v units", what, a.TotalDelay, b.TotalDelay)
 	}
-	if i := slices.Compare(a.Delays, b.Delays); i != 0 || !slices.Equal(a.Departures, b.Departures) {
+	if !slices.Equal(a.Delays, b.Delays) || !slices.Equal(a.Departures, b.Departures) || !slices.Equal(a.Keys, b.Keys) {
 		for k := range a.Delays {
 			if a.Delays[k] != b.Delays[k] {
 				t.Fatalf("%s: admitted job %d: delay %v s in %s, %v s in %s", what, k, a.Delays[k], a.Design, b.Delays[k], b.Design)

@@ -1,6 +1,7 @@
 package drl
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,12 +34,14 @@ type Result struct {
 	TotalDelay exact.Int128
 	Scale      int64
 	// Departures are the instants (ns, rounded up) at which admitted jobs
-	// pass, in order of decision (not sorted).
+	// pass, in order of decision (not sorted), and Keys their keys.
 	Departures []engine.Time
+	Keys       []uint64
 }
 
 // record keeps a decision.
-func (r *Result) admit(t engine.Time, extra engine.Time, wait exact.Int128) {
+func (r *Result) admit(key uint64, t engine.Time, extra engine.Time, wait exact.Int128) {
+	r.Keys = append(r.Keys, key)
 	r.Admitted++
 	tot := exact.Mul64(int64(extra), r.Scale).Add(wait)
 	r.TotalDelay = r.TotalDelay.Add(tot)
@@ -127,7 +130,7 @@ func (o *one) offer(_ *engine.Sim, j systems.Job) error {
 		o.keys[j.Key] = b
 	}
 	if w, ok := b.decide(t, o.u.tau, o.u.beta, o.s.Police); ok {
-		o.res.admit(j.T, 0, w)
+		o.res.admit(j.Key, j.T, 0, w)
 	} else {
 		o.res.reject()
 	}
@@ -222,7 +225,7 @@ func (st *static) offer(_ *engine.Sim, j systems.Job) error {
 	}
 	t := st.u.at(j.T)
 	if w, ok := st.f.local(l, j, t, st.u, st.s.Police); ok {
-		st.res.admit(j.T, 0, w)
+		st.res.admit(j.Key, j.T, 0, w)
 	} else {
 		st.res.reject()
 	}
@@ -242,13 +245,15 @@ type Summary struct {
 	P99      float64 `json:"p99_delay_s"` // nearest rank, exact up to the final rounding
 	Max      float64 `json:"max_delay_s"`
 	Total    float64 `json:"total_delay_s"`
-	// Overshoot is the worst α*(d)/(B + R·d) of the admitted stream over
-	// the interval lengths d; above 1 the design broke the promise.
+	// Overshoot is the worst α*(d)/(B + R·d) of the admitted stream of a
+	// key over the interval lengths d and the keys; above 1 the design
+	// broke the promise.
 	Overshoot float64 `json:"worst_overshoot"`
 	OverD     float64 `json:"worst_overshoot_d_s"`    // the length d where it is worst, s
 	OverJobs  int     `json:"worst_overshoot_jobs"`   // α*(d) there
 	OverFrom  float64 `json:"worst_overshoot_from_s"` // the interval achieving it, s
 	OverTo    float64 `json:"worst_overshoot_to_s"`
+	Keys      int     `json:"keys"` // keys with an admitted job
 }
 
 // Durations returns the interval lengths at which the overshoot is
@@ -267,7 +272,7 @@ func Durations(p buckets.Params) []engine.Time {
 }
 
 // Summarize computes r's figures against the promise p at the lengths ds
-// (nil: Durations(p)). It sorts r's delays and departures in place.
+// (nil: Durations(p)). It sorts r's delays in place.
 func Summarize(r *Result, p buckets.Params, ds []engine.Time) (Summary, error) {
 	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost}
 	if n := len(r.Delays); n > 0 {
@@ -280,16 +285,36 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time) (Summary, error) {
 	if ds == nil {
 		ds = Durations(p)
 	}
-	slices.Sort(r.Departures)
-	pts, err := buckets.MeasureArrivalCurve(r.Departures, ds)
-	if err != nil {
-		return s, err
+	// Sort the admitted jobs by (key, departure) and measure each key's
+	// stream against the promise.
+	idx := make([]int, len(r.Departures))
+	for i := range idx {
+		idx[i] = i
 	}
-	for _, pt := range pts {
-		ratio := float64(pt.Jobs) / p.Promise(pt.D)
-		if ratio > s.Overshoot {
-			s.Overshoot, s.OverD, s.OverJobs = ratio, pt.D.Seconds(), pt.Jobs
-			s.OverFrom, s.OverTo = pt.From.Seconds(), pt.To.Seconds()
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(r.Keys[a], r.Keys[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(r.Departures[a], r.Departures[b])
+	})
+	xs := make([]engine.Time, 0, len(idx))
+	for i := 0; i < len(idx); {
+		k := r.Keys[idx[i]]
+		xs = xs[:0]
+		for ; i < len(idx) && r.Keys[idx[i]] == k; i++ {
+			xs = append(xs, r.Departures[idx[i]])
+		}
+		s.Keys++
+		pts, err := buckets.MeasureArrivalCurve(xs, ds)
+		if err != nil {
+			return s, err
+		}
+		for _, pt := range pts {
+			ratio := float64(pt.Jobs) / p.Promise(pt.D)
+			if ratio > s.Overshoot {
+				s.Overshoot, s.OverD, s.OverJobs = ratio, pt.D.Seconds(), pt.Jobs
+				s.OverFrom, s.OverTo = pt.From.Seconds(), pt.To.Seconds()
+			}
 		}
 	}
 	return s, nil

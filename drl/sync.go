@@ -137,7 +137,7 @@ func (sd *syncDesign) offer(sim *engine.Sim, j systems.Job) error {
 		sd.res.reject()
 		return nil
 	}
-	sd.res.admit(j.T, 0, w)
+	sd.res.admit(j.Key, j.T, 0, w)
 	switch {
 	case l == ks.owner && sd.s.Local == LocalCopy:
 		sd.queueUpdate(sim, l, j.Key, j.T)

@@ -60,7 +60,7 @@ Exit codes: 0 success, 1 the theorem check failed, 2 bad usage or bad input,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd())
+	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd(), newDRLCmd())
 	return root
 }
 

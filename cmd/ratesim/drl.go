@@ -1,0 +1,386 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/drl"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/systems"
+)
+
+// drlFlags are the flags of ratesim drl.
+type drlFlags struct {
+	designs    string
+	rate       string
+	burst      string
+	nodes      int
+	dispatch   string
+	police     bool
+	scale      []string
+	rtt        string
+	outages    []string
+	fail       string
+	syncPeriod string
+	batchLimit int
+	syncDelay  string
+	loss       float64
+	local      string
+	process    string
+	load       float64
+	trace      string
+	traceOpt   arrivals.TraceOptions
+	traceFmt   traceFormatFlags
+	jobs       int64
+	seed       uint64
+	json       bool
+}
+
+func newDRLCmd() *cobra.Command {
+	f := &drlFlags{}
+	cmd := &cobra.Command{
+		Use:   "drl",
+		Short: "Run distributed rate-limiting designs on the same arrivals and compare them with the one bucket",
+		Long: `Drl feeds the same arrivals to each distributed rate-limiting design, a limit
+(R, B) per key enforced by --nodes N nodes (see 'go doc ./drl'):
+
+  one     the one bucket (R, B): the lower bound
+  static  N sub-buckets (R/N, B/N) behind --dispatch; --scale AT:N re-splits
+  store   a central bucket (R, B): each decision a round trip --rtt; while the
+          store is down (--outage FROM:TO) nodes --fail open, closed or local
+  sync    local decisions reconciled through an owner per key (Gubernator's
+          global behaviour): hits sent --sync-period after the first one or
+          when --batch-limit keys are queued, the owner's state broadcast
+          back; messages take --sync-delay and are lost with --loss
+
+It reports for each the jobs admitted and rejected, the mean, p99 and largest
+delay (network time plus the bucket's wait), the worst overshoot
+α*(d)/(B + R·d) of the admitted stream and the interval length d where it
+occurs (above 1 the promise is broken), and the messages sent.
+
+Durations take a unit (100ms, 2s) or are plain seconds; delays are fixed
+(2ms), uniform:1ms:3ms or lognormal:MEDIAN:SHAPE (lognormal:2ms:0.5).
+
+Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
+		Example: `  ratesim drl --nodes 4 --jobs 5000
+  ratesim drl --designs one,store --rtt lognormal:2ms:0.5 --outage 10s:20s --fail local
+  ratesim drl --designs static --nodes 2 --scale 30s:4 --police`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDRL(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.designs, "designs", strings.Join(drl.Designs, ","), "designs to run, comma-separated: "+strings.Join(drl.Designs, ", "))
+	fl.StringVar(&f.rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
+	fl.StringVar(&f.burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with local buckets)")
+	fl.IntVar(&f.nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
+	fl.StringVar(&f.dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
+	fl.BoolVar(&f.police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
+	fl.StringArrayVar(&f.scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
+	fl.StringVar(&f.rtt, "rtt", "1ms", "store: round-trip time, a delay (fixed, uniform:A:B or lognormal:MEDIAN:SHAPE)")
+	fl.StringArrayVar(&f.outages, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
+	fl.StringVar(&f.fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
+	fl.StringVar(&f.syncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
+	fl.IntVar(&f.batchLimit, "batch-limit", 1000, "sync: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
+	fl.StringVar(&f.syncDelay, "sync-delay", "0", "sync: one-way delay of each message, a delay as --rtt")
+	fl.Float64Var(&f.loss, "loss", 0, "sync: probability that a message is lost, in [0, 1)")
+	fl.StringVar(&f.local, "local", "copy", "sync: what a node decides with between reconciliations: copy (of the whole bucket, Gubernator) or share (its sub-bucket R/N, B/N)")
+	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·R), periodic, or an arrival spec as in ratesim run (Zipf keys: 'poisson | keys:n=100,s=1.1')")
+	fl.Float64Var(&f.load, "load", 0.9, "offered load λ/R of generated arrivals (> 0)")
+	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
+	addTraceFormatFlags(fl, &f.traceFmt)
+	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
+	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
+	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of keys: each key has its own limit (R, B), and --dispatch hash sends a key to one node")
+	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
+	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
+	fl.Int64Var(&f.jobs, "jobs", 100_000, "number of arrivals; with --trace the default is the whole trace")
+	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
+	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
+	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
+	cmd.MarkFlagsMutuallyExclusive("load", "trace")
+	return cmd
+}
+
+// spec validates the flags and builds the specification shared by the
+// designs, and the list of designs.
+func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
+	changed := cmd.Flags().Changed
+	var s drl.Spec
+	var err error
+	if s.Bucket.Rate, err = parseRat("rate", f.rate, "tokens/s"); err != nil {
+		return s, nil, err
+	}
+	if s.Bucket.Burst, err = parseRat("burst", f.burst, "tokens"); err != nil {
+		return s, nil, err
+	}
+	var pe *buckets.ParamError
+	if err := s.Bucket.Validate(); errors.As(err, &pe) {
+		return s, nil, flagError(pe.Name, pe.Value, pe.Want)
+	}
+	var names []string
+	for _, n := range strings.Split(f.designs, ",") {
+		n = strings.TrimSpace(n)
+		if !slices.Contains(drl.Designs, n) || slices.Contains(names, n) {
+			return s, nil, flagError("designs", f.designs, fmt.Sprintf("a comma-separated list of distinct designs among %s (%q is not one, or is repeated)", strings.Join(drl.Designs, ", "), n))
+		}
+		names = append(names, n)
+	}
+	if f.nodes < 1 {
+		return s, nil, flagError("nodes", f.nodes, "a number of nodes >= 1")
+	}
+	s.Nodes, s.Police, s.Seed, s.Dispatch = f.nodes, f.police, f.seed, f.dispatch
+	switch f.dispatch {
+	case "rr", "random", "hash":
+	default:
+		return s, nil, flagError("dispatch", f.dispatch, "rr, random or hash")
+	}
+	for _, e := range f.scale {
+		a, n, ok := strings.Cut(e, ":")
+		t, err := drl.ParseDuration(a)
+		k, err2 := strconv.Atoi(n)
+		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
+			return s, nil, flagError("scale", e, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8")
+		}
+		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
+			return s, nil, flagError("scale", e, "scale events in time order")
+		}
+		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
+	}
+	if s.RTT, err = drl.ParseDelay(f.rtt); err != nil {
+		return s, nil, flagError("rtt", f.rtt, "a delay: 2ms, uniform:1ms:3ms or lognormal:2ms:0.5")
+	}
+	for _, o := range f.outages {
+		iv, err := drl.ParseInterval(o)
+		if err != nil {
+			return s, nil, flagError("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
+		}
+		s.Outages = append(s.Outages, iv)
+	}
+	if s.Fail, err = drl.ParseFail(f.fail); err != nil {
+		return s, nil, flagError("fail", f.fail, "open, closed or local")
+	}
+	if s.SyncPeriod, err = drl.ParseDuration(f.syncPeriod); err != nil {
+		return s, nil, flagError("sync-period", f.syncPeriod, "a duration >= 0 (100ms, 2s, 0.5) or inf")
+	}
+	if f.batchLimit < 0 {
+		return s, nil, flagError("batch-limit", f.batchLimit, "a number of keys >= 1, or 0 for no limit")
+	}
+	s.BatchLimit = f.batchLimit
+	if s.SyncDelay, err = drl.ParseDelay(f.syncDelay); err != nil {
+		return s, nil, flagError("sync-delay", f.syncDelay, "a delay: 2ms, uniform:1ms:3ms or lognormal:2ms:0.5")
+	}
+	if !(f.loss >= 0 && f.loss < 1) {
+		return s, nil, flagError("loss", f.loss, "a probability in [0, 1)")
+	}
+	s.SyncLoss = f.loss
+	if s.Local, err = drl.ParseLocal(f.local); err != nil {
+		return s, nil, flagError("local", f.local, "copy or share")
+	}
+	if f.trace == "" {
+		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
+			if changed(name) {
+				return s, nil, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
+			}
+		}
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+		return s, nil, err
+	}
+	if (changed("jobs") || f.trace == "") && f.jobs < 1 {
+		return s, nil, flagError("jobs", f.jobs, "a number of arrivals >= 1")
+	}
+	for _, n := range names {
+		t := s
+		t.Design = n
+		if err := t.Validate(); err != nil {
+			if n != "one" && strings.Contains(err.Error(), "per node") {
+				return s, nil, flagError("burst", f.burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())))
+			}
+			return s, nil, fmt.Errorf("invalid parameters: %w", err)
+		}
+	}
+	return s, names, nil
+}
+
+// arrivals opens the arrival process afresh, so that every design sees
+// the same jobs; it describes the input.
+func (f *drlFlags) arrivals(cmd *cobra.Command, rate exact.Rat) (arrivals.Process, func() error, string, error) {
+	if f.trace != "" {
+		tr, err := arrivals.Open(f.trace, f.traceOpt)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		in := "trace " + f.trace
+		if f.traceOpt.KeyCol != "" {
+			in += ", keyed by column " + f.traceOpt.KeyCol
+		}
+		return tr, tr.Close, in, nil
+	}
+	switch f.process {
+	case "poisson", "periodic":
+		lambda := f.load * rate.Float64()
+		if !finitePositive(f.load) || !finitePositive(lambda) || math.IsInf(1/lambda, 0) {
+			return nil, nil, "", flagError("load", f.load, "a finite load > 0 with a finite mean gap 1/(load·R)")
+		}
+		in := fmt.Sprintf("%s arrivals, load %v (λ = %.6g jobs/s)", f.process, f.load, lambda)
+		if f.process == "poisson" {
+			p, err := arrivals.NewPoisson(lambda, experiments.Source(f.seed, systems.StreamArrivals))
+			return p, nil, in, err
+		}
+		l, err := lambdaOf(f.load, rate)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		p, err := arrivals.NewPeriodicRate(l, exact.Rat{})
+		return p, nil, in, err
+	}
+	g, err := buildGenerated(f.process, f.load, rate.Float64(), f.seed, cmd.Flags().Changed("load"))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return g, nil, fmt.Sprintf("arrivals %s (mean %.6g jobs/s)", g.Spec, g.MeanRate), nil
+}
+
+func runDRL(cmd *cobra.Command, f *drlFlags) error {
+	spec, names, err := f.spec(cmd)
+	if err != nil {
+		return err
+	}
+	max := int64(0)
+	if cmd.Flags().Changed("jobs") || f.trace == "" {
+		max = f.jobs
+	}
+	var input string
+	skipped := 0
+	var sums []drl.Summary
+	for _, n := range names {
+		proc, closeProc, in, err := f.arrivals(cmd, spec.Bucket.Rate)
+		if err != nil {
+			return err
+		}
+		input = in
+		s := spec
+		s.Design = n
+		res, err := drl.Run(cmd.Context(), s, proc, max)
+		if tr, ok := proc.(*arrivals.Trace); ok {
+			skipped = tr.Skipped()
+		}
+		if closeProc != nil {
+			closeProc()
+		}
+		if err != nil {
+			return fmt.Errorf("design %s: %w", n, err)
+		}
+		sum, err := drl.Summarize(res, spec.Bucket, nil)
+		if err != nil {
+			return err
+		}
+		sums = append(sums, sum)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s\n", skipped, f.trace)
+	}
+	w := &errWriter{w: cmd.OutOrStdout()}
+	if f.json {
+		writeDRLJSON(w, f, spec, input, sums)
+	} else {
+		writeDRLTable(w, f, spec, input, sums)
+	}
+	if w.err != nil {
+		return fmt.Errorf("writing the result: %w", w.err)
+	}
+	return nil
+}
+
+// drlJSON is the --json output.
+type drlJSON struct {
+	jsonHeader
+	Input      string        `json:"input"`
+	Rate       float64       `json:"rate_tokens_per_s"`
+	RateExact  string        `json:"rate_tokens_per_s_exact"`
+	Burst      float64       `json:"burst_tokens"`
+	BurstExact string        `json:"burst_tokens_exact"`
+	Nodes      int           `json:"nodes"`
+	Dispatch   string        `json:"dispatch"`
+	Police     bool          `json:"police"`
+	RTT        string        `json:"rtt"`
+	Outages    [][2]float64  `json:"outages_s"`
+	Fail       string        `json:"fail"`
+	SyncPeriod float64       `json:"sync_period_s"` // -1: never
+	BatchLimit int           `json:"batch_limit_keys"`
+	SyncDelay  string        `json:"sync_delay"`
+	Loss       float64       `json:"loss"`
+	Local      string        `json:"local"`
+	Seed       uint64        `json:"seed"`
+	Designs    []drl.Summary `json:"designs"`
+}
+
+func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary) {
+	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
+		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
+		RTT: s.RTT.String(), Outages: [][2]float64{}, Fail: s.Fail.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
+		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), Seed: s.Seed, Designs: sums}
+	for _, o := range s.Outages {
+		out.Outages = append(out.Outages, [2]float64{o.From.Seconds(), o.To.Seconds()})
+	}
+	if s.SyncPeriod != engine.Forever {
+		out.SyncPeriod = s.SyncPeriod.Seconds()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(out) // write errors are kept by the errWriter
+}
+
+func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary) {
+	mode := "shaping"
+	if s.Police {
+		mode = "policing"
+	}
+	fmt.Fprintf(w, "input      %s; seed %d\n", input, s.Seed)
+	fmt.Fprintf(w, "limit      R = %v tokens/s, B = %v tokens per key (%s); %d nodes, dispatch %s\n", s.Bucket.Rate, s.Bucket.Burst, mode, s.Nodes, s.Dispatch)
+	for _, n := range sums {
+		switch n.Design {
+		case "static":
+			if len(s.Scale) > 0 {
+				var ev []string
+				for _, e := range s.Scale {
+					ev = append(ev, fmt.Sprintf("%d nodes at %v s", e.Nodes, e.At.Seconds()))
+				}
+				fmt.Fprintf(w, "static     re-split: %s\n", strings.Join(ev, ", "))
+			}
+		case "store":
+			var os []string
+			for _, o := range s.Outages {
+				os = append(os, fmt.Sprintf("[%v, %v) s", o.From.Seconds(), o.To.Seconds()))
+			}
+			out := "no outage"
+			if len(os) > 0 {
+				out = "outages " + strings.Join(os, ", ") + ", fail " + s.Fail.String()
+			}
+			fmt.Fprintf(w, "store      round trip %v; %s\n", s.RTT, out)
+		case "sync":
+			period := "never"
+			if s.SyncPeriod != engine.Forever {
+				period = fmt.Sprintf("%v s", s.SyncPeriod.Seconds())
+			}
+			fmt.Fprintf(w, "sync       period %s, batch limit %d keys, message delay %v, loss %v, local %s\n", period, s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
+		}
+	}
+	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s  %9s %8s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "messages", "fallback")
+	for _, n := range sums {
+		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g  %9d %8d\n", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, n.Messages, n.Fallback)
+	}
+	fmt.Fprintf(w, "\novershoot  the largest α*(d)/(B + R·d), where α*(d) is the most admitted jobs passing\n")
+	fmt.Fprintf(w, "           in any interval of length d; above 1 the design let more through than (R, B)\n")
+}
