@@ -154,6 +154,9 @@ type fleet struct {
 	subs  map[nodeKey]*bucketState
 	src   rand.Source
 	name  string
+	// owner caches hash dispatch per key (rendezvous costs N hashes and
+	// logarithms); cleared by a re-split.
+	owner map[uint64]int
 }
 
 func newFleet(s Spec, u units) (*fleet, error) {
@@ -178,10 +181,25 @@ func (f *fleet) resize(n int, u units) error {
 		}
 	}
 	f.n, f.disp, f.nodes, f.tau = n, d, make([]buckets.Limiter, n), u.token(n)
+	if f.name == "hash" {
+		f.owner = map[uint64]int{}
+	}
 	return nil
 }
 
-func (f *fleet) dispatch(j systems.Job) (int, error) { return f.disp.Dispatch(j, f.nodes) }
+func (f *fleet) dispatch(j systems.Job) (int, error) {
+	if f.owner == nil {
+		return f.disp.Dispatch(j, f.nodes)
+	}
+	if l, ok := f.owner[j.Hash]; ok {
+		return l, nil
+	}
+	l, err := f.disp.Dispatch(j, f.nodes)
+	if err == nil {
+		f.owner[j.Hash] = l
+	}
+	return l, err
+}
 
 // local decides j at node l with its sub-bucket of j's key.
 func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool) (exact.Int128, bool) {
