@@ -33,11 +33,17 @@
 //	        reconciliations a node decides with a copy of the whole bucket
 //	        (LocalCopy, Gubernator's) or with its sub-bucket (R/N, B/N) set to
 //	        the owner's fill level on each broadcast (LocalShare).
+//	lease   the allowance of the article: a node admits with tokens it
+//	        holds; with none it asks a central bucket (R, B) for
+//	        Spec.LeaseSize tokens (a round trip Spec.RTT), jobs arriving
+//	        meanwhile waiting for the reply; tokens unused Spec.LeaseTTL (ns)
+//	        after the latest grant go back. Always polices.
 //
 // Limits that the tests check decision for decision: sync with T = 0 and no
 // delay is the one bucket (each node holds the true state when a job
 // arrives); sync with T = ∞ in share mode is the static split (no message
 // is ever sent); a store with zero round trip and no outage is the one
+// bucket; a lease of one token with no round trip is the policing one
 // bucket.
 //
 // Every bucket shapes (a job waits for its token, the note's eq. (1)) or,

@@ -110,6 +110,12 @@ func newDesign(s Spec, u units, res *Result) (design, error) {
 		return newStore(s, u, res)
 	case "sync":
 		return newSync(s, u, res)
+	case "lease":
+		if s.LeaseSize == 0 {
+			b, _ := s.Bucket.Burst.Quo(exact.Int(int64(s.Nodes)))
+			s.LeaseSize = max(1, b.Floor().Int64())
+		}
+		return newLease(s, u, res)
 	}
 	return nil, fmt.Errorf("drl: design %q: %w", s.Design, ErrSpec)
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // Designs lists the designs, in the order the command runs them.
-var Designs = []string{"one", "static", "store", "sync"}
+var Designs = []string{"one", "static", "store", "sync", "lease"}
 
 // ErrSpec is wrapped by every error about an invalid specification.
 var ErrSpec = errors.New("invalid drl specification")
@@ -270,6 +270,10 @@ type Spec struct {
 	SyncDelay  Delay       // one-way delay of every message
 	SyncLoss   float64     // probability that a message is lost, in [0, 1)
 	Local      Local       // what a node decides with between reconciliations
+
+	// Lease.
+	LeaseSize int64       // tokens a node asks for at a time, >= 1 (0: B/N rounded down, at least 1)
+	LeaseTTL  engine.Time // unused tokens go back this long after the latest grant, ns; engine.Forever: never
 }
 
 // Validate returns an error wrapping ErrSpec or buckets.ErrParam naming
@@ -309,6 +313,9 @@ func (s Spec) Validate() error {
 	}
 	if !(s.SyncLoss >= 0 && s.SyncLoss < 1) {
 		return fmt.Errorf("drl: message loss %v: want a probability in [0, 1): %w", s.SyncLoss, ErrSpec)
+	}
+	if s.LeaseSize < 0 {
+		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.LeaseSize, ErrSpec)
 	}
 	if s.BatchLimit < 0 {
 		return fmt.Errorf("drl: batch limit %d: want >= 0 keys (0: none): %w", s.BatchLimit, ErrSpec)

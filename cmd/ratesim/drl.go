@@ -38,6 +38,8 @@ type drlFlags struct {
 	syncDelay  string
 	loss       float64
 	local      string
+	leaseSize  int64
+	leaseTTL   string
 	process    string
 	load       float64
 	trace      string
@@ -64,6 +66,9 @@ func newDRLCmd() *cobra.Command {
           global behaviour): hits sent --sync-period after the first one or
           when --batch-limit keys are queued, the owner's state broadcast
           back; messages take --sync-delay and are lost with --loss
+  lease   a node admits with tokens it holds; with none it asks a central
+          bucket (R, B) for --lease-size tokens (a round trip --rtt); tokens
+          unused --lease-ttl after the latest grant go back (always polices)
 
 It reports for each the jobs admitted and rejected, the mean, p99 and largest
 delay (network time plus the bucket's wait), the worst overshoot
@@ -96,6 +101,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringVar(&f.syncDelay, "sync-delay", "0", "sync: one-way delay of each message, a delay as --rtt")
 	fl.Float64Var(&f.loss, "loss", 0, "sync: probability that a message is lost, in [0, 1)")
 	fl.StringVar(&f.local, "local", "copy", "sync: what a node decides with between reconciliations: copy (of the whole bucket, Gubernator) or share (its sub-bucket R/N, B/N)")
+	fl.Int64Var(&f.leaseSize, "lease-size", 0, "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)")
+	fl.StringVar(&f.leaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
 	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·R), periodic, or an arrival spec as in ratesim run (Zipf keys: 'poisson | keys:n=100,s=1.1')")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load λ/R of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
@@ -187,6 +194,13 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 	s.SyncLoss = f.loss
 	if s.Local, err = drl.ParseLocal(f.local); err != nil {
 		return s, nil, flagError("local", f.local, "copy or share")
+	}
+	if changed("lease-size") && f.leaseSize < 1 {
+		return s, nil, flagError("lease-size", f.leaseSize, "a number of tokens >= 1")
+	}
+	s.LeaseSize = f.leaseSize
+	if s.LeaseTTL, err = drl.ParseDuration(f.leaseTTL); err != nil {
+		return s, nil, flagError("lease-ttl", f.leaseTTL, "a duration >= 0 (1s, 500ms) or inf")
 	}
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
@@ -322,6 +336,8 @@ type drlJSON struct {
 	SyncDelay  string        `json:"sync_delay"`
 	Loss       float64       `json:"loss"`
 	Local      string        `json:"local"`
+	LeaseSize  int64         `json:"lease_size_tokens"` // 0: B/N
+	LeaseTTL   float64       `json:"lease_ttl_s"`       // -1: never
 	Seed       uint64        `json:"seed"`
 	Designs    []drl.Summary `json:"designs"`
 }
@@ -330,7 +346,10 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
 		RTT: s.RTT.String(), Outages: [][2]float64{}, Fail: s.Fail.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
-		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), Seed: s.Seed, Designs: sums}
+		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Seed: s.Seed, Designs: sums}
+	if s.LeaseTTL != engine.Forever {
+		out.LeaseTTL = s.LeaseTTL.Seconds()
+	}
 	for _, o := range s.Outages {
 		out.Outages = append(out.Outages, [2]float64{o.From.Seconds(), o.To.Seconds()})
 	}
@@ -375,6 +394,16 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 				period = fmt.Sprintf("%v s", s.SyncPeriod.Seconds())
 			}
 			fmt.Fprintf(w, "sync       period %s, batch limit %d keys, message delay %v, loss %v, local %s\n", period, s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
+		case "lease":
+			size := fmt.Sprintf("%d tokens", s.LeaseSize)
+			if s.LeaseSize == 0 {
+				size = "B/N tokens"
+			}
+			ttl := "never returned"
+			if s.LeaseTTL != engine.Forever {
+				ttl = fmt.Sprintf("returned %v s after the latest grant", s.LeaseTTL.Seconds())
+			}
+			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; policing\n", size, s.RTT, ttl)
 		}
 	}
 	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s  %9s %8s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "messages", "fallback")
