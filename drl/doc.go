@@ -38,6 +38,15 @@
 //	        Spec.LeaseSize tokens (a round trip Spec.RTT), jobs arriving
 //	        meanwhile waiting for the reply; tokens unused Spec.LeaseTTL (ns)
 //	        after the latest grant go back. Always polices.
+//	grd     global random drop (B. Raghavan et al., "Cloud control with
+//	        distributed rate limiting", SIGCOMM 2007): every
+//	        Spec.EstimateInterval each node reports its smoothed demand
+//	        (EWMA weight Spec.Smoothing) to a coordinator, which sends back
+//	        the drop probability max(0, 1 - R/D), D the global demand.
+//	fps     flow proportional share (same paper, with a node's demand as its
+//	        weight): the coordinator sends node l the share e_l/D, rounded to
+//	        1/ShareQuantum with Σ = 1 exactly, and the node enforces the
+//	        bucket (R·e_l/D, B·e_l/D), exactly. grd and fps always police.
 //
 // Limits that the tests check decision for decision: sync with T = 0 and no
 // delay is the one bucket (each node holds the true state when a job

@@ -90,7 +90,7 @@ func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result
 			return nil, err
 		}
 		sim.RunUntil(a.T)
-		j := systems.Job{ID: res.Jobs, T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}
+		j := jobOf(res.Jobs, a)
 		res.Jobs++
 		if err := d.offer(sim, j); err != nil {
 			return nil, &systems.JobError{ID: j.ID, Err: err}
@@ -116,6 +116,8 @@ func newDesign(s Spec, u units, res *Result) (design, error) {
 			s.LeaseSize = max(1, b.Floor().Int64())
 		}
 		return newLease(s, u, res)
+	case "grd", "fps":
+		return newDemand(s, u, res, s.Design == "fps")
 	}
 	return nil, fmt.Errorf("drl: design %q: %w", s.Design, ErrSpec)
 }
@@ -342,4 +344,9 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time) (Summary, error) {
 		}
 	}
 	return s, nil
+}
+
+// jobOf returns the job of arrival a, numbered id.
+func jobOf(id int64, a arrivals.Arrival) systems.Job {
+	return systems.Job{ID: id, T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // Designs lists the designs, in the order the command runs them.
-var Designs = []string{"one", "static", "store", "sync", "lease"}
+var Designs = []string{"one", "static", "store", "sync", "lease", "grd", "fps"}
 
 // ErrSpec is wrapped by every error about an invalid specification.
 var ErrSpec = errors.New("invalid drl specification")
@@ -251,8 +251,9 @@ type Spec struct {
 	Bucket buckets.Params // the promise (R tokens/s, B tokens) for every key
 	Nodes  int            // N, >= 1; every local bucket is (R/N, B/N), so B/N >= 1
 	Police bool           // reject a job that finds no token, instead of delaying it (shaping)
-	// Dispatch is the policy sending jobs to nodes: rr, random or hash
-	// (of the job's key), as systems.NewDispatcher.
+	// Dispatch is the policy sending jobs to nodes: rr, random, hash (of
+	// the job's key) or column (the node the job names), as
+	// systems.NewDispatcher.
 	Dispatch string
 	Seed     uint64 // root seed of the random streams
 
@@ -274,6 +275,10 @@ type Spec struct {
 	// Lease.
 	LeaseSize int64       // tokens a node asks for at a time, >= 1 (0: B/N rounded down, at least 1)
 	LeaseTTL  engine.Time // unused tokens go back this long after the latest grant, ns; engine.Forever: never
+
+	// Demand-aware shares (grd, fps).
+	EstimateInterval engine.Time // E: demand is measured and exchanged every E ns, > 0
+	Smoothing        float64     // α: weight of the newest measurement in the estimate, in (0, 1]
 }
 
 // Validate returns an error wrapping ErrSpec or buckets.ErrParam naming
@@ -308,11 +313,17 @@ func (s Spec) Validate() error {
 			}
 		}
 	}
-	if _, err := systems.NewDispatcher(s.Dispatch, make1(s.Nodes), rand.NewPCG(0, 0)); err != nil || s.Dispatch == "least-loaded" || s.Dispatch == "column" {
-		return fmt.Errorf("drl: dispatch %q: want rr, random or hash: %w", s.Dispatch, ErrSpec)
+	if _, err := systems.NewDispatcher(s.Dispatch, make1(s.Nodes), rand.NewPCG(0, 0)); err != nil || s.Dispatch == "least-loaded" {
+		return fmt.Errorf("drl: dispatch %q: want rr, random, hash or column: %w", s.Dispatch, ErrSpec)
 	}
 	if !(s.SyncLoss >= 0 && s.SyncLoss < 1) {
 		return fmt.Errorf("drl: message loss %v: want a probability in [0, 1): %w", s.SyncLoss, ErrSpec)
+	}
+	if (s.Design == "grd" || s.Design == "fps") && (s.EstimateInterval <= 0 || s.EstimateInterval == engine.Forever) {
+		return fmt.Errorf("drl: estimate interval %v ns: want > 0 and finite: %w", int64(s.EstimateInterval), ErrSpec)
+	}
+	if (s.Design == "grd" || s.Design == "fps") && !(s.Smoothing > 0 && s.Smoothing <= 1) {
+		return fmt.Errorf("drl: smoothing %v: want a weight in (0, 1]: %w", s.Smoothing, ErrSpec)
 	}
 	if s.LeaseSize < 0 {
 		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.LeaseSize, ErrSpec)

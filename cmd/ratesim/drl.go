@@ -40,6 +40,8 @@ type drlFlags struct {
 	local      string
 	leaseSize  int64
 	leaseTTL   string
+	estimate   string
+	smoothing  float64
 	process    string
 	load       float64
 	trace      string
@@ -69,6 +71,12 @@ func newDRLCmd() *cobra.Command {
   lease   a node admits with tokens it holds; with none it asks a central
           bucket (R, B) for --lease-size tokens (a round trip --rtt); tokens
           unused --lease-ttl after the latest grant go back (always polices)
+  grd     global random drop (Raghavan et al., SIGCOMM 2007): every
+          --estimate-interval nodes report their smoothed demand (weight
+          --smoothing) to a coordinator, which sends back the drop
+          probability 1 - R/D for global demand D (always polices)
+  fps     flow proportional share: the coordinator sends node l the share
+          e_l/D; the node enforces (R·e_l/D, B·e_l/D) (always polices)
 
 It reports for each the jobs admitted and rejected, the mean, p99 and largest
 delay (network time plus the bucket's wait), the worst overshoot
@@ -86,7 +94,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDRL(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.designs, "designs", strings.Join(drl.Designs, ","), "designs to run, comma-separated: "+strings.Join(drl.Designs, ", "))
+	fl.StringVar(&f.designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", "))
 	fl.StringVar(&f.rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
 	fl.StringVar(&f.burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with local buckets)")
 	fl.IntVar(&f.nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
@@ -98,11 +106,13 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringVar(&f.fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
 	fl.StringVar(&f.syncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
 	fl.IntVar(&f.batchLimit, "batch-limit", 1000, "sync: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
-	fl.StringVar(&f.syncDelay, "sync-delay", "0", "sync: one-way delay of each message, a delay as --rtt")
-	fl.Float64Var(&f.loss, "loss", 0, "sync: probability that a message is lost, in [0, 1)")
+	fl.StringVar(&f.syncDelay, "sync-delay", "0", "sync, grd, fps: one-way delay of each message, a delay as --rtt")
+	fl.Float64Var(&f.loss, "loss", 0, "sync, grd, fps: probability that a message is lost, in [0, 1)")
 	fl.StringVar(&f.local, "local", "copy", "sync: what a node decides with between reconciliations: copy (of the whole bucket, Gubernator) or share (its sub-bucket R/N, B/N)")
 	fl.Int64Var(&f.leaseSize, "lease-size", 0, "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)")
 	fl.StringVar(&f.leaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
+	fl.StringVar(&f.estimate, "estimate-interval", "100ms", "grd, fps: demand is measured and exchanged every this long (> 0)")
+	fl.Float64Var(&f.smoothing, "smoothing", 0.5, "grd, fps: weight of the newest measurement in the demand estimate, in (0, 1] (1: no smoothing)")
 	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·R), periodic, or an arrival spec as in ratesim run (Zipf keys: 'poisson | keys:n=100,s=1.1')")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load λ/R of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
@@ -137,7 +147,11 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 		return s, nil, flagError(pe.Name, pe.Value, pe.Want)
 	}
 	var names []string
-	for _, n := range strings.Split(f.designs, ",") {
+	list := f.designs
+	if list == "all" {
+		list = strings.Join(drl.Designs, ",")
+	}
+	for _, n := range strings.Split(list, ",") {
 		n = strings.TrimSpace(n)
 		if !slices.Contains(drl.Designs, n) || slices.Contains(names, n) {
 			return s, nil, flagError("designs", f.designs, fmt.Sprintf("a comma-separated list of distinct designs among %s (%q is not one, or is repeated)", strings.Join(drl.Designs, ", "), n))
@@ -202,6 +216,13 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 	if s.LeaseTTL, err = drl.ParseDuration(f.leaseTTL); err != nil {
 		return s, nil, flagError("lease-ttl", f.leaseTTL, "a duration >= 0 (1s, 500ms) or inf")
 	}
+	if s.EstimateInterval, err = drl.ParseDuration(f.estimate); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
+		return s, nil, flagError("estimate-interval", f.estimate, "a duration > 0 (100ms, 1s)")
+	}
+	if !(f.smoothing > 0 && f.smoothing <= 1) {
+		return s, nil, flagError("smoothing", f.smoothing, "a weight in (0, 1]")
+	}
+	s.Smoothing = f.smoothing
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
 			if changed(name) {
@@ -338,6 +359,8 @@ type drlJSON struct {
 	Local      string        `json:"local"`
 	LeaseSize  int64         `json:"lease_size_tokens"` // 0: B/N
 	LeaseTTL   float64       `json:"lease_ttl_s"`       // -1: never
+	Estimate   float64       `json:"estimate_interval_s"`
+	Smoothing  float64       `json:"smoothing"`
 	Seed       uint64        `json:"seed"`
 	Designs    []drl.Summary `json:"designs"`
 }
@@ -346,7 +369,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
 		RTT: s.RTT.String(), Outages: [][2]float64{}, Fail: s.Fail.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
-		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Seed: s.Seed, Designs: sums}
+		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Seed: s.Seed, Designs: sums}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = s.LeaseTTL.Seconds()
 	}
@@ -404,6 +427,8 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 				ttl = fmt.Sprintf("returned %v s after the latest grant", s.LeaseTTL.Seconds())
 			}
 			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; policing\n", size, s.RTT, ttl)
+		case "grd", "fps":
+			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged through a coordinator (message delay %v, loss %v); policing\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, s.SyncDelay, s.SyncLoss)
 		}
 	}
 	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s  %9s %8s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "messages", "fallback")
