@@ -3,6 +3,7 @@ package drl
 import (
 	"context"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -260,5 +261,42 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := ParseInterval("3s:1s"); err == nil {
 		t.Error("ParseInterval(3s:1s): no error")
+	}
+}
+
+func TestJain(t *testing.T) {
+	for _, c := range []struct {
+		cs   []Count
+		want float64
+	}{
+		{nil, 1},
+		{[]Count{{3, 1}, {6, 2}}, 1},              // both 3/4
+		{[]Count{{1, 0}, {0, 1}}, 0.5},            // x = 1, 0: 1²/(2·1)
+		{[]Count{{1, 0}, {1, 1}, {0, 0}}, 0.9},    // x = 1, 1/2 (the idle one left out): 2.25/(2·1.25)
+		{[]Count{{1, 0}, {0, 5}, {0, 5}}, 1. / 3}, // one alone: 1/n
+	} {
+		if got := Jain(c.cs); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("Jain(%v) = %v, want %v", c.cs, got, c.want)
+		}
+	}
+}
+
+// Every job is counted once, at one node and one key.
+func TestCounts(t *testing.T) {
+	as := zipfJobs(t, 3000, 30, 20)
+	for _, design := range Designs {
+		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "hash", Seed: 2,
+			RTT: Delay{A: 1e6}, SyncPeriod: sec / 10, EstimateInterval: sec / 10, Smoothing: 0.5}
+		r := run(t, s, as)
+		var n, k int64
+		for _, c := range r.PerNode {
+			n += c.Admitted + c.Rejected
+		}
+		for _, c := range r.PerKey {
+			k += c.Admitted + c.Rejected
+		}
+		if r.Admitted+r.Rejected != 3000 || n != 3000 || k != 3000 {
+			t.Errorf("%s: %d + %d decisions, %d by node, %d by key; want 3000", design, r.Admitted, r.Rejected, n, k)
+		}
 	}
 }

@@ -101,7 +101,7 @@ func (ls *lease) offer(sim *engine.Sim, j systems.Job) error {
 	switch {
 	case st.tokens >= 1:
 		st.tokens--
-		ls.res.admit(j.Key, j.T, 0, exact.I128(0))
+		ls.res.admit(l, j.Key, j.T, 0, exact.I128(0))
 		return nil
 	case st.inflight:
 		st.waiting = append(st.waiting, j.T)
@@ -115,9 +115,9 @@ func (ls *lease) offer(sim *engine.Sim, j systems.Job) error {
 		for _, a := range st.waiting {
 			if st.tokens >= 1 {
 				st.tokens--
-				ls.res.admit(j.Key, a, now-a, exact.I128(0))
+				ls.res.admit(l, j.Key, a, now-a, exact.I128(0))
 			} else {
-				ls.res.reject()
+				ls.res.reject(l, j.Key)
 			}
 		}
 		st.waiting, st.inflight = st.waiting[:0], false

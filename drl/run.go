@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -37,10 +38,38 @@ type Result struct {
 	// pass, in order of decision (not sorted), and Keys their keys.
 	Departures []engine.Time
 	Keys       []uint64
+	// PerNode and PerKey count each node's and each key's decisions.
+	PerNode []Count
+	PerKey  map[uint64]*Count
+}
+
+// Count is the decisions of one node or one key.
+type Count struct{ Admitted, Rejected int64 }
+
+func (r *Result) count(node int, key uint64, admitted bool) {
+	for len(r.PerNode) <= node {
+		r.PerNode = append(r.PerNode, Count{})
+	}
+	if r.PerKey == nil {
+		r.PerKey = map[uint64]*Count{}
+	}
+	c := r.PerKey[key]
+	if c == nil {
+		c = &Count{}
+		r.PerKey[key] = c
+	}
+	if admitted {
+		r.PerNode[node].Admitted++
+		c.Admitted++
+	} else {
+		r.PerNode[node].Rejected++
+		c.Rejected++
+	}
 }
 
 // record keeps a decision.
-func (r *Result) admit(key uint64, t engine.Time, extra engine.Time, wait exact.Int128) {
+func (r *Result) admit(node int, key uint64, t engine.Time, extra engine.Time, wait exact.Int128) {
+	r.count(node, key, true)
 	r.Keys = append(r.Keys, key)
 	r.Admitted++
 	tot := exact.Mul64(int64(extra), r.Scale).Add(wait)
@@ -49,7 +78,37 @@ func (r *Result) admit(key uint64, t engine.Time, extra engine.Time, wait exact.
 	r.Departures = append(r.Departures, t+extra+engine.Time(wait.CeilDiv(r.Scale).Int64()))
 }
 
-func (r *Result) reject() { r.Rejected++ }
+func (r *Result) reject(node int, key uint64) {
+	r.count(node, key, false)
+	r.Rejected++
+}
+
+// Jain returns Jain's fairness index of the admitted fractions
+// x_i = admitted/(admitted + rejected) of the counts with a decision,
+//
+//	J = (Σ x_i)² / (n·Σ x_i²)
+//
+// 1 when every node (key) sees the same fraction admitted, 1/n when one
+// alone has any admitted; 1 for no count (R. Jain, D. Chiu and W. Hawe,
+// "A quantitative measure of fairness and discrimination for resource
+// allocation in shared computer systems", DEC-TR-301, 1984).
+func Jain(cs []Count) float64 {
+	var s, s2 float64
+	n := 0
+	for _, c := range cs {
+		if c.Admitted+c.Rejected == 0 {
+			continue
+		}
+		x := float64(c.Admitted) / float64(c.Admitted+c.Rejected)
+		s += x
+		s2 += x * x
+		n++
+	}
+	if n == 0 || s2 == 0 {
+		return 1
+	}
+	return s * s / (float64(n) * s2)
+}
 
 // design is one DRL design driven by Run: offer is called for each job in
 // arrival order, after every event due at or before j.T has run on sim.
@@ -138,9 +197,9 @@ func (o *one) offer(_ *engine.Sim, j systems.Job) error {
 		o.keys[j.Key] = b
 	}
 	if w, ok := b.decide(t, o.u.tau, o.u.beta, o.s.Police); ok {
-		o.res.admit(j.Key, j.T, 0, w)
+		o.res.admit(0, j.Key, j.T, 0, w)
 	} else {
-		o.res.reject()
+		o.res.reject(0, j.Key)
 	}
 	return nil
 }
@@ -251,9 +310,9 @@ func (st *static) offer(_ *engine.Sim, j systems.Job) error {
 	}
 	t := st.u.at(j.T)
 	if w, ok := st.f.local(l, j, t, st.u, st.s.Police); ok {
-		st.res.admit(j.Key, j.T, 0, w)
+		st.res.admit(l, j.Key, j.T, 0, w)
 	} else {
-		st.res.reject()
+		st.res.reject(l, j.Key)
 	}
 	return nil
 }
@@ -280,6 +339,10 @@ type Summary struct {
 	OverFrom  float64 `json:"worst_overshoot_from_s"` // the interval achieving it, s
 	OverTo    float64 `json:"worst_overshoot_to_s"`
 	Keys      int     `json:"keys"` // keys with an admitted job
+	// JainNodes and JainKeys are Jain's fairness index of the admitted
+	// fractions across nodes and across keys (see Jain).
+	JainNodes float64 `json:"jain_nodes"`
+	JainKeys  float64 `json:"jain_keys"`
 }
 
 // Durations returns the interval lengths at which the overshoot is
@@ -311,6 +374,13 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time) (Summary, error) {
 	if ds == nil {
 		ds = Durations(p)
 	}
+	s.JainNodes = Jain(r.PerNode)
+	keys := slices.Sorted(maps.Keys(r.PerKey)) // a fixed order: float sums depend on it
+	cs := make([]Count, len(keys))
+	for i, k := range keys {
+		cs[i] = *r.PerKey[k]
+	}
+	s.JainKeys = Jain(cs)
 	// Sort the admitted jobs by (key, departure) and measure each key's
 	// stream against the promise.
 	idx := make([]int, len(r.Departures))

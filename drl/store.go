@@ -50,14 +50,14 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 		st.res.Fallback++
 		switch st.s.Fail {
 		case FailOpen:
-			st.res.admit(j.Key, j.T, 0, st.u.at(0))
+			st.res.admit(l, j.Key, j.T, 0, st.u.at(0))
 		case FailClosed:
-			st.res.reject()
+			st.res.reject(l, j.Key)
 		case FailLocal:
 			if w, ok := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
-				st.res.admit(j.Key, j.T, 0, w)
+				st.res.admit(l, j.Key, j.T, 0, w)
 			} else {
-				st.res.reject()
+				st.res.reject(l, j.Key)
 			}
 		}
 		return nil
@@ -72,9 +72,9 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 			st.keys[j.Key] = b
 		}
 		if w, ok := b.decide(t, st.u.tau, st.u.beta, st.s.Police); ok {
-			st.res.admit(j.Key, j.T, rtt, w)
+			st.res.admit(l, j.Key, j.T, rtt, w)
 		} else {
-			st.res.reject()
+			st.res.reject(l, j.Key)
 		}
 	}
 	if rtt == 0 {

@@ -134,10 +134,10 @@ func (sd *syncDesign) offer(sim *engine.Sim, j systems.Job) error {
 		w, ok = sd.state(sd.f.subs, l, j.Key, ks, t).decide(t, sd.f.tau, sd.u.beta, sd.s.Police)
 	}
 	if !ok {
-		sd.res.reject()
+		sd.res.reject(l, j.Key)
 		return nil
 	}
-	sd.res.admit(j.Key, j.T, 0, w)
+	sd.res.admit(l, j.Key, j.T, 0, w)
 	switch {
 	case l == ks.owner && sd.s.Local == LocalCopy:
 		sd.queueUpdate(sim, l, j.Key, j.T)

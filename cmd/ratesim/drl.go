@@ -431,10 +431,11 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged through a coordinator (message delay %v, loss %v); policing\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, s.SyncDelay, s.SyncLoss)
 		}
 	}
-	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s  %9s %8s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "messages", "fallback")
+	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s  %9s %8s  %7s %7s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "messages", "fallback", "J nodes", "J keys")
 	for _, n := range sums {
-		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g  %9d %8d\n", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, n.Messages, n.Fallback)
+		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g  %9d %8d  %7.4f %7.4f\n", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, n.Messages, n.Fallback, n.JainNodes, n.JainKeys)
 	}
-	fmt.Fprintf(w, "\novershoot  the largest α*(d)/(B + R·d), where α*(d) is the most admitted jobs passing\n")
-	fmt.Fprintf(w, "           in any interval of length d; above 1 the design let more through than (R, B)\n")
+	fmt.Fprintf(w, "\novershoot  the largest α*(d)/(B + R·d), where α*(d) is the most admitted jobs of a key\n")
+	fmt.Fprintf(w, "           passing in any interval of length d; above 1 the design let more through than (R, B)\n")
+	fmt.Fprintf(w, "J          Jain's fairness index of the fractions admitted, across nodes and across keys\n")
 }
