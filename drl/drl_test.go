@@ -300,3 +300,14 @@ func TestCounts(t *testing.T) {
 		}
 	}
 }
+
+// Rate bins departures by second: jobs at 0, 0, 1.5 and 2 s, bins of 1 s
+// from 0: 2, 1 and 1 jobs/s.
+func TestRate(t *testing.T) {
+	s := Spec{Design: "one", Bucket: params("10", "10"), Nodes: 1, Dispatch: "rr"}
+	r := run(t, s, at(0, 0, sec+sec/2, 2*sec).as)
+	x, y := r.Rate(sec)
+	if !slices.Equal(x, []float64{0, 1, 2}) || !slices.Equal(y, []float64{2, 1, 1}) {
+		t.Errorf("Rate = %v, %v; want [0 1 2], [2 1 1]", x, y)
+	}
+}

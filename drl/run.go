@@ -41,6 +41,31 @@ type Result struct {
 	// PerNode and PerKey count each node's and each key's decisions.
 	PerNode []Count
 	PerKey  map[uint64]*Count
+	// First and Last are the first and last arrival instants, ns.
+	First, Last engine.Time
+}
+
+// Rate returns the admitted jobs per second in consecutive bins of bin ns
+// from First, by departure instant (a job passing in [First + i·bin,
+// First + (i+1)·bin) counts in bin i; those passing after Last count in
+// the last bin), and the start of each bin in seconds. Floats, for
+// figures.
+func (r *Result) Rate(bin engine.Time) (x, y []float64) {
+	if bin <= 0 || r.Jobs == 0 {
+		return nil, nil
+	}
+	n := int((r.Last-r.First)/bin) + 1
+	counts := make([]int64, n)
+	for _, d := range r.Departures {
+		i := int(max(0, min(int64(n-1), int64((d-r.First)/bin))))
+		counts[i]++
+	}
+	x, y = make([]float64, n), make([]float64, n)
+	for i, c := range counts {
+		x[i] = (r.First + engine.Time(i)*bin).Seconds()
+		y[i] = float64(c) / bin.Seconds()
+	}
+	return x, y
 }
 
 // Count is the decisions of one node or one key.
@@ -149,6 +174,10 @@ func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result
 			return nil, err
 		}
 		sim.RunUntil(a.T)
+		if res.Jobs == 0 {
+			res.First = a.T
+		}
+		res.Last = a.T
 		j := jobOf(res.Jobs, a)
 		res.Jobs++
 		if err := d.offer(sim, j); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/plots"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -50,6 +52,8 @@ type drlFlags struct {
 	jobs       int64
 	seed       uint64
 	json       bool
+	plotDir    string
+	plotFormat string
 }
 
 func newDRLCmd() *cobra.Command {
@@ -125,6 +129,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.Int64Var(&f.jobs, "jobs", 100_000, "number of arrivals; with --trace the default is the whole trace")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
+	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this directory (created if missing): the admitted rate over time and the delay CCDF of each design")
+	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
 	return cmd
@@ -232,6 +238,16 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
 		return s, nil, err
 	}
+	if f.plotDir != "" {
+		if !slices.Contains(plots.Formats, f.plotFormat) {
+			return s, nil, flagError("plot-format", f.plotFormat, "png, svg or pdf")
+		}
+		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
+			return s, nil, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
+		}
+	} else if changed("plot-format") {
+		return s, nil, fmt.Errorf("--plot-format applies with --plot DIR only")
+	}
 	if (changed("jobs") || f.trace == "") && f.jobs < 1 {
 		return s, nil, flagError("jobs", f.jobs, "a number of arrivals >= 1")
 	}
@@ -299,6 +315,7 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 	var input string
 	skipped := 0
 	var sums []drl.Summary
+	var results []*drl.Result
 	for _, n := range names {
 		proc, closeProc, in, err := f.arrivals(cmd, spec.Bucket.Rate)
 		if err != nil {
@@ -322,15 +339,33 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 			return err
 		}
 		sums = append(sums, sum)
+		results = append(results, res)
+	}
+	var figures []string
+	if f.plotDir != "" {
+		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
+			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
+		}
+		caption := fmt.Sprintf("%s; R = %v tokens/s, B = %v tokens per key, %d nodes", input, spec.Bucket.Rate, spec.Bucket.Burst, spec.Nodes)
+		if figures, err = experiments.SaveFigures(drlFigures(spec, results, sums, caption), f.plotDir, f.plotFormat); err != nil {
+			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
+		}
 	}
 	if skipped > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s\n", skipped, f.trace)
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeDRLJSON(w, f, spec, input, sums)
+		writeDRLJSON(w, f, spec, input, sums, figures)
 	} else {
 		writeDRLTable(w, f, spec, input, sums)
+		for i, p := range figures {
+			if i == 0 {
+				fmt.Fprintf(w, "figures    %s\n", p)
+			} else {
+				fmt.Fprintf(w, "           %s\n", p)
+			}
+		}
 	}
 	if w.err != nil {
 		return fmt.Errorf("writing the result: %w", w.err)
@@ -363,13 +398,14 @@ type drlJSON struct {
 	Smoothing  float64       `json:"smoothing"`
 	Seed       uint64        `json:"seed"`
 	Designs    []drl.Summary `json:"designs"`
+	Figures    []string      `json:"figures,omitempty"`
 }
 
-func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary) {
+func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary, figures []string) {
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
 		RTT: s.RTT.String(), Outages: [][2]float64{}, Fail: s.Fail.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
-		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Seed: s.Seed, Designs: sums}
+		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Seed: s.Seed, Designs: sums, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = s.LeaseTTL.Seconds()
 	}
@@ -438,4 +474,35 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 	fmt.Fprintf(w, "\novershoot  the largest α*(d)/(B + R·d), where α*(d) is the most admitted jobs of a key\n")
 	fmt.Fprintf(w, "           passing in any interval of length d; above 1 the design let more through than (R, B)\n")
 	fmt.Fprintf(w, "J          Jain's fairness index of the fractions admitted, across nodes and across keys\n")
+}
+
+// drlFigures draws the admitted rate over time of every design (bins of
+// 1/200 of the run, at least one burst time B/R) against R, for a run
+// without keys, and the CCDF of the admitted jobs' delays.
+func drlFigures(s drl.Spec, results []*drl.Result, sums []drl.Summary, caption string) []experiments.NamedFigure {
+	rate := &plots.LinePlot{Title: "Admitted rate over time", XLabel: "time (s)", YLabel: "admitted jobs/s", Caption: caption}
+	ccdf := &plots.LinePlot{Title: "Delay of the admitted jobs", XLabel: "delay d (s)", YLabel: "P(delay > d)", LogY: true, Caption: caption}
+	burst := engine.Time(s.Bucket.Burst.Float64() / s.Bucket.Rate.Float64() * 1e9)
+	keyed := false
+	for i, r := range results {
+		keyed = keyed || sums[i].Keys > 1
+		bin := max(burst, (r.Last-r.First)/200, 1)
+		x, y := r.Rate(bin)
+		rate.Lines = append(rate.Lines, plots.Line{Label: r.Design, X: x, Y: y, Step: true, Color: i})
+		n := len(r.Delays) // sorted by Summarize
+		var cx, cy []float64
+		for j, d := range r.Delays {
+			if j+1 < n && r.Delays[j+1] == d {
+				continue
+			}
+			cx, cy = append(cx, d), append(cy, 1-float64(j+1)/float64(n))
+		}
+		ccdf.Lines = append(ccdf.Lines, plots.Line{Label: r.Design, X: cx, Y: cy, Step: true, Color: i})
+	}
+	if !keyed && len(results) > 0 && len(rate.Lines[0].X) > 0 {
+		x := rate.Lines[0].X
+		rv := s.Bucket.Rate.Float64()
+		rate.Lines = append(rate.Lines, plots.Line{Label: "R", X: []float64{x[0], x[len(x)-1]}, Y: []float64{rv, rv}, Dashed: true, Color: -1})
+	}
+	return []experiments.NamedFigure{{Name: "drl-admitted-rate", Figure: rate}, {Name: "drl-delay-ccdf", Figure: ccdf}}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -117,5 +119,33 @@ func TestDRLNASA(t *testing.T) {
 	// A store with zero round trip is the one bucket.
 	if res.Designs[2].Admitted != res.Designs[0].Admitted {
 		t.Errorf("store admitted %d != one bucket's %d", res.Designs[2].Admitted, res.Designs[0].Admitted)
+	}
+}
+
+func TestDRLPlot(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := ratesim(t, "drl", "--jobs", "500", "--designs", "one,static", "--plot", dir, "--plot-format", "svg")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"drl-admitted-rate.svg", "drl-delay-ccdf.svg"} {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 || !strings.Contains(out, p) {
+			t.Errorf("%s: %v, listed: %v", name, err, strings.Contains(out, p))
+		}
+	}
+	if _, errOut, code := ratesim(t, "drl", "--jobs", "10", "--plot-format", "svg"); code != exitUsage || !strings.Contains(errOut, "--plot-format") {
+		t.Errorf("--plot-format without --plot: exit %d, %q", code, errOut)
+	}
+}
+
+// The same seed gives the same bytes, with random round trips, message
+// delays and losses, and random dispatch.
+func TestDRLDeterministic(t *testing.T) {
+	args := []string{"drl", "--json", "--jobs", "2000", "--dispatch", "random", "--rtt", "lognormal:2ms:0.8", "--sync-delay", "uniform:1ms:20ms", "--loss", "0.1", "--seed", "9"}
+	a, _, c1 := ratesim(t, args...)
+	b, _, c2 := ratesim(t, args...)
+	if c1 != 0 || c2 != 0 || a != b {
+		t.Errorf("two runs with one seed differ (exit %d, %d)", c1, c2)
 	}
 }
