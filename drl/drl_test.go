@@ -184,7 +184,7 @@ func TestOutageFailModes(t *testing.T) {
 		if r.Admitted != c.admitted || r.Rejected != c.rejected || r.Fallback != 4 {
 			t.Errorf("fail %v: admitted %d rejected %d fallback %d, want %d, %d, 4", c.fail, r.Admitted, r.Rejected, r.Fallback, c.admitted, c.rejected)
 		}
-		sum, err := Summarize(r, s.Bucket, []engine.Time{0, sec, 2 * sec, 3 * sec})
+		sum, err := Summarize(r, s.Bucket, []engine.Time{0, sec, 2 * sec, 3 * sec}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,5 +309,42 @@ func TestRate(t *testing.T) {
 	x, y := r.Rate(sec)
 	if !slices.Equal(x, []float64{0, 1, 2}) || !slices.Equal(y, []float64{2, 1, 1}) {
 		t.Errorf("Rate = %v, %v; want [0 1 2], [2 1 1]", x, y)
+	}
+}
+
+// The age of the owner's state the sync design decides with grows with
+// the sync period; with one node (the owner decides on the true state) it
+// is 0.
+func TestSyncStaleness(t *testing.T) {
+	as := zipfJobs(t, 5000, 30, 5)
+	mean := func(nodes int, period engine.Time) float64 {
+		s := Spec{Design: "sync", Bucket: params("5", "8"), Nodes: nodes, Police: true, Dispatch: "rr", SyncPeriod: period, BatchLimit: 1000}
+		sum, err := Summarize(run(t, s, as), s.Bucket, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum.Staleness
+	}
+	if m := mean(1, sec); m != 0 {
+		t.Errorf("one node: staleness %v, want 0", m)
+	}
+	short, long := mean(4, sec/100), mean(4, sec)
+	if !(0 < short && short < long) {
+		t.Errorf("staleness %v s at T = 10 ms, %v s at T = 1 s; want 0 < first < second", short, long)
+	}
+}
+
+// overRate by hand: R = 1 job/s, window 2 s, instants 0, 0.5, 1, 5 over
+// [0, 6]: the window (t - 2, t] holds 1, 2, 3 jobs from 0, 0.5, 1; 2 from
+// 2 (0 leaves), 1 from 2.5, 0 from 3, 1 from 5. More than R·w = 2 only
+// during [1, 2): 1 s of 6.
+func TestOverRate(t *testing.T) {
+	xs := []engine.Time{0, sec / 2, sec, 5 * sec}
+	if got := overRate(xs, exact.Int(1), 2*sec, 0, 6*sec); got != 1.0/6 {
+		t.Errorf("overRate = %v, want 1/6", got)
+	}
+	// At exactly R·w it is not exceeded: 2 jobs in 2 s at R = 1.
+	if got := overRate([]engine.Time{0, sec}, exact.Int(1), 2*sec, 0, 4*sec); got != 0 {
+		t.Errorf("overRate at the rate = %v, want 0", got)
 	}
 }

@@ -43,6 +43,15 @@ type Result struct {
 	PerKey  map[uint64]*Count
 	// First and Last are the first and last arrival instants, ns.
 	First, Last engine.Time
+	// Staleness (sync) is the sum, over the decisions, of the age of the
+	// owner's state each was made with, seconds; Stale the decisions.
+	Staleness float64
+	Stale     int64
+}
+
+func (r *Result) stale(age engine.Time) {
+	r.Staleness += age.Seconds()
+	r.Stale++
 }
 
 // Rate returns the admitted jobs per second in consecutive bins of bin ns
@@ -372,6 +381,14 @@ type Summary struct {
 	// fractions across nodes and across keys (see Jain).
 	JainNodes float64 `json:"jain_nodes"`
 	JainKeys  float64 `json:"jain_keys"`
+	// Staleness is the mean age of the owner's state the sync design's
+	// decisions were made with, s (0 for the other designs).
+	Staleness float64 `json:"mean_staleness_s"`
+	// OverRate is the largest share, over the keys, of the time between
+	// the first and last arrival during which the key's admitted rate over
+	// the last OverRateWindow seconds exceeded R.
+	OverRate       float64 `json:"over_rate_share"`
+	OverRateWindow float64 `json:"over_rate_window_s"`
 }
 
 // Durations returns the interval lengths at which the overshoot is
@@ -390,8 +407,10 @@ func Durations(p buckets.Params) []engine.Time {
 }
 
 // Summarize computes r's figures against the promise p at the lengths ds
-// (nil: Durations(p)). It sorts r's delays in place.
-func Summarize(r *Result, p buckets.Params, ds []engine.Time) (Summary, error) {
+// (nil: Durations(p)), and the share of time a key's admitted rate over
+// the last w ns exceeds R (w > 0; 0 leaves it out). It sorts r's delays
+// in place.
+func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Summary, error) {
 	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost}
 	if n := len(r.Delays); n > 0 {
 		slices.Sort(r.Delays)
@@ -402,6 +421,9 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time) (Summary, error) {
 	}
 	if ds == nil {
 		ds = Durations(p)
+	}
+	if r.Stale > 0 {
+		s.Staleness = r.Staleness / float64(r.Stale)
 	}
 	s.JainNodes = Jain(r.PerNode)
 	keys := slices.Sorted(maps.Keys(r.PerKey)) // a fixed order: float sums depend on it
@@ -441,8 +463,60 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time) (Summary, error) {
 				s.OverFrom, s.OverTo = pt.From.Seconds(), pt.To.Seconds()
 			}
 		}
+		if w > 0 && r.Last > r.First {
+			s.OverRate = max(s.OverRate, overRate(xs, p.Rate, w, r.First, r.Last))
+		}
 	}
+	s.OverRateWindow = w.Seconds()
 	return s, nil
+}
+
+// overRate returns the share of [from, to] during which more than R·w
+// of the instants xs (ns, sorted) lie in the window (t - w, t]: the time
+// the admitted rate over the last w ns exceeds R. The count changes at
+// each x (+1) and at each x + w (-1); it is compared with R·w exactly,
+// n·10^9·den(R) > num(R)·w.
+func overRate(xs []engine.Time, rate exact.Rat, w, from, to engine.Time) float64 {
+	limit, okL := rate.Num().Mul64OK(int64(w))
+	over := func(n int64) bool {
+		c, ok := exact.Mul64(n, 1e9).Mul64OK(rate.Den())
+		switch {
+		case !okL: // R·w beyond 127 bits: never exceeded
+			return false
+		case !ok:
+			return true
+		}
+		return limit.Less(c)
+	}
+	var n int64
+	var total engine.Time
+	t := from
+	i, j := 0, 0 // next +1 at xs[i], next -1 at xs[j] + w
+	for t < to {
+		next := to
+		if i < len(xs) && xs[i] < next {
+			next = xs[i]
+		}
+		if j < len(xs) && xs[j]+w < next {
+			next = xs[j] + w
+		}
+		if next > t && over(n) {
+			total += next - t
+		}
+		t = max(t, next)
+		for i < len(xs) && xs[i] <= t {
+			n++
+			i++
+		}
+		for j < len(xs) && xs[j]+w <= t {
+			n--
+			j++
+		}
+		if next == to {
+			break
+		}
+	}
+	return float64(total) / float64(to-from)
 }
 
 // jobOf returns the job of arrival a, numbered id.

@@ -13,7 +13,8 @@ type syncKey struct {
 	owner  int         // the node that owns the key (rendezvous hash of the key)
 	global bucketState // the true state, at the owner
 	snap   exact.Int128
-	hasSnp bool // snap is the state of the latest broadcast delivered
+	snapAt engine.Time // the instant of the broadcast snap comes from
+	hasSnp bool        // snap is the state of the latest broadcast delivered
 }
 
 // batch is a node's pending keys, in order of first hit (so that messages
@@ -100,13 +101,13 @@ func (sd *syncDesign) key(j systems.Job, t exact.Int128) (*syncKey, error) {
 
 // state returns node l's state of key k, creating it from the latest
 // broadcast (or full at t) the first time.
-func (sd *syncDesign) state(m map[nodeKey]*bucketState, l int, k uint64, ks *syncKey, t exact.Int128) *bucketState {
+func (sd *syncDesign) state(m map[nodeKey]*bucketState, l int, k uint64, ks *syncKey, t exact.Int128, now engine.Time) *bucketState {
 	nk := nodeKey{l, k}
 	b := m[nk]
 	if b == nil {
-		b = &bucketState{f: t}
+		b = &bucketState{f: t, at: now}
 		if ks.hasSnp {
-			b.f = ks.snap
+			b.f, b.at = ks.snap, ks.snapAt
 		}
 		m[nk] = b
 	}
@@ -129,9 +130,16 @@ func (sd *syncDesign) offer(sim *engine.Sim, j systems.Job) error {
 	case sd.s.Local == LocalCopy && l == ks.owner:
 		w, ok = ks.global.decide(t, sd.u.tau, sd.u.beta, sd.s.Police)
 	case sd.s.Local == LocalCopy:
-		w, ok = sd.state(sd.copies, l, j.Key, ks, t).decide(t, sd.u.tau, sd.u.beta, sd.s.Police)
+		b := sd.state(sd.copies, l, j.Key, ks, t, j.T)
+		sd.res.stale(j.T - b.at)
+		w, ok = b.decide(t, sd.u.tau, sd.u.beta, sd.s.Police)
 	default:
-		w, ok = sd.state(sd.f.subs, l, j.Key, ks, t).decide(t, sd.f.tau, sd.u.beta, sd.s.Police)
+		b := sd.state(sd.f.subs, l, j.Key, ks, t, j.T)
+		sd.res.stale(j.T - b.at)
+		w, ok = b.decide(t, sd.f.tau, sd.u.beta, sd.s.Police)
+	}
+	if sd.s.Local == LocalCopy && l == ks.owner {
+		sd.res.stale(0)
 	}
 	if !ok {
 		sd.res.reject(l, j.Key)
@@ -249,7 +257,7 @@ func (sd *syncDesign) broadcast(sim *engine.Sim, o int, now engine.Time) {
 		m = sd.f.subs
 		for i, k := range keys { // the owner's own sub-bucket follows at once
 			if b := m[nodeKey{o, k}]; b != nil {
-				b.f = snaps[i]
+				b.f, b.at = snaps[i], now
 			}
 		}
 	}
@@ -264,9 +272,9 @@ func (sd *syncDesign) broadcast(sim *engine.Sim, o int, now engine.Time) {
 		sd.later(sim, at, func(engine.Time) {
 			for i, k := range keys {
 				ks := sd.keys[k]
-				ks.snap, ks.hasSnp = snaps[i], true
+				ks.snap, ks.snapAt, ks.hasSnp = snaps[i], now, true
 				if b := m[nodeKey{peer, k}]; b != nil {
-					b.f = snaps[i]
+					b.f, b.at = snaps[i], now
 				}
 			}
 		})

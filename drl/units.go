@@ -56,7 +56,10 @@ func (u units) token(n int) exact.Int128 {
 // bucketState is one token bucket's exact state: the instant F, in units,
 // at which its equivalent G/D/1 queue empties (U(t) = max(0, F - t)); see
 // [buckets.TokenBucket]. A bucket created full at instant t has F = t.
-type bucketState struct{ f exact.Int128 }
+type bucketState struct {
+	f  exact.Int128
+	at engine.Time // sync: the instant of the owner's state this copy was last set from (or of its creation)
+}
 
 // decide offers a job arriving at t (units) to the bucket with token time
 // tau and burst time beta (units) and returns its exact wait in units,

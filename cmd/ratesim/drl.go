@@ -54,6 +54,7 @@ type drlFlags struct {
 	json       bool
 	plotDir    string
 	plotFormat string
+	rateWindow string
 }
 
 func newDRLCmd() *cobra.Command {
@@ -129,6 +130,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.Int64Var(&f.jobs, "jobs", 100_000, "number of arrivals; with --trace the default is the whole trace")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
+	fl.StringVar(&f.rateWindow, "rate-window", "10s", "the admitted rate is measured over windows of this length (the table's time > R), > 0")
 	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this directory (created if missing): the admitted rate over time and the delay CCDF of each design")
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
@@ -238,6 +240,9 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
 		return s, nil, err
 	}
+	if w, err := drl.ParseDuration(f.rateWindow); err != nil || w == 0 || w == engine.Forever {
+		return s, nil, flagError("rate-window", f.rateWindow, "a duration > 0 (1s, 500ms)")
+	}
 	if f.plotDir != "" {
 		if !slices.Contains(plots.Formats, f.plotFormat) {
 			return s, nil, flagError("plot-format", f.plotFormat, "png, svg or pdf")
@@ -334,7 +339,8 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 		if err != nil {
 			return fmt.Errorf("design %s: %w", n, err)
 		}
-		sum, err := drl.Summarize(res, spec.Bucket, nil)
+		w, _ := drl.ParseDuration(f.rateWindow)
+		sum, err := drl.Summarize(res, spec.Bucket, nil, w)
 		if err != nil {
 			return err
 		}
@@ -467,12 +473,13 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged through a coordinator (message delay %v, loss %v); policing\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, s.SyncDelay, s.SyncLoss)
 		}
 	}
-	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s  %9s %8s  %7s %7s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "messages", "fallback", "J nodes", "J keys")
+	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s %8s  %9s %8s  %7s %7s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "time > R", "messages", "fallback", "J nodes", "J keys")
 	for _, n := range sums {
-		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g  %9d %8d  %7.4f %7.4f\n", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, n.Messages, n.Fallback, n.JainNodes, n.JainKeys)
+		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g %7.2f%%  %9d %8d  %7.4f %7.4f\n", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys)
 	}
 	fmt.Fprintf(w, "\novershoot  the largest α*(d)/(B + R·d), where α*(d) is the most admitted jobs of a key\n")
 	fmt.Fprintf(w, "           passing in any interval of length d; above 1 the design let more through than (R, B)\n")
+	fmt.Fprintf(w, "time > R   the share of the run during which a key's admitted rate over the last %v s exceeded R (the worst key)\n", sums0Window(sums))
 	fmt.Fprintf(w, "J          Jain's fairness index of the fractions admitted, across nodes and across keys\n")
 }
 
@@ -505,4 +512,12 @@ func drlFigures(s drl.Spec, results []*drl.Result, sums []drl.Summary, caption s
 		rate.Lines = append(rate.Lines, plots.Line{Label: "R", X: []float64{x[0], x[len(x)-1]}, Y: []float64{rv, rv}, Dashed: true, Color: -1})
 	}
 	return []experiments.NamedFigure{{Name: "drl-admitted-rate", Figure: rate}, {Name: "drl-delay-ccdf", Figure: ccdf}}
+}
+
+// sums0Window returns the rate window of the summaries, s.
+func sums0Window(sums []drl.Summary) float64 {
+	if len(sums) == 0 {
+		return 0
+	}
+	return sums[0].OverRateWindow
 }
