@@ -348,3 +348,26 @@ func TestOverRate(t *testing.T) {
 		t.Errorf("overRate at the rate = %v, want 0", got)
 	}
 }
+
+// The on/off outage process: with the store up for 9 s and down for 1 s
+// on average, failing closed, about a tenth of the jobs are decided
+// without the store. 20000 periodic jobs over 2000 s span about n = 200
+// up-down cycles; the share of time down, Σ D/Σ (U + D), has standard
+// deviation about sqrt(Var(0.9·D - 0.1·U)/n)/E[U + D] =
+// sqrt((0.81·1 + 0.01·81)/200)/10 ≈ 0.009, so [0.06, 0.14] is more than
+// four of them.
+func TestOutageProcess(t *testing.T) {
+	var ts []engine.Time
+	for i := range 20000 {
+		ts = append(ts, engine.Time(i)*sec/10)
+	}
+	s := Spec{Design: "store", Bucket: params("100", "100"), Nodes: 2, Police: true, Dispatch: "rr", Fail: FailClosed,
+		OutageUp: 9 * sec, OutageDown: sec, Seed: 4}
+	r := run(t, s, at(ts...).as)
+	if f := float64(r.Fallback) / 20000; f < 0.06 || f > 0.14 || r.Rejected != r.Fallback {
+		t.Errorf("fallback share %v, %d rejected of %d fallback; want about 0.1, all rejected", f, r.Rejected, r.Fallback)
+	}
+	if again := run(t, s, at(ts...).as); again.Fallback != r.Fallback {
+		t.Errorf("the same seed gave %d and %d fallback jobs", r.Fallback, again.Fallback)
+	}
+}

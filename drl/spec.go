@@ -29,6 +29,7 @@ const (
 	StreamStoreRTT  = 1000 // central store: round-trip times
 	StreamSyncDelay = 1001 // reconciliation: message delays
 	StreamSyncLoss  = 1002 // reconciliation: message losses
+	StreamOutage    = 1004 // central store: the on/off outage process
 )
 
 // Fail is what a node does with a job when the central store is down.
@@ -264,6 +265,11 @@ type Spec struct {
 	RTT     Delay      // round trip to the store; the store decides at half of it
 	Outages []Interval // the store is down for a job sent in any of them
 	Fail    Fail       // what a node does while the store is down
+	// OutageUp and OutageDown, when both > 0, add a Poisson on/off outage
+	// process: from the origin the store is up for an exponential time of
+	// mean OutageUp ns, then down for one of mean OutageDown ns, and so on
+	// (durations rounded to the nanosecond), drawn from StreamOutage.
+	OutageUp, OutageDown engine.Time
 
 	// Reconciliation (sync).
 	SyncPeriod engine.Time // T, ns: a node sends its hits T after the first one; engine.Forever: never
@@ -324,6 +330,9 @@ func (s Spec) Validate() error {
 	}
 	if (s.Design == "grd" || s.Design == "fps") && !(s.Smoothing > 0 && s.Smoothing <= 1) {
 		return fmt.Errorf("drl: smoothing %v: want a weight in (0, 1]: %w", s.Smoothing, ErrSpec)
+	}
+	if s.OutageUp < 0 || s.OutageDown < 0 || (s.OutageUp > 0) != (s.OutageDown > 0) {
+		return fmt.Errorf("drl: outage process up %v ns, down %v ns: want both > 0, or both 0 for none: %w", int64(s.OutageUp), int64(s.OutageDown), ErrSpec)
 	}
 	if s.LeaseSize < 0 {
 		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.LeaseSize, ErrSpec)

@@ -1,6 +1,7 @@
 package drl
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/ratesim/ratesim/engine"
@@ -22,6 +23,10 @@ type store struct {
 	keys map[uint64]*bucketState
 	rng  *rand.Rand
 	cb   callbacks
+	// The on/off process: the current down interval [downFrom, downTo),
+	// the next one once t passes downTo.
+	onoff            *rand.Rand
+	downFrom, downTo engine.Time
 }
 
 func newStore(s Spec, u units, res *Result) (*store, error) {
@@ -29,14 +34,42 @@ func newStore(s Spec, u units, res *Result) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store{s: s, u: u, res: res, f: f, keys: map[uint64]*bucketState{}, rng: rand.New(rand.NewPCG(s.Seed, StreamStoreRTT))}, nil
+	st := &store{s: s, u: u, res: res, f: f, keys: map[uint64]*bucketState{}, rng: rand.New(rand.NewPCG(s.Seed, StreamStoreRTT))}
+	if s.OutageUp > 0 {
+		st.onoff = rand.New(rand.NewPCG(s.Seed, StreamOutage))
+		st.nextOutage(0)
+	}
+	return st, nil
 }
 
+// exp draws an exponential duration of mean m ns, rounded, >= 1 ns.
+func (st *store) exp(m engine.Time) engine.Time {
+	x := math.Round(st.onoff.ExpFloat64() * float64(m))
+	if x >= float64(engine.Forever/4) {
+		return engine.Forever / 4
+	}
+	return max(1, engine.Time(x))
+}
+
+// nextOutage draws the up time after instant from and the outage after it.
+func (st *store) nextOutage(from engine.Time) {
+	st.downFrom = addSat(from, st.exp(st.s.OutageUp))
+	st.downTo = addSat(st.downFrom, st.exp(st.s.OutageDown))
+}
+
+// down reports whether the store is down at instant t (non-decreasing
+// from call to call).
 func (st *store) down(t engine.Time) bool {
 	for _, o := range st.s.Outages {
 		if o.Contains(t) {
 			return true
 		}
+	}
+	if st.onoff != nil {
+		for st.downTo <= t {
+			st.nextOutage(st.downTo)
+		}
+		return st.downFrom <= t
 	}
 	return false
 }

@@ -34,6 +34,7 @@ type drlFlags struct {
 	scale      []string
 	rtt        string
 	outages    []string
+	outageProc string
 	fail       string
 	syncPeriod string
 	batchLimit int
@@ -108,6 +109,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringArrayVar(&f.scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
 	fl.StringVar(&f.rtt, "rtt", "1ms", "store: round-trip time, a delay (fixed, uniform:A:B or lognormal:MEDIAN:SHAPE)")
 	fl.StringArrayVar(&f.outages, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
+	fl.StringVar(&f.outageProc, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
 	fl.StringVar(&f.fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
 	fl.StringVar(&f.syncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
 	fl.IntVar(&f.batchLimit, "batch-limit", 1000, "sync: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
@@ -196,6 +198,15 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 			return s, nil, flagError("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
 		}
 		s.Outages = append(s.Outages, iv)
+	}
+	if f.outageProc != "" {
+		up, down, ok := strings.Cut(f.outageProc, ":")
+		u, err1 := drl.ParseDuration(up)
+		d, err2 := drl.ParseDuration(down)
+		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
+			return s, nil, flagError("outage-process", f.outageProc, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
+		}
+		s.OutageUp, s.OutageDown = u, d
 	}
 	if s.Fail, err = drl.ParseFail(f.fail); err != nil {
 		return s, nil, flagError("fail", f.fail, "open, closed or local")
@@ -392,6 +403,8 @@ type drlJSON struct {
 	Police     bool          `json:"police"`
 	RTT        string        `json:"rtt"`
 	Outages    [][2]float64  `json:"outages_s"`
+	OutageUp   float64       `json:"outage_mean_up_s"` // 0: no on/off process
+	OutageDown float64       `json:"outage_mean_down_s"`
 	Fail       string        `json:"fail"`
 	SyncPeriod float64       `json:"sync_period_s"` // -1: never
 	BatchLimit int           `json:"batch_limit_keys"`
@@ -410,7 +423,7 @@ type drlJSON struct {
 func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary, figures []string) {
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
-		RTT: s.RTT.String(), Outages: [][2]float64{}, Fail: s.Fail.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
+		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
 		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Seed: s.Seed, Designs: sums, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = s.LeaseTTL.Seconds()
@@ -447,6 +460,9 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			var os []string
 			for _, o := range s.Outages {
 				os = append(os, fmt.Sprintf("[%v, %v) s", o.From.Seconds(), o.To.Seconds()))
+			}
+			if s.OutageUp > 0 {
+				os = append(os, fmt.Sprintf("on/off, up %v s and down %v s on average", s.OutageUp.Seconds(), s.OutageDown.Seconds()))
 			}
 			out := "no outage"
 			if len(os) > 0 {
