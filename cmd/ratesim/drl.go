@@ -56,6 +56,7 @@ type drlFlags struct {
 	plotDir    string
 	plotFormat string
 	rateWindow string
+	sweeps     []string
 }
 
 func newDRLCmd() *cobra.Command {
@@ -133,6 +134,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
 	fl.StringVar(&f.rateWindow, "rate-window", "10s", "the admitted rate is measured over windows of this length (the table's time > R), > 0")
+	fl.StringArrayVar(&f.sweeps, "sweep", nil, "run every design at each value of a parameter, NAME=V1,V2,... with NAME a flag among "+strings.Join(drlSweepable, ", ")+"; repeatable: the grid of all the combinations")
 	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this directory (created if missing): the admitted rate over time and the delay CCDF of each design")
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
@@ -319,11 +321,10 @@ func (f *drlFlags) arrivals(cmd *cobra.Command, rate exact.Rat) (arrivals.Proces
 	return g, nil, fmt.Sprintf("arrivals %s (mean %.6g jobs/s)", g.Spec, g.MeanRate), nil
 }
 
-func runDRL(cmd *cobra.Command, f *drlFlags) error {
-	spec, names, err := f.spec(cmd)
-	if err != nil {
-		return err
-	}
+// runDesigns runs every design of names on the arrivals of f and returns
+// their summaries and results, the input's description and the trace
+// lines skipped.
+func (f *drlFlags) runDesigns(cmd *cobra.Command, spec drl.Spec, names []string) ([]drl.Summary, []*drl.Result, string, int, error) {
 	max := int64(0)
 	if cmd.Flags().Changed("jobs") || f.trace == "" {
 		max = f.jobs
@@ -332,10 +333,11 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 	skipped := 0
 	var sums []drl.Summary
 	var results []*drl.Result
+	win, _ := drl.ParseDuration(f.rateWindow)
 	for _, n := range names {
 		proc, closeProc, in, err := f.arrivals(cmd, spec.Bucket.Rate)
 		if err != nil {
-			return err
+			return nil, nil, "", 0, err
 		}
 		input = in
 		s := spec
@@ -348,15 +350,29 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 			closeProc()
 		}
 		if err != nil {
-			return fmt.Errorf("design %s: %w", n, err)
+			return nil, nil, "", 0, fmt.Errorf("design %s: %w", n, err)
 		}
-		w, _ := drl.ParseDuration(f.rateWindow)
-		sum, err := drl.Summarize(res, spec.Bucket, nil, w)
+		sum, err := drl.Summarize(res, spec.Bucket, nil, win)
 		if err != nil {
-			return err
+			return nil, nil, "", 0, err
 		}
 		sums = append(sums, sum)
 		results = append(results, res)
+	}
+	return sums, results, input, skipped, nil
+}
+
+func runDRL(cmd *cobra.Command, f *drlFlags) error {
+	if len(f.sweeps) > 0 {
+		return runDRLSweep(cmd, f)
+	}
+	spec, names, err := f.spec(cmd)
+	if err != nil {
+		return err
+	}
+	sums, results, input, skipped, err := f.runDesigns(cmd, spec, names)
+	if err != nil {
+		return err
 	}
 	var figures []string
 	if f.plotDir != "" {

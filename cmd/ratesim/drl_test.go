@@ -155,3 +155,47 @@ func TestDRLDeterministic(t *testing.T) {
 		t.Errorf("two runs with one seed differ (exit %d, %d)", c1, c2)
 	}
 }
+
+type drlSweepOut struct {
+	Axes   []string `json:"axes"`
+	Points []struct {
+		Params  map[string]string `json:"params"`
+		Designs []struct {
+			Design   string `json:"design"`
+			Admitted int64  `json:"admitted"`
+		} `json:"designs"`
+	} `json:"points"`
+}
+
+// A sweep runs the grid, the last axis fastest; at sync period 0 with no
+// message delay sync admits what the one bucket does.
+func TestDRLSweep(t *testing.T) {
+	out, errOut, code := ratesim(t, "drl", "--json", "--jobs", "1500", "--load", "1.3", "--police", "--designs", "one,sync",
+		"--sweep", "sync-period=0,1s", "--sweep", "nodes=2,4,5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res drlSweepOut
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 6 || res.Points[1].Params["nodes"] != "4" || res.Points[3].Params["sync-period"] != "1s" {
+		t.Fatalf("points %+v", res.Points)
+	}
+	for _, p := range res.Points {
+		one, syn := p.Designs[0].Admitted, p.Designs[1].Admitted
+		if p.Params["sync-period"] == "0" && syn != one || p.Params["sync-period"] == "1s" && syn <= one {
+			t.Errorf("%v: sync admitted %d, one bucket %d", p.Params, syn, one)
+		}
+	}
+	for _, c := range []struct{ args []string }{
+		{[]string{"--sweep", "trace=x"}},
+		{[]string{"--sweep", "nodes"}},
+		{[]string{"--sweep", "nodes=2", "--sweep", "nodes=3"}},
+		{[]string{"--sweep", "nodes=2,x"}},
+	} {
+		if _, errOut, code := ratesim(t, append([]string{"drl", "--jobs", "10"}, c.args...)...); code != exitUsage || !strings.Contains(errOut, "sweep") {
+			t.Errorf("%v: exit %d, %q", c.args, code, errOut)
+		}
+	}
+}
