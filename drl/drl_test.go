@@ -371,3 +371,22 @@ func TestOutageProcess(t *testing.T) {
 		t.Errorf("the same seed gave %d and %d fallback jobs", r.Fallback, again.Fallback)
 	}
 }
+
+// A scale-down from 3 to 1 node at t = 1 s, worked by hand. Promise
+// (3, 3), policing, round-robin.
+//
+//	t = 0: three jobs to nodes 0, 1, 2, each (1, 1): all admitted, every
+//	       node empty (U = 1 s = B/R).
+//	t = 1: before the event every node would hold 1 token again. The
+//	       re-split into one bucket (3, 3) keeps node 0's fill level, U = 0:
+//	       3 tokens; nodes 1 and 2 and their tokens are gone. Four jobs:
+//	       3 admitted, 1 rejected, as the one bucket, also full again at 1 s.
+func TestScaleDown(t *testing.T) {
+	ts := []engine.Time{0, 0, 0, sec, sec, sec, sec}
+	s := Spec{Design: "static", Bucket: params("3", "3"), Nodes: 3, Police: true, Dispatch: "rr",
+		Scale: []ScaleEvent{{At: sec, Nodes: 1}}}
+	r := run(t, s, at(ts...).as)
+	if r.Admitted != 6 || r.Rejected != 1 || len(r.PerNode) != 3 || r.PerNode[0].Admitted != 4 {
+		t.Errorf("scale-down: admitted %d rejected %d, per node %v; want 6, 1, node 0 admitting 4", r.Admitted, r.Rejected, r.PerNode)
+	}
+}

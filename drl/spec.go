@@ -118,6 +118,9 @@ func (d Delay) Zero() bool {
 	return (d.Kind == "" || d.Kind == "fixed" || d.Kind == "uniform" && d.B == 0 || d.Kind == "lognormal") && d.A == 0
 }
 
+// Fixed reports whether the delay is always A (no draw).
+func (d Delay) Fixed() bool { return d.Kind == "" || d.Kind == "fixed" }
+
 // Draw returns one delay, ns; rng is used only by random kinds.
 func (d Delay) Draw(rng *rand.Rand) engine.Time {
 	switch d.Kind {

@@ -2,6 +2,7 @@ package drl
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
@@ -15,6 +16,9 @@ type syncKey struct {
 	snap   exact.Int128
 	snapAt engine.Time // the instant of the broadcast snap comes from
 	hasSnp bool        // snap is the state of the latest broadcast delivered
+	// holders are the nodes holding a state of the key (a copy or a
+	// sub-bucket), in order of creation.
+	holders []int
 }
 
 // batch is a node's pending keys, in order of first hit (so that messages
@@ -110,6 +114,7 @@ func (sd *syncDesign) state(m map[nodeKey]*bucketState, l int, k uint64, ks *syn
 			b.f, b.at = ks.snap, ks.snapAt
 		}
 		m[nk] = b
+		ks.holders = append(ks.holders, l)
 	}
 	return b
 }
@@ -261,22 +266,72 @@ func (sd *syncDesign) broadcast(sim *engine.Sim, o int, now engine.Time) {
 			}
 		}
 	}
-	for peer := range sd.f.n {
-		if peer == o {
-			continue
+	// Every other node gets one message. Those that hold no state of these
+	// keys only cache the snapshot (what a node starts from when it sees a
+	// key first), so they are modelled together, by one delivery; the
+	// others each by their own (delay and loss drawn per message).
+	holders := sd.holders(keys, o)
+	sd.res.Messages += int64(sd.f.n - 1 - len(holders))
+	if sd.f.n-1 > len(holders) {
+		if at, ok := sd.send(now); ok {
+			sd.res.Messages-- // counted above
+			sd.later(sim, at, func(engine.Time) {
+				for i, k := range keys {
+					ks := sd.keys[k]
+					ks.snap, ks.snapAt, ks.hasSnp = snaps[i], now, true
+				}
+			})
 		}
+	}
+	deliver := func(peer int) {
+		for i, k := range keys {
+			ks := sd.keys[k]
+			ks.snap, ks.snapAt, ks.hasSnp = snaps[i], now, true
+			if b := m[nodeKey{peer, k}]; b != nil {
+				b.f, b.at = snaps[i], now
+			}
+		}
+	}
+	if sd.s.SyncLoss == 0 && sd.s.SyncDelay.Fixed() && len(holders) > 0 {
+		// Every message arrives at one instant: one event for them all.
+		sd.res.Messages += int64(len(holders))
+		at := addSat(now, sd.s.SyncDelay.A)
+		sd.later(sim, at, func(engine.Time) {
+			for _, peer := range holders {
+				deliver(peer)
+			}
+		})
+		return
+	}
+	for _, peer := range holders {
 		at, ok := sd.send(now)
 		if !ok {
 			continue
 		}
-		sd.later(sim, at, func(engine.Time) {
-			for i, k := range keys {
-				ks := sd.keys[k]
-				ks.snap, ks.snapAt, ks.hasSnp = snaps[i], now, true
-				if b := m[nodeKey{peer, k}]; b != nil {
-					b.f, b.at = snaps[i], now
-				}
-			}
-		})
+		sd.later(sim, at, func(engine.Time) { deliver(peer) })
 	}
+}
+
+// holders returns the nodes other than o that hold a state of any of
+// keys, in a fixed order.
+func (sd *syncDesign) holders(keys []uint64, o int) []int {
+	if len(keys) == 1 {
+		hs := sd.keys[keys[0]].holders
+		if i := slices.Index(hs, o); i >= 0 {
+			return slices.Delete(slices.Clone(hs), i, i+1)
+		}
+		return hs
+	}
+	seen := map[int]bool{}
+	var hs []int
+	for _, k := range keys {
+		for _, h := range sd.keys[k].holders {
+			if h != o && !seen[h] {
+				seen[h] = true
+				hs = append(hs, h)
+			}
+		}
+	}
+	slices.Sort(hs)
+	return hs
 }
