@@ -3,6 +3,7 @@ package drl
 import (
 	"context"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -86,7 +87,7 @@ func sameDecisions(t *testing.T, what string, a, b *Result) {
 	if a.TotalDelay.Cmp(b.TotalDelay) != 0 {
 		t.Fatalf("%s: total delay %v != %v units", what, a.TotalDelay, b.TotalDelay)
 	}
-	if !slices.Equal(a.Delays, b.Delays) || !slices.Equal(a.Departures, b.Departures) || !slices.Equal(a.Keys, b.Keys) {
+	if a.ZeroDelays != b.ZeroDelays || !slices.Equal(a.Delays, b.Delays) || !maps.EqualFunc(a.Departures, b.Departures, slices.Equal) {
 		for k := range a.Delays {
 			if a.Delays[k] != b.Delays[k] {
 				t.Fatalf("%s: admitted job %d: delay %v s in %s, %v s in %s", what, k, a.Delays[k], a.Design, b.Delays[k], b.Design)
@@ -388,5 +389,22 @@ func TestScaleDown(t *testing.T) {
 	r := run(t, s, at(ts...).as)
 	if r.Admitted != 6 || r.Rejected != 1 || len(r.PerNode) != 3 || r.PerNode[0].Admitted != 4 {
 		t.Errorf("scale-down: admitted %d rejected %d, per node %v; want 6, 1, node 0 admitting 4", r.Admitted, r.Rejected, r.PerNode)
+	}
+}
+
+// The p99 by nearest rank counts the zero delays first: of 100 admitted
+// jobs, rank ceil(0.99·100) = 99; with 99 zeros it is 0, with 98 zeros it
+// is the smaller of the two others.
+func TestP99WithZeros(t *testing.T) {
+	for _, c := range []struct {
+		zeros  int64
+		delays []float64
+		want   float64
+	}{{99, []float64{5}, 0}, {98, []float64{3, 5}, 3}, {0, []float64{1}, 1}} {
+		r := &Result{Admitted: c.zeros + int64(len(c.delays)), ZeroDelays: c.zeros, Delays: c.delays, Scale: 1}
+		s, err := Summarize(r, params("1", "1"), nil, 0)
+		if err != nil || s.P99 != c.want || s.Max != c.delays[len(c.delays)-1] {
+			t.Errorf("%d zeros, %v: p99 %v, max %v (%v); want %v", c.zeros, c.delays, s.P99, s.Max, err, c.want)
+		}
 	}
 }

@@ -530,13 +530,15 @@ func drlFigures(s drl.Spec, results []*drl.Result, sums []drl.Summary, caption s
 		bin := max(burst, (r.Last-r.First)/200, 1)
 		x, y := r.Rate(bin)
 		rate.Lines = append(rate.Lines, plots.Line{Label: r.Design, X: x, Y: y, Step: true, Color: i})
-		n := len(r.Delays) // sorted by Summarize
-		var cx, cy []float64
+		// The delays that are not 0, sorted by Summarize, after ZeroDelays
+		// zeros: P(delay > d) = (jobs with a larger delay)/n.
+		n := float64(r.ZeroDelays) + float64(len(r.Delays))
+		cx, cy := []float64{0}, []float64{float64(len(r.Delays)) / n}
 		for j, d := range r.Delays {
-			if j+1 < n && r.Delays[j+1] == d {
+			if j+1 < len(r.Delays) && r.Delays[j+1] == d {
 				continue
 			}
-			cx, cy = append(cx, d), append(cy, 1-float64(j+1)/float64(n))
+			cx, cy = append(cx, d), append(cy, float64(len(r.Delays)-j-1)/n)
 		}
 		ccdf.Lines = append(ccdf.Lines, plots.Line{Label: r.Design, X: cx, Y: cy, Step: true, Color: i})
 	}
