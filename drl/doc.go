@@ -19,7 +19,9 @@
 //	        the bucket's wait. While the store is down (Spec.Outages,
 //	        intervals [from, to) in ns) a node decides at once as Spec.Fail
 //	        says: open (admit), closed (reject) or local (its sub-bucket
-//	        (R/N, B/N)).
+//	        (R/N, B/N)). With Spec.StoreCache a node caches a key the store
+//	        refused until its next token and refuses its jobs meanwhile
+//	        without a round trip.
 //	sync    local decisions reconciled through an owner per key, in the way
 //	        of Gubernator's global behaviour (mailgun/gubernator global.go:
 //	        hits are queued and sent to the key's owner GlobalSyncWait after

@@ -408,3 +408,26 @@ func TestP99WithZeros(t *testing.T) {
 		}
 	}
 }
+
+// The store's local cache of keys over limit refuses jobs without a round
+// trip, and each cached refusal is the store's: with no round trip the
+// decisions are the one bucket's, with fewer messages.
+func TestStoreCache(t *testing.T) {
+	as := zipfJobs(t, 20000, 30, 20)
+	s := Spec{Design: "store", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 3, StoreCache: true}
+	o := s
+	o.Design = "one"
+	r := run(t, s, as)
+	sameDecisions(t, "cache", r, run(t, o, as))
+	if r.Messages >= 20000 || r.Messages < r.Admitted {
+		t.Errorf("%d messages for 20000 jobs, %d admitted", r.Messages, r.Admitted)
+	}
+	// By hand, (1, 1), one node: job 0 admitted; job at 0.5 s refused by
+	// the store (next token at 1 s), cached; job at 0.7 s refused locally;
+	// job at 1 s asks again and is admitted: 3 messages.
+	one := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Police: true, Dispatch: "rr", StoreCache: true}
+	h := run(t, one, at(0, sec/2, sec*7/10, sec).as)
+	if h.Admitted != 2 || h.Rejected != 2 || h.Messages != 3 {
+		t.Errorf("by hand: admitted %d rejected %d messages %d; want 2, 2, 3", h.Admitted, h.Rejected, h.Messages)
+	}
+}

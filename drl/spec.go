@@ -268,6 +268,11 @@ type Spec struct {
 	RTT     Delay      // round trip to the store; the store decides at half of it
 	Outages []Interval // the store is down for a job sent in any of them
 	Fail    Fail       // what a node does while the store is down
+	// StoreCache: a node that the store refused a job of key k (policing)
+	// caches "k over limit" until the store's next token and refuses k's
+	// jobs meanwhile without asking; the store only loses tokens to other
+	// nodes, so each cached refusal is the store's own decision.
+	StoreCache bool
 	// OutageUp and OutageDown, when both > 0, add a Poisson on/off outage
 	// process: from the origin the store is up for an exponential time of
 	// mean OutageUp ns, then down for one of mean OutageDown ns, and so on

@@ -27,6 +27,9 @@ type store struct {
 	// the next one once t passes downTo.
 	onoff            *rand.Rand
 	downFrom, downTo engine.Time
+	// over caches, per (node, key), the instant (ns) until which the
+	// key is over limit (Spec.StoreCache).
+	over map[nodeKey]engine.Time
 }
 
 func newStore(s Spec, u units, res *Result) (*store, error) {
@@ -95,6 +98,16 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 		}
 		return nil
 	}
+	nk := nodeKey{l, j.Key}
+	if st.s.StoreCache {
+		if until, ok := st.over[nk]; ok {
+			if j.T < until {
+				st.res.reject(l, j.Key)
+				return nil
+			}
+			delete(st.over, nk)
+		}
+	}
 	rtt := st.s.RTT.Draw(st.rng)
 	st.res.Messages++
 	decide := func(now engine.Time) {
@@ -104,10 +117,27 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 			b = &bucketState{f: t}
 			st.keys[j.Key] = b
 		}
-		if w, ok := b.decide(t, st.u.tau, st.u.beta, st.s.Police); ok {
+		w, ok := b.decide(t, st.u.tau, st.u.beta, st.s.Police)
+		if ok {
 			st.res.admit(l, j.Key, j.T, rtt, w)
-		} else {
-			st.res.reject(l, j.Key)
+			return
+		}
+		st.res.reject(l, j.Key)
+		if st.s.StoreCache {
+			// The next token is due at now + w exactly; a job at an
+			// instant before ceil(now + w) finds none.
+			until := now + engine.Time(w.CeilDiv(st.u.scale).Int64())
+			set := func(engine.Time) {
+				if st.over == nil {
+					st.over = map[nodeKey]engine.Time{}
+				}
+				st.over[nk] = max(st.over[nk], until)
+			}
+			if rtt == 0 {
+				set(now)
+			} else {
+				st.cb.at(sim, addSat(j.T, rtt), set)
+			}
 		}
 	}
 	if rtt == 0 {

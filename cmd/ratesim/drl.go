@@ -35,6 +35,7 @@ type drlFlags struct {
 	rtt        string
 	outages    []string
 	outageProc string
+	storeCache bool
 	fail       string
 	syncPeriod string
 	batchLimit int
@@ -111,6 +112,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringVar(&f.rtt, "rtt", "1ms", "store: round-trip time, a delay (fixed, uniform:A:B or lognormal:MEDIAN:SHAPE)")
 	fl.StringArrayVar(&f.outages, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
 	fl.StringVar(&f.outageProc, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
+	fl.BoolVar(&f.storeCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
 	fl.StringVar(&f.fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
 	fl.StringVar(&f.syncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
 	fl.IntVar(&f.batchLimit, "batch-limit", 1000, "sync: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
@@ -210,6 +212,7 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 		}
 		s.OutageUp, s.OutageDown = u, d
 	}
+	s.StoreCache = f.storeCache
 	if s.Fail, err = drl.ParseFail(f.fail); err != nil {
 		return s, nil, flagError("fail", f.fail, "open, closed or local")
 	}
@@ -424,6 +427,7 @@ type drlJSON struct {
 	OutageUp   float64       `json:"outage_mean_up_s"` // 0: no on/off process
 	OutageDown float64       `json:"outage_mean_down_s"`
 	Fail       string        `json:"fail"`
+	StoreCache bool          `json:"store_cache"`
 	SyncPeriod float64       `json:"sync_period_s"` // -1: never
 	BatchLimit int           `json:"batch_limit_keys"`
 	SyncDelay  string        `json:"sync_delay"`
@@ -441,7 +445,7 @@ type drlJSON struct {
 func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary, figures []string) {
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
-		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
+		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, SyncPeriod: -1, BatchLimit: s.BatchLimit,
 		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Seed: s.Seed, Designs: sums, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = s.LeaseTTL.Seconds()
@@ -486,7 +490,11 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			if len(os) > 0 {
 				out = "outages " + strings.Join(os, ", ") + ", fail " + s.Fail.String()
 			}
-			fmt.Fprintf(w, "store      round trip %v; %s\n", s.RTT, out)
+			cache := ""
+			if s.StoreCache {
+				cache = "; nodes cache the keys over limit"
+			}
+			fmt.Fprintf(w, "store      round trip %v; %s%s\n", s.RTT, out, cache)
 		case "sync":
 			period := "never"
 			if s.SyncPeriod != engine.Forever {
