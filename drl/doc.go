@@ -54,8 +54,8 @@
 // delay is the one bucket (each node holds the true state when a job
 // arrives); sync with T = ∞ in share mode is the static split (no message
 // is ever sent); a store with zero round trip and no outage is the one
-// bucket; a lease of one token with no round trip is the policing one
-// bucket.
+// bucket, with or without its cache; a lease of one token with no round
+// trip is the policing one bucket.
 //
 // Every bucket shapes (a job waits for its token, the note's eq. (1)) or,
 // with Spec.Police, polices (a job that finds no token is rejected).
@@ -74,19 +74,29 @@
 // Summarize gives the jobs admitted and rejected, the mean, p99 (nearest
 // rank) and largest delay of the admitted jobs in seconds, the messages
 // sent and lost, the jobs decided without the store, and the worst
-// overshoot: the largest α*(d)/(B + R·d) over interval lengths d, where
-// α*(d) is the most admitted jobs passing in any closed interval of length
-// d (buckets.MeasureArrivalCurve). A design that keeps the promise has
-// overshoot <= 1; fail-open and stale reconciliation exceed it, by the
-// amount reported.
+// overshoot: the largest α*(d)/(B + R·d) over interval lengths d and keys,
+// where α*(d) is the most admitted jobs of a key passing in any closed
+// interval of length d (buckets.MeasureArrivalCurve). A design that keeps
+// the promise has overshoot <= 1; fail-open and stale reconciliation exceed
+// it, by the amount reported. It also gives the share of the run during
+// which a key's admitted rate over a window exceeded R (compared exactly),
+// Jain's fairness index of the fractions admitted across nodes and across
+// keys, and for sync the mean age of the owner's state each decision was
+// made with (staleness). Result.Rate bins the admitted rate over time.
 //
 // # Randomness and memory
 //
 // Each random component draws from its own PCG stream (Spec.Seed, stream):
-// dispatch systems.StreamDispatch, round trips StreamStoreRTT, message
-// delays StreamSyncDelay, losses StreamSyncLoss; the same seed gives the
-// same run. State is kept per key, and per (node, key) pair a node has
-// seen, never N × keys; timed events live on an engine.Sim.
+// dispatch systems.StreamDispatch, round trips (store and lease)
+// StreamStoreRTT, message delays StreamSyncDelay, losses StreamSyncLoss,
+// the on/off outage process StreamOutage, global random drop
+// StreamDemandDrop; the same seed gives the same run. Model state is kept
+// per key, and per (node, key) pair a node has seen, never N × keys: a sync
+// broadcast reaches the nodes holding the keys one by one and the others
+// (which only cache the snapshot) through one delivery, all N - 1 messages
+// counted. Timed events live on an engine.Sim. A Result keeps each
+// admitted job's departure instant (8 bytes) and its delay when it is not
+// 0 (8 more), for the arrival curve and the exact quantiles.
 //
 // # Sources
 //
