@@ -103,6 +103,8 @@
 // The rate-limiting article "Rate limiting, throttling and pacing" (local
 // R/N, shared store, local buckets with reconciliation; fail-open and
 // fail-closed); mailgun/gubernator global.go and config.go (GlobalSyncWait,
-// GlobalBatchLimit, broadcast of the owner's status); B. Raghavan et al.,
-// "Cloud control with distributed rate limiting", SIGCOMM 2007.
+// GlobalBatchLimit, broadcast of the owner's status; config.go at commit
+// 03ce71a sets GlobalSyncWait to 500 µs and GlobalBatchLimit to
+// maxBatchSize); B. Raghavan et al., "Cloud control with distributed rate
+// limiting", SIGCOMM 2007.
 package drl
