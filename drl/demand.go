@@ -141,9 +141,9 @@ func (d *demand) offer(sim *engine.Sim, j systems.Job) error {
 		ok = d.drop.Float64() >= st.drop
 	}
 	if ok {
-		d.res.admit(l, j.Key, j.T, 0, exact.I128(0))
+		d.res.admit(l, j, 0, exact.I128(0))
 	} else {
-		d.res.reject(l, j.Key)
+		d.res.reject(l, j)
 	}
 	return nil
 }

@@ -87,6 +87,10 @@ func sameDecisions(t *testing.T, what string, a, b *Result) {
 	if a.TotalDelay.Cmp(b.TotalDelay) != 0 {
 		t.Fatalf("%s: total delay %v != %v units", what, a.TotalDelay, b.TotalDelay)
 	}
+	if !slices.Equal(a.Admits, b.Admits) {
+		over, under := Compare(a, b)
+		t.Fatalf("%s: %s admitted %d jobs that %s rejected, and rejected %d it admitted", what, a.Design, over, b.Design, under)
+	}
 	if a.ZeroDelays != b.ZeroDelays || !slices.Equal(a.Delays, b.Delays) || !maps.EqualFunc(a.Departures, b.Departures, slices.Equal) {
 		for k := range a.Delays {
 			if a.Delays[k] != b.Delays[k] {
@@ -162,28 +166,38 @@ func TestStoreZeroRTTIsOneBucket(t *testing.T) {
 //	          0.5 token) rejected: 2 admitted, 2 rejected.
 //	t = 3: the store is back; its bucket emptied at 0 and refilled to
 //	       min(2, 3·1) = 2 tokens: of three jobs, 2 admitted, 1 rejected.
+//
+// The one bucket admits jobs 0, 1 (t = 0), 3 (1 token at t = 1), 6 (1
+// token at t = 2) and 7 (1 token at t = 3). Job by job against it:
+// open admits 4, 5 and 8 over it; closed admits 8 over it and refuses 3
+// and 6; local (0, 1, 3, 4, 7, 8) admits 4 and 8 over it and refuses 6.
 func TestOutageFailModes(t *testing.T) {
 	ts := []engine.Time{0, 0, 0, sec, sec, sec, 2 * sec, 3 * sec, 3 * sec, 3 * sec}
+	one := run(t, Spec{Design: "one", Bucket: params("1", "2"), Nodes: 1, Police: true, Dispatch: "rr"}, at(ts...).as)
 	for _, c := range []struct {
 		fail               Fail
 		admitted, rejected int64
 		overshoot          float64
+		over, under        int64
 	}{
 		// open: departures 0,0,1,1,1,2,3,3; against 2 + d: α*(0) = 3 → 3/2,
 		// α*(1 s) = 5 in [0, 1] → 5/3, the worst, α*(2 s) = 6 → 6/4,
 		// α*(3 s) = 8 → 8/5.
-		{FailOpen, 8, 2, 5.0 / 3},
+		{FailOpen, 8, 2, 5.0 / 3, 3, 0},
 		// closed: departures 0,0,3,3: α*(3 s) = 4 → 4/5; α*(0) = 2 → 1.
-		{FailClosed, 4, 6, 1},
+		{FailClosed, 4, 6, 1, 1, 2},
 		// local: departures 0,0,1,1,3,3: α*(1 s) = 4 in [0, 1] → 4/3, the
 		// worst (α*(0) = 2 → 1, α*(2 s) = 4 → 1, α*(3 s) = 6 → 6/5).
-		{FailLocal, 6, 4, 4.0 / 3},
+		{FailLocal, 6, 4, 4.0 / 3, 2, 1},
 	} {
 		s := Spec{Design: "store", Bucket: params("1", "2"), Nodes: 2, Police: true, Dispatch: "rr",
 			Outages: []Interval{{From: sec, To: 3 * sec}}, Fail: c.fail}
 		r := run(t, s, at(ts...).as)
 		if r.Admitted != c.admitted || r.Rejected != c.rejected || r.Fallback != 4 {
 			t.Errorf("fail %v: admitted %d rejected %d fallback %d, want %d, %d, 4", c.fail, r.Admitted, r.Rejected, r.Fallback, c.admitted, c.rejected)
+		}
+		if over, under := Compare(r, one); over != c.over || under != c.under {
+			t.Errorf("fail %v: against the one bucket %d over, %d under; want %d, %d", c.fail, over, under, c.over, c.under)
 		}
 		sum, err := Summarize(r, s.Bucket, []engine.Time{0, sec, 2 * sec, 3 * sec}, 0)
 		if err != nil {

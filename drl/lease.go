@@ -13,7 +13,7 @@ import (
 type leaseNode struct {
 	tokens   int64
 	inflight bool
-	waiting  []engine.Time // arrival instants of the jobs waiting for the reply
+	waiting  []systems.Job // the jobs waiting for the reply
 	gen      uint64        // expiry generation: a later grant renews the lease
 }
 
@@ -101,13 +101,13 @@ func (ls *lease) offer(sim *engine.Sim, j systems.Job) error {
 	switch {
 	case st.tokens >= 1:
 		st.tokens--
-		ls.res.admit(l, j.Key, j.T, 0, exact.I128(0))
+		ls.res.admit(l, j, 0, exact.I128(0))
 		return nil
 	case st.inflight:
-		st.waiting = append(st.waiting, j.T)
+		st.waiting = append(st.waiting, j)
 		return nil
 	}
-	st.inflight, st.waiting = true, append(st.waiting, j.T)
+	st.inflight, st.waiting = true, append(st.waiting, j)
 	rtt := ls.s.RTT.Draw(ls.rng)
 	ls.res.Messages++
 	reply := func(now engine.Time, g int64) {
@@ -115,9 +115,9 @@ func (ls *lease) offer(sim *engine.Sim, j systems.Job) error {
 		for _, a := range st.waiting {
 			if st.tokens >= 1 {
 				st.tokens--
-				ls.res.admit(l, j.Key, a, now-a, exact.I128(0))
+				ls.res.admit(l, a, now-a.T, exact.I128(0))
 			} else {
-				ls.res.reject(l, j.Key)
+				ls.res.reject(l, a)
 			}
 		}
 		st.waiting, st.inflight = st.waiting[:0], false

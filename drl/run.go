@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -42,12 +43,46 @@ type Result struct {
 	// PerNode and PerKey count each node's and each key's decisions.
 	PerNode []Count
 	PerKey  map[uint64]*Count
+	// Admits has bit i set when job i (in arrival order) was admitted: an
+	// eighth of a byte per job, to compare designs job by job.
+	Admits []uint64
 	// First and Last are the first and last arrival instants, ns.
 	First, Last engine.Time
 	// Staleness (sync) is the sum, over the decisions, of the age of the
 	// owner's state each was made with, seconds; Stale the decisions.
 	Staleness float64
 	Stale     int64
+}
+
+func (r *Result) mark(id int64) {
+	for int64(len(r.Admits))*64 <= id {
+		r.Admits = append(r.Admits, 0)
+	}
+	r.Admits[id/64] |= 1 << (id % 64)
+}
+
+// AdmittedJob reports whether job id (in arrival order) was admitted.
+func (r *Result) AdmittedJob(id int64) bool {
+	return id/64 < int64(len(r.Admits)) && r.Admits[id/64]&(1<<(id%64)) != 0
+}
+
+// Compare counts the jobs r admitted that ref rejected (over) and those r
+// rejected that ref admitted (under), job by job; both must have run the
+// same jobs.
+func Compare(r, ref *Result) (over, under int64) {
+	n := max(len(r.Admits), len(ref.Admits))
+	for i := range n {
+		var a, b uint64
+		if i < len(r.Admits) {
+			a = r.Admits[i]
+		}
+		if i < len(ref.Admits) {
+			b = ref.Admits[i]
+		}
+		over += int64(bits.OnesCount64(a &^ b))
+		under += int64(bits.OnesCount64(b &^ a))
+	}
+	return over, under
 }
 
 func (r *Result) stale(age engine.Time) {
@@ -105,8 +140,10 @@ func (r *Result) count(node int, key uint64, admitted bool) {
 }
 
 // record keeps a decision.
-func (r *Result) admit(node int, key uint64, t engine.Time, extra engine.Time, wait exact.Int128) {
+func (r *Result) admit(node int, j systems.Job, extra engine.Time, wait exact.Int128) {
+	key, t := j.Key, j.T
 	r.count(node, key, true)
+	r.mark(j.ID)
 	r.Admitted++
 	tot := exact.Mul64(int64(extra), r.Scale).Add(wait)
 	if tot.Sign() == 0 {
@@ -121,8 +158,8 @@ func (r *Result) admit(node int, key uint64, t engine.Time, extra engine.Time, w
 	r.Departures[key] = append(r.Departures[key], t+extra+engine.Time(wait.CeilDiv(r.Scale).Int64()))
 }
 
-func (r *Result) reject(node int, key uint64) {
-	r.count(node, key, false)
+func (r *Result) reject(node int, j systems.Job) {
+	r.count(node, j.Key, false)
 	r.Rejected++
 }
 
@@ -244,9 +281,9 @@ func (o *one) offer(_ *engine.Sim, j systems.Job) error {
 		o.keys[j.Key] = b
 	}
 	if w, ok := b.decide(t, o.u.tau, o.u.beta, o.s.Police); ok {
-		o.res.admit(0, j.Key, j.T, 0, w)
+		o.res.admit(0, j, 0, w)
 	} else {
-		o.res.reject(0, j.Key)
+		o.res.reject(0, j)
 	}
 	return nil
 }
@@ -357,9 +394,9 @@ func (st *static) offer(_ *engine.Sim, j systems.Job) error {
 	}
 	t := st.u.at(j.T)
 	if w, ok := st.f.local(l, j, t, st.u, st.s.Police); ok {
-		st.res.admit(l, j.Key, j.T, 0, w)
+		st.res.admit(l, j, 0, w)
 	} else {
-		st.res.reject(l, j.Key)
+		st.res.reject(l, j)
 	}
 	return nil
 }
@@ -398,6 +435,11 @@ type Summary struct {
 	// the last OverRateWindow seconds exceeded R.
 	OverRate       float64 `json:"over_rate_share"`
 	OverRateWindow float64 `json:"over_rate_window_s"`
+	// OverOne and UnderOne are the jobs the design admitted that the one
+	// bucket rejected, and those it rejected that the one bucket admitted,
+	// job by job (see Compare); set by the caller that ran both.
+	OverOne  int64 `json:"jobs_admitted_over_one"`
+	UnderOne int64 `json:"jobs_rejected_under_one"`
 }
 
 // Durations returns the interval lengths at which the overshoot is

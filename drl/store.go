@@ -86,14 +86,14 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 		st.res.Fallback++
 		switch st.s.Fail {
 		case FailOpen:
-			st.res.admit(l, j.Key, j.T, 0, st.u.at(0))
+			st.res.admit(l, j, 0, st.u.at(0))
 		case FailClosed:
-			st.res.reject(l, j.Key)
+			st.res.reject(l, j)
 		case FailLocal:
 			if w, ok := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
-				st.res.admit(l, j.Key, j.T, 0, w)
+				st.res.admit(l, j, 0, w)
 			} else {
-				st.res.reject(l, j.Key)
+				st.res.reject(l, j)
 			}
 		}
 		return nil
@@ -102,7 +102,7 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 	if st.s.StoreCache {
 		if until, ok := st.over[nk]; ok {
 			if j.T < until {
-				st.res.reject(l, j.Key)
+				st.res.reject(l, j)
 				return nil
 			}
 			delete(st.over, nk)
@@ -119,10 +119,10 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 		}
 		w, ok := b.decide(t, st.u.tau, st.u.beta, st.s.Police)
 		if ok {
-			st.res.admit(l, j.Key, j.T, rtt, w)
+			st.res.admit(l, j, rtt, w)
 			return
 		}
-		st.res.reject(l, j.Key)
+		st.res.reject(l, j)
 		if st.s.StoreCache {
 			// The next token is due at now + w exactly; a job at an
 			// instant before ceil(now + w) finds none.

@@ -147,10 +147,10 @@ func (sd *syncDesign) offer(sim *engine.Sim, j systems.Job) error {
 		sd.res.stale(0)
 	}
 	if !ok {
-		sd.res.reject(l, j.Key)
+		sd.res.reject(l, j)
 		return nil
 	}
-	sd.res.admit(l, j.Key, j.T, 0, w)
+	sd.res.admit(l, j, 0, w)
 	switch {
 	case l == ks.owner && sd.s.Local == LocalCopy:
 		sd.queueUpdate(sim, l, j.Key, j.T)

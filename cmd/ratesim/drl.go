@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -336,6 +337,7 @@ func (f *drlFlags) runDesigns(cmd *cobra.Command, spec drl.Spec, names []string)
 	skipped := 0
 	var sums []drl.Summary
 	var results []*drl.Result
+	var decided []*drl.Result // only their Admits: one bit per job
 	win, _ := drl.ParseDuration(f.rateWindow)
 	for _, n := range names {
 		proc, closeProc, in, err := f.arrivals(cmd, spec.Bucket.Rate)
@@ -362,6 +364,12 @@ func (f *drlFlags) runDesigns(cmd *cobra.Command, spec drl.Spec, names []string)
 		sums = append(sums, sum)
 		if f.plotDir != "" { // the figures need every job; otherwise let it go
 			results = append(results, res)
+		}
+		decided = append(decided, &drl.Result{Admits: res.Admits})
+	}
+	if i := slices.Index(names, "one"); i >= 0 {
+		for j := range sums {
+			sums[j].OverOne, sums[j].UnderOne = drl.Compare(decided[j], decided[i])
 		}
 	}
 	return sums, results, input, skipped, nil
@@ -424,6 +432,7 @@ type drlJSON struct {
 	Police     bool          `json:"police"`
 	RTT        string        `json:"rtt"`
 	Outages    [][2]float64  `json:"outages_s"`
+	OutageTime float64       `json:"outages_total_s"`  // the length of the --outage intervals, overlaps counted once
 	OutageUp   float64       `json:"outage_mean_up_s"` // 0: no on/off process
 	OutageDown float64       `json:"outage_mean_down_s"`
 	Fail       string        `json:"fail"`
@@ -453,6 +462,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	for _, o := range s.Outages {
 		out.Outages = append(out.Outages, [2]float64{o.From.Seconds(), o.To.Seconds()})
 	}
+	out.OutageTime = outageTime(s.Outages).Seconds()
 	if s.SyncPeriod != engine.Forever {
 		out.SyncPeriod = s.SyncPeriod.Seconds()
 	}
@@ -515,14 +525,26 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged through a coordinator (message delay %v, loss %v); policing\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, s.SyncDelay, s.SyncLoss)
 		}
 	}
-	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s %8s  %9s %8s  %7s %7s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "time > R", "messages", "fallback", "J nodes", "J keys")
+	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == "one" })
+	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s %8s  %9s %8s  %7s %7s", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "time > R", "messages", "fallback", "J nodes", "J keys")
+	if withOne {
+		fmt.Fprintf(w, "  %6s %6s", "> one", "< one")
+	}
+	fmt.Fprintln(w)
 	for _, n := range sums {
-		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g %7.2f%%  %9d %8d  %7.4f %7.4f\n", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys)
+		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g %7.2f%%  %9d %8d  %7.4f %7.4f", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys)
+		if withOne {
+			fmt.Fprintf(w, "  %6d %6d", n.OverOne, n.UnderOne)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "\novershoot  the largest α*(d)/(B + R·d), where α*(d) is the most admitted jobs of a key\n")
 	fmt.Fprintf(w, "           passing in any interval of length d; above 1 the design let more through than (R, B)\n")
 	fmt.Fprintf(w, "time > R   the share of the run during which a key's admitted rate over the last %v s exceeded R (the worst key)\n", sums0Window(sums))
 	fmt.Fprintf(w, "J          Jain's fairness index of the fractions admitted, across nodes and across keys\n")
+	if withOne {
+		fmt.Fprintf(w, "> one      jobs admitted that the one bucket rejected; < one: rejected that it admitted\n")
+	}
 }
 
 // drlFigures draws the admitted rate over time of every design (bins of
@@ -564,4 +586,25 @@ func sums0Window(sums []drl.Summary) float64 {
 		return 0
 	}
 	return sums[0].OverRateWindow
+}
+
+// outageTime returns the total length of the intervals, overlaps counted
+// once.
+func outageTime(ivs []drl.Interval) engine.Time {
+	ivs = slices.Clone(ivs)
+	slices.SortFunc(ivs, func(a, b drl.Interval) int { return cmp.Compare(a.From, b.From) })
+	var total, end engine.Time
+	for i, iv := range ivs {
+		from := iv.From
+		if i > 0 {
+			from = max(from, end)
+		}
+		if iv.To > from {
+			total += iv.To - from
+		}
+		if i == 0 || iv.To > end {
+			end = iv.To
+		}
+	}
+	return total
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/drl"
 )
 
 type drlOut struct {
@@ -197,5 +199,13 @@ func TestDRLSweep(t *testing.T) {
 		if _, errOut, code := ratesim(t, append([]string{"drl", "--jobs", "10"}, c.args...)...); code != exitUsage || !strings.Contains(errOut, "sweep") {
 			t.Errorf("%v: exit %d, %q", c.args, code, errOut)
 		}
+	}
+}
+
+func TestOutageTime(t *testing.T) {
+	ivs := []drl.Interval{{From: 5e9, To: 8e9}, {From: 1e9, To: 3e9}, {From: 2e9, To: 4e9}, {From: 6e9, To: 7e9}}
+	// [1, 4) and [5, 8): 3 + 3 s.
+	if got := outageTime(ivs); got != 6e9 {
+		t.Errorf("outageTime = %v, want 6 s", got)
 	}
 }
