@@ -113,11 +113,6 @@ type Delay struct {
 	Sigma float64     // lognormal shape, >= 0
 }
 
-// Zero reports whether the delay is always 0.
-func (d Delay) Zero() bool {
-	return (d.Kind == "" || d.Kind == "fixed" || d.Kind == "uniform" && d.B == 0 || d.Kind == "lognormal") && d.A == 0
-}
-
 // Fixed reports whether the delay is always A (no draw).
 func (d Delay) Fixed() bool { return d.Kind == "" || d.Kind == "fixed" }
 

@@ -174,12 +174,6 @@ func (sd *syncDesign) send(now engine.Time) (engine.Time, bool) {
 	return addSat(now, sd.s.SyncDelay.Draw(sd.delay)), true
 }
 
-// later runs f at now + d, or at once when d is 0 and now is the clock's
-// instant (the zero-delay, zero-period limit stays synchronous).
-func (sd *syncDesign) later(sim *engine.Sim, at engine.Time, f func(engine.Time)) {
-	sd.cb.at(sim, at, f)
-}
-
 func (sd *syncDesign) queueHit(sim *engine.Sim, l int, k uint64, now engine.Time) {
 	b := &sd.hits[l]
 	b.add(k, 1)
@@ -189,7 +183,7 @@ func (sd *syncDesign) queueHit(sim *engine.Sim, l int, k uint64, now engine.Time
 	}
 	if !b.armed && sd.s.SyncPeriod != engine.Forever {
 		b.armed = true
-		sd.later(sim, addSat(now, sd.s.SyncPeriod), func(at engine.Time) {
+		sd.cb.at(sim, addSat(now, sd.s.SyncPeriod), func(at engine.Time) {
 			b.armed = false
 			sd.flush(sim, l, at)
 		})
@@ -217,7 +211,7 @@ func (sd *syncDesign) flush(sim *engine.Sim, l int, now engine.Time) {
 		if !ok {
 			continue
 		}
-		sd.later(sim, at, func(at engine.Time) {
+		sd.cb.at(sim, at, func(at engine.Time) {
 			t := sd.u.at(at)
 			for _, k := range ks {
 				st := sd.keys[k]
@@ -239,7 +233,7 @@ func (sd *syncDesign) queueUpdate(sim *engine.Sim, o int, k uint64, now engine.T
 	}
 	if !b.armed && sd.s.SyncPeriod != engine.Forever {
 		b.armed = true
-		sd.later(sim, addSat(now, sd.s.SyncPeriod), func(at engine.Time) {
+		sd.cb.at(sim, addSat(now, sd.s.SyncPeriod), func(at engine.Time) {
 			b.armed = false
 			sd.broadcast(sim, o, at)
 		})
@@ -275,7 +269,7 @@ func (sd *syncDesign) broadcast(sim *engine.Sim, o int, now engine.Time) {
 	if sd.f.n-1 > len(holders) {
 		if at, ok := sd.send(now); ok {
 			sd.res.Messages-- // counted above
-			sd.later(sim, at, func(engine.Time) {
+			sd.cb.at(sim, at, func(engine.Time) {
 				for i, k := range keys {
 					ks := sd.keys[k]
 					ks.snap, ks.snapAt, ks.hasSnp = snaps[i], now, true
@@ -296,7 +290,7 @@ func (sd *syncDesign) broadcast(sim *engine.Sim, o int, now engine.Time) {
 		// Every message arrives at one instant: one event for them all.
 		sd.res.Messages += int64(len(holders))
 		at := addSat(now, sd.s.SyncDelay.A)
-		sd.later(sim, at, func(engine.Time) {
+		sd.cb.at(sim, at, func(engine.Time) {
 			for _, peer := range holders {
 				deliver(peer)
 			}
@@ -308,7 +302,7 @@ func (sd *syncDesign) broadcast(sim *engine.Sim, o int, now engine.Time) {
 		if !ok {
 			continue
 		}
-		sd.later(sim, at, func(engine.Time) { deliver(peer) })
+		sd.cb.at(sim, at, func(engine.Time) { deliver(peer) })
 	}
 }
 
