@@ -72,7 +72,9 @@ func newDRLCmd() *cobra.Command {
   one     the one bucket (R, B): the lower bound
   static  N sub-buckets (R/N, B/N) behind --dispatch; --scale AT:N re-splits
   store   a central bucket (R, B): each decision a round trip --rtt; while the
-          store is down (--outage FROM:TO) nodes --fail open, closed or local
+          store is down (--outage FROM:TO, --outage-process UP:DOWN) nodes
+          --fail open, closed or local; --store-cache refuses a key the store
+          refused, without asking, until its next token
   sync    local decisions reconciled through an owner per key (Gubernator's
           global behaviour): hits sent --sync-period after the first one or
           when --batch-limit keys are queued, the owner's state broadcast
@@ -89,8 +91,15 @@ func newDRLCmd() *cobra.Command {
 
 It reports for each the jobs admitted and rejected, the mean, p99 and largest
 delay (network time plus the bucket's wait), the worst overshoot
-α*(d)/(B + R·d) of the admitted stream and the interval length d where it
-occurs (above 1 the promise is broken), and the messages sent.
+α*(d)/(B + R·d) of a key's admitted stream and the interval length d where it
+occurs (above 1 the promise is broken), the share of the run a key's admitted
+rate over --rate-window exceeded R, the messages sent, the jobs decided
+without the store, Jain's fairness index across nodes and keys, and, when
+'one' runs too, the jobs admitted over it and rejected under it, job by job.
+
+--sweep NAME=V1,V2,... (repeatable) runs every design at each point of the
+grid; --plot DIR draws the admitted rate over time and the delay CCDF (or,
+for a sweep of one numeric axis, overshoot and mean delay against it).
 
 Durations take a unit (100ms, 2s) or are plain seconds; delays are fixed
 (2ms), uniform:1ms:3ms or lognormal:MEDIAN:SHAPE (lognormal:2ms:0.5).
@@ -98,7 +107,8 @@ Durations take a unit (100ms, 2s) or are plain seconds; delays are fixed
 Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 		Example: `  ratesim drl --nodes 4 --jobs 5000
   ratesim drl --designs one,store --rtt lognormal:2ms:0.5 --outage 10s:20s --fail local
-  ratesim drl --designs static --nodes 2 --scale 30s:4 --police`,
+  ratesim drl --designs static --nodes 2 --scale 30s:4 --police
+  ratesim drl --designs one,static,sync --police --sweep sync-period=0,10ms,100ms,1s --plot figs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDRL(cmd, f) },
 	}
