@@ -21,10 +21,11 @@ const ShareQuantum = 1 << 16
 type demandNode struct {
 	node  int
 	key   uint64
-	count int64   // arrivals in the current estimate interval
-	est   float64 // smoothed demand estimate, jobs/s
-	drop  float64 // grd: the drop probability last received
-	share int64   // fps: the share last received, of ShareQuantum; -1 before any
+	count int64           // arrivals in the current estimate interval
+	est   float64         // smoothed demand estimate, jobs/s
+	drop  float64         // grd: the drop probability last received
+	share int64           // fps: the share last received, of ShareQuantum; -1 before any
+	view  map[int]float64 // all-to-all exchange: the latest estimate received from each other node
 	x     exact.Int128
 	last  engine.Time // fps: tokens x (units of 1/K token) at instant last
 }
@@ -215,6 +216,25 @@ func (d *demand) tick(sim *engine.Sim, now engine.Time) {
 	for _, st := range d.order {
 		st.est = a*float64(st.count)/e + (1-a)*st.est
 		st.count = 0
+	}
+	if d.s.Exchange == ExchangeAll {
+		d.exchangeAll(sim, now)
+	} else {
+		d.exchangeCoordinator(sim, now)
+	}
+	if d.busy {
+		d.busy = false
+		d.cb.at(sim, now+d.s.EstimateInterval, func(now engine.Time) { d.tick(sim, now) })
+	} else {
+		d.ticking = false
+	}
+}
+
+// exchangeCoordinator sends every estimate to the coordinator, which
+// computes each key's drop probability or shares from the latest reports
+// and pushes them to the nodes.
+func (d *demand) exchangeCoordinator(sim *engine.Sim, now engine.Time) {
+	for _, st := range d.order {
 		est, key, node := st.est, st.key, st.node
 		d.send(sim, now, func() {
 			dk := d.keys[key]
@@ -222,14 +242,10 @@ func (d *demand) tick(sim *engine.Sim, now engine.Time) {
 			dk.est[i] = est
 		})
 	}
-	r := d.s.Bucket.Rate.Float64()
 	for _, k := range d.korder {
 		dk := d.keys[k]
-		total := 0.0
-		for _, x := range dk.est {
-			total += x
-		}
 		if d.fps {
+			total := sum(dk.est)
 			if total <= 0 {
 				continue
 			}
@@ -240,20 +256,72 @@ func (d *demand) tick(sim *engine.Sim, now engine.Time) {
 			}
 			continue
 		}
-		p := 0.0
-		if total > r {
-			p = 1 - r/total
-		}
+		p := d.dropProbability(sum(dk.est))
 		for _, st := range dk.sawAt {
 			d.send(sim, now, func() { st.drop = p })
 		}
 	}
-	if d.busy {
-		d.busy = false
-		d.cb.at(sim, now+d.s.EstimateInterval, func(now engine.Time) { d.tick(sim, now) })
-	} else {
-		d.ticking = false
+}
+
+// exchangeAll sends every node's estimate of a key to every other node
+// that has seen the key; each then computes its own drop probability or
+// share from its own estimate and the latest it received.
+func (d *demand) exchangeAll(sim *engine.Sim, now engine.Time) {
+	for _, k := range d.korder {
+		dk := d.keys[k]
+		for _, from := range dk.sawAt {
+			for _, to := range dk.sawAt {
+				if to == from {
+					continue
+				}
+				est, node := from.est, from.node
+				d.send(sim, now, func() {
+					if to.view == nil {
+						to.view = map[int]float64{}
+					}
+					to.view[node] = est
+				})
+			}
+		}
 	}
+	for _, k := range d.korder {
+		dk := d.keys[k]
+		ests := make([]float64, len(dk.nodes))
+		for _, st := range dk.sawAt {
+			me := 0
+			for i, l := range dk.nodes { // node order: the sums are the coordinator's
+				if l == st.node {
+					ests[i], me = st.est, i
+				} else {
+					ests[i] = st.view[l]
+				}
+			}
+			total := sum(ests)
+			if !d.fps {
+				st.drop = d.dropProbability(total)
+				continue
+			}
+			if total > 0 {
+				d.setShare(st, quantize(ests, total)[me], now)
+			}
+		}
+	}
+}
+
+// dropProbability returns max(0, 1 - R/D).
+func (d *demand) dropProbability(total float64) float64 {
+	if r := d.s.Bucket.Rate.Float64(); total > r {
+		return 1 - r/total
+	}
+	return 0
+}
+
+func sum(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
 
 // setShare gives st the share s (of ShareQuantum) from instant t: tokens

@@ -124,3 +124,20 @@ func TestDemandRun(t *testing.T) {
 func slicesSortByT(as []arrivals.Arrival) {
 	slices.SortStableFunc(as, func(a, b arrivals.Arrival) int { return cmp.Compare(a.T, b.T) })
 }
+
+// With no delay and no loss, all-to-all exchange gives every node the
+// coordinator's table, so the decisions are the coordinator's, with more
+// messages (rr: each of 4 nodes sees every key).
+func TestExchangeAllIsCoordinatorWithoutDelay(t *testing.T) {
+	as := zipfJobs(t, 5000, 30, 20)
+	for _, design := range []string{"grd", "fps"} {
+		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 2, EstimateInterval: sec / 10, Smoothing: 0.5}
+		c := run(t, s, as)
+		s.Exchange = ExchangeAll
+		a := run(t, s, as)
+		sameDecisions(t, design, a, c)
+		if a.Messages <= c.Messages {
+			t.Errorf("%s: %d messages all-to-all, %d through the coordinator", design, a.Messages, c.Messages)
+		}
+	}
+}

@@ -48,7 +48,9 @@
 //	fps     flow proportional share (same paper, with a node's demand as its
 //	        weight): the coordinator sends node l the share e_l/D, rounded to
 //	        1/ShareQuantum with Σ = 1 exactly, and the node enforces the
-//	        bucket (R·e_l/D, B·e_l/D), exactly. grd and fps always police.
+//	        bucket (R·e_l/D, B·e_l/D), exactly. grd and fps always police;
+//	        Spec.Exchange sends the estimates through the coordinator or
+//	        all-to-all among the nodes that saw the key.
 //
 // Limits that the tests check decision for decision: sync with T = 0 and no
 // delay is the one bucket (each node holds the true state when a job

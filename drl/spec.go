@@ -288,7 +288,35 @@ type Spec struct {
 	// Demand-aware shares (grd, fps).
 	EstimateInterval engine.Time // E: demand is measured and exchanged every E ns, > 0
 	Smoothing        float64     // α: weight of the newest measurement in the estimate, in (0, 1]
+	Exchange         Exchange    // how estimates are exchanged
 }
+
+// Exchange is how the demand-aware designs exchange their estimates.
+type Exchange int
+
+const (
+	// ExchangeCoordinator: every node reports to a coordinator, which
+	// sends each node its drop probability or share (2 messages per node
+	// and key per interval).
+	ExchangeCoordinator Exchange = iota
+	// ExchangeAll: every node sends its estimate to every other node that
+	// has seen the key (n·(n - 1) messages for n such nodes), and each
+	// computes its own from what it received.
+	ExchangeAll
+)
+
+// ParseExchange returns the Exchange named s: "coordinator" or "all".
+func ParseExchange(s string) (Exchange, error) {
+	switch s {
+	case "coordinator":
+		return ExchangeCoordinator, nil
+	case "all":
+		return ExchangeAll, nil
+	}
+	return 0, fmt.Errorf("drl: exchange %q: want coordinator or all: %w", s, ErrSpec)
+}
+
+func (x Exchange) String() string { return [...]string{"coordinator", "all"}[x] }
 
 // Validate returns an error wrapping ErrSpec or buckets.ErrParam naming
 // the first invalid field, or nil.
