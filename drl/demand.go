@@ -21,13 +21,19 @@ const ShareQuantum = 1 << 16
 type demandNode struct {
 	node  int
 	key   uint64
-	count int64           // arrivals in the current estimate interval
-	est   float64         // smoothed demand estimate, jobs/s
-	drop  float64         // grd: the drop probability last received
-	share int64           // fps: the share last received, of ShareQuantum; -1 before any
-	view  map[int]float64 // all-to-all exchange: the latest estimate received from each other node
+	count int64         // arrivals in the current estimate interval
+	est   float64       // smoothed demand estimate, jobs/s
+	drop  float64       // grd: the drop probability last received
+	share int64         // fps: the share last received, of ShareQuantum; -1 before any
+	view  map[int]heard // all-to-all and gossip: the latest estimate known of each other node
 	x     exact.Int128
 	last  engine.Time // fps: tokens x (units of 1/K token) at instant last
+}
+
+// heard is an estimate of another node, and the tick it was made at.
+type heard struct {
+	est float64
+	at  engine.Time
 }
 
 // demandKey is the coordinator's state of one key: the latest estimate of
@@ -75,13 +81,18 @@ type demand struct {
 	capUnit    exact.Int128 // fps: burst units per share unit
 	refillUnit exact.Int128 // fps: units a nanosecond adds per share unit
 	drop       *rand.Rand
+	gossip     *rand.Rand
 	delay      *rand.Rand
 	loss       *rand.Rand
 	cb         callbacks
 }
 
-// StreamDemandDrop is the stream of global random drop's draws.
-const StreamDemandDrop = 1003
+// Streams of the demand-aware designs: global random drop's draws, and
+// the peers gossip picks.
+const (
+	StreamDemandDrop = 1003
+	StreamGossip     = 1005
+)
 
 func newDemand(s Spec, u units, res *Result, fps bool) (*demand, error) {
 	f, err := newFleet(s, u)
@@ -89,7 +100,7 @@ func newDemand(s Spec, u units, res *Result, fps bool) (*demand, error) {
 		return nil, err
 	}
 	d := &demand{s: s, u: u, res: res, f: f, fps: fps, pairs: map[nodeKey]*demandNode{}, keys: map[uint64]*demandKey{},
-		drop: rand.New(rand.NewPCG(s.Seed, StreamDemandDrop)), delay: rand.New(rand.NewPCG(s.Seed, StreamSyncDelay)), loss: rand.New(rand.NewPCG(s.Seed, StreamSyncLoss))}
+		drop: rand.New(rand.NewPCG(s.Seed, StreamDemandDrop)), gossip: rand.New(rand.NewPCG(s.Seed, StreamGossip)), delay: rand.New(rand.NewPCG(s.Seed, StreamSyncDelay)), loss: rand.New(rand.NewPCG(s.Seed, StreamSyncLoss))}
 	// Units of 1/K token, K = ShareQuantum·1e9·den(R)·den(B): the burst of
 	// share s is num(B)·s·1e9·den(R) units and a nanosecond adds
 	// num(R)·s·den(B) units, both integers.
@@ -217,9 +228,12 @@ func (d *demand) tick(sim *engine.Sim, now engine.Time) {
 		st.est = a*float64(st.count)/e + (1-a)*st.est
 		st.count = 0
 	}
-	if d.s.Exchange == ExchangeAll {
+	switch d.s.Exchange {
+	case ExchangeAll:
 		d.exchangeAll(sim, now)
-	} else {
+	case ExchangeGossip:
+		d.exchangeGossip(sim, now)
+	default:
 		d.exchangeCoordinator(sim, now)
 	}
 	if d.busy {
@@ -275,15 +289,62 @@ func (d *demand) exchangeAll(sim *engine.Sim, now engine.Time) {
 					continue
 				}
 				est, node := from.est, from.node
+				d.send(sim, now, func() { to.learn(node, heard{est, now}) })
+			}
+		}
+	}
+	d.decideLocally(now)
+}
+
+// exchangeGossip has every node that saw a key send what it knows of the
+// key's estimates (its own and those it heard, with their ticks) to
+// Spec.Fanout other such nodes drawn at random (stream StreamGossip); a
+// receiver keeps the newest of each. Each node then computes its own drop
+// probability or share from what it knows.
+func (d *demand) exchangeGossip(sim *engine.Sim, now engine.Time) {
+	for _, k := range d.korder {
+		dk := d.keys[k]
+		n := len(dk.sawAt)
+		if n < 2 {
+			continue
+		}
+		for i, from := range dk.sawAt {
+			known := map[int]heard{from.node: {from.est, now}}
+			for l, h := range from.view {
+				known[l] = h
+			}
+			for range min(d.s.Fanout, n-1) {
+				j := d.gossip.IntN(n - 1)
+				if j >= i {
+					j++ // any other node, uniformly
+				}
+				to := dk.sawAt[j]
 				d.send(sim, now, func() {
-					if to.view == nil {
-						to.view = map[int]float64{}
+					for l, h := range known {
+						if l != to.node {
+							to.learn(l, h)
+						}
 					}
-					to.view[node] = est
 				})
 			}
 		}
 	}
+	d.decideLocally(now)
+}
+
+// learn keeps h as node l's estimate unless a newer one is known.
+func (st *demandNode) learn(l int, h heard) {
+	if st.view == nil {
+		st.view = map[int]heard{}
+	}
+	if old, ok := st.view[l]; !ok || old.at <= h.at {
+		st.view[l] = h
+	}
+}
+
+// decideLocally has each node compute its drop probability or share from
+// its own estimate and those it knows of the others.
+func (d *demand) decideLocally(now engine.Time) {
 	for _, k := range d.korder {
 		dk := d.keys[k]
 		ests := make([]float64, len(dk.nodes))
@@ -293,7 +354,7 @@ func (d *demand) exchangeAll(sim *engine.Sim, now engine.Time) {
 				if l == st.node {
 					ests[i], me = st.est, i
 				} else {
-					ests[i] = st.view[l]
+					ests[i] = st.view[l].est
 				}
 			}
 			total := sum(ests)

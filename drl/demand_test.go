@@ -141,3 +141,20 @@ func TestExchangeAllIsCoordinatorWithoutDelay(t *testing.T) {
 		}
 	}
 }
+
+// Gossip with two nodes and a fan-out of 1 always reaches the other node:
+// the decisions are the coordinator's without delay. With 4 nodes it is
+// deterministic for a seed.
+func TestGossip(t *testing.T) {
+	for _, design := range []string{"grd", "fps"} {
+		s := Spec{Design: design, Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", Seed: 2, EstimateInterval: sec, Smoothing: 0.5}
+		c := run(t, s, twoNodes(5))
+		s.Exchange, s.Fanout = ExchangeGossip, 1
+		sameDecisions(t, design, run(t, s, twoNodes(5)), c)
+
+		as := zipfJobs(t, 5000, 30, 20)
+		g := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 2, EstimateInterval: sec / 10, Smoothing: 0.5,
+			Exchange: ExchangeGossip, Fanout: 2}
+		sameDecisions(t, design+" gossip", run(t, g, as), run(t, g, as))
+	}
+}

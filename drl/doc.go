@@ -49,8 +49,9 @@
 //	        weight): the coordinator sends node l the share e_l/D, rounded to
 //	        1/ShareQuantum with Σ = 1 exactly, and the node enforces the
 //	        bucket (R·e_l/D, B·e_l/D), exactly. grd and fps always police;
-//	        Spec.Exchange sends the estimates through the coordinator or
-//	        all-to-all among the nodes that saw the key.
+//	        Spec.Exchange sends the estimates through the coordinator,
+//	        all-to-all among the nodes that saw the key, or by gossip to
+//	        Spec.Fanout random peers.
 //
 // Limits that the tests check decision for decision: sync with T = 0 and no
 // delay is the one bucket (each node holds the true state when a job
@@ -92,7 +93,8 @@
 // dispatch systems.StreamDispatch, round trips (store and lease)
 // StreamStoreRTT, message delays StreamSyncDelay, losses StreamSyncLoss,
 // the on/off outage process StreamOutage, global random drop
-// StreamDemandDrop; the same seed gives the same run. Model state is kept
+// StreamDemandDrop, gossip peers StreamGossip; the same seed gives the
+// same run. Model state is kept
 // per key, and per (node, key) pair a node has seen, never N × keys: a sync
 // broadcast reaches the nodes holding the keys one by one and the others
 // (which only cache the snapshot) through one delivery, all N - 1 messages

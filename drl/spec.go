@@ -289,6 +289,7 @@ type Spec struct {
 	EstimateInterval engine.Time // E: demand is measured and exchanged every E ns, > 0
 	Smoothing        float64     // α: weight of the newest measurement in the estimate, in (0, 1]
 	Exchange         Exchange    // how estimates are exchanged
+	Fanout           int         // gossip: peers each node sends to per interval, >= 1
 }
 
 // Exchange is how the demand-aware designs exchange their estimates.
@@ -303,6 +304,9 @@ const (
 	// has seen the key (n·(n - 1) messages for n such nodes), and each
 	// computes its own from what it received.
 	ExchangeAll
+	// ExchangeGossip: every node sends what it knows (its estimate and the
+	// newest it heard of the others) to Spec.Fanout others drawn at random.
+	ExchangeGossip
 )
 
 // ParseExchange returns the Exchange named s: "coordinator" or "all".
@@ -312,11 +316,13 @@ func ParseExchange(s string) (Exchange, error) {
 		return ExchangeCoordinator, nil
 	case "all":
 		return ExchangeAll, nil
+	case "gossip":
+		return ExchangeGossip, nil
 	}
-	return 0, fmt.Errorf("drl: exchange %q: want coordinator or all: %w", s, ErrSpec)
+	return 0, fmt.Errorf("drl: exchange %q: want coordinator, all or gossip: %w", s, ErrSpec)
 }
 
-func (x Exchange) String() string { return [...]string{"coordinator", "all"}[x] }
+func (x Exchange) String() string { return [...]string{"coordinator", "all", "gossip"}[x] }
 
 // Validate returns an error wrapping ErrSpec or buckets.ErrParam naming
 // the first invalid field, or nil.
@@ -364,6 +370,9 @@ func (s Spec) Validate() error {
 	}
 	if s.OutageUp < 0 || s.OutageDown < 0 || (s.OutageUp > 0) != (s.OutageDown > 0) {
 		return fmt.Errorf("drl: outage process up %v ns, down %v ns: want both > 0, or both 0 for none: %w", int64(s.OutageUp), int64(s.OutageDown), ErrSpec)
+	}
+	if (s.Design == "grd" || s.Design == "fps") && s.Exchange == ExchangeGossip && s.Fanout < 1 {
+		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
 	}
 	if s.LeaseSize < 0 {
 		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.LeaseSize, ErrSpec)

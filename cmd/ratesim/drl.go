@@ -48,6 +48,7 @@ type drlFlags struct {
 	estimate   string
 	smoothing  float64
 	exchange   string
+	fanout     int
 	process    string
 	load       float64
 	trace      string
@@ -135,7 +136,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringVar(&f.leaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
 	fl.StringVar(&f.estimate, "estimate-interval", "100ms", "grd, fps: demand is measured and exchanged every this long (> 0)")
 	fl.Float64Var(&f.smoothing, "smoothing", 0.5, "grd, fps: weight of the newest measurement in the demand estimate, in (0, 1] (1: no smoothing)")
-	fl.StringVar(&f.exchange, "exchange", "coordinator", "grd, fps: estimates go through a coordinator, or all-to-all among the nodes that saw the key (all)")
+	fl.StringVar(&f.exchange, "exchange", "coordinator", "grd, fps: estimates go through a coordinator, all-to-all among the nodes that saw the key (all), or by gossip to --fanout random peers (gossip)")
+	fl.IntVar(&f.fanout, "fanout", 2, "grd, fps with --exchange gossip: peers each node sends to per estimate interval (>= 1)")
 	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·R), periodic, or an arrival spec as in ratesim run (Zipf keys: 'poisson | keys:n=100,s=1.1')")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load λ/R of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
@@ -261,8 +263,12 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 	}
 	s.Smoothing = f.smoothing
 	if s.Exchange, err = drl.ParseExchange(f.exchange); err != nil {
-		return s, nil, flagError("exchange", f.exchange, "coordinator or all")
+		return s, nil, flagError("exchange", f.exchange, "coordinator, all or gossip")
 	}
+	if f.fanout < 1 {
+		return s, nil, flagError("fanout", f.fanout, "a number of peers >= 1")
+	}
+	s.Fanout = f.fanout
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
 			if changed(name) {
@@ -462,6 +468,7 @@ type drlJSON struct {
 	Estimate   float64       `json:"estimate_interval_s"`
 	Smoothing  float64       `json:"smoothing"`
 	Exchange   string        `json:"exchange"`
+	Fanout     int           `json:"gossip_fanout"`
 	Seed       uint64        `json:"seed"`
 	Designs    []drl.Summary `json:"designs"`
 	Figures    []string      `json:"figures,omitempty"`
@@ -471,7 +478,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
 		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, SyncPeriod: -1, BatchLimit: s.BatchLimit,
-		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Seed: s.Seed, Designs: sums, Figures: figures}
+		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: sums, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = s.LeaseTTL.Seconds()
 	}
@@ -539,8 +546,11 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; policing\n", size, s.RTT, ttl)
 		case "grd", "fps":
 			via := "through a coordinator"
-			if s.Exchange == drl.ExchangeAll {
+			switch s.Exchange {
+			case drl.ExchangeAll:
 				via = "all-to-all"
+			case drl.ExchangeGossip:
+				via = fmt.Sprintf("by gossip to %d peers", s.Fanout)
 			}
 			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); policing\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss)
 		}

@@ -89,6 +89,8 @@ func TestDRLFlagErrors(t *testing.T) {
 		{[]string{"--estimate-interval", "0"}, "--estimate-interval 0"},
 		{[]string{"--smoothing", "0"}, "--smoothing 0"},
 		{[]string{"--lease-size", "0"}, "--lease-size 0"},
+		{[]string{"--exchange", "rumour"}, "--exchange rumour"},
+		{[]string{"--fanout", "0"}, "--fanout 0"},
 		{[]string{"--sync-period", "-1s"}, "--sync-period"},
 		{[]string{"--loss", "1"}, "--loss 1"},
 		{[]string{"--local", "lease"}, "--local lease"},

@@ -18,7 +18,7 @@ import (
 
 // drlSweepable are the flags of ratesim drl that --sweep may vary.
 var drlSweepable = []string{"nodes", "rate", "burst", "load", "dispatch", "rtt", "fail", "sync-period", "batch-limit",
-	"sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "store-cache", "seed"}
+	"sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout", "store-cache", "seed"}
 
 // drlAxis is one --sweep axis.
 type drlAxis struct {
