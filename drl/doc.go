@@ -94,8 +94,8 @@
 // StreamStoreRTT, message delays StreamSyncDelay, losses StreamSyncLoss,
 // the on/off outage process StreamOutage, global random drop
 // StreamDemandDrop, gossip peers StreamGossip; the same seed gives the
-// same run. Model state is kept
-// per key, and per (node, key) pair a node has seen, never N × keys: a sync
+// same run. Model state is kept per key, and per (node, key) pair a node
+// has seen, never N × keys: a sync
 // broadcast reaches the nodes holding the keys one by one and the others
 // (which only cache the snapshot) through one delivery, all N - 1 messages
 // counted. Timed events live on an engine.Sim. A Result keeps each
