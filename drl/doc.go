@@ -95,10 +95,9 @@
 // the on/off outage process StreamOutage, global random drop
 // StreamDemandDrop, gossip peers StreamGossip; the same seed gives the
 // same run. Model state is kept per key, and per (node, key) pair a node
-// has seen, never N × keys: a sync
-// broadcast reaches the nodes holding the keys one by one and the others
-// (which only cache the snapshot) through one delivery, all N - 1 messages
-// counted. Timed events live on an engine.Sim. A Result keeps each
+// has seen, never N × keys: a sync broadcast reaches the nodes holding
+// the keys one by one and the others (which only cache the snapshot)
+// through one delivery, all N - 1 messages counted. Timed events live on an engine.Sim. A Result keeps each
 // admitted job's departure instant (8 bytes) and its delay when it is not
 // 0 (8 more), for the arrival curve and the exact quantiles.
 //
