@@ -108,7 +108,7 @@ writes one per command (ratesim.1, ratesim-run.1, ...).`,
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
 	root.PersistentPreRunE = checkOutputFlags
-	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newClientsCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd(), newPaperCmd(), newManCmd())
+	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newClientsCmd(), newDRLCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd(), newPaperCmd(), newManCmd())
 	for _, c := range testCommands {
 		root.AddCommand(c())
 	}

@@ -1,0 +1,430 @@
+package drl
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/systems"
+)
+
+// ShareQuantum is the resolution of flow proportional shares: node l's
+// share of a key's limit is s_l/ShareQuantum, s_l an integer, Σ s_l =
+// ShareQuantum exactly, so that the node buckets' rates and bursts add up
+// to R and B exactly.
+const ShareQuantum = 1 << 16
+
+// demandNode is one node's state of one key in the demand-aware designs.
+type demandNode struct {
+	node  int
+	key   uint64
+	count int64         // arrivals in the current estimate interval
+	est   float64       // smoothed demand estimate, jobs/s
+	drop  float64       // grd: the drop probability last received
+	share int64         // fps: the share last received, of ShareQuantum; -1 before any
+	view  map[int]heard // all-to-all and gossip: the latest estimate known of each other node
+	x     exact.Int128
+	last  engine.Time // fps: tokens x (units of 1/K token) at instant last
+}
+
+// heard is an estimate of another node, and the tick it was made at.
+type heard struct {
+	est float64
+	at  engine.Time
+}
+
+// demandKey is the coordinator's state of one key: the latest estimate of
+// each node that has seen it, in node order.
+type demandKey struct {
+	nodes []int
+	est   []float64
+	sawAt []*demandNode // the node states, for the pushes
+}
+
+// demand is the demand-aware designs of B. Raghavan et al., "Cloud
+// control with distributed rate limiting", SIGCOMM 2007, with state
+// exchanged through a coordinator. Every Spec.EstimateInterval E (ns, at
+// multiples of E from the origin) each node measures each key's arrival
+// rate over the interval, smooths it, e ← α·count/E + (1 - α)·e with α =
+// Spec.Smoothing, and reports it to the coordinator (a message of delay
+// Spec.SyncDelay, lost with Spec.SyncLoss), which, at the same tick, from
+// the latest reports, computes the global demand D = Σ_l e_l of the key
+// and pushes to each node that has seen it (messages likewise):
+//
+//	grd  global random drop: the drop probability max(0, 1 - R/D); a node
+//	     drops each job with the latest probability it received (a draw
+//	     from stream StreamDemandDrop), and admits all before the first.
+//	fps  flow proportional share: the share w_l = e_l/D of the limit; the
+//	     node enforces a token bucket (R·w_l, B·w_l) for the key, exactly
+//	     (w_l is rounded to 1/ShareQuantum, Σ w_l = 1 exactly); before its
+//	     first share a node holds 1/N. A new share keeps the node's
+//	     tokens, up to the new burst.
+//
+// Both police. Ticks stop while no job arrives and resume at the next
+// multiple of E after one does.
+type demand struct {
+	s          Spec
+	u          units
+	res        *Result
+	f          *fleet
+	fps        bool
+	pairs      map[nodeKey]*demandNode
+	order      []*demandNode // in order of first arrival, for deterministic ticks
+	keys       map[uint64]*demandKey
+	korder     []uint64
+	ticking    bool
+	busy       bool         // a job arrived since the last tick
+	k          exact.Int128 // fps: units of one token, ShareQuantum·1e9·den(R)·den(B)
+	capUnit    exact.Int128 // fps: burst units per share unit
+	refillUnit exact.Int128 // fps: units a nanosecond adds per share unit
+	drop       *rand.Rand
+	gossip     *rand.Rand
+	delay      *rand.Rand
+	loss       *rand.Rand
+	cb         callbacks
+}
+
+// Streams of the demand-aware designs: global random drop's draws, and
+// the peers gossip picks.
+const (
+	StreamDemandDrop = 1003
+	StreamGossip     = 1005
+)
+
+func newDemand(s Spec, u units, res *Result, fps bool) (*demand, error) {
+	f, err := newFleet(s, u)
+	if err != nil {
+		return nil, err
+	}
+	d := &demand{s: s, u: u, res: res, f: f, fps: fps, pairs: map[nodeKey]*demandNode{}, keys: map[uint64]*demandKey{},
+		drop: rand.New(rand.NewPCG(s.Seed, StreamDemandDrop)), gossip: rand.New(rand.NewPCG(s.Seed, StreamGossip)), delay: rand.New(rand.NewPCG(s.Seed, StreamSyncDelay)), loss: rand.New(rand.NewPCG(s.Seed, StreamSyncLoss))}
+	// Units of 1/K token, K = ShareQuantum·1e9·den(R)·den(B): the burst of
+	// share s is num(B)·s·1e9·den(R) units and a nanosecond adds
+	// num(R)·s·den(B) units, both integers.
+	k, ok1 := exact.Mul64(ShareQuantum*1e9, s.Bucket.Rate.Den()).Mul64OK(s.Bucket.Burst.Den())
+	cu, ok2 := s.Bucket.Burst.Num().Mul64OK(1e9 * s.Bucket.Rate.Den())
+	ru, ok3 := s.Bucket.Rate.Num().Mul64OK(s.Bucket.Burst.Den())
+	_, ok4 := cu.Mul64OK(ShareQuantum)
+	_, ok5 := ru.Mul64OK(ShareQuantum)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		return nil, fmt.Errorf("drl: the rate %v and burst %v have too many digits for flow proportional shares: %w", s.Bucket.Rate, s.Bucket.Burst, ErrSpec)
+	}
+	d.k, d.capUnit, d.refillUnit = k, cu, ru
+	return d, nil
+}
+
+func (d *demand) offer(sim *engine.Sim, j systems.Job) error {
+	l, err := d.f.dispatch(j)
+	if err != nil {
+		return err
+	}
+	nk := nodeKey{l, j.Key}
+	st := d.pairs[nk]
+	if st == nil {
+		st = &demandNode{node: l, key: j.Key, share: -1, last: j.T}
+		st.x = d.cap(d.shareOf(st))
+		d.pairs[nk] = st
+		d.order = append(d.order, st)
+		dk := d.keys[j.Key]
+		if dk == nil {
+			dk = &demandKey{}
+			d.keys[j.Key] = dk
+			d.korder = append(d.korder, j.Key)
+		}
+		i, _ := slices.BinarySearch(dk.nodes, l)
+		dk.nodes = slices.Insert(dk.nodes, i, l)
+		dk.est = slices.Insert(dk.est, i, 0)
+		dk.sawAt = slices.Insert(dk.sawAt, i, st)
+	}
+	st.count++
+	d.busy = true
+	if !d.ticking {
+		d.ticking = true
+		next := (j.T/d.s.EstimateInterval + 1) * d.s.EstimateInterval
+		d.cb.at(sim, next, func(now engine.Time) { d.tick(sim, now) })
+	}
+	ok := true
+	if d.fps {
+		ok = d.take(st, j.T)
+	} else if st.drop > 0 {
+		ok = d.drop.Float64() >= st.drop
+	}
+	if ok {
+		d.res.admit(l, j, 0, exact.I128(0))
+	} else {
+		d.res.reject(l, j)
+	}
+	return nil
+}
+
+func (d *demand) shareOf(st *demandNode) int64 {
+	if st.share < 0 {
+		return ShareQuantum / int64(d.f.n)
+	}
+	return st.share
+}
+
+// cap returns the burst of share s in units of 1/K token: B·s/Q·K =
+// num(B)·s·1e9·den(R).
+func (d *demand) cap(s int64) exact.Int128 {
+	v, _ := d.capUnit.Mul64OK(s)
+	return v
+}
+
+// refill returns the units one nanosecond adds at share s: R·s/Q·K/1e9 =
+// num(R)·s·den(B).
+func (d *demand) refill(s int64) exact.Int128 {
+	v, _ := d.refillUnit.Mul64OK(s)
+	return v
+}
+
+// advance brings st's tokens to instant t at its current share.
+func (d *demand) advance(st *demandNode, t engine.Time) {
+	s := d.shareOf(st)
+	c := d.cap(s)
+	if add, ok := d.refill(s).Mul64OK(int64(t - st.last)); ok {
+		st.x = st.x.Add(add)
+	} else {
+		st.x = c
+	}
+	if c.Less(st.x) {
+		st.x = c
+	}
+	st.last = t
+}
+
+// take admits a job at t if the node's bucket holds a whole token.
+func (d *demand) take(st *demandNode, t engine.Time) bool {
+	d.advance(st, t)
+	if st.x.Less(d.k) {
+		return false
+	}
+	st.x = st.x.Sub(d.k)
+	return true
+}
+
+func (d *demand) send(sim *engine.Sim, now engine.Time, f func()) {
+	d.res.Messages++
+	if d.s.SyncLoss > 0 && d.loss.Float64() < d.s.SyncLoss {
+		d.res.Lost++
+		return
+	}
+	dl := d.s.SyncDelay.Draw(d.delay)
+	if dl == 0 {
+		f()
+		return
+	}
+	d.cb.at(sim, addSat(now, dl), func(engine.Time) { f() })
+}
+
+// tick ends an estimate interval: reports, then the coordinator's pushes.
+func (d *demand) tick(sim *engine.Sim, now engine.Time) {
+	e := d.s.EstimateInterval.Seconds()
+	a := d.s.Smoothing
+	for _, st := range d.order {
+		st.est = a*float64(st.count)/e + (1-a)*st.est
+		st.count = 0
+	}
+	switch d.s.Exchange {
+	case ExchangeAll:
+		d.exchangeAll(sim, now)
+	case ExchangeGossip:
+		d.exchangeGossip(sim, now)
+	default:
+		d.exchangeCoordinator(sim, now)
+	}
+	if d.busy {
+		d.busy = false
+		d.cb.at(sim, now+d.s.EstimateInterval, func(now engine.Time) { d.tick(sim, now) })
+	} else {
+		d.ticking = false
+	}
+}
+
+// exchangeCoordinator sends every estimate to the coordinator, which
+// computes each key's drop probability or shares from the latest reports
+// and pushes them to the nodes.
+func (d *demand) exchangeCoordinator(sim *engine.Sim, now engine.Time) {
+	for _, st := range d.order {
+		est, key, node := st.est, st.key, st.node
+		d.send(sim, now, func() {
+			dk := d.keys[key]
+			i, _ := slices.BinarySearch(dk.nodes, node)
+			dk.est[i] = est
+		})
+	}
+	for _, k := range d.korder {
+		dk := d.keys[k]
+		if d.fps {
+			total := sum(dk.est)
+			if total <= 0 {
+				continue
+			}
+			shares := quantize(dk.est, total)
+			for i, st := range dk.sawAt {
+				s := shares[i]
+				d.send(sim, now, func() { d.setShare(st, s, sim.Now()) })
+			}
+			continue
+		}
+		p := d.dropProbability(sum(dk.est))
+		for _, st := range dk.sawAt {
+			d.send(sim, now, func() { st.drop = p })
+		}
+	}
+}
+
+// exchangeAll sends every node's estimate of a key to every other node
+// that has seen the key; each then computes its own drop probability or
+// share from its own estimate and the latest it received.
+func (d *demand) exchangeAll(sim *engine.Sim, now engine.Time) {
+	for _, k := range d.korder {
+		dk := d.keys[k]
+		for _, from := range dk.sawAt {
+			for _, to := range dk.sawAt {
+				if to == from {
+					continue
+				}
+				est, node := from.est, from.node
+				d.send(sim, now, func() { to.learn(node, heard{est, now}) })
+			}
+		}
+	}
+	d.decideLocally(now)
+}
+
+// exchangeGossip has every node that saw a key send what it knows of the
+// key's estimates (its own and those it heard, with their ticks) to
+// Spec.Fanout other such nodes drawn at random (stream StreamGossip); a
+// receiver keeps the newest of each. Each node then computes its own drop
+// probability or share from what it knows.
+func (d *demand) exchangeGossip(sim *engine.Sim, now engine.Time) {
+	for _, k := range d.korder {
+		dk := d.keys[k]
+		n := len(dk.sawAt)
+		if n < 2 {
+			continue
+		}
+		for i, from := range dk.sawAt {
+			known := map[int]heard{from.node: {from.est, now}}
+			for l, h := range from.view {
+				known[l] = h
+			}
+			for range min(d.s.Fanout, n-1) {
+				j := d.gossip.IntN(n - 1)
+				if j >= i {
+					j++ // any other node, uniformly
+				}
+				to := dk.sawAt[j]
+				d.send(sim, now, func() {
+					for l, h := range known {
+						if l != to.node {
+							to.learn(l, h)
+						}
+					}
+				})
+			}
+		}
+	}
+	d.decideLocally(now)
+}
+
+// learn keeps h as node l's estimate unless a newer one is known.
+func (st *demandNode) learn(l int, h heard) {
+	if st.view == nil {
+		st.view = map[int]heard{}
+	}
+	if old, ok := st.view[l]; !ok || old.at <= h.at {
+		st.view[l] = h
+	}
+}
+
+// decideLocally has each node compute its drop probability or share from
+// its own estimate and those it knows of the others.
+func (d *demand) decideLocally(now engine.Time) {
+	for _, k := range d.korder {
+		dk := d.keys[k]
+		ests := make([]float64, len(dk.nodes))
+		for _, st := range dk.sawAt {
+			me := 0
+			for i, l := range dk.nodes { // node order: the sums are the coordinator's
+				if l == st.node {
+					ests[i], me = st.est, i
+				} else {
+					ests[i] = st.view[l].est
+				}
+			}
+			total := sum(ests)
+			if !d.fps {
+				st.drop = d.dropProbability(total)
+				continue
+			}
+			if total > 0 {
+				d.setShare(st, quantize(ests, total)[me], now)
+			}
+		}
+	}
+}
+
+// dropProbability returns max(0, 1 - R/D).
+func (d *demand) dropProbability(total float64) float64 {
+	if r := d.s.Bucket.Rate.Float64(); total > r {
+		return 1 - r/total
+	}
+	return 0
+}
+
+func sum(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
+// setShare gives st the share s (of ShareQuantum) from instant t: tokens
+// accrued so far at the old share are kept, up to the new burst.
+func (d *demand) setShare(st *demandNode, s int64, t engine.Time) {
+	d.advance(st, t)
+	st.share = s
+	if c := d.cap(s); c.Less(st.x) {
+		st.x = c
+	}
+}
+
+// quantize returns integer shares of ShareQuantum proportional to ws
+// (total their sum, > 0), adding to ShareQuantum exactly: each gets the
+// floor of its exact share, and the units left over go to the largest
+// remainders (ties to the lower index).
+func quantize(ws []float64, total float64) []int64 {
+	out := make([]int64, len(ws))
+	rem := make([]float64, len(ws))
+	left := int64(ShareQuantum)
+	for i, w := range ws {
+		q := w / total * ShareQuantum
+		f := math.Floor(q)
+		out[i], rem[i] = int64(f), q-f
+		left -= int64(f)
+	}
+	idx := make([]int, len(ws))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case rem[a] > rem[b]:
+			return -1
+		case rem[a] < rem[b]:
+			return 1
+		}
+		return 0
+	})
+	for i := 0; left > 0 && len(idx) > 0; i = (i + 1) % len(idx) {
+		out[idx[i]]++
+		left--
+	}
+	return out
+}

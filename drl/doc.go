@@ -1,0 +1,113 @@
+// Package drl owns the distributed rate-limiting designs of ratesim: the
+// ways a limit (R tokens/s, B tokens) per key is enforced by a fleet of N
+// nodes, each a documented model run on the same arrivals, side by side
+// with the one bucket (R, B) that the fleet promises.
+//
+// # Designs
+//
+//	one     the one bucket (R, B) per key: the lower bound (R. Guérin, "When
+//	        Two is Worse Than One", 2019, Theorem 2: no split does better).
+//	static  N nodes behind a dispatcher (rr, random, hash of the key), each
+//	        a sub-bucket (R/N, B/N) per key; scale events (Spec.Scale, at
+//	        instants in ns) re-split the limit over a new N: a surviving
+//	        node keeps its fill level (its unfinished work U, so its tokens
+//	        scale by N/N'), a new node starts full (as an autoscaled pod
+//	        does), a removed node's state is dropped.
+//	store   a central store: every decision is a round trip of delay D
+//	        (Spec.RTT, ns: fixed, uniform or lognormal) to one bucket (R, B)
+//	        per key, which decides at t + floor(D/2); the job's delay is D plus
+//	        the bucket's wait. While the store is down (Spec.Outages,
+//	        intervals [from, to) in ns) a node decides at once as Spec.Fail
+//	        says: open (admit), closed (reject) or local (its sub-bucket
+//	        (R/N, B/N)). With Spec.StoreCache a node caches a key the store
+//	        refused until its next token and refuses its jobs meanwhile
+//	        without a round trip.
+//	sync    local decisions reconciled through an owner per key, in the way
+//	        of Gubernator's global behaviour (mailgun/gubernator global.go:
+//	        hits are queued and sent to the key's owner GlobalSyncWait after
+//	        the first one, or when GlobalBatchLimit keys are queued; the
+//	        owner applies them and broadcasts its state to every peer,
+//	        batched the same way). Spec.SyncPeriod is the sync wait T in ns
+//	        (the command's default 100 ms; Gubernator's own default in
+//	        config.go is 500 µs), Spec.BatchLimit the batch limit in keys
+//	        (Gubernator: 1000), Spec.SyncDelay the one-way delay of each
+//	        message, Spec.SyncLoss its loss probability. Between
+//	        reconciliations a node decides with a copy of the whole bucket
+//	        (LocalCopy, Gubernator's) or with its sub-bucket (R/N, B/N) set to
+//	        the owner's fill level on each broadcast (LocalShare).
+//	lease   the allowance of the article: a node admits with tokens it
+//	        holds; with none it asks a central bucket (R, B) for
+//	        Spec.LeaseSize tokens (a round trip Spec.RTT), jobs arriving
+//	        meanwhile waiting for the reply; tokens unused Spec.LeaseTTL (ns)
+//	        after the latest grant go back. Always polices.
+//	grd     global random drop (B. Raghavan et al., "Cloud control with
+//	        distributed rate limiting", SIGCOMM 2007): every
+//	        Spec.EstimateInterval each node reports its smoothed demand
+//	        (EWMA weight Spec.Smoothing) to a coordinator, which sends back
+//	        the drop probability max(0, 1 - R/D), D the global demand.
+//	fps     flow proportional share (same paper, with a node's demand as its
+//	        weight): the coordinator sends node l the share e_l/D, rounded to
+//	        1/ShareQuantum with Σ = 1 exactly, and the node enforces the
+//	        bucket (R·e_l/D, B·e_l/D), exactly. grd and fps always police;
+//	        Spec.Exchange sends the estimates through the coordinator,
+//	        all-to-all among the nodes that saw the key, or by gossip to
+//	        Spec.Fanout random peers.
+//
+// Limits that the tests check decision for decision: sync with T = 0 and no
+// delay is the one bucket (each node holds the true state when a job
+// arrives); sync with T = ∞ in share mode is the static split (no message
+// is ever sent); a store with zero round trip and no outage is the one
+// bucket, with or without its cache; a lease of one token with no round
+// trip is the policing one bucket.
+//
+// Every bucket shapes (a job waits for its token, the note's eq. (1)) or,
+// with Spec.Police, polices (a job that finds no token is rejected).
+//
+// # Exactness
+//
+// Instants are integer nanoseconds (engine.Time) and every bucket keeps the
+// instant F at which its equivalent G/D/1 queue empties in units of 1/S ns,
+// S the scale of (R, B) (buckets.CommonScale); a sub-bucket (R/N, B/N)
+// has token time N/R and the same burst time B/R, so one scale serves every
+// N. Every decision is the one exact arithmetic makes; floats appear only in
+// random draws (delays, losses, dispatch) and in reported figures.
+//
+// # What is measured
+//
+// Summarize gives the jobs admitted and rejected, the mean, p99 (nearest
+// rank) and largest delay of the admitted jobs in seconds, the messages
+// sent and lost, the jobs decided without the store, and the worst
+// overshoot: the largest α*(d)/(B + R·d) over interval lengths d and keys,
+// where α*(d) is the most admitted jobs of a key passing in any closed
+// interval of length d (buckets.MeasureArrivalCurve). A design that keeps
+// the promise has overshoot <= 1; fail-open and stale reconciliation exceed
+// it, by the amount reported. It also gives the share of the run during
+// which a key's admitted rate over a window exceeded R (compared exactly),
+// Jain's fairness index of the fractions admitted across nodes and across
+// keys, and for sync the mean age of the owner's state each decision was
+// made with (staleness). Result.Rate bins the admitted rate over time.
+//
+// # Randomness and memory
+//
+// Each random component draws from its own PCG stream (Spec.Seed, stream):
+// dispatch systems.StreamDispatch, round trips (store and lease)
+// StreamStoreRTT, message delays StreamSyncDelay, losses StreamSyncLoss,
+// the on/off outage process StreamOutage, global random drop
+// StreamDemandDrop, gossip peers StreamGossip; the same seed gives the
+// same run. Model state is kept per key, and per (node, key) pair a node
+// has seen, never N × keys: a sync broadcast reaches the nodes holding
+// the keys one by one and the others (which only cache the snapshot)
+// through one delivery, all N - 1 messages counted. Timed events live on an engine.Sim. A Result keeps each
+// admitted job's departure instant (8 bytes) and its delay when it is not
+// 0 (8 more), for the arrival curve and the exact quantiles.
+//
+// # Sources
+//
+// The rate-limiting article "Rate limiting, throttling and pacing" (local
+// R/N, shared store, local buckets with reconciliation; fail-open and
+// fail-closed); mailgun/gubernator global.go and config.go (GlobalSyncWait,
+// GlobalBatchLimit, broadcast of the owner's status; config.go at commit
+// 03ce71a sets GlobalSyncWait to 500 µs and GlobalBatchLimit to
+// maxBatchSize); B. Raghavan et al., "Cloud control with distributed rate
+// limiting", SIGCOMM 2007.
+package drl

@@ -1,0 +1,393 @@
+package drl
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/systems"
+)
+
+// Designs lists the designs, in the order the command runs them.
+var Designs = []string{"one", "static", "store", "sync", "lease", "grd", "fps"}
+
+// ErrSpec is wrapped by every error about an invalid specification.
+var ErrSpec = errors.New("invalid drl specification")
+
+// Random streams of a run, each a PCG stream (seed, stream): dispatch uses
+// systems.StreamDispatch as ratesim run does; the others are drl's own, so
+// that adding a random delay to one component changes no other draw.
+const (
+	StreamStoreRTT  = 1000 // central store: round-trip times
+	StreamSyncDelay = 1001 // reconciliation: message delays
+	StreamSyncLoss  = 1002 // reconciliation: message losses
+	StreamOutage    = 1004 // central store: the on/off outage process
+)
+
+// Fail is what a node does with a job when the central store is down.
+type Fail int
+
+const (
+	FailOpen   Fail = iota // admit the job at once (the limiter disappears)
+	FailClosed             // reject the job (the store is a single point of failure)
+	FailLocal              // decide with the node's local sub-bucket (R/N, B/N) of the key
+)
+
+// ParseFail returns the Fail named s: "open", "closed" or "local".
+func ParseFail(s string) (Fail, error) {
+	switch s {
+	case "open":
+		return FailOpen, nil
+	case "closed":
+		return FailClosed, nil
+	case "local":
+		return FailLocal, nil
+	}
+	return 0, fmt.Errorf("drl: fail mode %q: want open, closed or local: %w", s, ErrSpec)
+}
+
+func (f Fail) String() string { return [...]string{"open", "closed", "local"}[f] }
+
+// Local is what a node of the sync design decides with between two
+// reconciliations.
+type Local int
+
+const (
+	// LocalCopy: a copy of the whole bucket (R, B) of the key, overwritten
+	// by the owner's state on each broadcast; the owner decides on the
+	// true state (Gubernator's global behaviour). With no reconciliation
+	// at all (T = ∞) each node is an independent bucket (R, B).
+	LocalCopy Local = iota
+	// LocalShare: the node's sub-bucket (R/N, B/N) of the key, set on each
+	// broadcast to the owner's fill level (its unfinished work U, so the
+	// node holds 1/N of the global tokens); the owner too decides with its
+	// sub-bucket. With no reconciliation (T = ∞) it is the static split.
+	LocalShare
+)
+
+// ParseLocal returns the Local named s: "copy" or "share".
+func ParseLocal(s string) (Local, error) {
+	switch s {
+	case "copy":
+		return LocalCopy, nil
+	case "share":
+		return LocalShare, nil
+	}
+	return 0, fmt.Errorf("drl: local mode %q: want copy or share: %w", s, ErrSpec)
+}
+
+func (l Local) String() string { return [...]string{"copy", "share"}[l] }
+
+// Interval is the time interval [From, To), ns since the origin.
+type Interval struct{ From, To engine.Time }
+
+// Contains reports whether From <= t < To.
+func (iv Interval) Contains(t engine.Time) bool { return iv.From <= t && t < iv.To }
+
+// ScaleEvent changes the number of nodes of the static design to Nodes at
+// instant At (ns): the limit is re-split into Nodes sub-buckets (R/Nodes,
+// B/Nodes).
+type ScaleEvent struct {
+	At    engine.Time
+	Nodes int
+}
+
+// Delay is a distribution of network delays, ns:
+//
+//	fixed      A
+//	uniform    an integer uniform in [A, B]
+//	lognormal  exp(N(ln A, Sigma²)) rounded to the nanosecond: median A, shape Sigma
+//
+// The zero value is a fixed delay of 0.
+type Delay struct {
+	Kind  string      // "fixed", "uniform" or "lognormal"; "" is fixed
+	A, B  engine.Time // ns, >= 0
+	Sigma float64     // lognormal shape, >= 0
+}
+
+// Fixed reports whether the delay is always A (no draw).
+func (d Delay) Fixed() bool { return d.Kind == "" || d.Kind == "fixed" }
+
+// Draw returns one delay, ns; rng is used only by random kinds.
+func (d Delay) Draw(rng *rand.Rand) engine.Time {
+	switch d.Kind {
+	case "uniform":
+		return d.A + engine.Time(rng.Int64N(int64(d.B-d.A)+1))
+	case "lognormal":
+		if d.A == 0 {
+			return 0
+		}
+		x := math.Exp(math.Log(float64(d.A)) + d.Sigma*rng.NormFloat64())
+		if x >= math.MaxInt64/2 {
+			return math.MaxInt64 / 2
+		}
+		return engine.Time(math.Round(x))
+	}
+	return d.A
+}
+
+func (d Delay) String() string {
+	switch d.Kind {
+	case "uniform":
+		return fmt.Sprintf("uniform:%v:%v", time.Duration(d.A), time.Duration(d.B))
+	case "lognormal":
+		return fmt.Sprintf("lognormal:%v:%v", time.Duration(d.A), d.Sigma)
+	}
+	return time.Duration(d.A).String()
+}
+
+// ParseDelay reads a delay distribution: "2ms" or "fixed:2ms",
+// "uniform:1ms:3ms", "lognormal:2ms:0.5" (median, shape). Durations take
+// a unit (ns, us, ms, s) or are plain seconds ("0.002").
+func ParseDelay(s string) (Delay, error) {
+	parts := strings.Split(s, ":")
+	bad := func(why string) (Delay, error) {
+		return Delay{}, fmt.Errorf("drl: delay %q: %s (want 2ms, fixed:2ms, uniform:1ms:3ms or lognormal:2ms:0.5): %w", s, why, ErrSpec)
+	}
+	kind := "fixed"
+	if len(parts) > 1 {
+		kind, parts = parts[0], parts[1:]
+	}
+	switch kind {
+	case "fixed":
+		if len(parts) != 1 {
+			return bad("a fixed delay has one duration")
+		}
+		a, err := ParseDuration(parts[0])
+		if err != nil {
+			return bad(err.Error())
+		}
+		return Delay{Kind: "fixed", A: a}, nil
+	case "uniform":
+		if len(parts) != 2 {
+			return bad("a uniform delay has two durations")
+		}
+		a, err := ParseDuration(parts[0])
+		if err != nil {
+			return bad(err.Error())
+		}
+		b, err := ParseDuration(parts[1])
+		if err != nil {
+			return bad(err.Error())
+		}
+		if b < a {
+			return bad("the upper end is below the lower")
+		}
+		return Delay{Kind: "uniform", A: a, B: b}, nil
+	case "lognormal":
+		if len(parts) != 2 {
+			return bad("a lognormal delay has a median and a shape")
+		}
+		a, err := ParseDuration(parts[0])
+		if err != nil {
+			return bad(err.Error())
+		}
+		sg, err := strconv.ParseFloat(parts[1], 64)
+		if err != nil || !(sg >= 0) || math.IsInf(sg, 0) {
+			return bad("the shape is a finite number >= 0")
+		}
+		return Delay{Kind: "lognormal", A: a, Sigma: sg}, nil
+	}
+	return bad("unknown kind " + strconv.Quote(kind))
+}
+
+// ParseDuration reads a duration >= 0 in whole nanoseconds, with a unit
+// ("100ms", "1.5s") or plain seconds ("0.1", "1/3" is refused: not whole
+// nanoseconds), exactly; "inf" is engine.Forever.
+func ParseDuration(s string) (engine.Time, error) {
+	if s == "inf" || s == "never" {
+		return engine.Forever, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return 0, fmt.Errorf("duration %q is negative", s)
+		}
+		return engine.Time(d), nil
+	}
+	r, err := exact.ParseRat(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (100ms, 2s, 0.5)", s)
+	}
+	ns, err := r.Mul(exact.Int(1e9))
+	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() || ns.Sign() < 0 {
+		return 0, fmt.Errorf("duration %q is not >= 0 in whole nanoseconds", s)
+	}
+	return engine.Time(ns.Num().Int64()), nil
+}
+
+// ParseInterval reads "START:END" (durations as ParseDuration reads them,
+// since the origin) into the interval [START, END).
+func ParseInterval(s string) (Interval, error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return Interval{}, fmt.Errorf("drl: interval %q: want START:END, e.g. 10s:12s: %w", s, ErrSpec)
+	}
+	from, err := ParseDuration(a)
+	if err != nil {
+		return Interval{}, fmt.Errorf("drl: interval %q: %v: %w", s, err, ErrSpec)
+	}
+	to, err := ParseDuration(b)
+	if err != nil {
+		return Interval{}, fmt.Errorf("drl: interval %q: %v: %w", s, err, ErrSpec)
+	}
+	if to <= from {
+		return Interval{}, fmt.Errorf("drl: interval %q: END must be after START: %w", s, ErrSpec)
+	}
+	return Interval{From: from, To: to}, nil
+}
+
+// Spec describes a run of one design.
+type Spec struct {
+	Design string         // one of Designs
+	Bucket buckets.Params // the promise (R tokens/s, B tokens) for every key
+	Nodes  int            // N, >= 1; every local bucket is (R/N, B/N), so B/N >= 1
+	Police bool           // reject a job that finds no token, instead of delaying it (shaping)
+	// Dispatch is the policy sending jobs to nodes: rr, random, hash (of
+	// the job's key) or column (the node the job names), as
+	// systems.NewDispatcher.
+	Dispatch string
+	Seed     uint64 // root seed of the random streams
+
+	// Scale: static design, re-splits at given instants (non-decreasing).
+	Scale []ScaleEvent
+
+	// Central store.
+	RTT     Delay      // round trip to the store; the store decides at half of it
+	Outages []Interval // the store is down for a job sent in any of them
+	Fail    Fail       // what a node does while the store is down
+	// StoreCache: a node that the store refused a job of key k (policing)
+	// caches "k over limit" until the store's next token and refuses k's
+	// jobs meanwhile without asking; the store only loses tokens to other
+	// nodes, so each cached refusal is the store's own decision.
+	StoreCache bool
+	// OutageUp and OutageDown, when both > 0, add a Poisson on/off outage
+	// process: from the origin the store is up for an exponential time of
+	// mean OutageUp ns, then down for one of mean OutageDown ns, and so on
+	// (durations rounded to the nanosecond), drawn from StreamOutage.
+	OutageUp, OutageDown engine.Time
+
+	// Reconciliation (sync).
+	SyncPeriod engine.Time // T, ns: a node sends its hits T after the first one; engine.Forever: never
+	BatchLimit int         // a node also sends when its batch holds this many keys; 0: no limit
+	SyncDelay  Delay       // one-way delay of every message
+	SyncLoss   float64     // probability that a message is lost, in [0, 1)
+	Local      Local       // what a node decides with between reconciliations
+
+	// Lease.
+	LeaseSize int64       // tokens a node asks for at a time, >= 1 (0: B/N rounded down, at least 1)
+	LeaseTTL  engine.Time // unused tokens go back this long after the latest grant, ns; engine.Forever: never
+
+	// Demand-aware shares (grd, fps).
+	EstimateInterval engine.Time // E: demand is measured and exchanged every E ns, > 0
+	Smoothing        float64     // α: weight of the newest measurement in the estimate, in (0, 1]
+	Exchange         Exchange    // how estimates are exchanged
+	Fanout           int         // gossip: peers each node sends to per interval, >= 1
+}
+
+// Exchange is how the demand-aware designs exchange their estimates.
+type Exchange int
+
+const (
+	// ExchangeCoordinator: every node reports to a coordinator, which
+	// sends each node its drop probability or share (2 messages per node
+	// and key per interval).
+	ExchangeCoordinator Exchange = iota
+	// ExchangeAll: every node sends its estimate to every other node that
+	// has seen the key (n·(n - 1) messages for n such nodes), and each
+	// computes its own from what it received.
+	ExchangeAll
+	// ExchangeGossip: every node sends what it knows (its estimate and the
+	// newest it heard of the others) to Spec.Fanout others drawn at random.
+	ExchangeGossip
+)
+
+// ParseExchange returns the Exchange named s: "coordinator" or "all".
+func ParseExchange(s string) (Exchange, error) {
+	switch s {
+	case "coordinator":
+		return ExchangeCoordinator, nil
+	case "all":
+		return ExchangeAll, nil
+	case "gossip":
+		return ExchangeGossip, nil
+	}
+	return 0, fmt.Errorf("drl: exchange %q: want coordinator, all or gossip: %w", s, ErrSpec)
+}
+
+func (x Exchange) String() string { return [...]string{"coordinator", "all", "gossip"}[x] }
+
+// Validate returns an error wrapping ErrSpec or buckets.ErrParam naming
+// the first invalid field, or nil.
+func (s Spec) Validate() error {
+	if !slices.Contains(Designs, s.Design) {
+		return fmt.Errorf("drl: design %q: want one of %s: %w", s.Design, strings.Join(Designs, ", "), ErrSpec)
+	}
+	if err := s.Bucket.Validate(); err != nil {
+		return err
+	}
+	if s.Nodes < 1 {
+		return fmt.Errorf("drl: %d nodes: want >= 1: %w", s.Nodes, ErrSpec)
+	}
+	ns := []int{s.Nodes}
+	last := engine.Time(math.MinInt64)
+	for _, e := range s.Scale {
+		if e.At < last {
+			return fmt.Errorf("drl: scale event at %v s is before the previous one: %w", e.At.Seconds(), ErrSpec)
+		}
+		last = e.At
+		if e.Nodes < 1 {
+			return fmt.Errorf("drl: scale event to %d nodes: want >= 1: %w", e.Nodes, ErrSpec)
+		}
+		ns = append(ns, e.Nodes)
+	}
+	if s.Design != "one" {
+		for _, n := range ns {
+			b, _ := s.Bucket.Burst.Quo(exact.Int(int64(n)))
+			if b.Cmp(exact.Int(1)) < 0 {
+				return fmt.Errorf("drl: burst %v over %d nodes is %v tokens per node: want >= 1 (fewer nodes or a larger burst): %w", s.Bucket.Burst, n, b, ErrSpec)
+			}
+		}
+	}
+	if _, err := systems.NewDispatcher(s.Dispatch, make1(s.Nodes), rand.NewPCG(0, 0)); err != nil || s.Dispatch == "least-loaded" {
+		return fmt.Errorf("drl: dispatch %q: want rr, random, hash or column: %w", s.Dispatch, ErrSpec)
+	}
+	if !(s.SyncLoss >= 0 && s.SyncLoss < 1) {
+		return fmt.Errorf("drl: message loss %v: want a probability in [0, 1): %w", s.SyncLoss, ErrSpec)
+	}
+	if (s.Design == "grd" || s.Design == "fps") && (s.EstimateInterval <= 0 || s.EstimateInterval == engine.Forever) {
+		return fmt.Errorf("drl: estimate interval %v ns: want > 0 and finite: %w", int64(s.EstimateInterval), ErrSpec)
+	}
+	if (s.Design == "grd" || s.Design == "fps") && !(s.Smoothing > 0 && s.Smoothing <= 1) {
+		return fmt.Errorf("drl: smoothing %v: want a weight in (0, 1]: %w", s.Smoothing, ErrSpec)
+	}
+	if s.OutageUp < 0 || s.OutageDown < 0 || (s.OutageUp > 0) != (s.OutageDown > 0) {
+		return fmt.Errorf("drl: outage process up %v ns, down %v ns: want both > 0, or both 0 for none: %w", int64(s.OutageUp), int64(s.OutageDown), ErrSpec)
+	}
+	if (s.Design == "grd" || s.Design == "fps") && s.Exchange == ExchangeGossip && s.Fanout < 1 {
+		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
+	}
+	if s.LeaseSize < 0 {
+		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.LeaseSize, ErrSpec)
+	}
+	if s.BatchLimit < 0 {
+		return fmt.Errorf("drl: batch limit %d: want >= 0 keys (0: none): %w", s.BatchLimit, ErrSpec)
+	}
+	return nil
+}
+
+// make1 returns n weights of 1.
+func make1(n int) []float64 {
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 1
+	}
+	return w
+}

@@ -1,0 +1,149 @@
+package drl
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/systems"
+)
+
+// store is the central store: each decision is a round trip of delay D
+// (drawn from Spec.RTT) to one shared bucket (R, B) per key, which decides
+// when the request reaches it, at t + floor(D/2); the job is held for the
+// rest of the round trip and then for the bucket's wait, so its delay is
+// D + wait. A job sent while the store is down (t in an outage) is decided
+// at once by the node as Spec.Fail says, with no round trip (the
+// connection is refused).
+type store struct {
+	s    Spec
+	u    units
+	res  *Result
+	f    *fleet
+	keys map[uint64]*bucketState
+	rng  *rand.Rand
+	cb   callbacks
+	// The on/off process: the current down interval [downFrom, downTo),
+	// the next one once t passes downTo.
+	onoff            *rand.Rand
+	downFrom, downTo engine.Time
+	// over caches, per (node, key), the instant (ns) until which the
+	// key is over limit (Spec.StoreCache).
+	over map[nodeKey]engine.Time
+}
+
+func newStore(s Spec, u units, res *Result) (*store, error) {
+	f, err := newFleet(s, u)
+	if err != nil {
+		return nil, err
+	}
+	st := &store{s: s, u: u, res: res, f: f, keys: map[uint64]*bucketState{}, rng: rand.New(rand.NewPCG(s.Seed, StreamStoreRTT))}
+	if s.OutageUp > 0 {
+		st.onoff = rand.New(rand.NewPCG(s.Seed, StreamOutage))
+		st.nextOutage(0)
+	}
+	return st, nil
+}
+
+// exp draws an exponential duration of mean m ns, rounded, >= 1 ns.
+func (st *store) exp(m engine.Time) engine.Time {
+	x := math.Round(st.onoff.ExpFloat64() * float64(m))
+	if x >= float64(engine.Forever/4) {
+		return engine.Forever / 4
+	}
+	return max(1, engine.Time(x))
+}
+
+// nextOutage draws the up time after instant from and the outage after it.
+func (st *store) nextOutage(from engine.Time) {
+	st.downFrom = addSat(from, st.exp(st.s.OutageUp))
+	st.downTo = addSat(st.downFrom, st.exp(st.s.OutageDown))
+}
+
+// down reports whether the store is down at instant t (non-decreasing
+// from call to call).
+func (st *store) down(t engine.Time) bool {
+	for _, o := range st.s.Outages {
+		if o.Contains(t) {
+			return true
+		}
+	}
+	if st.onoff != nil {
+		for st.downTo <= t {
+			st.nextOutage(st.downTo)
+		}
+		return st.downFrom <= t
+	}
+	return false
+}
+
+func (st *store) offer(sim *engine.Sim, j systems.Job) error {
+	l, err := st.f.dispatch(j)
+	if err != nil {
+		return err
+	}
+	if st.down(j.T) {
+		st.res.Fallback++
+		switch st.s.Fail {
+		case FailOpen:
+			st.res.admit(l, j, 0, st.u.at(0))
+		case FailClosed:
+			st.res.reject(l, j)
+		case FailLocal:
+			if w, ok := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
+				st.res.admit(l, j, 0, w)
+			} else {
+				st.res.reject(l, j)
+			}
+		}
+		return nil
+	}
+	nk := nodeKey{l, j.Key}
+	if st.s.StoreCache {
+		if until, ok := st.over[nk]; ok {
+			if j.T < until {
+				st.res.reject(l, j)
+				return nil
+			}
+			delete(st.over, nk)
+		}
+	}
+	rtt := st.s.RTT.Draw(st.rng)
+	st.res.Messages++
+	decide := func(now engine.Time) {
+		t := st.u.at(now)
+		b := st.keys[j.Key]
+		if b == nil {
+			b = &bucketState{f: t}
+			st.keys[j.Key] = b
+		}
+		w, ok := b.decide(t, st.u.tau, st.u.beta, st.s.Police)
+		if ok {
+			st.res.admit(l, j, rtt, w)
+			return
+		}
+		st.res.reject(l, j)
+		if st.s.StoreCache {
+			// The next token is due at now + w exactly; a job at an
+			// instant before ceil(now + w) finds none.
+			until := now + engine.Time(w.CeilDiv(st.u.scale).Int64())
+			set := func(engine.Time) {
+				if st.over == nil {
+					st.over = map[nodeKey]engine.Time{}
+				}
+				st.over[nk] = max(st.over[nk], until)
+			}
+			if rtt == 0 {
+				set(now)
+			} else {
+				st.cb.at(sim, addSat(j.T, rtt), set)
+			}
+		}
+	}
+	if rtt == 0 {
+		decide(j.T)
+		return nil
+	}
+	st.cb.at(sim, addSat(j.T, rtt/2), decide)
+	return nil
+}
