@@ -79,6 +79,9 @@ type Scenario struct {
 type Result struct {
 	Foreground       Summary
 	ForegroundSeries []Bin
+	// ForegroundLatencies holds the latency of every foreground success,
+	// seconds, in the order the requests succeeded (see [Stats.Latencies]).
+	ForegroundLatencies []float64
 	// Backfill is the backfill's summary, with its series and control
 	// decisions; zero without a backfill.
 	Backfill       Summary
@@ -159,6 +162,7 @@ func Run(sc Scenario, l buckets.Limiter) (Result, error) {
 	fgStats := foreground(ret, paced)
 	res.Foreground = fgStats.Summary()
 	res.ForegroundSeries = fgStats.Series()
+	res.ForegroundLatencies = fgStats.Latencies()
 	if bf != nil {
 		res.Backfill = bf.Stats().Summary()
 		res.BackfillSeries = bf.Stats().Series()

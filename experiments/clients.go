@@ -124,17 +124,21 @@ type BackfillControl struct {
 
 // ClientsResult is the outcome of [RunClients].
 type ClientsResult struct {
-	Spec             ClientsSpec       `json:"-"`
-	Limiter          string            `json:"limiter"`
-	Params           string            `json:"limiter_params"`
-	Offered          float64           `json:"offered_requests_per_s"` // open-loop requests per second over their span (0 for one instant)
-	Foreground       ClientSummary     `json:"foreground"`
-	ForegroundSeries []ClientBin       `json:"foreground_series,omitempty"`
-	Backfill         *ClientSummary    `json:"backfill,omitempty"`
-	BackfillSeries   []ClientBin       `json:"backfill_series,omitempty"`
-	Controls         []BackfillControl `json:"backfill_controls,omitempty"`
-	Downstream       []ServerClass     `json:"downstream,omitempty"`
-	End              float64           `json:"end_s"` // instant of the last event
+	Spec             ClientsSpec   `json:"-"`
+	Limiter          string        `json:"limiter"`
+	Params           string        `json:"limiter_params"`
+	Offered          float64       `json:"offered_requests_per_s"` // open-loop requests per second over their span (0 for one instant)
+	Foreground       ClientSummary `json:"foreground"`
+	ForegroundSeries []ClientBin   `json:"foreground_series,omitempty"`
+	// Latencies holds the latency of every foreground success (first
+	// attempt to success), seconds, in the order of success: the data of
+	// the latency figure, not written to JSON.
+	Latencies      []float64         `json:"-"`
+	Backfill       *ClientSummary    `json:"backfill,omitempty"`
+	BackfillSeries []ClientBin       `json:"backfill_series,omitempty"`
+	Controls       []BackfillControl `json:"backfill_controls,omitempty"`
+	Downstream     []ServerClass     `json:"downstream,omitempty"`
+	End            float64           `json:"end_s"` // instant of the last event
 }
 
 // RunClients runs the clients of spec against a fresh limiter of spec, the
@@ -165,7 +169,7 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 		return nil, err
 	}
 	out := &ClientsResult{Spec: spec, Limiter: spec.Limiter, Params: spec.LimiterParams(), Foreground: clientSummary(res.Foreground),
-		ForegroundSeries: clientBins(res.ForegroundSeries, sc.Bin), End: res.End.Seconds()}
+		ForegroundSeries: clientBins(res.ForegroundSeries, sc.Bin), Latencies: res.ForegroundLatencies, End: res.End.Seconds()}
 	if spec.Profile != nil {
 		out.Limiter = spec.Profile.Name
 	}

@@ -103,7 +103,8 @@ const maxSeries = 5
 type group struct {
 	grid   int
 	key    string // "burst10-load0.9"
-	label  string // "burst=10 load=0.9"
+	label  string // "b = 10, ρ = 0.9"
+	title  string // label with the numbers of figure text (see textNumber)
 	x, ser string // plotted axes: x, and the one that tells the curves apart ("" for none)
 	pts    []*PointResult
 }
@@ -130,16 +131,18 @@ func groups(res *Results) []*group {
 			x = g[0].Name
 			fixed = nil
 		}
-		var keys, labels []string
+		var keys, labels, titles []string
 		for _, a := range fixed {
 			v := formatAxisValue(pr.axisValue(a.Name))
 			keys = append(keys, a.Name+v)
 			labels = append(labels, symbol(a.Name)+" = "+v)
+			titles = append(titles, symbol(a.Name)+" = "+textValue(pr.axisValue(a.Name)))
 		}
 		id := fmt.Sprintf("%d|%s", pr.Grid, strings.Join(keys, "-"))
 		gr := byKey[id]
 		if gr == nil {
-			gr = &group{grid: pr.Grid, key: strings.Join(keys, "-"), label: strings.Join(labels, ", "), x: x, ser: ser}
+			gr = &group{grid: pr.Grid, key: strings.Join(keys, "-"), label: strings.Join(labels, ", "),
+				title: strings.Join(titles, ", "), x: x, ser: ser}
 			byKey[id] = gr
 			out = append(out, gr)
 		}
@@ -187,46 +190,160 @@ func pick(vs []any, n int) []any {
 	return out
 }
 
-// caption describes what a sweep figure holds fixed.
-func caption(res *Results, pr *PointResult, plotted ...string) string {
+// caption describes what a sweep figure holds fixed: every parameter of
+// the first of pts that is not a plotted axis. When k is plotted the
+// shares are those of each k, described for all of pts.
+func caption(res *Results, pts []*PointResult, plotted ...string) string {
+	pr := pts[0]
 	var parts []string
 	s := res.Spec
 	if s.Name != "" {
 		parts = append(parts, s.Name+":")
 	}
-	arr := pr.Arrivals
-	if arr == "poisson" {
-		arr = "Poisson"
+	is := func(axes ...string) bool {
+		return slices.ContainsFunc(axes, func(a string) bool { return slices.Contains(plotted, a) })
 	}
-	parts = append(parts, fmt.Sprintf("%s arrivals", arr))
-	if !slices.Contains(plotted, "load") {
-		parts[len(parts)-1] += fmt.Sprintf(", load ρ = %s,", formatFloat(pr.Load))
+	var setting []string
+	if !is("arrivals") {
+		arr := pr.Arrivals
+		if arr == "poisson" {
+			arr = "Poisson"
+		}
+		setting = append(setting, arr+" arrivals")
+	}
+	if !is("load") {
+		setting = append(setting, "load ρ = "+textNumber(pr.Load))
+	}
+	if !is("rate") {
+		setting = append(setting, "r = "+textNumber(pr.Rate)+" tokens/s")
+	}
+	if !is("burst") {
+		setting = append(setting, "b = "+textNumber(pr.Burst)+" tokens")
+	}
+	if is("k") {
+		if sh := kShares(pts); sh != "" {
+			setting = append(setting, sh)
+		}
 	} else {
-		parts[len(parts)-1] += ","
+		split := fmt.Sprintf("k = %d", pr.K)
+		if !is("q", "q_rate") {
+			split += ", rate shares " + textShares(pr.RateShares)
+		}
+		if !is("q", "q_burst") {
+			split += ", burst shares " + textShares(pr.BurstShares)
+		}
+		setting = append(setting, split)
 	}
-	parts = append(parts, fmt.Sprintf("r = %s tokens/s,", formatFloat(pr.Rate)))
-	if !slices.Contains(plotted, "burst") {
-		parts = append(parts, fmt.Sprintf("b = %s tokens,", formatFloat(pr.Burst)))
+	if len(setting) > 0 {
+		parts = append(parts, strings.Join(setting, ", ")+";")
 	}
-	split := fmt.Sprintf("k = %d", pr.K)
-	if !slices.Contains(plotted, "q") && !slices.Contains(plotted, "q_rate") {
-		split += ", rate shares " + strings.ReplaceAll(shares(pr.RateShares), ";", " : ")
+	var serve []string
+	if !is("dispatch") {
+		d := pr.Dispatch + " dispatch"
+		if pr.Dispatch == "weighted" && !is("p") {
+			d += " (traffic shares " + textShares(pr.TrafficShares) + ")"
+		}
+		serve = append(serve, d)
 	}
-	if !slices.Contains(plotted, "q") && !slices.Contains(plotted, "q_burst") {
-		split += ", burst shares " + strings.ReplaceAll(shares(pr.BurstShares), ";", " : ")
+	if !is("order") {
+		serve = append(serve, pr.Order)
 	}
-	parts = append(parts, split+";")
-	d := pr.Dispatch + " dispatch"
-	if pr.Dispatch == "weighted" && !slices.Contains(plotted, "p") {
-		d += " (traffic shares " + strings.ReplaceAll(shares(pr.TrafficShares), ";", " : ") + ")"
+	if len(serve) > 0 {
+		parts = append(parts, strings.Join(serve, ", ")+";")
 	}
-	parts = append(parts, d+", "+pr.Order+";")
-	parts = append(parts, fmt.Sprintf("%d jobs after %d warm-up, %d replications per point; seed %d", pr.Jobs, pr.Warmup, pr.Replications, res.Seed))
+	run := fmt.Sprintf("%d replications per point; seed %d", pr.Replications, res.Seed)
+	switch {
+	case is("jobs") && is("warmup"):
+	case is("jobs"):
+		run = fmt.Sprintf("%d warm-up jobs, ", pr.Warmup) + run
+	case is("warmup"):
+		run = fmt.Sprintf("%d jobs, ", pr.Jobs) + run
+	default:
+		run = fmt.Sprintf("%d jobs after %d warm-up, ", pr.Jobs, pr.Warmup) + run
+	}
+	parts = append(parts, run)
 	if res.Version != "" && res.Version != "(devel)" {
 		parts[len(parts)-1] += "; ratesim " + res.Version
 	}
 	return strings.Join(parts, " ")
 }
+
+// kShares describes the shares of points whose k varies: "equal rate and
+// burst shares (1/k each)" when every point splits r and b equally,
+// "rate and burst share of sub-bucket 1 0.5, the rest equal" when sub-
+// bucket 1 has the same shares at every point and the others share the
+// rest equally, "" otherwise.
+func kShares(pts []*PointResult) string {
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
+	equalRest := func(s []float64, from int) bool {
+		for _, x := range s[from:] {
+			if !same(x, s[from]) {
+				return false
+			}
+		}
+		return true
+	}
+	equal, firstSame := true, true
+	q, qb := pts[0].RateShares, pts[0].BurstShares
+	for _, p := range pts {
+		if len(p.RateShares) == 0 || len(p.BurstShares) == 0 || len(q) == 0 || len(qb) == 0 {
+			return ""
+		}
+		equal = equal && equalRest(p.RateShares, 0) && equalRest(p.BurstShares, 0)
+		firstSame = firstSame && same(p.RateShares[0], q[0]) && same(p.BurstShares[0], qb[0]) &&
+			equalRest(p.RateShares, 1) && equalRest(p.BurstShares, 1)
+	}
+	switch {
+	case equal:
+		return "equal rate and burst shares (1/k each)"
+	case firstSame && same(q[0], qb[0]):
+		return "rate and burst share of sub-bucket 1 " + textNumber(q[0]) + ", the rest equal"
+	case firstSame:
+		return "rate share of sub-bucket 1 " + textNumber(q[0]) + ", burst share " + textNumber(qb[0]) + ", the rest equal"
+	}
+	return ""
+}
+
+// textShares writes shares for figure text: "0.5 : 0.25 : 0.25".
+func textShares(s []float64) string {
+	parts := make([]string, len(s))
+	for i, x := range s {
+		parts[i] = textNumber(x)
+	}
+	return strings.Join(parts, " : ")
+}
+
+// textValue writes an axis value for figure text (see textNumber).
+func textValue(v any) string {
+	if x, ok := v.(float64); ok {
+		return textNumber(x)
+	}
+	return formatAxisValue(v)
+}
+
+// textNumber writes a number for the text of a figure (titles, legends,
+// captions) in the notation of the plots package's axes, as plain text:
+// the shortest decimal that reads back as x from 10^-6 up to 10^4
+// (0.00001, 0.9, 5000), SI prefixes from 10^4 on (20k, 107.55k, 1M), and
+// e-notation only beyond (2e-07, 5e+21).
+func textNumber(x float64) string {
+	a := math.Abs(x)
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return formatFloat(x)
+	case a == 0 || a >= 1e-6 && a < 1e4:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case a >= 1e4 && a < 1e21:
+		k := 0
+		for k+1 < len(siTextPrefixes) && a >= math.Pow10(3*(k+1)) {
+			k++
+		}
+		return strconv.FormatFloat(x/math.Pow10(3*k), 'f', -1, 64) + siTextPrefixes[k]
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+var siTextPrefixes = []string{"", "k", "M", "G", "T", "P", "E"}
 
 // SweepFigures returns the figures of a sweep's results: for each group of
 // points that differ only in the last two axes of their grid, a heat map of
@@ -252,10 +369,10 @@ func SweepFigures(res *Results) []NamedFigure {
 }
 
 func titleSuffix(g *group) string {
-	if g.label == "" {
+	if g.title == "" {
 		return ""
 	}
-	return " (" + g.label + ")"
+	return " (" + g.title + ")"
 }
 
 // heatMap draws the ratio over (p, q): p across, the share up.
@@ -284,7 +401,7 @@ func heatMap(res *Results, g *group) *plots.HeatMap {
 	}
 	return &plots.HeatMap{
 		Title:     "Split/one mean delay ratio" + titleSuffix(g),
-		Caption:   caption(res, g.pts[0], xName, yName),
+		Caption:   caption(res, g.pts, xName, yName),
 		XLabel:    axisLabels[xName],
 		YLabel:    axisLabels[yName],
 		ZLabel:    "split/one mean delay ratio (log scale)",
@@ -309,15 +426,24 @@ func floats(vs []any) []float64 {
 // curves draws the ratio (ratio true) or the mean delays against g.x.
 func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 	var series []any
-	if g.ser != "" {
-		series = pick(values(g.pts, g.ser), maxSeries)
-	} else {
-		series = []any{nil}
-	}
 	lp := &plots.LinePlot{
-		Caption: caption(res, g.pts[0], g.x, g.ser),
+		Caption: caption(res, g.pts, g.x, g.ser),
 		XLabel:  axisLabels[g.x],
 		XTicks:  floats(values(g.pts, g.x)),
+	}
+	if g.ser != "" {
+		all := values(g.pts, g.ser)
+		series = pick(all, maxSeries)
+		if len(series) < len(all) {
+			shown := make([]string, len(series))
+			for i, v := range series {
+				shown[i] = textValue(v)
+			}
+			lp.Caption += fmt.Sprintf("; curves for %d of the %d values of %s (%s; every value is in results.csv)",
+				len(series), len(all), shortName(g.ser), strings.Join(shown, ", "))
+		}
+	} else {
+		series = []any{nil}
 	}
 	slices.Sort(lp.XTicks)
 	if ratio {
@@ -341,7 +467,7 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		})
 		name := ""
 		if sv != nil {
-			name = shortName(g.ser) + " = " + formatAxisValue(sv)
+			name = shortName(g.ser) + " = " + textValue(sv)
 		}
 		x := make([]float64, len(pts))
 		for i, pr := range pts {

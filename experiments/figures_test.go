@@ -223,3 +223,88 @@ func TestSaveFiguresOrder(t *testing.T) {
 		t.Errorf("cancelled: %d files written", len(left))
 	}
 }
+
+// sweepFigures runs the sweep of the YAML spec and returns its figures.
+func sweepFigures(t *testing.T, spec string) []NamedFigure {
+	t.Helper()
+	s, err := ParseSpec(strings.NewReader(spec), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunSweep(context.Background(), s, SweepOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SweepFigures(res)
+}
+
+// TestSweepCaptionPlottedAxes: a caption states what the figure holds
+// fixed, never a plotted axis at the value of the group's first point
+// (issue 15: with k plotted it read "k = 1, rate shares 1, burst shares
+// 1"); when the curves show some of the values of an axis, the caption
+// says which.
+func TestSweepCaptionPlottedAxes(t *testing.T) {
+	figs := sweepFigures(t, `
+load: 0.5
+rate: 2
+jobs: 200
+warmup: 0
+replications: 2
+seed: 1
+sweep:
+  burst: [2, 4, 8, 16, 32, 64, 128, 256, 512]
+  k: [1, 2]
+`)
+	lp := figureByName(t, figs, "ratio-grid0").(*plots.LinePlot)
+	for _, bad := range []string{"k = ", "rate shares 1", "burst shares 1", "b = "} {
+		if strings.Contains(lp.Caption, bad) {
+			t.Errorf("caption %q states the plotted axis (%q)", lp.Caption, bad)
+		}
+	}
+	for _, want := range []string{
+		"Poisson arrivals, load ρ = 0.5, r = 2 tokens/s, equal rate and burst shares (1/k each); rr dispatch, fcfs;",
+		"200 jobs after 0 warm-up, 2 replications per point; seed 1",
+		"curves for 5 of the 9 values of burst (2, 8, 32, 128, 512; every value is in results.csv)",
+	} {
+		if !strings.Contains(lp.Caption, want) {
+			t.Errorf("caption %q\nwant it to contain %q", lp.Caption, want)
+		}
+	}
+	if len(lp.Lines) != 5 {
+		t.Errorf("%d ratio curves, want 5", len(lp.Lines))
+	}
+}
+
+// TestSweepFigureNumbers: the numbers in titles, legends and captions are
+// written as the axes write them: no e-notation at low load, SI prefixes
+// for large ones (issue 15: "1e-05", "500000").
+func TestSweepFigureNumbers(t *testing.T) {
+	for x, want := range map[float64]string{
+		0.00001: "0.00001", 0.5: "0.5", 500: "500", 1000: "1000", 9999: "9999",
+		500000: "500k", 107550: "107.55k", 1e6: "1M", 2.5e9: "2.5G", 2e-7: "2e-07", 0: "0", -20000: "-20k",
+	} {
+		if got := textNumber(x); got != want {
+			t.Errorf("textNumber(%v) = %q, want %q", x, got, want)
+		}
+	}
+	figs := sweepFigures(t, `
+burst: 4
+k: 2
+dispatch: weighted
+jobs: 100
+warmup: 0
+replications: 2
+seed: 1
+sweep:
+  load: [0.00001]
+  q: [0.25, 0.5]
+  p: [0.25, 0.5]
+`)
+	hm := figureByName(t, figs, "heatmap-load1e-05").(*plots.HeatMap)
+	if want := "Split/one mean delay ratio (ρ = 0.00001)"; hm.Title != want {
+		t.Errorf("heat map title %q, want %q", hm.Title, want)
+	}
+	if !strings.Contains(hm.Caption, "load ρ = 0.00001") || strings.Contains(hm.Caption, "e-05") {
+		t.Errorf("heat map caption %q", hm.Caption)
+	}
+}

@@ -67,7 +67,7 @@ func RunSeries(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut
 		opt.WindowSteps = 400
 	}
 	rec := newRecorder(jobsOut, spec.Warmup)
-	tp := &seriesTap{opt: opt, dt: 1e-3, ser: &Series{From: opt.From, To: opt.To}}
+	tp := &seriesTap{opt: opt, dt: 1e-3, end: math.Inf(1), ser: &Series{From: opt.From, To: opt.To}}
 	tp.busiest = opt.To <= 0
 	if tp.busiest {
 		tp.ring = make([]stepRec, 0, opt.WindowSteps/2)
@@ -85,20 +85,28 @@ func RunSeries(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut
 // seriesTap follows N(t) and Σ N_l(t) from the decisions and releases: a
 // job that waits adds one to its system's count at its arrival and
 // removes one at its release (known at its arrival under FCFS: the tap
-// keeps the pending release instants in a heap, so its memory is
-// O(jobs waiting)). S(t) and S^(k)(t) are sampled from the buckets' exact
-// closed forms. Steps at the same instant are merged.
+// keeps the pending release instants, rounded up to the nanosecond as the
+// drivers round LIFO and random releases, in a heap, so its memory is
+// O(jobs waiting)). S(t) and S^(k)(t) are sampled from the exact closed
+// forms of copies of the buckets' states taken after each decision: the
+// tap sees a job's decisions after the pair has offered it to both
+// systems, and the samples due before that arrival must be read from the
+// states before it ([buckets.GD1] is only valid from the last arrival
+// on). Releases leave the states unchanged, so the samples, like N(t),
+// are the same under every service order. Steps at the same instant are
+// merged.
 type seriesTap struct {
 	rec    *recorder
 	p      *systems.Pair
 	opt    SeriesOptions
 	ser    *Series
-	last   float64 // instant of the last event, seconds
+	states [2][]buckets.GD1 // each node's state after the last decision
 	n, nk  int
 	prevN  int     // n before the last change
 	prevNK int     // nk before the last change
 	dt     float64 // sample spacing, seconds
 	next   float64 // next sampling instant, seconds
+	end    float64 // no samples after it (seconds): +Inf until finish
 	pend   [2]releaseHeap
 
 	// The busiest-episode window: the last WindowSteps/2 steps in a ring,
@@ -112,10 +120,10 @@ type seriesTap struct {
 	maxNK   int
 }
 
-// releaseHeap is a min-heap of release instants, seconds.
-type releaseHeap []float64
+// releaseHeap is a min-heap of release instants.
+type releaseHeap []engine.Time
 
-func (h *releaseHeap) push(x float64) {
+func (h *releaseHeap) push(x engine.Time) {
 	*h = append(*h, x)
 	a := *h
 	for i := len(a) - 1; i > 0; {
@@ -128,7 +136,7 @@ func (h *releaseHeap) push(x float64) {
 	}
 }
 
-func (h *releaseHeap) pop() float64 {
+func (h *releaseHeap) pop() engine.Time {
 	a := *h
 	x := a[0]
 	n := len(a) - 1
@@ -157,49 +165,52 @@ type stepRec struct {
 	n, nk int
 }
 
-func (tp *seriesTap) start(p *systems.Pair, rec *recorder) { tp.p, tp.rec = p, rec }
+func (tp *seriesTap) start(p *systems.Pair, rec *recorder) {
+	tp.p, tp.rec = p, rec
+	for side, sys := range []*systems.System{p.A, p.B} {
+		for _, n := range sys.Nodes() {
+			tp.states[side] = append(tp.states[side], n.(*buckets.TokenBucket).State())
+		}
+	}
+}
 
-// accrued returns S(t) and S^(k)(t) in seconds from the buckets' closed
-// forms, t not earlier than the last arrival.
+// accrued returns S(t) and S^(k)(t) in seconds from the closed forms of
+// the states after the last decision, t not earlier than its arrival.
 func (tp *seriesTap) accrued(t float64) (float64, float64) {
-	sum := func(sys *systems.System) float64 {
+	sum := func(states []buckets.GD1) float64 {
 		var s exact.Int128
 		var scale int64
-		for _, n := range sys.Nodes() {
-			g := n.(*buckets.TokenBucket).State()
+		for _, g := range states {
 			scale = g.Scale
 			x, _ := exact.I128(int64(math.Round(t * 1e9))).Mul64OK(g.Scale)
 			s = s.Add(g.Accrued(x))
 		}
 		return exact.Frac(s, scale).QuoFloat64(1e9)
 	}
-	return sum(tp.p.A), sum(tp.p.B)
+	return sum(tp.states[0]), sum(tp.states[1])
 }
 
 // advance takes the samples due up to t and makes the releases due by t
 // (steps), in time order.
-func (tp *seriesTap) advance(t float64) {
+func (tp *seriesTap) advance(t engine.Time) {
 	for {
-		// The next release in either system, if it is due by t.
+		// The next release in either system, if it is due by t (A's
+		// first at equal instants, as systems.Pair releases them).
 		side, at := -1, t
 		for s := range tp.pend {
 			if len(tp.pend[s]) > 0 && tp.pend[s][0] <= at && (side < 0 || tp.pend[s][0] < at) {
 				side, at = s, tp.pend[s][0]
 			}
 		}
-		for tp.next <= at {
-			if tp.next >= tp.last {
-				s, sk := tp.accrued(tp.next)
-				tp.sample(tp.next, s, sk)
-			}
-			tp.next += tp.dt
+		for x := min(at.Seconds(), tp.end); tp.next <= x; tp.next += tp.dt {
+			s, sk := tp.accrued(tp.next)
+			tp.sample(tp.next, s, sk)
 		}
-		tp.last = max(tp.last, at)
 		if side < 0 {
 			return
 		}
 		tp.pend[side].pop()
-		tp.change(side, -1, at)
+		tp.change(side, -1, at.Seconds())
 	}
 }
 
@@ -303,14 +314,21 @@ func (tp *seriesTap) stepBusiest(t float64) {
 }
 
 func (tp *seriesTap) Decided(j systems.Job, side, node int, d buckets.Decision) error {
-	t := j.T.Seconds()
 	if side == 0 {
-		tp.advance(t)
+		tp.advance(j.T) // before the states take this job in
 	}
+	sys := tp.p.A
+	if side == 1 {
+		sys = tp.p.B
+	}
+	tp.states[side][node] = sys.Nodes()[node].(*buckets.TokenBucket).State()
+	t := j.T.Seconds()
 	switch d.Verdict {
 	case buckets.Delay:
 		tp.change(side, 1, t)
-		tp.pend[side].push(t + d.WaitSeconds())
+		// The exact release instant j.T + Wait, rounded up to the
+		// nanosecond as systems.Observer states for queued jobs.
+		tp.pend[side].push(j.T + engine.Time(d.Wait.Ceil().Int64()))
 	case buckets.Queue:
 		tp.change(side, 1, t)
 	}
@@ -318,16 +336,16 @@ func (tp *seriesTap) Decided(j systems.Job, side, node int, d buckets.Decision) 
 }
 
 func (tp *seriesTap) Released(side, node int, at engine.Time, r buckets.Released) error {
-	t := at.Seconds()
-	tp.advance(t)
-	tp.change(side, -1, t)
+	tp.advance(at)
+	tp.change(side, -1, at.Seconds())
 	return tp.rec.Released(side, node, at, r)
 }
 
 // finish takes the samples and releases after the last arrival, up to
 // the end of the run, end (seconds).
 func (tp *seriesTap) finish(end float64) {
-	tp.advance(end)
+	tp.end = end // the releases at the end's nanosecond, no sample after it
+	tp.advance(engine.Time(math.Ceil(end * 1e9)))
 	ser := tp.ser
 	if k := len(ser.T); k == 0 || ser.T[k-1] < end {
 		s, sk := tp.accrued(end)

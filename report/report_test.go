@@ -80,8 +80,9 @@ func TestPaperQuick(t *testing.T) {
 		t.Error("the sample path's check did not report 0 violations")
 	}
 
-	// Section 5: equal totals under every order.
-	ore := regexp.MustCompile(`(?m)^\| (fcfs|lifo|random) \| ([0-9.]+) \| ([0-9.]+) \|`)
+	// Section 5: equal totals, and equal S(t) series (ΔS = 0 at every
+	// shared sampling instant), under every order.
+	ore := regexp.MustCompile(`(?m)^\| (fcfs|lifo|random) \| ([0-9.]+) \| ([0-9.]+) \| 0 \([1-9][0-9]* instants\) \|`)
 	orows := ore.FindAllStringSubmatch(md, -1)
 	if len(orows) != 3 {
 		t.Fatalf("order table has %d rows, want 3", len(orows))
@@ -90,6 +91,9 @@ func TestPaperQuick(t *testing.T) {
 		if r[2] != orows[0][2] || r[3] != orows[0][3] {
 			t.Errorf("order %s: totals %s, %s; fcfs %s, %s", r[1], r[2], r[3], orows[0][2], orows[0][3])
 		}
+	}
+	if !strings.Contains(md, "are the same numbers under the three orders") {
+		t.Error("section 5 does not report that the series agree under every order")
 	}
 
 	// Section 6: the per-job claim fails (three jobs at 0 into (1, 2) and

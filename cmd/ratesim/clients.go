@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -56,6 +57,7 @@ type clientsFlags struct {
 	bin                      string
 	seed                     uint64
 	json                     bool
+	plot, plotFormat         string
 	meanRate                 float64 // of the generated process, requests/s
 }
 
@@ -101,7 +103,10 @@ library-faithful limiter (see 'ratesim limiters --help').
 The table gives offered load and goodput, attempts per request (the retry
 amplification), the latency users see (first attempt to success; give-ups
 counted apart) and the downstream overflows; --json adds the series in bins of
---bin.
+--bin. --plot DIR draws clients-series (offered, retried and admitted requests
+and give-ups per second over time, in bins of --bin, over the retry
+amplification of each bin) and latency-ccdf (the tail of the latency users
+saw, log-log), and lists the files written on stderr.
 
 Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 		Example: `  ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff exponential
@@ -154,6 +159,9 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringVar(&f.bin, "bin", "1s", "width of the series bins in the JSON, seconds or with a unit (0: no series)")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed: each client's jitter and each component draw from their own streams of it")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
+	fl.StringVar(&f.plot, "plot", "", "draw the figures into this folder: offered, retried, admitted requests and retry amplification over time (in bins of --bin), the latency tail (CCDF)")
+	markOutput(cmd, "plot", outputFolder)
+	fl.StringVar(&f.plotFormat, "plot-format", "png", "format of the --plot figures: png, svg or pdf")
 	cmd.MarkFlagsMutuallyExclusive("limiter", "profile")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
@@ -418,6 +426,9 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkPlot(cmd); err != nil {
+		return err
+	}
 	proc, closeProc, input, err := f.arrivalProcess(cmd, spec)
 	if err != nil {
 		return err
@@ -445,7 +456,61 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	if w.err != nil {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
+	if f.plot != "" {
+		figs := experiments.ClientsFigures(res, f.caption(res))
+		if len(figs) == 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: --plot: nothing to draw (no series with --bin 0, and no request succeeded)\n")
+		}
+		paths, err := experiments.SaveFiguresContext(cmd.Context(), figs, f.plot, f.plotFormat)
+		noteFigures(cmd.ErrOrStderr(), paths)
+		if err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
 	return nil
+}
+
+// checkPlot checks --plot and --plot-format before the run and creates
+// the --plot folder.
+func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
+	if !validFormat(f.plotFormat) {
+		return flagError("plot-format", f.plotFormat, "png, svg or pdf")
+	}
+	if f.plot == "" {
+		if cmd.Flags().Changed("plot-format") {
+			return fmt.Errorf("--plot-format applies with --plot DIR")
+		}
+		return nil
+	}
+	if err := checkDirNotInput("plot", f.plot, []string{"*." + f.plotFormat}, f.trace); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.plot, 0o755); err != nil {
+		return flagError("plot", f.plot, fmt.Sprintf("a folder that can be created (%v)", err))
+	}
+	return nil
+}
+
+// caption describes a clients run under its figures.
+func (f *clientsFlags) caption(res *experiments.ClientsResult) string {
+	sc := res.Spec.Scenario
+	c := fmt.Sprintf("%s; limiter %s %s", res.Spec.Input, res.Limiter, res.Params)
+	switch {
+	case f.pace != "":
+		c += fmt.Sprintf("; paced to %s requests/s", f.pace)
+	default:
+		c += fmt.Sprintf("; backoff %s (base %s, cap %s)", f.backoff, f.base, f.cap)
+		if sc.Retry.MaxAttempts > 0 {
+			c += fmt.Sprintf(", at most %d attempts", sc.Retry.MaxAttempts)
+		}
+		if f.retryAfter {
+			c += ", obeying Retry-After"
+		}
+	}
+	if f.serverRate != "" {
+		c += fmt.Sprintf("; downstream server %s jobs/s, buffer %d", f.serverRate, f.buffer)
+	}
+	return c + fmt.Sprintf("; seed %d", f.seed)
 }
 
 // clientsJSON is the --json output.

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -259,5 +262,36 @@ func TestClientsErrors(t *testing.T) {
 				t.Errorf("%v: stderr %q lacks %q", c.args, errOut, w)
 			}
 		}
+	}
+}
+
+// TestClientsPlot: --plot draws the series and the latency tail of the
+// hand case, lists them on stderr, and refuses a bad format before the
+// run.
+func TestClientsPlot(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "figs")
+	_, errOut, code := ratesim(t, "clients", "--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1",
+		"--max-attempts", "0", "--base", "0.5", "--backoff", "constant", "--plot", dir)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	want := "ratesim: wrote 2 figures:\n  " + filepath.Join(dir, "clients-series.png") + "\n  " + filepath.Join(dir, "latency-ccdf.png") + "\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	for _, name := range []string{"clients-series.png", "latency-ccdf.png"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	_, errOut, code = ratesim(t, "clients", "--jobs", "3", "--plot", dir, "--plot-format", "gif")
+	if code != 2 || !strings.Contains(errOut, "--plot-format") {
+		t.Errorf("--plot-format gif: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -180,7 +180,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	}
 	if f.plot != "" {
 		fig := &plots.TraceFigure{
-			Title:      filepath.Base(path),
+			Title:      statsTitle(path, format, info, sum, fit),
 			Caption:    statsCaption(sum, fit),
 			RateWidth:  sum.RateWidth.Seconds(),
 			RateCounts: sum.RateCounts,
@@ -295,6 +295,40 @@ func num(x float64) string {
 }
 
 // statsCaption is the caption line of the figure.
+// statsTitle is the title of trace stats --plot: what the panels show,
+// of which trace, in what format, and over what span.
+func statsTitle(path, format string, info passInfo, s arrivals.TraceSummary, fit *burstFit) string {
+	format = formatText(format, info)
+	what := "Arrival rate and interarrival gaps"
+	if fit != nil {
+		what = "Arrival rate, interarrival gaps and burstiness curve b(r)"
+	}
+	span := fmt.Sprintf("%d jobs over %s", s.Jobs, spanText(s.Duration.Seconds()))
+	if info.origin != "" {
+		span += " from " + info.origin
+	}
+	return fmt.Sprintf("%s of trace %s (%s, %s)", what, filepath.Base(path), format, span)
+}
+
+// spanText writes a duration in seconds in the unit a reader expects:
+// "45.6 s", "20.6 min", "27.8 h", "31 days", "1096 days" (3
+// significant digits, all the integer digits, never e-notation).
+func spanText(d float64) string {
+	unit := "s"
+	switch {
+	case d >= 3*86400:
+		d, unit = d/86400, "days"
+	case d >= 3*3600:
+		d, unit = d/3600, "h"
+	case d >= 600:
+		d, unit = d/60, "min"
+	}
+	if math.Abs(d) >= 100 {
+		return fmt.Sprintf("%.0f %s", d, unit)
+	}
+	return strconv.FormatFloat(d, 'g', 3, 64) + " " + unit
+}
+
 func statsCaption(s arrivals.TraceSummary, fit *burstFit) string {
 	c := fmt.Sprintf("%d jobs over %.6g s; mean %s jobs/s; gap SCV %s; %s of gaps are 0 (ties).", s.Jobs, s.Duration.Seconds(), num(s.MeanRate), num(s.GapSCV), pct(s.TieFraction))
 	if fit != nil {
@@ -303,14 +337,19 @@ func statsCaption(s arrivals.TraceSummary, fit *burstFit) string {
 	return c
 }
 
-func writeStats(w io.Writer, path, format string, info passInfo, s arrivals.TraceSummary, fit *burstFit) {
+// formatText names a trace's format with its counts note, if any.
+func formatText(format string, info passInfo) string {
 	switch {
 	case info.counts != "" && format == arrivals.FormatCounts:
-		format = info.counts
+		return info.counts
 	case info.counts != "":
-		format += ", " + info.counts
+		return format + ", " + info.counts
 	}
-	fmt.Fprintf(w, "trace      %s (%s)\n", path, format)
+	return format
+}
+
+func writeStats(w io.Writer, path, format string, info passInfo, s arrivals.TraceSummary, fit *burstFit) {
+	fmt.Fprintf(w, "trace      %s (%s)\n", path, formatText(format, info))
 	if info.skipped > 0 {
 		fmt.Fprintf(w, "skipped    %s\n", count(info.skipped, "bad line"))
 	}

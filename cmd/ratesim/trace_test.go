@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
@@ -310,5 +311,26 @@ func TestTraceStatsErrors(t *testing.T) {
 	_, errOut, code := ratesim(t, "trace", "stats", bad, "--skip-bad")
 	if code != 0 || !strings.Contains(errOut, "skipped 1 bad line of") {
 		t.Errorf("--skip-bad: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestStatsTitle: the title of trace stats --plot says what the panels
+// show, of which trace and over what span, not only the file name (issue
+// 15); spans are written in a reader's unit, never in e-notation.
+func TestStatsTitle(t *testing.T) {
+	sum := arrivals.TraceSummary{Jobs: 1891714, Duration: 2678399 * engine.Second}
+	info := passInfo{origin: "1995-07-01T04:00:00Z"}
+	got := statsTitle("/data/traces/nasa-jul95.tsv.gz", "tsv", info, sum, nil)
+	if want := "Arrival rate and interarrival gaps of trace nasa-jul95.tsv.gz (tsv, 1891714 jobs over 31 days from 1995-07-01T04:00:00Z)"; got != want {
+		t.Errorf("title %q\nwant  %q", got, want)
+	}
+	got = statsTitle("counts.csv", arrivals.FormatCounts, passInfo{counts: "per-second counts, spread evenly"}, arrivals.TraceSummary{Jobs: 10, Duration: 45600 * engine.Millisecond}, &burstFit{})
+	if want := "Arrival rate, interarrival gaps and burstiness curve b(r) of trace counts.csv (per-second counts, spread evenly, 10 jobs over 45.6 s)"; got != want {
+		t.Errorf("title %q\nwant  %q", got, want)
+	}
+	for d, want := range map[float64]string{45.6: "45.6 s", 599: "599 s", 1234: "20.6 min", 100000: "27.8 h", 3 * 86400: "3 days", 1096 * 86400: "1096 days", 0.5: "0.5 s"} {
+		if got := spanText(d); got != want {
+			t.Errorf("spanText(%v) = %q, want %q", d, got, want)
+		}
 	}
 }

@@ -1,0 +1,136 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ratesim/ratesim/plots"
+)
+
+// ClientsFigures returns the figures of ratesim clients --plot (issue 13):
+//
+//   - "clients-series", over time in bins of the scenario's width: the
+//     requests offered (new requests), the retries, the requests admitted
+//     (successes) and the give-ups, per second, with the backfill's
+//     admitted requests when there is one; under them, the retry
+//     amplification of each bin (attempts per request made in it). Left
+//     out when the run has no series (bin width 0).
+//   - "latency-ccdf": the tail P(latency > x) of the latency users saw,
+//     first attempt to success, on log-log axes, with P(latency > 0) in
+//     the legend; give-ups are not latencies and are counted in the
+//     caption. Left out when no request succeeded.
+//
+// caption describes the run; the figures add what they need.
+func ClientsFigures(res *ClientsResult, caption string) []NamedFigure {
+	var figs []NamedFigure
+	if width := res.Spec.Scenario.Bin.Seconds(); width > 0 && len(res.ForegroundSeries) > 0 {
+		figs = append(figs, NamedFigure{"clients-series", clientsSeries(res, width, caption)})
+	}
+	if len(res.Latencies) > 0 {
+		figs = append(figs, NamedFigure{"latency-ccdf", latencyCCDF(res, caption)})
+	}
+	return figs
+}
+
+// binSteps returns the step curve x = bin starts (and the end of the last
+// bin, holding its value), y = f(bin).
+func binSteps(bins []ClientBin, width float64, f func(ClientBin) float64) (x, y []float64) {
+	for _, b := range bins {
+		x = append(x, b.Start)
+		y = append(y, f(b))
+	}
+	if n := len(bins); n > 0 {
+		x = append(x, bins[n-1].Start+width)
+		y = append(y, y[n-1])
+	}
+	return x, y
+}
+
+func clientsSeries(res *ClientsResult, width float64, caption string) *plots.Stack {
+	bins := res.ForegroundSeries
+	per := func(f func(ClientBin) int64) func(ClientBin) float64 {
+		return func(b ClientBin) float64 { return float64(f(b)) / width }
+	}
+	line := func(label string, color int, dashed bool, f func(ClientBin) float64) plots.Line {
+		x, y := binSteps(bins, width, f)
+		return plots.Line{Label: label, X: x, Y: y, Step: true, Color: color, Dashed: dashed}
+	}
+	rates := []plots.Line{
+		line("offered (new requests)", 0, false, per(func(b ClientBin) int64 { return b.Requests })),
+		line("retries", 1, true, per(func(b ClientBin) int64 { return b.Attempts - b.Requests })),
+		line("admitted (successes)", 2, false, per(func(b ClientBin) int64 { return b.Successes })),
+		line("give-ups", 3, true, per(func(b ClientBin) int64 { return b.GiveUps })),
+	}
+	if len(res.BackfillSeries) > 0 {
+		x, y := binSteps(res.BackfillSeries, width, per(func(b ClientBin) int64 { return b.Successes }))
+		rates = append(rates, plots.Line{Label: "backfill admitted", X: x, Y: y, Step: true, Color: 4})
+	}
+	amp := line("attempts per request made in the bin", 5, false, func(b ClientBin) float64 {
+		if b.Requests == 0 {
+			return math.NaN()
+		}
+		return float64(b.Attempts) / float64(b.Requests)
+	})
+	return &plots.Stack{
+		Title:   "Offered, retried and admitted requests over time, and the retry amplification",
+		Caption: caption + fmt.Sprintf("; bins of %s s; retry amplification over the run %s", textNumber(width), textNumber(float64(res.Foreground.Amplification))),
+		Heights: []float64{1.6, 1},
+		Panels: []*plots.LinePlot{
+			{XLabel: "time t (s)", YLabel: "requests/s", Lines: rates},
+			{XLabel: "time t (s)", YLabel: "retry amplification", Lines: []plots.Line{amp}},
+		},
+	}
+}
+
+// maxCCDFPoints bounds the points of the latency tail: beyond it the
+// curve keeps a point where P(latency > x) has changed by 1% since the
+// last one kept (and the last point).
+const maxCCDFPoints = 4000
+
+// latencyCCDF draws P(latency > x) of the successes.
+func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
+	lat := slices.Clone(res.Latencies)
+	slices.Sort(lat)
+	x, y := ccdfPoints(lat)
+	zero, _ := slices.BinarySearch(lat, math.Nextafter(0, 1)) // latencies <= 0
+	pos := float64(len(lat)-zero) / float64(len(lat))         // P(latency > 0)
+	fg := res.Foreground
+	c := caption + fmt.Sprintf("; %d successes of %d requests, %d given up (not in the distribution); P(latency > 0) = %s",
+		fg.Successes, fg.Requests, fg.GiveUps, FormatProb(pos))
+	return &plots.LinePlot{
+		Title:   "Latency users saw, first attempt to success (CCDF, log-log)",
+		Caption: c,
+		XLabel:  "latency x (s, log scale)",
+		YLabel:  "P(latency > x) (log scale)",
+		LogX:    true,
+		LogY:    true,
+		Lines:   []plots.Line{{Label: "successes, P(latency > 0) = " + FormatProb(pos), X: x, Y: y, Step: true, Color: 0}},
+	}
+}
+
+// ccdfPoints returns the distinct values of sorted (ascending) and
+// P(value > x) at each, exactly, thinned to about maxCCDFPoints (see
+// there). The last value's tail is 0 and is left out (NaN): a log axis
+// cannot draw it.
+func ccdfPoints(sorted []float64) (x, y []float64) {
+	n := len(sorted)
+	thin := n > maxCCDFPoints
+	for i := 0; i < n; {
+		j := i
+		for j < n && sorted[j] == sorted[i] {
+			j++
+		}
+		p := float64(n-j) / float64(n)
+		if p == 0 {
+			p = math.NaN()
+		}
+		last := j == n
+		if !thin || last || len(y) == 0 || math.Abs(p-y[len(y)-1]) > 0.01*y[len(y)-1] || math.IsNaN(y[len(y)-1]) {
+			x = append(x, sorted[i])
+			y = append(y, p)
+		}
+		i = j
+	}
+	return x, y
+}
