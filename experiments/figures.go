@@ -630,8 +630,8 @@ func RunFigures(ser *Series, caption string) []NamedFigure {
 		LogX:    true,
 		LogY:    true,
 		Lines: []plots.Line{
-			{Label: "one bucket, P(delay > 0) = " + FormatProb(ser.One.Delayed()), X: ser.One.X, Y: tail(ser.One.P), Step: true, Color: 0},
-			{Label: "split, P(delay > 0) = " + FormatProb(ser.Split.Delayed()), X: ser.Split.X, Y: tail(ser.Split.P), Step: true, Color: 1, Dashed: true},
+			{Label: "one bucket, P(delay > 0) = " + FormatProb(ser.One.Delayed()), X: ser.One.X, Y: ser.One.Tail(), Step: true, Color: 0},
+			{Label: "split, P(delay > 0) = " + FormatProb(ser.Split.Delayed()), X: ser.Split.X, Y: ser.Split.Tail(), Step: true, Color: 1, Dashed: true},
 		},
 	}
 	gap := make([]float64, len(ser.T))
@@ -701,11 +701,12 @@ func FormatProb(p float64) string {
 	return strconv.FormatFloat(p, 'g', 4, 64)
 }
 
-// tail returns 1 - P, with the values that round to 0 or below (the last
-// point) left NaN so that a log axis can draw the rest.
-func tail(p []float64) []float64 {
-	out := make([]float64, len(p))
-	for i, x := range p {
+// Tail returns the complementary distribution 1 - P[i], P(delay > X[i]),
+// with the values that round to 0 or below (the last point) NaN so that
+// a log axis draws the rest.
+func (d Distribution) Tail() []float64 {
+	out := make([]float64, len(d.P))
+	for i, x := range d.P {
 		out[i] = 1 - x
 		if out[i] <= 0 {
 			out[i] = math.NaN()

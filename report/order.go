@@ -64,7 +64,7 @@ func sectionOrder(ctx context.Context, d *doc) error {
 	var lines []plots.Line
 	for i, p := range runs {
 		lines = append(lines, plots.Line{Label: fmt.Sprintf("%s, one bucket (P(delay > 0) = %s)", p.order, experiments.FormatProb(p.series.One.Delayed())),
-			X: p.series.One.X, Y: ccdf(p.series.One.P), Step: true, Color: i, Dashed: i > 0})
+			X: p.series.One.X, Y: p.series.One.Tail(), Step: true, Color: i, Dashed: i > 0})
 	}
 	fig := &plots.LinePlot{
 		Title:   "Per-job delay tail of the one bucket under three service orders (CCDF, log-log)",
@@ -80,16 +80,4 @@ func sectionOrder(ctx context.Context, d *doc) error {
 	}
 	d.cmd(cmds...)
 	return nil
-}
-
-// ccdf returns 1 − P, with 0 and below left out (NaN) for a log axis.
-func ccdf(p []float64) []float64 {
-	out := make([]float64, len(p))
-	for i, x := range p {
-		out[i] = 1 - x
-		if out[i] <= 0 {
-			out[i] = math.NaN()
-		}
-	}
-	return out
 }
