@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/internal/crash"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -154,10 +156,12 @@ func OCCStudy(p OCCParams) ([]OCCPoint, error) {
 	total := int64(npts * p.Runs)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(int64(workers), total) {
+	errs := make([]error, min(int64(workers), total))
+	for w := range errs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer crash.Recover(&errs[w]) // a bug is an error, not a dead process
 			for {
 				k := next.Add(1) - 1
 				if k >= total {
@@ -174,6 +178,9 @@ func OCCStudy(p OCCParams) ([]OCCPoint, error) {
 		}()
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 
 	out := make([]OCCPoint, 0, npts)
 	for pt := range npts {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/internal/crash"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -49,7 +50,7 @@ func SaveFiguresContext(ctx context.Context, figs []NamedFigure, dir, format str
 					continue
 				}
 				if errs[i] = ctx.Err(); errs[i] == nil {
-					errs[i] = figs[i].Figure.Save(filepath.Join(dir, figs[i].Name+"."+format))
+					errs[i] = saveFigure(figs[i], dir, format)
 				}
 				if errs[i] != nil {
 					failed.Store(true)
@@ -73,6 +74,13 @@ func SaveFiguresContext(ctx context.Context, figs []NamedFigure, dir, format str
 		paths = append(paths, filepath.Join(dir, f.Name+"."+format))
 	}
 	return paths, nil
+}
+
+// saveFigure saves f to dir/name.format; a panic while drawing is
+// returned as a *crash.Error.
+func saveFigure(f NamedFigure, dir, format string) (err error) {
+	defer crash.Recover(&err)
+	return f.Figure.Save(filepath.Join(dir, f.Name+"."+format))
 }
 
 // errSkipped marks a figure not drawn because another failed.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ratesim/ratesim/internal/crash"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -306,5 +307,21 @@ sweep:
 	}
 	if !strings.Contains(hm.Caption, "load ρ = 0.00001") || strings.Contains(hm.Caption, "e-05") {
 		t.Errorf("heat map caption %q", hm.Caption)
+	}
+}
+
+// panicFigure panics while drawing, as a plotting bug would.
+type panicFigure struct{}
+
+func (panicFigure) Save(string) error { panic("log scale of 0") }
+
+// TestSaveFiguresPanic: a figure that panics on its goroutine is returned
+// as a *crash.Error (exit 3 in the CLI), not a crash of the process.
+func TestSaveFiguresPanic(t *testing.T) {
+	figs := []NamedFigure{{Name: "a", Figure: fakeFigure{}}, {Name: "b", Figure: panicFigure{}}}
+	_, err := SaveFigures(figs, t.TempDir(), "png")
+	var ce *crash.Error
+	if !errors.As(err, &ce) || ce.Value != "log scale of 0" {
+		t.Errorf("error %v (%T), want a *crash.Error", err, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/crash"
 	"github.com/ratesim/ratesim/internal/version"
 	"github.com/ratesim/ratesim/systems"
 )
@@ -385,8 +386,8 @@ func (p *Point) PKSplit() float64 {
 }
 
 // runReplicationSafe is runReplication with a panic returned as a
-// *PanicError.
+// *crash.Error.
 func runReplicationSafe(ctx context.Context, pt *Point, seed uint64, rep int) (r repStats, err error) {
-	defer recoverInto(&err)
+	defer crash.Recover(&err)
 	return runReplication(ctx, pt, seed, rep)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/internal/atomicfile"
+	"github.com/ratesim/ratesim/internal/crash"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -358,7 +359,7 @@ func Verify(ctx context.Context, cfg VerifyConfig) (VerifyResult, error) {
 				for j := w; j < n; j += workers {
 					d := &round[j]
 					func() {
-						defer recoverInto(&d.err)
+						defer crash.Recover(&d.err)
 						d.in = gen(first + j)
 						d.o, d.err = runOutcome(d.in, allow)
 						if d.err != nil {

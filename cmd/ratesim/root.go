@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/atomicfile"
+	"github.com/ratesim/ratesim/internal/crash"
 	"github.com/ratesim/ratesim/internal/version"
 )
 
@@ -63,7 +63,7 @@ func signalName(sig syscall.Signal) string {
 // place exit codes are decided; a cancelled context maps to 130 here, and
 // [Execute] replaces that with 128 + the signal that cancelled it.
 func exitCode(err error) int {
-	var pe *experiments.PanicError
+	var pe *crash.Error
 	switch {
 	case err == nil:
 		return exitOK
@@ -124,7 +124,7 @@ writes one per command (ratesim.1, ratesim-run.1, ...).`,
 // second signal, is not waited for: the process removes every temporary
 // output file and exits with that code at once.
 //
-// A panic in the command (or, through [experiments.PanicError], in one
+// A panic in the command (or, through [crash.Error], in one
 // of its workers) is recovered: Execute prints "internal error" with what
 // to report and returns 3.
 func Execute(args []string, stdout, stderr io.Writer) (code int) {
@@ -139,7 +139,7 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 
 	defer func() {
 		if v := recover(); v != nil {
-			code = internalError(stderr, args, &experiments.PanicError{Value: v, Stack: debug.Stack()})
+			code = internalError(stderr, args, &crash.Error{Value: v, Stack: debug.Stack()})
 		}
 	}()
 	out := &errWriter{w: stdout}
@@ -153,7 +153,7 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	var sig signalError
 	stopped := errors.As(context.Cause(ctx), &sig)
-	var pe *experiments.PanicError
+	var pe *crash.Error
 	switch {
 	case errors.As(err, &pe):
 		return internalError(stderr, args, pe)
@@ -196,7 +196,7 @@ func watchSignals(sigs <-chan os.Signal, done <-chan struct{}, cancel context.Ca
 
 // internalError reports a panic: what happened, where, and what to send
 // with a bug report. It returns exitInternal.
-func internalError(stderr io.Writer, args []string, pe *experiments.PanicError) int {
+func internalError(stderr io.Writer, args []string, pe *crash.Error) int {
 	quoted := []string{"ratesim"}
 	for _, a := range args {
 		quoted = append(quoted, shellQuote(a))

@@ -17,7 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/crash"
 )
 
 // TestMain runs main instead of the tests when RATESIM_TEST_MAIN is set,
@@ -265,7 +265,7 @@ func TestStopGraceExits(t *testing.T) {
 }
 
 // TestPanicIsAnInternalError: a panic in a command, or one recovered in
-// a worker goroutine and returned as an experiments.PanicError, exits 3
+// a worker goroutine and returned as an crash.Error, exits 3
 // with "internal error", the version and the command line to report; it
 // is never mistaken for bad usage (2).
 func TestPanicIsAnInternalError(t *testing.T) {
@@ -277,7 +277,7 @@ func TestPanicIsAnInternalError(t *testing.T) {
 		}}
 	}, func() *cobra.Command {
 		return &cobra.Command{Use: "panic-worker", RunE: func(*cobra.Command, []string) error {
-			return fmt.Errorf("point 3: %w", &experiments.PanicError{Value: "index out of range [5] with length 5", Stack: []byte("goroutine 7 [running]:\n")})
+			return fmt.Errorf("point 3: %w", &crash.Error{Value: "index out of range [5] with length 5", Stack: []byte("goroutine 7 [running]:\n")})
 		}}
 	})
 	defer func() { testCommands = testCommands[:len(testCommands)-2] }()
@@ -295,8 +295,8 @@ func TestPanicIsAnInternalError(t *testing.T) {
 			}
 		}
 	}
-	var pe *experiments.PanicError
-	if !errors.As(fmt.Errorf("x: %w", &experiments.PanicError{Value: 1}), &pe) || exitCode(pe) != exitInternal {
+	var pe *crash.Error
+	if !errors.As(fmt.Errorf("x: %w", &crash.Error{Value: 1}), &pe) || exitCode(pe) != exitInternal {
 		t.Error("exitCode of a wrapped PanicError is not exitInternal")
 	}
 }
