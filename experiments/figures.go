@@ -158,11 +158,7 @@ func caption(res *Results, pr *PointResult, plotted ...string) string {
 	if s.Name != "" {
 		parts = append(parts, s.Name+":")
 	}
-	arr := pr.Arrivals
-	if arr == "poisson" {
-		arr = "Poisson"
-	}
-	parts = append(parts, fmt.Sprintf("%s arrivals", arr))
+	parts = append(parts, fmt.Sprintf("%s arrivals", arrivalsLabel(&pr.Point)))
 	if !slices.Contains(plotted, "load") {
 		parts[len(parts)-1] += fmt.Sprintf(", load ρ = %s,", formatFloat(pr.Load))
 	} else {
@@ -596,4 +592,17 @@ func LeastBad(res *Results) []LeastBadRow {
 			Lo: float64(best.RatioLo), Hi: float64(best.RatioHi), Stable: stable, Points: len(g.pts)})
 	}
 	return rows
+}
+
+// arrivalsLabel names a point's arrivals in a caption: "Poisson" when they
+// are a Poisson process (by its type, see arrivals.PoissonRate), followed
+// by the spec when it has parameters; the spec otherwise.
+func arrivalsLabel(p *Point) string {
+	if _, ok := poissonRate(p.ArrivalsSpec()); ok {
+		if strings.ContainsAny(p.Arrivals, ":|+") {
+			return "Poisson (" + p.Arrivals + ")"
+		}
+		return "Poisson"
+	}
+	return p.Arrivals
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
@@ -42,7 +43,7 @@ import (
 //	q_burst  burst share q^b_1 only
 type Spec struct {
 	Name          string    `yaml:"name" json:"name"`                                              // a label for captions and summaries
-	Arrivals      string    `yaml:"arrivals" json:"arrivals"`                                      // "poisson" or "periodic"
+	Arrivals      string    `yaml:"arrivals" json:"arrivals"`                                      // an arrival spec (arrivals.SpecHelp), such as poisson or periodic
 	Load          float64   `yaml:"load" json:"load"`                                              // offered load ρ = λ/r, > 0
 	Rate          float64   `yaml:"rate" json:"rate"`                                              // r, tokens/s, > 0
 	Burst         float64   `yaml:"burst" json:"burst"`                                            // b, tokens, >= 1
@@ -527,7 +528,7 @@ func (s *Spec) NumPoints() int {
 type Point struct {
 	Index         int       `json:"point"`                    // 0-based, in sweep order
 	Grid          int       `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
-	Arrivals      string    `json:"arrivals"`                 // poisson or periodic
+	Arrivals      string    `json:"arrivals"`                 // arrival spec (arrivals.SpecHelp)
 	Load          float64   `json:"load"`                     // ρ = λ/r
 	Rate          float64   `json:"rate_tokens_per_s"`        // r
 	Burst         float64   `json:"burst_tokens"`             // b
@@ -542,8 +543,16 @@ type Point struct {
 	Replications  int       `json:"replications"`
 }
 
-// Lambda returns the arrival rate λ = ρ·r, jobs/s.
-func (p *Point) Lambda() float64 { return p.Load * p.Rate }
+// Lambda returns the mean arrival rate λ, jobs/s: ρ·r for an arrival spec
+// whose processes take the default rate (such as "poisson"), the mean rate
+// its parameters give otherwise; NaN for an invalid spec.
+func (p *Point) Lambda() float64 {
+	r, err := exact.FromFloat64(p.Rate)
+	if err != nil {
+		return math.NaN()
+	}
+	return meanRate(ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: r})
+}
 
 // One returns the one bucket (r, b), exactly: each float64 parameter
 // stands for its shortest decimal (exact.FromFloat64).
@@ -770,16 +779,19 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 		}
 		return name
 	}
-	switch p.Arrivals {
-	case "poisson", "periodic":
-	default:
-		return p, specErr(field("arrivals"), "%q, want poisson or periodic", p.Arrivals)
-	}
 	if !(p.Load > 0) || math.IsInf(p.Load, 0) {
 		return p, specErr(field("load"), "%v, want a finite load > 0", p.Load)
 	}
 	if !(p.Rate > 0) || math.IsInf(p.Rate, 0) {
 		return p, specErr(field("rate"), "%v, want a finite rate > 0 tokens/s", p.Rate)
+	}
+	if _, err := exact.FromFloat64(p.Rate); err != nil {
+		return p, specErr(field("rate"), "%v: %v", p.Rate, err)
+	}
+	// The spec's own parameters, with a default rate of 1 job/s: λ = ρ·r
+	// is checked below.
+	if _, err := buildSpec(ArrivalsSpec{Spec: p.Arrivals, Load: 1, Rate: exact.Int(1)}, func(uint64) rand.Source { return rand.NewPCG(0, 0) }, true); err != nil {
+		return p, specErr(field("arrivals"), "%q, want an arrival spec such as poisson, periodic or 'renewal:dist=gamma,scv=4': %v", p.Arrivals, strings.TrimPrefix(err.Error(), fmt.Sprintf("arrivals: spec %q: ", p.Arrivals)))
 	}
 	if !(p.Burst >= 1) || math.IsInf(p.Burst, 0) {
 		return p, specErr(field("burst"), "%v, want a finite burst >= 1 token", p.Burst)
