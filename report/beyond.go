@@ -47,7 +47,7 @@ func sectionBeyond(ctx context.Context, d *doc) error {
 		if r.Violation != nil {
 			found = fmt.Sprintf("%d violations; smallest: %d jobs, k = %d", r.Violations, r.Violation.Jobs(), len(r.Violation.Subs))
 		} else {
-			return fmt.Errorf("report: negative control --inflate %s found no violation", inf)
+			return fmt.Errorf("report: negative control inflating the sub-buckets' %s found no violation", inf)
 		}
 		nrows = append(nrows, []string{"Σ " + map[string]string{"burst": "b_l > b", "rate": "r_l > r"}[inf], fmt.Sprint(nc.Instances), found, fmt.Sprintf("`ratesim verify --inflate %s --instances %d --seed %d`", inf, nc.Instances, d.cfg.Seed)})
 	}

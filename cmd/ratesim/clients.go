@@ -434,7 +434,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 		return err
 	}
 	if tr, ok := proc.(*arrivals.Trace); ok && tr.Skipped() > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", tr.Skipped(), f.trace, tr.FirstSkipped())
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", tr.Skipped(), f.trace, cliMessage(tr.FirstSkipped()))
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {

@@ -454,7 +454,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 	skipped := 0
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		if skipped = tr.Skipped(); skipped > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, tr.FirstSkipped())
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, cliMessage(tr.FirstSkipped()))
 		}
 	}
 	var figures []string

@@ -371,7 +371,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		skipped = tr.Skipped()
 		if skipped > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, tr.FirstSkipped())
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, cliMessage(tr.FirstSkipped()))
 		}
 	}
 	w := &errWriter{w: report}
