@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/verify"
 )
 
 func sectionBeyond(ctx context.Context, d *doc) error {
 	d.h(2, "6. Beyond the note")
 	n := pick(d, 4000, 100000)
-	cfg := experiments.VerifyConfig{Instances: n, Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Claims: experiments.ClaimNames}
+	cfg := verify.Config{Instances: n, Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Claims: verify.ClaimNames}
 	d.logf("verify: %d instances", n)
-	res, err := experiments.Verify(ctx, cfg)
+	res, err := verify.Search(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -38,8 +38,8 @@ func sectionBeyond(ctx context.Context, d *doc) error {
 	// Negative controls.
 	var nrows [][]string
 	for _, inf := range []string{"burst", "rate"} {
-		nc := experiments.VerifyConfig{Instances: pick(d, 2000, 10000), Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Inflate: inf}
-		r, err := experiments.Verify(ctx, nc)
+		nc := verify.Config{Instances: pick(d, 2000, 10000), Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Inflate: inf}
+		r, err := verify.Search(ctx, nc)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@
 //
 //	cmd/ratesim
 //	  -> report, drl                       (documents and studies built on runs)
+//	  -> experiments/verify                (the counterexample search)
 //	  -> experiments                       (runs from specs, statistics, results)
 //	  -> systems, arrivals, plots, profiles, clients, netcalc
 //	  -> buckets                           (the limiters)

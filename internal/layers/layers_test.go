@@ -27,9 +27,10 @@ var layer = map[string]int{
 	"clients":             2,
 	"netcalc":             2,
 	"experiments":         3,
-	"report":              4,
-	"drl":                 4,
-	"cmd/ratesim":         5,
+	"experiments/verify":  4,
+	"report":              5,
+	"drl":                 5,
+	"cmd/ratesim":         6,
 }
 
 // TestImportArrows lists the imports of every package of the module (not
