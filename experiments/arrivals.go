@@ -108,6 +108,9 @@ func buildSpec(a ArrivalsSpec, src func(uint64) rand.Source, exactDefault bool) 
 // float64 the spec's parameters give (no random draws), or NaN when the
 // spec is invalid.
 func meanRate(a ArrivalsSpec) float64 {
+	if a.Trace != "" {
+		return math.NaN()
+	}
 	g, err := buildSpec(a, func(uint64) rand.Source { return rand.NewPCG(0, 0) }, false)
 	if err != nil {
 		return math.NaN()
@@ -117,6 +120,9 @@ func meanRate(a ArrivalsSpec) float64 {
 
 // poissonRate is [Arrivals.PoissonRate] of a spec, without random draws.
 func poissonRate(a ArrivalsSpec) (float64, bool) {
+	if a.Trace != "" {
+		return 0, false
+	}
 	g, err := buildSpec(a, func(uint64) rand.Source { return rand.NewPCG(0, 0) }, false)
 	if err != nil {
 		return 0, false

@@ -3,7 +3,10 @@ package experiments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -111,5 +114,46 @@ func TestBuildArrivalsPeriodicExact(t *testing.T) {
 	}
 	if _, err := BuildArrivals(context.Background(), ArrivalsSpec{Spec: "poisson", Load: 0, Rate: exact.Int(1)}, 1); err == nil || !strings.Contains(err.Error(), "rate= is required") {
 		t.Errorf("load 0: error %v, want one saying rate= is required", err)
+	}
+}
+
+// TestSweepTrace: a sweep reads a trace instead of generated arrivals.
+// Three arrivals at 0 s, r = 1 token/s, warm-up 0. With b = 2 the one
+// bucket delays them 0, 0, 1 s (mean 1/3 s); split round-robin into two
+// sub-buckets (0.5 tokens/s, 1 token), jobs 0 and 2 go to sub-bucket 0,
+// whose second token comes at 2 s: delays 0, 0, 2 s (mean 2/3 s). With
+// b = 4 (sub-buckets of 2 tokens) nobody waits.
+func TestSweepTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "three.csv")
+	if err := os.WriteFile(path, []byte("t\n0\n0\n0\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf("rate: 1\nk: 2\ndispatch: rr\njobs: 10\nwarmup: 0\nreplications: 2\ntrace:\n  path: %s\nsweep:\n  burst: [2, 4]\n", path)
+	s, err := ParseSpec(strings.NewReader(text), "trace.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunSweep(context.Background(), s, SweepOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]float64{{1.0 / 3, 2.0 / 3}, {0, 0}}
+	for i, pr := range res.Points {
+		one, split := float64(pr.One.MeanDelay), float64(pr.Split.MeanDelay)
+		if math.Abs(one-want[i][0]) > 1e-12 || math.Abs(split-want[i][1]) > 1e-12 {
+			t.Errorf("burst %v: mean delays %v and %v s, want %v and %v", pr.Burst, one, split, want[i][0], want[i][1])
+		}
+		if pr.Arrivals != "trace "+path || !math.IsNaN(pr.Lambda()) || !math.IsNaN(float64(pr.One.PK)) {
+			t.Errorf("burst %v: arrivals %q, λ %v, PK %v; want the trace, NaN, NaN", pr.Burst, pr.Arrivals, pr.Lambda(), pr.One.PK)
+		}
+	}
+	// Load does not apply to a trace.
+	bad := strings.Replace(text, "burst: [2, 4]", "load: [0.5, 0.9]", 1)
+	if _, err := ParseSpec(strings.NewReader(bad), "trace.yaml"); err == nil || !strings.Contains(err.Error(), "sweep.load") {
+		t.Errorf("a load axis with a trace: error %v, want one naming sweep.load", err)
+	}
+	stdin := strings.Replace(text, "path: "+path, `path: "-"`, 1)
+	if _, err := ParseSpec(strings.NewReader(stdin), "trace.yaml"); err == nil || !strings.Contains(err.Error(), "trace.path") {
+		t.Errorf("standard input: error %v, want one naming trace.path", err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/internal/version"
@@ -65,9 +64,12 @@ func (p *Point) RunSpec(seed uint64, rep int) RunSpec {
 	return spec
 }
 
-// ArrivalsSpec returns the point's arrivals: its arrival spec, whose
-// processes without rate= take λ = ρ·r.
+// ArrivalsSpec returns the point's arrivals: the spec's trace, or its
+// arrival spec, whose processes without rate= take λ = ρ·r.
 func (p *Point) ArrivalsSpec() ArrivalsSpec {
+	if p.trace != nil {
+		return ArrivalsSpec{Trace: p.trace.Path, TraceOptions: p.trace.Options()}
+	}
 	rate, err := exact.FromFloat64(p.Rate)
 	if err != nil {
 		panic(err) // points are validated when enumerated
@@ -75,13 +77,14 @@ func (p *Point) ArrivalsSpec() ArrivalsSpec {
 	return ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}
 }
 
-// process returns the arrival process of a replication with run seed s.
-func (p *Point) process(ctx context.Context, s uint64) (arrivals.Process, error) {
+// arrivals returns the arrivals of a replication with run seed s; the
+// caller closes them.
+func (p *Point) arrivals(ctx context.Context, s uint64) (*Arrivals, error) {
 	a, err := BuildArrivals(ctx, p.ArrivalsSpec(), s)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: point %d: %w", p.Index, err)
 	}
-	return a.Process, nil
+	return a, nil
 }
 
 // repStats is what a sweep keeps of one replication: per system (0 the one
@@ -99,10 +102,12 @@ type repStats struct {
 // seed, leaving the warm-up jobs out of the statistics.
 func runReplication(ctx context.Context, p *Point, seed uint64, rep int) (repStats, error) {
 	spec := p.RunSpec(seed, rep)
-	proc, err := p.process(ctx, spec.Seed)
+	arr, err := p.arrivals(ctx, spec.Seed)
 	if err != nil {
 		return repStats{}, err
 	}
+	defer arr.Close()
+	proc := arr.Process
 	spec.Warmup = p.Warmup
 	rec := newRecorder(nil, p.Warmup)
 	res, _, err := runWith(ctx, spec, proc, rec, nil)
