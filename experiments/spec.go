@@ -550,21 +550,21 @@ func (s *Spec) NumPoints() int {
 
 // Point is one point of a sweep: every parameter of its replications.
 type Point struct {
-	Index         int       `json:"point"`                    // 0-based, in sweep order
-	Grid          int       `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
-	Arrivals      string    `json:"arrivals"`                 // arrival spec (arrivals.SpecHelp)
-	Load          float64   `json:"load"`                     // ρ = λ/r
-	Rate          float64   `json:"rate_tokens_per_s"`        // r
-	Burst         float64   `json:"burst_tokens"`             // b
-	K             int       `json:"k"`                        // sub-buckets
-	RateShares    []float64 `json:"rate_shares"`              // q_l
-	BurstShares   []float64 `json:"burst_shares"`             // q^b_l
-	TrafficShares []float64 `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
-	Dispatch      string    `json:"dispatch"`
-	Order         string    `json:"order"`
-	Jobs          int64     `json:"jobs"`   // measured jobs per replication
-	Warmup        int64     `json:"warmup"` // warm-up jobs per replication
-	Replications  int       `json:"replications"`
+	Index         int         `json:"point"`                    // 0-based, in sweep order
+	Grid          int         `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
+	Arrivals      string      `json:"arrivals"`                 // arrival spec (arrivals.SpecHelp)
+	Load          float64     `json:"load"`                     // ρ = λ/r
+	Rate          float64     `json:"rate_tokens_per_s"`        // r
+	Burst         float64     `json:"burst_tokens"`             // b
+	K             int         `json:"k"`                        // sub-buckets
+	RateShares    []float64   `json:"rate_shares"`              // q_l
+	BurstShares   []float64   `json:"burst_shares"`             // q^b_l
+	TrafficShares []float64   `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
+	Dispatch      string      `json:"dispatch"`
+	Order         string      `json:"order"`
+	Jobs          int64       `json:"jobs"`   // measured jobs per replication
+	Warmup        int64       `json:"warmup"` // warm-up jobs per replication
+	Replications  int         `json:"replications"`
 	trace         *TraceInput // the spec's trace, or nil for generated arrivals
 }
 
