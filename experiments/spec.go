@@ -654,19 +654,6 @@ func restShare(x float64, k int) float64 {
 	return r
 }
 
-// label names the point by its values of the axes of g but skip, as in
-// "load=0.9 q=0.3 p=0.5".
-func (p *Point) label(g Grid, skip ...string) string {
-	var parts []string
-	for _, a := range g {
-		if slices.Contains(skip, a.Name) {
-			continue
-		}
-		parts = append(parts, a.Name+"="+formatAxisValue(p.axisValue(a.Name)))
-	}
-	return strings.Join(parts, " ")
-}
-
 // axisValue returns the point's value of the named parameter.
 func (p *Point) axisValue(name string) any {
 	switch name {
