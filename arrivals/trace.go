@@ -342,7 +342,7 @@ func (t *Trace) Origin() (unixNanos int64, ok bool) {
 		return 0, false
 	}
 	if t.n == 0 {
-		return t.sorted.runs[0][0].ns, true
+		return (*t.sorted.runs.Min())[0].ns, true
 	}
 	return t.originNs, true
 }

@@ -19,6 +19,7 @@ var layer = map[string]int{
 	"internal/oracle":     0,
 	"internal/version":    0,
 	"internal/layers":     0,
+	"internal/heap":       0,
 	"buckets":             1,
 	"systems":             2,
 	"arrivals":            2,
