@@ -315,9 +315,10 @@ func (s *countsSource) readInterval(t *Trace) error {
 		return bad(string(s.lineText), fmt.Sprintf("interval starting at %s ends beyond the int64 nanosecond range (2262-04-11)", s.lineText))
 	}
 	if s.havePrev && !s.sorting && start < s.prevEnd {
-		return &TraceError{File: t.name, Line: line, Text: string(s.lineText), Err: ErrOutOfOrder,
-			Msg: fmt.Sprintf("interval starting at %s begins before the previous interval (line %d) ends, %v s after its start: intervals must not overlap (check --interval, or use --sort to merge them)",
-				s.lineText, s.prevLine, engine.Time(s.interval))}
+		te := &TraceError{File: t.name, Line: line, Text: string(s.lineText), Err: ErrOutOfOrder}
+		te.setMsg(fmt.Sprintf("interval starting at %s begins before the previous interval (line %d) ends, %v s after its start: intervals must not overlap (check %s, or use %s to merge them)",
+			s.lineText, s.prevLine, engine.Time(s.interval), optRef("Interval", ""), optRef("Sort", "")))
+		return te
 	}
 	s.havePrev, s.prevEnd, s.prevLine = true, end, line
 	s.line = line

@@ -11,14 +11,14 @@ import (
 // out only on the error path, so reading good lines costs nothing more.
 
 // countsHintText is the suggestion for a file of counts read as times.
-const countsHintText = "is this a counts file? try --format counts --interval 1s"
+var countsHintText = "is this a counts file? try " + optRef("Format", FormatCounts) + " " + optRef("Interval", "1s")
 
 // timeHint returns a hint for a time text s that does not parse in f but
 // does in another format, or nil.
 func timeHint(f *timeFormat, s string) *Hint {
 	fits := func(value, what string) *Hint {
-		return &Hint{Cause: ErrTimeFormat, Option: "TimeFormat", Value: value,
-			Text: fmt.Sprintf("%q looks like %s: try --time-format %s", clipLine(s), what, value)}
+		return newHint(ErrTimeFormat, "TimeFormat", value,
+			fmt.Sprintf("%q looks like %s: try %s", clipLine(s), what, optRef("TimeFormat", value)))
 	}
 	if f.kind != kindDatetime {
 		if _, err := parseDatetime(s); err == nil {
@@ -49,9 +49,9 @@ func timeHint(f *timeFormat, s string) *Hint {
 			continue
 		}
 		if ns, err := parseDecimal(s, u.unit); err == nil {
-			return &Hint{Cause: ErrTimeFormat, Option: "TimeFormat", Value: u.name,
-				Text: fmt.Sprintf("%s is beyond the range in this unit but is %s in %s: try --time-format %s",
-					clipLine(s), time.Unix(0, ns).UTC().Format(time.DateOnly), u.name, u.name)}
+			return newHint(ErrTimeFormat, "TimeFormat", u.name,
+				fmt.Sprintf("%s is beyond the range in this unit but is %s in %s: try %s",
+					clipLine(s), time.Unix(0, ns).UTC().Format(time.DateOnly), u.name, optRef("TimeFormat", u.name)))
 		}
 	}
 	return nil
@@ -67,19 +67,11 @@ func columnHint[T byteText](f *timeFormat, header []string, timeCol int, rec []T
 		text := trimSpace(field)
 		if _, err := parseTime(f, text); err == nil {
 			name := strings.TrimSpace(header[j])
-			return &Hint{Cause: ErrTimeColumn, Option: "TimeCol", Value: name,
-				Text: fmt.Sprintf("column %q holds times such as %q: try --time-col %s", clipLine(name), clipLine(text), cliArg(name))}
+			return newHint(ErrTimeColumn, "TimeCol", name,
+				fmt.Sprintf("column %q holds times such as %q: try %s", clipLine(name), clipLine(text), optRef("TimeCol", name)))
 		}
 	}
 	return nil
-}
-
-// cliArg quotes a value for a shell command line when it needs it.
-func cliArg(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // headerError returns an error when the header line of a CSV or TSV trace
@@ -109,7 +101,7 @@ func headerError(name string, line int, f *timeFormat, header []string, timeCol 
 	te := &TraceError{File: name, Line: line, Text: text, Err: ErrHeaderLooksLikeData,
 		Msg: fmt.Sprintf("the header %q looks like data: a CSV or TSV trace starts with a line naming its columns", text)}
 	if whole && len(header) <= 2 {
-		te.Hint = &Hint{Cause: ErrLooksLikeCounts, Option: "Format", Value: FormatCounts, Text: countsHintText}
+		te.Hint = newHint(ErrLooksLikeCounts, "Format", FormatCounts, countsHintText)
 	}
 	return te
 }
@@ -124,7 +116,7 @@ func orderHint(col, text, prevText string) *Hint {
 	if !small(text) || !small(prevText) {
 		return nil
 	}
-	return &Hint{Cause: ErrLooksLikeCounts, Option: "Format", Value: FormatCounts,
-		Text: fmt.Sprintf("the times %s and %s are small whole numbers: if column %q holds counts per interval, try --format counts --interval 1s; if they are times, use --sort to sort the trace or --skip-bad to skip such lines",
-			prevText, text, col)}
+	return newHint(ErrLooksLikeCounts, "Format", FormatCounts,
+		fmt.Sprintf("the times %s and %s are small whole numbers: if column %q holds counts per interval, try %s %s; if they are times, use %s to sort the trace or %s to skip such lines",
+			prevText, text, col, optRef("Format", FormatCounts), optRef("Interval", "1s"), optRef("Sort", ""), optRef("SkipBad", "")))
 }

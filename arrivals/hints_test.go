@@ -104,7 +104,7 @@ func TestTraceHints(t *testing.T) {
 			t.Errorf("%s: error = nil, want %q", tc.name, tc.want)
 			continue
 		}
-		if got := err.Error(); !strings.Contains(got, tc.want) || strings.HasPrefix(tc.want, "arrivals: ") && got != tc.want {
+		if got := phrased(err); !strings.Contains(got, tc.want) || strings.HasPrefix(tc.want, "arrivals: ") && got != tc.want {
 			t.Errorf("%s: error =\n\t%s\nwant\n\t%s", tc.name, got, tc.want)
 		}
 		if !errors.Is(err, tc.is) {

@@ -37,7 +37,7 @@ func ExampleHint() {
 	}
 	fmt.Println(errors.Is(err, arrivals.ErrBadField), errors.Is(err, arrivals.ErrTimeFormat))
 	// Output:
-	// arrivals: d.csv:2: bad time "2024-11-15 16:57:50" in column "t": not a decimal number; want Unix seconds such as 1700000000 or 1700000000.25; "2024-11-15 16:57:50" looks like a datetime (YYYY-MM-DD HH:MM:SS): try --time-format datetime
+	// arrivals: d.csv:2: bad time "2024-11-15 16:57:50" in column "t": not a decimal number; want Unix seconds such as 1700000000 or 1700000000.25; "2024-11-15 16:57:50" looks like a datetime (YYYY-MM-DD HH:MM:SS): try TimeFormat="datetime"
 	// set TimeFormat to "datetime"
 	// true true
 }

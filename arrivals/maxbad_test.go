@@ -16,7 +16,7 @@ func TestMaxBadDefault(t *testing.T) {
 	for _, sort := range []bool{false, true} {
 		tr, all, err := readTrace(t, in, "b.csv", TraceOptions{SkipBad: true, Sort: sort})
 		want := `arrivals: b.csv:13: 11 bad lines skipped, more than 10 + 1% of the 13 lines read: the options likely do not fit the file (raise --max-bad if they do); the first bad line, 3: bad time "x" in column "t"`
-		if !errors.Is(err, ErrTooManyBad) || !strings.HasPrefix(err.Error(), want) {
+		if !errors.Is(err, ErrTooManyBad) || !strings.HasPrefix(phrased(err), want) {
 			t.Errorf("sort %v: error =\n\t%v\nwant one starting\n\t%s", sort, err, want)
 		}
 		if !sort && (len(all) != 1 || tr.Skipped() != 11) {
@@ -55,7 +55,7 @@ func TestMaxBadCounts(t *testing.T) {
 	_, _, err := readTrace(t, sb.String(), "c.txt", TraceOptions{SkipBad: true})
 	var h *Hint
 	if !errors.Is(err, ErrTooManyBad) || !errors.As(err, &h) || h.Value != FormatCounts ||
-		!strings.Contains(err.Error(), "try --format counts --interval 1s") {
+		!strings.Contains(phrased(err), "try --format counts --interval 1s") {
 		t.Errorf("error = %v, want ErrTooManyBad with the counts hint", err)
 	}
 }
@@ -65,7 +65,7 @@ func TestMaxBadCounts(t *testing.T) {
 func TestMaxBadOption(t *testing.T) {
 	in := "t\n1\n" + strings.Repeat("x\n", 20) + "2\n"
 	_, _, err := readTrace(t, in, "b.csv", TraceOptions{SkipBad: true, MaxBad: 5})
-	if !errors.Is(err, ErrTooManyBad) || !strings.Contains(err.Error(), "b.csv:8: 6 bad lines skipped, more than MaxBad (--max-bad) = 5") {
+	if !errors.Is(err, ErrTooManyBad) || !strings.Contains(err.Error(), "b.csv:8: 6 bad lines skipped, more than MaxBad = 5") {
 		t.Errorf("MaxBad 5: error = %v, want ErrTooManyBad at the 6th bad line", err)
 	}
 	tr, all, err := readTrace(t, in, "b.csv", TraceOptions{SkipBad: true, MaxBad: -1})

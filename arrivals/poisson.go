@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // NewPoisson returns a Poisson arrival process with the given rate in
@@ -41,3 +43,26 @@ type expGaps struct {
 }
 
 func (e expGaps) Rand() float64 { return e.r.ExpFloat64() / e.rate }
+
+// PoissonRate reports whether p is a Poisson process, and its rate in
+// jobs/s: a process made by [NewPoisson], or a [Renewal] process with
+// exponential gaps, alone or built by [BuildSpec] from a single such
+// component without transforms. Closed forms that
+// hold for Poisson arrivals only (Pollaczek–Khinchine, PASTA) are selected
+// by this test, not by the name of a spec.
+func PoissonRate(p Process) (float64, bool) {
+	if g, ok := p.(*Generated); ok {
+		p = g.Process
+	}
+	r, ok := p.(*Renewal)
+	switch {
+	case !ok:
+		return 0, false
+	case r.exp != nil:
+		return r.exp.rate, true
+	}
+	if e, ok := r.gap.(distuv.Exponential); ok {
+		return e.Rate, true // renewal:dist=exp
+	}
+	return 0, false
+}

@@ -66,6 +66,11 @@ type SpecEnv struct {
 	// rate= out (and the default target of scale); 0 means there is no
 	// default and such a spec is an error.
 	Rate float64
+	// ExactRate, when > 0, is the default rate as an exact number, taken
+	// by the processes that schedule exactly (periodic) instead of Rate
+	// rounded to a decimal; it should be Rate's exact value, such as the
+	// product load·r of exact factors.
+	ExactRate exact.Rat
 	// Source returns the random source of a stream id (see
 	// [ProcessStream] and [TransformStream]); ratesim run uses
 	// rand.NewPCG(seed, id). It is required when a component is random.

@@ -30,10 +30,16 @@ func (c *specComponent) rate(env SpecEnv, g *Generated) (float64, error) {
 }
 
 // exactRate returns the component's rate= as an exact number, or the
-// default rate as the decimal it is written as (exact.FromFloat64).
+// default rate: env.ExactRate when set, otherwise env.Rate as the decimal
+// it is written as (exact.FromFloat64).
 func (c *specComponent) exactRate(env SpecEnv, g *Generated) (exact.Rat, error) {
 	if c.has("rate") {
 		return c.rat("rate", exact.Rat{}, ratPositive, "a rate > 0 jobs/s, a decimal or a fraction p/q")
+	}
+	if env.ExactRate.Sign() > 0 {
+		g.DefaultRate = true
+		c.record("rate", env.ExactRate.String())
+		return env.ExactRate, nil
 	}
 	f, err := c.rate(env, g)
 	if err != nil {

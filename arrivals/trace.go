@@ -303,7 +303,7 @@ func (t *Trace) orderError(e traceEntry) *TraceError {
 		col = t.header[t.timeCol]
 	}
 	if te.Hint = orderHint(col, text, string(t.prevText)); te.Hint == nil {
-		te.Msg += "; use --sort to sort the trace or --skip-bad to skip such lines"
+		te.setMsg(te.Msg + "; use " + optRef("Sort", "") + " to sort the trace or " + optRef("SkipBad", "") + " to skip such lines")
 	}
 	return te
 }
@@ -342,7 +342,7 @@ func (t *Trace) Origin() (unixNanos int64, ok bool) {
 		return 0, false
 	}
 	if t.n == 0 {
-		return t.sorted.runs[0][0].ns, true
+		return (*t.sorted.runs.Min())[0].ns, true
 	}
 	return t.originNs, true
 }
@@ -359,7 +359,7 @@ func (t *Trace) skip(err error) error {
 	if t.firstSkipped == nil {
 		t.firstSkipped = te
 	}
-	limit, rule := t.maxBad, fmt.Sprintf("more than MaxBad (--max-bad) = %d", t.maxBad)
+	limit, rule := t.maxBad, fmt.Sprintf("more than %s = %d", optRef("MaxBad", ""), t.maxBad)
 	if t.maxBad == 0 {
 		limit = 10 + t.lastLine/100
 		rule = fmt.Sprintf("more than 10 + 1%% of the %d lines read", t.lastLine)
@@ -368,9 +368,10 @@ func (t *Trace) skip(err error) error {
 		return nil
 	}
 	f := t.firstSkipped
-	return &TraceError{File: t.name, Line: te.Line, Err: ErrTooManyBad, Hint: f.Hint,
-		Msg: fmt.Sprintf("%d bad lines skipped, %s: the options likely do not fit the file (raise --max-bad if they do); the first bad line, %d: %s",
-			t.skipped, rule, f.Line, f.Msg)}
+	tooMany := &TraceError{File: t.name, Line: te.Line, Err: ErrTooManyBad, Hint: f.Hint}
+	tooMany.setMsg(fmt.Sprintf("%d bad lines skipped, %s: the options likely do not fit the file (raise %s if they do); the first bad line, %d: %s",
+		t.skipped, rule, optRef("MaxBad", ""), f.Line, f.msgTemplate()))
+	return tooMany
 }
 
 // skippable reports whether te is about one bad line the reader has moved
@@ -389,9 +390,11 @@ func (t *Trace) endError() error {
 	msg := "no arrivals after the header"
 	if t.skipped > 0 {
 		f := t.firstSkipped
-		msg = fmt.Sprintf("%s: all %d data lines were skipped as bad; the first, line %d: %s", msg, t.skipped, f.Line, f.Msg)
+		msg = fmt.Sprintf("%s: all %d data lines were skipped as bad; the first, line %d: %s", msg, t.skipped, f.Line, f.msgTemplate())
 	}
-	return &TraceError{File: t.name, Line: t.lastLine + 1, Msg: msg, Err: ErrNoArrivals}
+	te := &TraceError{File: t.name, Line: t.lastLine + 1, Err: ErrNoArrivals}
+	te.setMsg(msg)
+	return te
 }
 
 // readHeader reads the header line into t.header. It returns io.EOF when

@@ -70,7 +70,7 @@ func ExampleTraceOptions() {
 		fmt.Printf("Sort %v, SkipBad %v: %v, skipped %d\n", opt.Sort, opt.SkipBad, ts, tr.Skipped())
 	}
 	// Output:
-	// arrivals: late.csv:4: time 1700000011 is earlier than the previous arrival 1700000012 (line 3); use --sort to sort the trace or --skip-bad to skip such lines
+	// arrivals: late.csv:4: time 1700000011 is earlier than the previous arrival 1700000012 (line 3); use Sort to sort the trace or SkipBad to skip such lines
 	// out of order: true
 	// Sort false, SkipBad false: [0 2], skipped 0
 	// Sort true, SkipBad false: [0 1 2], skipped 0

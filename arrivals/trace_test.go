@@ -267,7 +267,7 @@ func TestTraceOutOfOrder(t *testing.T) {
 	_, err = tr.Next()
 	want := "arrivals: nasa.tsv:4: time 807256801 is earlier than the previous arrival 807256805 (line 3); " +
 		"use --sort to sort the trace or --skip-bad to skip such lines"
-	if err == nil || err.Error() != want {
+	if err == nil || phrased(err) != want {
 		t.Fatalf("Next error =\n\t%v\nwant\n\t%v", err, want)
 	}
 	if !errors.Is(err, ErrOutOfOrder) {

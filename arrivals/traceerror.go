@@ -57,14 +57,16 @@ var (
 // datetime in a column read as Unix seconds fits TimeFormat "datetime".
 // A [*TraceError] carries one in its Hint field, and errors.As finds it.
 //
-// Text says it in words with the ratesim command's flag (as "try
-// --time-format datetime"); a caller with other wording can use Option and
-// Value instead.
+// Text says it in words, naming options by their TraceOptions fields (as
+// `try TimeFormat="datetime"`); [Hint.Phrase] names them in a caller's
+// words (ratesim's command line: "try --time-format datetime"), and a
+// caller can also use Option and Value.
 type Hint struct {
 	Cause  error  // ErrTimeFormat, ErrTimeColumn or ErrLooksLikeCounts
 	Option string // the TraceOptions field that would fit ("Format", "TimeFormat", "TimeCol"), or "" when none does
 	Value  string // its value ("counts", "datetime", a column name), or ""
 	Text   string // the hint in words
+	say    string // Text as a template with option references (see wording.go)
 }
 
 // Error returns the Text.
@@ -78,7 +80,8 @@ func (h *Hint) Unwrap() error { return h.Cause }
 //	arrivals: FILE:LINE: MSG[; HINT]
 //
 // (or "arrivals: FILE: MSG" when Line is 0), and errors.Is and errors.As
-// see the wrapped Err and the Hint.
+// see the wrapped Err and the Hint. Options the message suggests are named
+// by their TraceOptions fields; [TraceError.Phrase] names them otherwise.
 type TraceError struct {
 	File string // name of the trace, as given to NewTrace or Open
 	Line int    // 1-based line of the file; 0 for errors about no line (options)
@@ -86,6 +89,7 @@ type TraceError struct {
 	Msg  string // what is wrong and what was expected
 	Err  error  // a sentinel such as ErrBadField, or the underlying cause; may be nil
 	Hint *Hint  // what would likely fit the data, or nil
+	say  string // Msg as a template with option references, or "" (see wording.go)
 }
 
 // Error returns "arrivals: FILE:LINE: MSG", followed by "; " and the

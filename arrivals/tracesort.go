@@ -2,8 +2,9 @@ package arrivals
 
 import (
 	"cmp"
-	"container/heap"
 	"slices"
+
+	"github.com/ratesim/ratesim/internal/heap"
 )
 
 // The runs of a sorted trace hold sortFirstRun entries, then twice as many
@@ -18,10 +19,9 @@ const (
 // sortedRuns is a whole trace read for Sort: runs of entries in file order,
 // each sorted by compareEntries, kept as a min-heap on the first unread
 // entry of each run so that next yields the whole trace in order. A run is
-// dropped, and its memory freed, once it has been read. It implements
-// heap.Interface.
+// dropped, and its memory freed, once it has been read.
 type sortedRuns struct {
-	runs [][]traceEntry // the unread entries of each run; none is empty
+	runs *heap.Heap[[]traceEntry] // the unread entries of each run; none is empty
 }
 
 // newSortedRuns sorts each of the non-empty runs and merges them.
@@ -30,24 +30,25 @@ func newSortedRuns(runs [][]traceEntry) *sortedRuns {
 	for _, r := range runs {
 		slices.SortFunc(r, compareEntries)
 	}
-	h := &sortedRuns{runs: runs}
-	heap.Init(h)
-	return h
+	return &sortedRuns{runs: heap.New(runBefore, runs)}
 }
+
+// runBefore orders runs by their first unread entry.
+func runBefore(a, b []traceEntry) bool { return compareEntries(a[0], b[0]) < 0 }
 
 // next returns the earliest unread entry, or false when all have been
 // read. It costs O(log k) time for k runs.
 func (h *sortedRuns) next() (traceEntry, bool) {
-	if len(h.runs) == 0 {
+	if h.runs.Len() == 0 {
 		return traceEntry{}, false
 	}
-	r := h.runs[0]
-	e := r[0]
-	if len(r) == 1 {
-		heap.Pop(h)
+	r := h.runs.Min()
+	e := (*r)[0]
+	if len(*r) == 1 {
+		h.runs.Pop()
 	} else {
-		h.runs[0] = r[1:]
-		heap.Fix(h, 0)
+		*r = (*r)[1:]
+		h.runs.FixMin()
 	}
 	return e, true
 }
@@ -59,17 +60,4 @@ func compareEntries(a, b traceEntry) int {
 		return c
 	}
 	return cmp.Compare(a.line, b.line)
-}
-
-func (h *sortedRuns) Len() int           { return len(h.runs) }
-func (h *sortedRuns) Less(i, j int) bool { return compareEntries(h.runs[i][0], h.runs[j][0]) < 0 }
-func (h *sortedRuns) Swap(i, j int)      { h.runs[i], h.runs[j] = h.runs[j], h.runs[i] }
-func (h *sortedRuns) Push(x any)         { h.runs = append(h.runs, x.([]traceEntry)) }
-
-func (h *sortedRuns) Pop() any {
-	n := len(h.runs) - 1
-	r := h.runs[n]
-	h.runs[n] = nil
-	h.runs = h.runs[:n]
-	return r
 }

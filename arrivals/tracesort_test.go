@@ -38,7 +38,7 @@ func TestTraceSortRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(tr.sorted.runs); got < 10 {
+	if got := tr.sorted.runs.Len(); got < 10 {
 		t.Errorf("%d runs, want at least 10 to test the merge", got)
 	}
 	for i, w := range want {
@@ -53,8 +53,8 @@ func TestTraceSortRuns(t *testing.T) {
 	if _, err := tr.Next(); err != io.EOF {
 		t.Errorf("Next after the last arrival = %v, want io.EOF", err)
 	}
-	if len(tr.sorted.runs) != 0 {
-		t.Errorf("%d runs left after the end, want 0 (read runs are freed)", len(tr.sorted.runs))
+	if tr.sorted.runs.Len() != 0 {
+		t.Errorf("%d runs left after the end, want 0 (read runs are freed)", tr.sorted.runs.Len())
 	}
 }
 
@@ -91,7 +91,7 @@ func sortMemory(t testing.TB, data []byte, name string) (allocated, held float64
 	runtime.GC()
 	runtime.ReadMemStats(&m2)
 	n := 0
-	for _, r := range tr.sorted.runs {
+	for _, r := range tr.sorted.runs.Items() {
 		n += len(r)
 	}
 	runtime.KeepAlive(tr)

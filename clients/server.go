@@ -1,11 +1,11 @@
 package clients
 
 import (
-	"container/heap"
 	"fmt"
 
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/heap"
 )
 
 // ServerParams describes a downstream server: one FIFO server with a
@@ -82,10 +82,10 @@ func (st ServerStats) MeanQueueDelay() float64 {
 type Server struct {
 	service exact.Rat // S in ns
 	buffer  int
-	pending arrivals   // sent, not yet committed
-	seq     uint64     // sending order, for ties in pending
-	system  []inSystem // committed jobs not yet departed, FIFO
-	last    exact.Rat  // D' of the last accepted job
+	pending *heap.Heap[arrival] // sent, not yet committed, by (at, seq)
+	seq     uint64              // sending order, for ties in pending
+	system  []inSystem          // committed jobs not yet departed, FIFO
+	last    exact.Rat           // D' of the last accepted job
 	stats   []ServerStats
 }
 
@@ -104,7 +104,7 @@ func NewServer(p ServerParams) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clients: service time of rate %v jobs/s: %w", p.Rate, err)
 	}
-	return &Server{service: s, buffer: p.Buffer}, nil
+	return &Server{service: s, buffer: p.Buffer, pending: heap.New(arrivalBefore, nil)}, nil
 }
 
 // ServiceTime returns the exact service time 1/μ in nanoseconds.
@@ -121,7 +121,7 @@ func (sv *Server) Arrive(s *engine.Sim, at exact.Rat, class int) {
 		panic(fmt.Sprintf("clients: Server.Arrive with class %d < 0", class))
 	}
 	sv.commit(exact.Int(int64(now) - 1))
-	heap.Push(&sv.pending, arrival{at: at, seq: sv.seq, class: class})
+	sv.pending.Push(arrival{at: at, seq: sv.seq, class: class})
 	sv.seq++
 }
 
@@ -138,7 +138,7 @@ func (sv *Server) Stats(s *engine.Sim, class int) ServerStats {
 // for the end of a run; the Server must not be sent arrivals afterwards.
 func (sv *Server) Flush() {
 	for sv.pending.Len() > 0 {
-		sv.admit(heap.Pop(&sv.pending).(arrival))
+		sv.admit(sv.pending.Pop())
 	}
 	for len(sv.system) > 0 {
 		sv.leave()
@@ -160,8 +160,8 @@ func (sv *Server) classStats(class int) ServerStats {
 
 // commit decides every pending arrival at or before t, in order.
 func (sv *Server) commit(t exact.Rat) {
-	for sv.pending.Len() > 0 && sv.pending[0].at.Cmp(t) <= 0 {
-		sv.admit(heap.Pop(&sv.pending).(arrival))
+	for sv.pending.Len() > 0 && sv.pending.Min().at.Cmp(t) <= 0 {
+		sv.admit(sv.pending.Pop())
 	}
 }
 
@@ -217,21 +217,10 @@ type arrival struct {
 	class int
 }
 
-// arrivals is a min-heap on (at, seq).
-type arrivals []arrival
-
-func (h arrivals) Len() int { return len(h) }
-func (h arrivals) Less(i, j int) bool {
-	if c := h[i].at.Cmp(h[j].at); c != 0 {
+// arrivalBefore orders pending arrivals by (at, seq).
+func arrivalBefore(a, b arrival) bool {
+	if c := a.at.Cmp(b.at); c != 0 {
 		return c < 0
 	}
-	return h[i].seq < h[j].seq
-}
-func (h arrivals) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *arrivals) Push(x any)   { *h = append(*h, x.(arrival)) }
-func (h *arrivals) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return a.seq < b.seq
 }

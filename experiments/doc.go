@@ -1,5 +1,44 @@
-// Package experiments owns runs: it builds the one-bucket and split systems
-// from a specification, drives them with an arrival process, collects the
-// delay statistics (streaming DDSketch quantiles, compensated sums) and the
-// result of the theorem check, and writes results whole or not at all.
+// Package experiments owns runs: it builds them from specifications, drives
+// the systems with arrival processes, collects statistics and checks, and
+// writes results whole or not at all. cmd/ratesim reduces flags to the
+// specs here and prints what comes back; report and the counterexample
+// search (package experiments/verify) build on the same runs.
+//
+// What each part owns, by file:
+//
+//	arrivals.go        one arrivals builder for every command: ArrivalsSpec (a trace, or an
+//	                   arrival spec with its default rate λ = load·r) -> BuildArrivals; the
+//	                   Poisson test that selects closed forms (Arrivals.PoissonRate)
+//	run.go             one run of the one bucket against its split (RunSpec, Run, Result,
+//	                   CheckResult), the random streams of a run (Source), input errors
+//	series.go          the same run sampled over time for figures (RunSeries, Series)
+//	jobs.go            the per-job CSV of a run (JobsHeader)
+//	stats.go           delay statistics: exact nearest-rank quantiles up to
+//	                   ExactQuantileJobs delayed jobs, then DDSketch (Stats, Distribution)
+//	ci.go              confidence intervals of means and of the split/one ratio
+//	spec.go            the sweep specification: YAML and flags, axes, grids, points,
+//	                   validation with file:line errors (Spec, Point, SpecError)
+//	sweep.go           running a sweep: replication seeds, workers, progress,
+//	                   Pollaczek–Khinchine columns (RunSweep, ReplicationSeed, MD1Wait)
+//	shard.go, merge.go splitting a sweep into shards and merging their results
+//	results.go         sweep results: CSV and JSON (schema_version), reading back,
+//	                   resuming (Results, PointResult, WriteFiles, ReadResults)
+//	builtin.go         the built-in sweep specs (Builtin, BuiltinNames)
+//	figures.go         figures of runs and sweeps, their captions, writing them
+//	                   (SweepFigures, RunFigures, SaveFigures)
+//	family.go          the limiter family: one registration per limiter (constructor,
+//	                   description, promise, response curve, figure attributes)
+//	limiters.go        the limiters comparison on one arrival stream: matched parameters,
+//	                   keyed runs, empirical arrival curves α*(d) against promises
+//	                   (LimitersSpec, RunLimiters, LimitersResult)
+//	limiterfigures.go  figures of a limiters run
+//	downstream.go      the network-calculus bounds of what a limiter passes to a
+//	                   rate-latency server (Downstream, PromiseCurve)
+//	clients.go         reacting clients against one limiter (ClientsSpec, RunClients)
+//	backoff.go         the backoff study built on clients runs (RunBackoffStudy)
+//	panic.go           a panic in a worker returned as a *PanicError
+//
+// Randomness: every random component draws from its own PCG stream derived
+// from the run's seed (see Source and ReplicationSeed), so results depend on
+// the seed alone, not on the machine or the number of workers.
 package experiments

@@ -54,11 +54,8 @@ type ConformViolation struct {
 // b + r·d a user configures, whatever the library's own convention),
 // γ(R, 1) for the leaky bucket, and L jobs per W for the windows.
 func (s LimitersSpec) PromiseCurve(name string) netcalc.Arrival {
-	switch name {
-	case "leaky-queue":
-		return netcalc.TokenBucket{Rate: s.Rate, Burst: exact.Int(1)}
-	case "fixed-window", "sliding-log", "sliding-counter":
-		return netcalc.Staircase{Jobs: s.Limit, Window: s.Window}
+	if d := familyDef(name); d != nil {
+		return d.promiseCurve(s)
 	}
 	return netcalc.TokenBucket{Rate: s.Rate, Burst: exact.Int(s.Limit)}
 }

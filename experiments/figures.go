@@ -213,11 +213,7 @@ func caption(res *Results, pts []*PointResult, plotted ...string) string {
 	}
 	var setting []string
 	if !is("arrivals") {
-		arr := pr.Arrivals
-		if arr == "poisson" {
-			arr = "Poisson"
-		}
-		setting = append(setting, arr+" arrivals")
+		setting = append(setting, arrivalsLabel(&pr.Point)+" arrivals")
 	}
 	if !is("load") {
 		setting = append(setting, "load ρ = "+textNumber(pr.Load))
@@ -767,4 +763,17 @@ func LeastBad(res *Results) []LeastBadRow {
 			Lo: float64(best.RatioLo), Hi: float64(best.RatioHi), Stable: stable, Points: len(g.pts)})
 	}
 	return rows
+}
+
+// arrivalsLabel names a point's arrivals in a caption: "Poisson" when they
+// are a Poisson process (by its type, see arrivals.PoissonRate), followed
+// by the spec when it has parameters; the spec otherwise.
+func arrivalsLabel(p *Point) string {
+	if _, ok := poissonRate(p.ArrivalsSpec()); ok {
+		if strings.ContainsAny(p.Arrivals, ":|+") {
+			return "Poisson (" + p.Arrivals + ")"
+		}
+		return "Poisson"
+	}
+	return p.Arrivals
 }

@@ -142,20 +142,15 @@ func boundaryZoom(res *LimitersResult, caption string) (*plots.LinePlot, error) 
 
 func responseFigure(res *LimitersResult, caption string) plots.Response {
 	s := res.Spec
-	b := float64(s.Limit)
 	r := plots.Response{Title: "Slope against cliff: admission by token deficit", Caption: caption}
 	for _, l := range res.Limiters {
-		kind := limiterKinds[l.Name]
-		switch l.Name {
-		case "token-police":
-			r.Curves = append(r.Curves, plots.ResponseCurve{Name: "token-police (cliff)", Color: kind.color,
-				Deficit: []float64{0, b - 1, b - 1, b}, P: []float64{1, 1, 0, 0}})
-		case "throttle":
-			r.Curves = append(r.Curves, plots.ResponseCurve{Name: fmt.Sprintf("throttle (ramp %v to %v)", s.Soft, s.Hard), Color: kind.color,
-				Deficit: []float64{0, s.Soft.Float64(), s.Hard.Float64(), b}, P: []float64{1, 1, 0, 0}})
-		default:
+		d := familyDef(l.Name)
+		if l.Profile || d == nil || d.response == nil {
 			continue
 		}
+		kind := d.kind
+		label, deficit, p := d.response(s)
+		r.Curves = append(r.Curves, plots.ResponseCurve{Name: label, Color: kind.color, Deficit: deficit, P: p})
 		m := plots.ResponseCurve{Name: l.Name + ", measured", Color: kind.color, Measured: true}
 		for _, bin := range l.Response {
 			if bin.Offered > 0 {
@@ -173,8 +168,8 @@ func responseFigure(res *LimitersResult, caption string) plots.Response {
 // kindOf returns the figure attributes of result r, the i-th limiter of
 // its run: a profile gets colour i and its promise in the same colour.
 func kindOf(r LimiterResult, i int) limiterKind {
-	if !r.Profile {
-		return limiterKinds[r.Name]
+	if d := familyDef(r.Name); !r.Profile && d != nil {
+		return d.kind
 	}
 	return limiterKind{shaper: r.Shaper, color: i, promise: r.Name + " promise", promiseColor: i}
 }

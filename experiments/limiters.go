@@ -18,19 +18,6 @@ import (
 	"github.com/ratesim/ratesim/profiles"
 )
 
-// LimiterNames lists the limiters of [RunLimiters], in the order of its
-// table.
-var LimiterNames = []string{
-	"token-police",    // token bucket (R, L), policing
-	"token-shape",     // token bucket (R, L), shaping, queue Queue
-	"leaky-queue",     // leaky bucket as a queue, rate R, queue Queue
-	"gcra",            // GCRA(1/R, (L - 1)/R), the leaky bucket as a meter
-	"fixed-window",    // fixed window counter, L per W
-	"sliding-log",     // sliding window log, L per W
-	"sliding-counter", // sliding window counter, L per W
-	"throttle",        // throttle on a token bucket (R, L), ramp from Soft to Hard
-}
-
 // limiterKind is what the table and the figures need to know of a limiter
 // besides its decisions.
 type limiterKind struct {
@@ -40,17 +27,6 @@ type limiterKind struct {
 	promise      string // the name of its promise
 	promiseColor int
 	promiseStep  bool
-}
-
-var limiterKinds = map[string]limiterKind{
-	"token-police":    {color: 0, promise: "b + r·d", promiseColor: -1},
-	"token-shape":     {shaper: true, color: 5, promise: "b + r·d", promiseColor: -1},
-	"leaky-queue":     {shaper: true, color: 2, promise: "1 + R·d", promiseColor: 2},
-	"gcra":            {color: 0, marks: true, promise: "b + r·d", promiseColor: -1},
-	"fixed-window":    {color: 1, promise: "L·(floor(d/W) + 1)", promiseColor: 6, promiseStep: true},
-	"sliding-log":     {color: 6, promise: "L·(floor(d/W) + 1)", promiseColor: 6, promiseStep: true},
-	"sliding-counter": {color: 3, promise: "L·(floor(d/W) + 1)", promiseColor: 6, promiseStep: true},
-	"throttle":        {color: 4, promise: "b + r·d", promiseColor: -1},
 }
 
 // LimitersSpec describes a run of the limiter family with matched
@@ -160,7 +136,7 @@ func (s LimitersSpec) Validate() error {
 		return &LimiterError{"Names", "(none)", "at least one limiter or profile, of " + strings.Join(LimiterNames, ", ")}
 	}
 	for i, n := range names {
-		if !slices.Contains(LimiterNames, n) {
+		if familyDef(n) == nil {
 			return &LimiterError{"Names", n, "one of " + strings.Join(LimiterNames, ", ")}
 		}
 		if slices.Contains(names[:i], n) {
@@ -211,26 +187,8 @@ func (s LimitersSpec) newLimiter(name string, src rand.Source) (buckets.Limiter,
 	if err != nil {
 		return nil, err
 	}
-	switch name {
-	case "token-police":
-		return buckets.NewTokenBucket(s.bucket(), buckets.WithPolicing())
-	case "token-shape":
-		if s.Queue == 0 {
-			return buckets.NewTokenBucket(s.bucket())
-		}
-		return buckets.NewTokenBucket(s.bucket(), buckets.WithQueueCapacity(s.Queue))
-	case "leaky-queue":
-		return buckets.NewLeakyBucket(buckets.LeakyParams{Rate: s.Rate, Queue: s.Queue})
-	case "gcra":
-		return buckets.NewGCRA(buckets.MatchGCRA(s.bucket()))
-	case "fixed-window":
-		return buckets.NewFixedWindow(win)
-	case "sliding-log":
-		return buckets.NewSlidingLog(win)
-	case "sliding-counter":
-		return buckets.NewSlidingCounter(win)
-	case "throttle":
-		return buckets.NewThrottle(buckets.ThrottleParams{Rate: s.Rate, Burst: exact.Int(s.Limit), Soft: s.Soft, Hard: s.Hard}, src)
+	if d := familyDef(name); d != nil {
+		return d.build(s, win, src)
 	}
 	return nil, &LimiterError{"Names", name, "one of " + strings.Join(LimiterNames, ", ")}
 }
@@ -266,33 +224,15 @@ func (s LimitersSpec) newEntry(e entry, src rand.Source) (buckets.Limiter, error
 // always measured; their promise is the bound their type states.
 func (s LimitersSpec) kind(e entry) limiterKind {
 	if e.prof == nil {
-		return limiterKinds[e.name]
+		return familyDef(e.name).kind
 	}
 	return limiterKind{shaper: true, color: 7, promise: "the profile's own bound", promiseColor: -1}
 }
 
 // describe returns the parameters of limiter name for humans.
 func (s LimitersSpec) describe(name string) string {
-	queue := "unbounded queue"
-	if s.Queue > 0 {
-		queue = fmt.Sprintf("queue %d jobs", s.Queue)
-	}
-	switch name {
-	case "token-police":
-		return fmt.Sprintf("r = %v tokens/s, b = %d tokens, policing", s.Rate, s.Limit)
-	case "token-shape":
-		return fmt.Sprintf("r = %v tokens/s, b = %d tokens, shaping, %s", s.Rate, s.Limit, queue)
-	case "leaky-queue":
-		return fmt.Sprintf("R = %v jobs/s, %s", s.Rate, queue)
-	case "gcra":
-		g := buckets.MatchGCRA(s.bucket())
-		return fmt.Sprintf("T = %v s, τ = %v s", g.Interval, g.Tolerance)
-	case "fixed-window", "sliding-counter":
-		return fmt.Sprintf("L = %d per W = %v s, edges at %v + k·W s from %s", s.Limit, s.Window, s.Offset, s.EdgesFrom())
-	case "sliding-log":
-		return fmt.Sprintf("L = %d in any (t - %v s, t]", s.Limit, s.Window)
-	case "throttle":
-		return fmt.Sprintf("r = %v tokens/s, b = %d tokens, admission 1 up to deficit %v, 0 from %v tokens", s.Rate, s.Limit, s.Soft, s.Hard)
+	if d := familyDef(name); d != nil {
+		return d.describe(s)
 	}
 	return ""
 }
@@ -453,7 +393,7 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	keys := map[uint64]*keyState{}
 	resp := make([][]ResponseBin, len(ents))
 	for i, e := range ents {
-		if e.prof == nil && (e.name == "token-police" || e.name == "throttle") {
+		if e.prof == nil && familyDef(e.name).response != nil {
 			resp[i] = make([]ResponseBin, responseBins)
 			for j := range resp[i] {
 				resp[i][j].Lo = float64(spec.Limit) * float64(j) / responseBins
@@ -463,7 +403,7 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	}
 	delays := make([]*delayStats, len(ents))
 	for i, e := range ents {
-		if e.prof != nil || limiterKinds[e.name].shaper {
+		if e.prof != nil || familyDef(e.name).kind.shaper {
 			delays[i] = newDelayStats()
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -42,7 +44,7 @@ import (
 //	q_burst  burst share q^b_1 only
 type Spec struct {
 	Name          string    `yaml:"name" json:"name"`                                              // a label for captions and summaries
-	Arrivals      string    `yaml:"arrivals" json:"arrivals"`                                      // "poisson" or "periodic"
+	Arrivals      string    `yaml:"arrivals" json:"arrivals"`                                      // an arrival spec (arrivals.SpecHelp), such as poisson or periodic
 	Load          float64   `yaml:"load" json:"load"`                                              // offered load ρ = λ/r, > 0
 	Rate          float64   `yaml:"rate" json:"rate"`                                              // r, tokens/s, > 0
 	Burst         float64   `yaml:"burst" json:"burst"`                                            // b, tokens, >= 1
@@ -57,7 +59,30 @@ type Spec struct {
 	Replications  int       `yaml:"replications" json:"replications"`                              // independent replications per point, >= 1
 	Seed          uint64    `yaml:"seed" json:"seed"`                                              // root seed (see [ReplicationSeed])
 	Sweep         Sweep     `yaml:"sweep" json:"sweep"`                                            // the grid; empty: one point
+	// Trace, when set, is a trace file that every replication reads
+	// instead of generated arrivals (Arrivals and Load then do not apply):
+	// its first Warmup + Jobs arrivals, or all of them when it has fewer.
+	Trace *TraceInput `yaml:"trace,omitempty" json:"trace,omitempty"`
 }
+
+// TraceInput is a trace file read by a sweep (see arrivals.TraceOptions
+// for the fields). It must be a regular file: each replication reads it
+// again.
+type TraceInput struct {
+	Path       string `yaml:"path" json:"path"`
+	Format     string `yaml:"format,omitempty" json:"format,omitempty"`           // csv, clf, jsonl, counts, wide; "" by the extension
+	TimeCol    string `yaml:"time_col,omitempty" json:"time_col,omitempty"`       // "" means the first column
+	TimeFormat string `yaml:"time_format,omitempty" json:"time_format,omitempty"` // "" means Unix seconds
+	Sort       bool   `yaml:"sort,omitempty" json:"sort,omitempty"`               // sort out-of-order lines
+}
+
+// Options returns the trace options of t.
+func (t *TraceInput) Options() arrivals.TraceOptions {
+	return arrivals.TraceOptions{Format: t.Format, TimeCol: t.TimeCol, TimeFormat: t.TimeFormat, Sort: t.Sort}
+}
+
+// traceLabel is the arrivals column of a point that reads trace path.
+func traceLabel(path string) string { return "trace " + path }
 
 // DefaultSpec returns the defaults of every field: Poisson arrivals at load
 // 0.9, r = 1 token/s, b = 10 tokens, k = 2 equal sub-buckets, round-robin
@@ -525,25 +550,34 @@ func (s *Spec) NumPoints() int {
 
 // Point is one point of a sweep: every parameter of its replications.
 type Point struct {
-	Index         int       `json:"point"`                    // 0-based, in sweep order
-	Grid          int       `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
-	Arrivals      string    `json:"arrivals"`                 // poisson or periodic
-	Load          float64   `json:"load"`                     // ρ = λ/r
-	Rate          float64   `json:"rate_tokens_per_s"`        // r
-	Burst         float64   `json:"burst_tokens"`             // b
-	K             int       `json:"k"`                        // sub-buckets
-	RateShares    []float64 `json:"rate_shares"`              // q_l
-	BurstShares   []float64 `json:"burst_shares"`             // q^b_l
-	TrafficShares []float64 `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
-	Dispatch      string    `json:"dispatch"`
-	Order         string    `json:"order"`
-	Jobs          int64     `json:"jobs"`   // measured jobs per replication
-	Warmup        int64     `json:"warmup"` // warm-up jobs per replication
-	Replications  int       `json:"replications"`
+	Index         int         `json:"point"`                    // 0-based, in sweep order
+	Grid          int         `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
+	Arrivals      string      `json:"arrivals"`                 // arrival spec (arrivals.SpecHelp)
+	Load          float64     `json:"load"`                     // ρ = λ/r
+	Rate          float64     `json:"rate_tokens_per_s"`        // r
+	Burst         float64     `json:"burst_tokens"`             // b
+	K             int         `json:"k"`                        // sub-buckets
+	RateShares    []float64   `json:"rate_shares"`              // q_l
+	BurstShares   []float64   `json:"burst_shares"`             // q^b_l
+	TrafficShares []float64   `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
+	Dispatch      string      `json:"dispatch"`
+	Order         string      `json:"order"`
+	Jobs          int64       `json:"jobs"`   // measured jobs per replication
+	Warmup        int64       `json:"warmup"` // warm-up jobs per replication
+	Replications  int         `json:"replications"`
+	trace         *TraceInput // the spec's trace, or nil for generated arrivals
 }
 
-// Lambda returns the arrival rate λ = ρ·r, jobs/s.
-func (p *Point) Lambda() float64 { return p.Load * p.Rate }
+// Lambda returns the mean arrival rate λ, jobs/s: ρ·r for an arrival spec
+// whose processes take the default rate (such as "poisson"), the mean rate
+// its parameters give otherwise; NaN for a trace (and an invalid spec).
+func (p *Point) Lambda() float64 {
+	r, err := exact.FromFloat64(p.Rate)
+	if err != nil || p.trace != nil {
+		return math.NaN()
+	}
+	return meanRate(ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: r})
+}
 
 // One returns the one bucket (r, b), exactly: each float64 parameter
 // stands for its shortest decimal (exact.FromFloat64).
@@ -618,19 +652,6 @@ func (p *Point) Subs() ([]buckets.Params, error) {
 func restShare(x float64, k int) float64 {
 	r, _ := strconv.ParseFloat(strconv.FormatFloat((1-x)/float64(k-1), 'g', 15, 64), 64)
 	return r
-}
-
-// label names the point by its values of the axes of g but skip, as in
-// "load=0.9 q=0.3 p=0.5".
-func (p *Point) label(g Grid, skip ...string) string {
-	var parts []string
-	for _, a := range g {
-		if slices.Contains(skip, a.Name) {
-			continue
-		}
-		parts = append(parts, a.Name+"="+formatAxisValue(p.axisValue(a.Name)))
-	}
-	return strings.Join(parts, " ")
 }
 
 // axisValue returns the point's value of the named parameter.
@@ -736,7 +757,7 @@ const shareTolerance = 1e-9
 // spec's fields.
 func (s *Spec) point(vals map[string]any) (Point, error) {
 	p := Point{Arrivals: s.Arrivals, Load: s.Load, Rate: s.Rate, Burst: s.Burst, K: s.K,
-		Dispatch: s.Dispatch, Order: s.Order, Jobs: s.Jobs, Warmup: s.Warmup, Replications: s.Replications}
+		Dispatch: s.Dispatch, Order: s.Order, Jobs: s.Jobs, Warmup: s.Warmup, Replications: s.Replications, trace: s.Trace}
 	f := func(name string, dst *float64) {
 		if v, ok := vals[name]; ok {
 			*dst = v.(float64)
@@ -770,21 +791,40 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 		}
 		return name
 	}
-	switch p.Arrivals {
-	case "poisson", "periodic":
-	default:
-		return p, specErr(field("arrivals"), "%q, want poisson or periodic", p.Arrivals)
-	}
 	if !(p.Load > 0) || math.IsInf(p.Load, 0) {
 		return p, specErr(field("load"), "%v, want a finite load > 0", p.Load)
 	}
 	if !(p.Rate > 0) || math.IsInf(p.Rate, 0) {
 		return p, specErr(field("rate"), "%v, want a finite rate > 0 tokens/s", p.Rate)
 	}
+	if _, err := exact.FromFloat64(p.Rate); err != nil {
+		return p, specErr(field("rate"), "%v: %v", p.Rate, err)
+	}
+	if s.Trace != nil {
+		for _, name := range []string{"arrivals", "load"} {
+			if _, ok := vals[name]; ok {
+				return p, specErr("sweep."+name, "a sweep reading a trace has no generated arrivals to vary; remove the axis or the trace")
+			}
+		}
+		if s.Trace.Path == "" {
+			return p, specErr("trace.path", "empty, want the path of a trace file")
+		}
+		if err := arrivals.CheckRereadable(s.Trace.Path); err != nil {
+			return p, specErr("trace.path", "%v", err)
+		}
+		if _, err := arrivals.FormatFor(s.Trace.Path, s.Trace.Format); err != nil {
+			return p, specErr("trace.format", "%v", err)
+		}
+		p.Arrivals = traceLabel(s.Trace.Path)
+	} else if _, err := buildSpec(ArrivalsSpec{Spec: p.Arrivals, Load: 1, Rate: exact.Int(1)}, func(uint64) rand.Source { return rand.NewPCG(0, 0) }, true); err != nil {
+		// The spec's own parameters, with a default rate of 1 job/s: λ =
+		// ρ·r is checked below.
+		return p, specErr(field("arrivals"), "%q, want an arrival spec such as poisson, periodic or 'renewal:dist=gamma,scv=4': %v", p.Arrivals, strings.TrimPrefix(err.Error(), fmt.Sprintf("arrivals: spec %q: ", p.Arrivals)))
+	}
 	if !(p.Burst >= 1) || math.IsInf(p.Burst, 0) {
 		return p, specErr(field("burst"), "%v, want a finite burst >= 1 token", p.Burst)
 	}
-	if l := p.Lambda(); !(l > 0) || math.IsInf(l, 0) || math.IsInf(1/l, 0) {
+	if l := p.Lambda(); s.Trace == nil && (!(l > 0) || math.IsInf(l, 0) || math.IsInf(1/l, 0)) {
 		return p, specErr(field("load"), "%v gives arrival rate λ = %v jobs/s, want a finite λ > 0 with a finite mean gap", p.Load, l)
 	}
 	if p.K < 1 || p.K > 65536 {

@@ -10,12 +10,10 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/internal/crash"
 	"github.com/ratesim/ratesim/internal/version"
-	"github.com/ratesim/ratesim/systems"
 )
 
 // ReplicationSeed returns the root seed of replication rep of point in a
@@ -67,20 +65,27 @@ func (p *Point) RunSpec(seed uint64, rep int) RunSpec {
 	return spec
 }
 
-// process returns the arrival process of a replication with run seed s.
-func (p *Point) process(s uint64) (arrivals.Process, error) {
-	lambda := p.Lambda()
-	if p.Arrivals == "periodic" {
-		// λ = ρ·r exactly, each parameter the decimal it was written as.
-		load, err1 := exact.FromFloat64(p.Load)
-		rate, err2 := exact.FromFloat64(p.Rate)
-		l, err3 := load.Mul(rate)
-		if err := errors.Join(err1, err2, err3); err != nil {
-			return nil, fmt.Errorf("experiments: point %d: arrival rate %v·%v: %w", p.Index, p.Load, p.Rate, err)
-		}
-		return arrivals.NewPeriodicRate(l, exact.Rat{})
+// ArrivalsSpec returns the point's arrivals: the spec's trace, or its
+// arrival spec, whose processes without rate= take λ = ρ·r.
+func (p *Point) ArrivalsSpec() ArrivalsSpec {
+	if p.trace != nil {
+		return ArrivalsSpec{Trace: p.trace.Path, TraceOptions: p.trace.Options()}
 	}
-	return arrivals.NewPoisson(lambda, Source(s, systems.StreamArrivals))
+	rate, err := exact.FromFloat64(p.Rate)
+	if err != nil {
+		panic(err) // points are validated when enumerated
+	}
+	return ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}
+}
+
+// arrivals returns the arrivals of a replication with run seed s; the
+// caller closes them.
+func (p *Point) arrivals(ctx context.Context, s uint64) (*Arrivals, error) {
+	a, err := BuildArrivals(ctx, p.ArrivalsSpec(), s)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: point %d: %w", p.Index, err)
+	}
+	return a, nil
 }
 
 // repStats is what a sweep keeps of one replication: per system (0 the one
@@ -98,10 +103,12 @@ type repStats struct {
 // seed, leaving the warm-up jobs out of the statistics.
 func runReplication(ctx context.Context, p *Point, seed uint64, rep int) (repStats, error) {
 	spec := p.RunSpec(seed, rep)
-	proc, err := p.process(spec.Seed)
+	arr, err := p.arrivals(ctx, spec.Seed)
 	if err != nil {
 		return repStats{}, err
 	}
+	defer arr.Close()
+	proc := arr.Process
 	spec.Warmup = p.Warmup
 	rec := newRecorder(nil, p.Warmup)
 	res, _, err := runWith(ctx, spec, proc, rec, nil)
@@ -348,12 +355,14 @@ func MD1Wait(lambda, mu float64) float64 {
 }
 
 // PKOne returns the one bucket's mean delay from Pollaczek-Khinchine when
-// it is an M/D/1 queue (Poisson arrivals, b = 1), NaN otherwise.
+// it is an M/D/1 queue (Poisson arrivals, as arrivals.PoissonRate tells
+// from the process's type, and b = 1), NaN otherwise.
 func (p *Point) PKOne() float64 {
-	if p.Arrivals != "poisson" || p.Burst != 1 {
+	lambda, poisson := poissonRate(p.ArrivalsSpec())
+	if !poisson || p.Burst != 1 {
 		return math.NaN()
 	}
-	return MD1Wait(p.Lambda(), p.Rate)
+	return MD1Wait(lambda, p.Rate)
 }
 
 // PKSplit returns the split system's mean delay from Pollaczek-Khinchine
@@ -367,7 +376,8 @@ func (p *Point) PKOne() float64 {
 // It is +Inf when some ρ_l >= 1 with p_l > 0, and NaN when the formula
 // does not apply.
 func (p *Point) PKSplit() float64 {
-	if p.Arrivals != "poisson" || (p.Dispatch != "random" && p.Dispatch != "weighted") {
+	lambda, poisson := poissonRate(p.ArrivalsSpec())
+	if !poisson || (p.Dispatch != "random" && p.Dispatch != "weighted") {
 		return math.NaN()
 	}
 	subs, _ := p.Subs()
@@ -379,7 +389,7 @@ func (p *Point) PKSplit() float64 {
 	w := 0.0
 	for l, s := range subs {
 		if pl := p.TrafficShares[l]; pl > 0 {
-			w += pl * MD1Wait(pl*p.Lambda(), s.Rate.Float64())
+			w += pl * MD1Wait(pl*lambda, s.Rate.Float64())
 		}
 	}
 	return w

@@ -10,15 +10,16 @@ import (
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/verify"
 	"github.com/ratesim/ratesim/systems"
 )
 
 func sectionBeyond(ctx context.Context, d *doc) error {
 	d.h(2, "6. Beyond the note")
 	n := pick(d, 4000, 100000)
-	cfg := experiments.VerifyConfig{Instances: n, Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Claims: experiments.ClaimNames}
+	cfg := verify.Config{Instances: n, Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Claims: verify.ClaimNames}
 	d.logf("verify: %d instances", n)
-	res, err := experiments.Verify(ctx, cfg)
+	res, err := verify.Search(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -44,8 +45,8 @@ func sectionBeyond(ctx context.Context, d *doc) error {
 	// Negative controls.
 	var nrows [][]string
 	for _, inf := range []string{"burst", "rate"} {
-		nc := experiments.VerifyConfig{Instances: pick(d, 2000, 10000), Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Inflate: inf}
-		r, err := experiments.Verify(ctx, nc)
+		nc := verify.Config{Instances: pick(d, 2000, 10000), Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Inflate: inf}
+		r, err := verify.Search(ctx, nc)
 		if err != nil {
 			return err
 		}
@@ -53,7 +54,7 @@ func sectionBeyond(ctx context.Context, d *doc) error {
 		if r.Violation != nil {
 			found = fmt.Sprintf("%d violations; smallest: %d jobs, k = %d", r.Violations, r.Violation.Jobs(), len(r.Violation.Subs))
 		} else {
-			return fmt.Errorf("report: negative control --inflate %s found no violation", inf)
+			return fmt.Errorf("report: negative control inflating the sub-buckets' %s found no violation", inf)
 		}
 		nrows = append(nrows, []string{"Σ " + map[string]string{"burst": "b_l > b", "rate": "r_l > r"}[inf], fmt.Sprint(nc.Instances), found, fmt.Sprintf("`ratesim verify --inflate %s --instances %d --seed %d`", inf, nc.Instances, d.cfg.Seed)})
 	}

@@ -6,10 +6,8 @@ import (
 	"io"
 	"math"
 
-	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
-	"github.com/ratesim/ratesim/systems"
 )
 
 // workPath is the unfinished work of the one G/D/1 queue and of the k
@@ -120,10 +118,11 @@ func sectionLemma(ctx context.Context, d *doc) error {
 	d.h(2, "3. Lemma 1 seen")
 	p := d.sample
 	n := 150
-	proc, err := arrivals.NewPoisson(p.load*p.one.Rate.Float64(), experiments.Source(p.seed, systems.StreamArrivals))
+	arr, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Spec: "poisson", Load: p.load, Rate: p.one.Rate}, p.seed)
 	if err != nil {
 		return err
 	}
+	proc := arr.Process
 	var ts []float64
 	for int64(len(ts)) < p.jobs {
 		a, err := proc.Next()

@@ -12,7 +12,6 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
-	"github.com/ratesim/ratesim/systems"
 )
 
 // poissonRun is the sample path of sections 2, 3 and 5: Poisson arrivals
@@ -55,10 +54,11 @@ func (p *poissonRun) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	proc, err := arrivals.NewPoisson(p.load*p.one.Rate.Float64(), experiments.Source(p.seed, systems.StreamArrivals))
+	arr, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Spec: "poisson", Load: p.load, Rate: p.one.Rate}, p.seed)
 	if err != nil {
 		return err
 	}
+	proc := arr.Process
 	p.result, p.series, err = experiments.RunSeries(ctx, spec, proc, nil, experiments.SeriesOptions{})
 	if err != nil {
 		return err
@@ -121,11 +121,12 @@ func (t *traceRun) run(ctx context.Context, file string, withSeries bool) error 
 		return err
 	}
 	spec := experiments.RunSpec{One: one, Subs: subs, Dispatch: t.dispatch, Order: buckets.FCFS, Seed: 1}
-	proc, err := arrivals.Open(file, t.tr.Opt)
+	arr, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Trace: file, TraceOptions: t.tr.Opt}, spec.Seed)
 	if err != nil {
 		return err
 	}
-	defer proc.Close()
+	defer arr.Close()
+	proc := arr.Process
 	if withSeries {
 		t.result, t.series, err = experiments.RunSeries(ctx, spec, proc, nil, experiments.SeriesOptions{})
 	} else {

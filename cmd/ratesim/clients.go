@@ -400,16 +400,16 @@ func (f *clientsFlags) server(sc *clients.Scenario, changed func(string) bool) e
 // closed-loop users only.
 func (f *clientsFlags) arrivalProcess(cmd *cobra.Command, s experiments.ClientsSpec) (arrivals.Process, func() error, string, error) {
 	if f.trace != "" {
-		tr, err := arrivals.Open(f.trace, f.traceOpt)
+		a, err := experiments.BuildArrivals(cmd.Context(), experiments.ArrivalsSpec{Trace: f.trace, TraceOptions: f.traceOpt}, f.seed)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		return tr, tr.Close, "trace " + f.trace, nil
+		return a.Process, a.Close, "trace " + f.trace, nil
 	}
 	if s.MaxJobs == 0 {
 		return nil, nil, fmt.Sprintf("%d closed-loop users, think %v s, until %v s", f.users, float64(s.Scenario.Think.(clients.Fixed)), s.Scenario.Horizon.Seconds()), nil
 	}
-	rate := s.Limits.Rate.Float64()
+	rate := s.Limits.Rate
 	if s.Profile != nil && !strings.Contains(f.process, "rate=") {
 		return nil, nil, "", fmt.Errorf("--arrivals %s: with --profile give the arrival rate in the spec (such as 'poisson:rate=15'): --load is relative to --rate, which a profile does not use", f.process)
 	}
@@ -445,7 +445,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 		return err
 	}
 	if tr, ok := proc.(*arrivals.Trace); ok && tr.Skipped() > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", tr.Skipped(), f.trace, tr.FirstSkipped())
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", tr.Skipped(), f.trace, cliMessage(tr.FirstSkipped()))
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {

@@ -343,7 +343,7 @@ func (f *drlFlags) arrivals(cmd *cobra.Command, rate exact.Rat) (arrivals.Proces
 		p, err := arrivals.NewPeriodicRate(l, exact.Rat{})
 		return p, nil, in, err
 	}
-	g, err := buildGenerated(f.process, f.load, rate.Float64(), f.seed, cmd.Flags().Changed("load"))
+	g, err := buildGenerated(f.process, f.load, rate, f.seed, cmd.Flags().Changed("load"))
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
-	"github.com/ratesim/ratesim/systems"
 )
 
 // limitersFlags are the flags of ratesim limiters.
@@ -331,10 +330,11 @@ func (f *limitersFlags) service(s *experiments.LimitersSpec, changed func(string
 // limiters.
 func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.LimitersSpec) (proc arrivals.Process, closeProc func() error, input string, keyed bool, err error) {
 	if f.trace != "" {
-		tr, err := arrivals.OpenContext(cmd.Context(), f.trace, f.traceOpt)
+		a, err := experiments.BuildArrivals(cmd.Context(), experiments.ArrivalsSpec{Trace: f.trace, TraceOptions: f.traceOpt}, s.Seed)
 		if err != nil {
 			return nil, nil, "", false, err
 		}
+		tr := a.Trace
 		in := "trace " + f.trace
 		if note := countsNote(tr, f.traceOpt.Spread); note != "" {
 			in += " (" + note + ")"
@@ -416,18 +416,18 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec
 			return nil, "", flagError("load", f.load, "a finite load > 0 with a finite mean gap 1/(load·R)")
 		}
 		in := fmt.Sprintf("%s arrivals, load %v (λ = %.6g jobs/s)", f.process, f.load, lambda)
-		if f.process == "poisson" {
-			p, err := arrivals.NewPoisson(lambda, experiments.Source(s.Seed, systems.StreamArrivals))
-			return p, in, err
+		if f.process == "periodic" {
+			if _, err := lambdaOf(f.load, s.Rate); err != nil {
+				return nil, "", err
+			}
 		}
-		l, err := lambdaOf(f.load, s.Rate)
+		a, err := experiments.BuildArrivals(cmd.Context(), experiments.ArrivalsSpec{Spec: f.process, Load: f.load, Rate: s.Rate}, s.Seed)
 		if err != nil {
 			return nil, "", err
 		}
-		p, err := arrivals.NewPeriodicRate(l, exact.Rat{})
-		return p, in, err
+		return a.Process, in, nil
 	}
-	g, err := buildGenerated(f.process, f.load, s.Rate.Float64(), s.Seed, cmd.Flags().Changed("load"))
+	g, err := buildGenerated(f.process, f.load, s.Rate, s.Seed, cmd.Flags().Changed("load"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -454,7 +454,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 	skipped := 0
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		if skipped = tr.Skipped(); skipped > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, tr.FirstSkipped())
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, cliMessage(tr.FirstSkipped()))
 		}
 	}
 	var figures []string

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // limitersOut is the part of the --json output the tests read.
@@ -265,5 +267,17 @@ func TestLimitersShortWindowGap(t *testing.T) {
 	}
 	if _, stderr, code := ratesim(t, "limiters", "--limit", "10", "--window", "1", "--gap", "1"); code != 2 || !strings.Contains(stderr, "--gap 1: want a gap in (0, W/2 = 0.5) s") {
 		t.Errorf("--gap 1: exit %d, %q", code, stderr)
+	}
+}
+
+// TestLimitersHelpListsFamily: the help of ratesim limiters describes
+// every limiter registered in experiments (a new limiter's registration
+// is not complete without its help line).
+func TestLimitersHelpListsFamily(t *testing.T) {
+	long := newLimitersCmd().Long
+	for _, name := range experiments.LimiterNames {
+		if !strings.Contains(long, "\n  "+name+" ") {
+			t.Errorf("ratesim limiters --help does not describe %s", name)
+		}
 	}
 }

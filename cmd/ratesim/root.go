@@ -163,7 +163,7 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "ratesim: interrupted; unfinished output files were removed")
 	case err != nil:
-		fmt.Fprintln(stderr, "ratesim:", err)
+		fmt.Fprintln(stderr, "ratesim:", cliMessage(err))
 	}
 	return exitCode(err)
 }

@@ -201,7 +201,7 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 			}
 		}
 		if f.process != "poisson" && f.process != "periodic" {
-			g, err := buildGenerated(f.process, f.load, rate.Float64(), f.seed, changed("load"))
+			g, err := buildGenerated(f.process, f.load, rate, f.seed, changed("load"))
 			if err != nil {
 				return spec, err
 			}
@@ -278,11 +278,11 @@ func parseSubs(s string) ([]buckets.Params, error) {
 // process builds the arrival process from the flags.
 func (f *runFlags) arrivalProcess(ctx context.Context, spec experiments.RunSpec) (arrivals.Process, func() error, error) {
 	if f.trace != "" {
-		tr, err := arrivals.OpenContext(ctx, f.trace, f.traceOpt)
+		a, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Trace: f.trace, TraceOptions: f.traceOpt}, spec.Seed)
 		if err != nil {
 			return nil, nil, err
 		}
-		return tr, tr.Close, nil
+		return a.Process, a.Close, nil
 	}
 	if f.gen != nil {
 		return f.gen, nil, nil
@@ -294,19 +294,16 @@ func (f *runFlags) arrivalProcess(ctx context.Context, spec experiments.RunSpec)
 	if !finitePositive(lambda) || math.IsInf(1/lambda, 0) {
 		return nil, nil, flagError("load", f.load, fmt.Sprintf("an arrival rate load·rate with a finite mean gap 1/λ, got λ = %v jobs/s", lambda))
 	}
-	switch f.process {
-	case "poisson":
-		p, err := arrivals.NewPoisson(lambda, experiments.Source(spec.Seed, systems.StreamArrivals))
-		return p, nil, err
-	case "periodic":
-		l, err := lambdaOf(f.load, f.one.Rate)
-		if err != nil {
+	if f.process == "periodic" {
+		if _, err := lambdaOf(f.load, f.one.Rate); err != nil {
 			return nil, nil, err
 		}
-		p, err := arrivals.NewPeriodicRate(l, exact.Rat{})
-		return p, nil, err
 	}
-	return nil, nil, flagError("arrivals", f.process, "poisson, periodic or an arrival spec")
+	a, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Spec: f.process, Load: f.load, Rate: f.one.Rate}, spec.Seed)
+	if err != nil {
+		return nil, nil, flagError("arrivals", f.process, "poisson, periodic or an arrival spec: "+err.Error())
+	}
+	return a.Process, nil, nil
 }
 
 func runRun(cmd *cobra.Command, f *runFlags) error {
@@ -374,7 +371,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		skipped = tr.Skipped()
 		if skipped > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, tr.FirstSkipped())
+			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, cliMessage(tr.FirstSkipped()))
 		}
 	}
 	w := &errWriter{w: report}

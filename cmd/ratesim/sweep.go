@@ -220,7 +220,7 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	fl.DurationVar(&f.progressEvery, "progress-every", 30*time.Second, "when standard error is not a terminal, print a progress line this often (0: never)")
 	s := &f.spec.s
 	fl.StringVar(&s.Name, "name", "", "a name for the study, shown in captions")
-	fl.StringVar(&s.Arrivals, "arrivals", "poisson", "arrival process: poisson or periodic")
+	fl.StringVar(&s.Arrivals, "arrivals", "poisson", "arrival process: poisson, periodic or an arrival spec as in ratesim run, such as 'renewal:dist=gamma,scv=4'; a process without rate= takes λ = load·rate")
 	fl.Float64Var(&s.Load, "load", 0.9, "offered load ρ = λ/r (> 0)")
 	fl.Float64Var(&s.Rate, "rate", 1, "token rate r of the one bucket, tokens/s (> 0)")
 	fl.Float64Var(&s.Burst, "burst", 10, "burst b of the one bucket, tokens (>= 1)")

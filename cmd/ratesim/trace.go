@@ -153,7 +153,7 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	}
 	sum := st.Summary()
 	if info.skipped > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(info.skipped, "bad line"), path, info.firstSkipped)
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(info.skipped, "bad line"), path, cliMessage(info.firstSkipped))
 	}
 	var fit *burstFit
 	if f.fit {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -103,4 +105,43 @@ func (f *traceFormatFlags) apply(opt *arrivals.TraceOptions, changed func(string
 		return flagError("format", f.format, "one of "+strings.Join(arrivals.Formats, ", "))
 	}
 	return nil
+}
+
+// flagWords is the arrivals.OptionNamer of the command line: a
+// TraceOptions field is named as its flag (the field in kebab case:
+// TimeFormat is --time-format), with its value shell-quoted when it needs
+// it ("--time-col 'time of day'").
+func flagWords(field, value string) string {
+	var b strings.Builder
+	b.WriteString("--")
+	for i, r := range field {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	if value == "" {
+		return b.String()
+	}
+	if strings.Trim(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
+		value = "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
+	}
+	return b.String() + " " + value
+}
+
+// cliMessage returns err's message in the command line's words: the
+// options a trace error suggests named as flags (see flagWords).
+func cliMessage(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	msg := err.Error()
+	var te *arrivals.TraceError
+	if errors.As(err, &te) {
+		msg = strings.Replace(msg, te.Error(), te.Phrase(flagWords), 1)
+	}
+	return msg
 }

@@ -3,23 +3,24 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/ratesim/ratesim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/buckets"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/verify"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/systems"
 )
 
 type verifyFlags struct {
-	cfg    experiments.VerifyConfig
+	cfg    verify.Config
 	orders string
 	claims string
 	out    string
@@ -66,7 +67,7 @@ stopped (130 for SIGINT).`,
 	fl.IntVar(&f.cfg.MaxK, "max-k", 8, "largest number of sub-buckets k (>= 2); k is drawn from [2, max-k]")
 	fl.IntVar(&f.cfg.MaxJobs, "max-jobs", 40, "largest number of jobs per instance (>= 1)")
 	fl.StringVar(&f.orders, "order", "all", "service orders to draw from: all, or a comma list of fcfs, lifo, random")
-	fl.StringVar(&f.claims, "claims", "all", "stronger claims to map: all, none, or a comma list of "+strings.Join(experiments.ClaimNames, ", "))
+	fl.StringVar(&f.claims, "claims", "all", "stronger claims to map: all, none, or a comma list of "+strings.Join(verify.ClaimNames, ", "))
 	fl.StringVar(&f.cfg.Inflate, "inflate", "", "negative control: burst (Σ b_l > b) or rate (Σ r_l > r)")
 	fl.IntVarP(&f.cfg.Workers, "threads", "j", 0, "instances run in parallel; 0, the default, means all cores; the result does not depend on it")
 	fl.StringVarP(&f.out, "out", "o", "ratesim-verify", "folder for counterexample traces (created when one is found)")
@@ -105,7 +106,7 @@ func (f *verifyFlags) parse() error {
 	}
 	switch f.claims {
 	case "all":
-		c.Claims = experiments.ClaimNames
+		c.Claims = verify.ClaimNames
 	case "none", "":
 	default:
 		for _, name := range strings.Split(f.claims, ",") {
@@ -116,7 +117,7 @@ func (f *verifyFlags) parse() error {
 		if c.Inflate != "" && c.Inflate != "burst" && c.Inflate != "rate" {
 			return flagError("inflate", c.Inflate, "burst or rate")
 		}
-		return flagError("claims", f.claims, "all, none, or a comma list of "+strings.Join(experiments.ClaimNames, ", "))
+		return flagError("claims", f.claims, "all, none, or a comma list of "+strings.Join(verify.ClaimNames, ", "))
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 		return err
 	}
 	start := time.Now()
-	res, err := experiments.Verify(cmd.Context(), f.cfg)
+	res, err := verify.Search(cmd.Context(), f.cfg)
 	if err != nil {
 		return err
 	}
@@ -168,7 +169,7 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 	return nil
 }
 
-func writeClaims(w io.Writer, f *verifyFlags, claims []experiments.ClaimResult) error {
+func writeClaims(w io.Writer, f *verifyFlags, claims []verify.ClaimResult) error {
 	fmt.Fprintf(w, "\nstronger claims: is the split system never better than the one bucket?\n")
 	fmt.Fprintf(w, "%-10s %-6s %9s %9s  %s\n", "claim", "orders", "instances", "with delay", "result")
 	var replays []string
@@ -200,10 +201,10 @@ func writeCounterexample(dir, name string, in systems.Instance, allowUnequal boo
 		return "", fmt.Errorf("--out %s: %w", dir, err)
 	}
 	trace := filepath.Join(dir, name+".csv")
-	if err := experiments.WriteReplay(trace, in); err != nil {
+	if err := verify.WriteReplay(trace, in); err != nil {
 		return "", fmt.Errorf("--out %s: %w", dir, err)
 	}
-	args := experiments.ReplayArgs(trace, in, allowUnequal)
+	args := replayCommand(trace, in, allowUnequal)
 	quoted := []string{"ratesim"}
 	for _, a := range args {
 		quoted = append(quoted, shellQuote(a))
@@ -224,4 +225,21 @@ func shellQuote(s string) string {
 		}
 	}
 	return s
+}
+
+// replayCommand returns the ratesim run arguments that replay in from the
+// trace at path (written by verify.WriteReplay), exactly: rates and
+// bursts are written as exact decimals or fractions.
+func replayCommand(path string, in systems.Instance, allowUnequal bool) []string {
+	var sub []string
+	for _, s := range in.Subs {
+		sub = append(sub, s.Rate.String()+":"+s.Burst.String())
+	}
+	args := []string{"run", "--trace", path, "--time-col", "arrival_s", "--sub-col", "sub_bucket", "--dispatch", "column",
+		"--rate", in.One.Rate.String(), "--burst", in.One.Burst.String(), "--sub", strings.Join(sub, ","), "--order", in.Order.String(),
+		"--seed", strconv.FormatUint(in.Seed, 10)}
+	if allowUnequal {
+		args = append(args, "--allow-unequal")
+	}
+	return args
 }

@@ -1,4 +1,4 @@
-package experiments
+package verify
 
 import (
 	"reflect"
@@ -81,7 +81,7 @@ func TestP99Counterexample(t *testing.T) {
 // random one stops at a local minimum); the maximum and top-m claims hold
 // under FCFS.
 func TestVerifySearch(t *testing.T) {
-	res, err := Verify(t.Context(), VerifyConfig{Instances: 3000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames})
+	res, err := Search(t.Context(), Config{Instances: 3000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestVerifySearch(t *testing.T) {
 // search must find a violation, shrunk to a handful of jobs.
 func TestVerifyNegativeControl(t *testing.T) {
 	for _, inflate := range []string{"burst", "rate"} {
-		res, err := Verify(t.Context(), VerifyConfig{Instances: 20000, Seed: 1, MaxK: 8, MaxJobs: 40, Inflate: inflate})
+		res, err := Search(t.Context(), Config{Instances: 20000, Seed: 1, MaxK: 8, MaxJobs: 40, Inflate: inflate})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,14 +127,14 @@ func TestVerifyNegativeControl(t *testing.T) {
 // TestVerifyWorkers: the outcome, counterexamples included, does not
 // depend on the number of workers.
 func TestVerifyWorkers(t *testing.T) {
-	cfg := VerifyConfig{Instances: 3000, Seed: 5, MaxK: 6, MaxJobs: 30, Claims: ClaimNames}
+	cfg := Config{Instances: 3000, Seed: 5, MaxK: 6, MaxJobs: 30, Claims: ClaimNames}
 	cfg.Workers = 1
-	one, err := Verify(t.Context(), cfg)
+	one, err := Search(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Workers = 3
-	three, err := Verify(t.Context(), cfg)
+	three, err := Search(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +145,19 @@ func TestVerifyWorkers(t *testing.T) {
 
 // BenchmarkVerify: 10^4 instances with every claim, as ratesim verify
 // runs them (-j from -cpu).
-func BenchmarkVerify(b *testing.B) {
+func BenchmarkSearch(b *testing.B) {
 	for b.Loop() {
-		if _, err := Verify(b.Context(), VerifyConfig{Instances: 10000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames}); err != nil {
+		if _, err := Search(b.Context(), Config{Instances: 10000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// pp returns the bucket written (rate, burst), exactly.
+func pp(rate, burst string) buckets.Params {
+	p, err := buckets.ParseParams(rate, burst)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

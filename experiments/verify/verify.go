@@ -1,4 +1,11 @@
-package experiments
+// Package verify owns the counterexample search of ratesim verify: it
+// draws random small instances (systems.Gen), runs the one bucket and its
+// split on each exactly (systems.Check), counts violations of Theorem 2
+// and Lemma 1, maps the stronger claims ("the split is never better in
+// ...") to their first counterexamples, shrinks them, and writes them as
+// replayable traces. Results depend on the seed alone, not on the number
+// of workers.
+package verify
 
 import (
 	"context"
@@ -19,8 +26,8 @@ import (
 	"github.com/ratesim/ratesim/systems"
 )
 
-// VerifyConfig configures a counterexample search.
-type VerifyConfig struct {
+// Config configures a counterexample search.
+type Config struct {
 	Instances int    // random instances to run, >= 1
 	Seed      uint64 // instance i is drawn from rand.NewPCG(Seed, i)
 	MaxK      int    // sub-buckets k in [2, MaxK], MaxK >= 2
@@ -38,12 +45,12 @@ type VerifyConfig struct {
 	Inflate string
 }
 
-// ClaimNames lists the stronger claims [Verify] can map, each of the form
+// ClaimNames lists the stronger claims [Search] can map, each of the form
 // "the split system is never better than the one bucket in ...":
 //
 //   - "job": any single job's delay;
 //   - "max": the maximum delay;
-//   - "p50", "p90", "p99": the nearest-rank quantiles (see QuantileMethod);
+//   - "p50", "p90", "p99": the nearest-rank quantiles (see experiments.QuantileMethod);
 //   - "delayed": the number of delayed jobs (delay > 0);
 //   - "squares": the sum of squared delays;
 //   - "topm": the sum of the m largest delays, for every m (weak
@@ -69,8 +76,8 @@ type ClaimResult struct {
 	Detail         string // what fails on the counterexample
 }
 
-// VerifyResult is the outcome of a search.
-type VerifyResult struct {
+// Result is the outcome of a search.
+type Result struct {
 	Instances       int
 	Events          int64  // arrivals and token grants, over all instances
 	Evaluated       uint64 // instants evaluated exactly by the check
@@ -88,7 +95,7 @@ type VerifyResult struct {
 }
 
 // Held reports whether Theorem 2 and Lemma 1 held on every instance.
-func (r VerifyResult) Held() bool { return r.Violations == 0 && r.LemmaViolations == 0 }
+func (r Result) Held() bool { return r.Violations == 0 && r.LemmaViolations == 0 }
 
 // outcome is what one run of an instance tells, exactly. The waits are
 // integers in units of 1/unit ns, one common unit for both systems (the
@@ -153,7 +160,7 @@ func (o *outcome) sorted() (one, split []exact.Int128) {
 }
 
 // quantile returns the pct-th percentiles of the waits of both systems,
-// by QuantileMethod: the ceil(pct·n/100)-th smallest.
+// by experiments.QuantileMethod: the ceil(pct·n/100)-th smallest.
 func (o *outcome) quantile(pct int) (one, split exact.Int128) {
 	a, b := o.sorted()
 	r := max((pct*len(a)+99)/100, 1)
@@ -277,7 +284,7 @@ func countPositive(xs []exact.Int128) int {
 }
 
 // Validate checks the configuration and fills defaults.
-func (cfg *VerifyConfig) Validate() error {
+func (cfg *Config) Validate() error {
 	if cfg.Instances < 1 {
 		return &buckets.ParamError{Name: "instances", Value: cfg.Instances, Want: ">= 1"}
 	}
@@ -304,17 +311,17 @@ func (cfg *VerifyConfig) Validate() error {
 	return nil
 }
 
-// Verify searches random instances for violations of Theorem 2 and Lemma 1
+// Search searches random instances for violations of Theorem 2 and Lemma 1
 // and for counterexamples to the stronger claims, exactly. It runs the
 // instances on cfg.Workers goroutines and takes their outcomes in instance
 // order, so the result is the same on every machine and for any number of
 // workers. It stops early, returning ctx's error, when ctx is done.
-func Verify(ctx context.Context, cfg VerifyConfig) (VerifyResult, error) {
+func Search(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.Validate(); err != nil {
-		return VerifyResult{}, err
+		return Result{}, err
 	}
 	allow := cfg.Inflate != ""
-	res := VerifyResult{Instances: cfg.Instances}
+	res := Result{Instances: cfg.Instances}
 	var minSlack *big.Rat
 	type key struct{ claim, orders string }
 	found := map[key]*ClaimResult{}
@@ -484,21 +491,4 @@ func WriteReplay(path string, in systems.Instance) error {
 		}
 		return nil
 	})
-}
-
-// ReplayArgs returns the ratesim run arguments that replay in from the
-// trace at path, exactly: rates and bursts are written as exact decimals
-// or fractions.
-func ReplayArgs(path string, in systems.Instance, allowUnequal bool) []string {
-	var sub []string
-	for _, s := range in.Subs {
-		sub = append(sub, s.Rate.String()+":"+s.Burst.String())
-	}
-	args := []string{"run", "--trace", path, "--time-col", "arrival_s", "--sub-col", "sub_bucket", "--dispatch", "column",
-		"--rate", in.One.Rate.String(), "--burst", in.One.Burst.String(), "--sub", strings.Join(sub, ","), "--order", in.Order.String(),
-		"--seed", strconv.FormatUint(in.Seed, 10)}
-	if allowUnequal {
-		args = append(args, "--allow-unequal")
-	}
-	return args
 }

@@ -1,0 +1,16 @@
+// Package layers holds the test that the import arrows of ratesim run
+// downward only (shared/design.md):
+//
+//	cmd/ratesim
+//	  -> report                            (the note's reproduction)
+//	  -> experiments/verify, drl           (the counterexample search; distributed designs)
+//	  -> experiments                       (runs from specs, statistics, results)
+//	  -> systems, arrivals, plots, profiles, clients, netcalc
+//	  -> buckets                           (the limiters)
+//	  -> engine, exact, internal/...       (clock and events, exact numbers, utilities)
+//
+// A package imports only packages of lower layers (tests may import
+// anything), the packages of one layer do not import one another, and
+// engine imports nothing of ours. A new package gets its layer in the
+// table of layers_test.go.
+package layers

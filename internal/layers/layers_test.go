@@ -1,0 +1,85 @@
+package layers
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ratesim/ratesim/"
+
+// layer gives each package of the module its layer: a package may import
+// only packages of lower layers.
+var layer = map[string]int{
+	"engine":              0,
+	"exact":               0,
+	"internal/atomicfile": 0,
+	"internal/oracle":     0,
+	"internal/version":    0,
+	"internal/layers":     0,
+	"internal/heap":       0,
+	"internal/crash":      0,
+	"buckets":             1,
+	"systems":             2,
+	"arrivals":            2,
+	"plots":               2,
+	"profiles":            2,
+	"clients":             2,
+	"netcalc":             2,
+	"experiments":         3,
+	"experiments/verify":  4,
+	"report":              5,
+	"drl":                 4,
+	"cmd/ratesim":         6,
+}
+
+// TestImportArrows lists the imports of every package of the module (not
+// of their tests) with go list and checks them against the layers.
+func TestImportArrows(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	cmd := exec.Command(gobin, "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		pkg := strings.TrimPrefix(fields[0], module)
+		from, ok := layer[pkg]
+		if !ok {
+			t.Errorf("package %s has no layer: add it to the table of layers_test.go (and the picture in doc.go)", pkg)
+			continue
+		}
+		n++
+		for _, imp := range fields[1:] {
+			dep, ours := strings.CutPrefix(imp, module)
+			if !ours {
+				continue
+			}
+			to, ok := layer[dep]
+			switch {
+			case !ok:
+				// Reported as a package of its own.
+			case pkg == "engine":
+				t.Errorf("engine imports %s: it imports nothing of ours", dep)
+			case to >= from:
+				t.Errorf("%s (layer %d) imports %s (layer %d): arrows run downward only", pkg, from, dep, to)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("checked %d packages, want the whole module:\n%s", n, out)
+	}
+}
