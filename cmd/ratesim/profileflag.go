@@ -3,8 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/profiles"
 )
 
@@ -75,4 +79,178 @@ func parseProfiles(specs []string) ([]profiles.Profile, error) {
 		ps = append(ps, p)
 	}
 	return ps, nil
+}
+
+// curveRate returns the long-term rate of an arrival curve from
+// profiles.ArrivalCurve, jobs/s: a token bucket's rate, the least of a
+// concave curve's.
+func curveRate(a netcalc.Arrival) exact.Rat {
+	switch a := a.(type) {
+	case netcalc.TokenBucket:
+		return a.Rate
+	case netcalc.Concave:
+		r := a[0].Rate
+		for _, tb := range a[1:] {
+			if tb.Rate.Cmp(r) < 0 {
+				r = tb.Rate
+			}
+		}
+		return r
+	}
+	return exact.Rat{}
+}
+
+// curveBurst returns α(0+) of an arrival curve from profiles.ArrivalCurve,
+// jobs: a token bucket's burst, the least of a concave curve's.
+func curveBurst(a netcalc.Arrival) exact.Rat {
+	switch a := a.(type) {
+	case netcalc.TokenBucket:
+		return a.Burst
+	case netcalc.Concave:
+		b := a[0].Burst
+		for _, tb := range a[1:] {
+			if tb.Burst.Cmp(b) < 0 {
+				b = tb.Burst
+			}
+		}
+		return b
+	}
+	return exact.Rat{}
+}
+
+// scaleCurve returns n·α: the most n replicas, each keeping α, let pass in
+// any window together (an adversarial dispatch gives each replica its
+// worst case at once); false when it overflows.
+func scaleCurve(a netcalc.Arrival, n int) (netcalc.Arrival, bool) {
+	k := exact.Int(int64(n))
+	scale := func(tb netcalc.TokenBucket) (netcalc.TokenBucket, bool) {
+		r, err1 := tb.Rate.Mul(k)
+		b, err2 := tb.Burst.Mul(k)
+		return netcalc.TokenBucket{Rate: r.Reduce(), Burst: b.Reduce()}, err1 == nil && err2 == nil
+	}
+	switch a := a.(type) {
+	case netcalc.TokenBucket:
+		return scale(a)
+	case netcalc.Concave:
+		c := make(netcalc.Concave, len(a))
+		for i, tb := range a {
+			var ok bool
+			if c[i], ok = scale(tb); !ok {
+				return nil, false
+			}
+		}
+		return c, true
+	}
+	return nil, false
+}
+
+// profilesPeriod returns the measurement period of a run of profiles
+// alone: the longest time any of them takes to earn its burst back, b/r of
+// its arrival curve, or 1 s when none has a curve with a rate.
+func profilesPeriod(ps []profiles.Profile) exact.Rat {
+	period := exact.Rat{}
+	for _, p := range ps {
+		a, ok := profiles.ArrivalCurve(p)
+		if !ok || curveRate(a).Sign() <= 0 {
+			continue
+		}
+		if q, err := curveBurst(a).Quo(curveRate(a)); err == nil && q.Cmp(period) > 0 && q.Float64() < 1e6 {
+			period = q
+		}
+	}
+	if period.Sign() <= 0 {
+		return exact.Int(1)
+	}
+	return period
+}
+
+// profileCurve is one profile's exact arrival curve in the --json output,
+// and the fleet's with --replicas.
+type profileCurve struct {
+	Name         string  `json:"limiter"`
+	Params       string  `json:"params"`
+	Curve        string  `json:"arrival_curve"` // "γ(r=10, b=6.01)", or "min(...)"
+	CurveDNC     string  `json:"arrival_curve_dnc,omitempty"`
+	Rate         float64 `json:"rate_jobs_per_s"` // long-term rate
+	RateExact    string  `json:"rate_jobs_per_s_exact"`
+	Burst        float64 `json:"burst_jobs"` // α(0+): the most at one instant, clock rounding included
+	BurstExact   string  `json:"burst_jobs_exact"`
+	Fleet        string  `json:"fleet_arrival_curve,omitempty"` // N·α
+	FleetRate    float64 `json:"fleet_rate_jobs_per_s,omitempty"`
+	FleetBurst   float64 `json:"fleet_burst_jobs,omitempty"`
+	GlobalRate   float64 `json:"global_rate_jobs_per_s,omitempty"`  // the intended global limit, --rate
+	GlobalBurst  int64   `json:"global_burst_jobs,omitempty"`       // and --limit
+	RateOverrun  float64 `json:"fleet_rate_over_global,omitempty"`  // FleetRate / GlobalRate
+	BurstOverrun float64 `json:"fleet_burst_over_global,omitempty"` // FleetBurst / GlobalBurst
+}
+
+// profileCurves returns the arrival curve of every profile of s that has
+// one, and the fleet's for replicas > 0.
+func profileCurves(s experiments.LimitersSpec, replicas int) []profileCurve {
+	var out []profileCurve
+	for _, p := range s.Profiles {
+		a, ok := profiles.ArrivalCurve(p)
+		if !ok {
+			continue
+		}
+		r, b := curveRate(a), curveBurst(a)
+		c := profileCurve{Name: p.Name, Params: p.String(), Curve: a.String(), Rate: r.Float64(), RateExact: r.String(), Burst: b.Float64(), BurstExact: b.String()}
+		if dnc, err := netcalc.FormatDNCArrival(a); err == nil {
+			c.CurveDNC = dnc
+		}
+		if replicas > 0 {
+			if fa, ok := scaleCurve(a, replicas); ok {
+				c.Fleet = fa.String()
+				c.FleetRate, c.FleetBurst = curveRate(fa).Float64(), curveBurst(fa).Float64()
+				c.GlobalRate, c.GlobalBurst = s.Rate.Float64(), s.Limit
+				c.RateOverrun = c.FleetRate / c.GlobalRate
+				c.BurstOverrun = c.FleetBurst / float64(c.GlobalBurst)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// writeCurves lists the profiles' arrival curves and, with replicas, the
+// fleet-wide limit against the global one.
+func writeCurves(w io.Writer, s experiments.LimitersSpec, curves []profileCurve, replicas int) {
+	if len(curves) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\narrival curves: the most each profile lets pass in any window of d s is at most b + r·d (exact; b includes\n")
+	fmt.Fprintf(w, "its clock's rounding); the downstream bounds use these curves\n")
+	fmt.Fprintf(w, "%-16s %-40s %12s %12s\n", "profile", "α", "r (jobs/s)", "b (jobs)")
+	for _, c := range curves {
+		fmt.Fprintf(w, "%-16s %-40s %12.6g %12.6g\n", c.Name, c.Curve, c.Rate, c.Burst)
+	}
+	if replicas == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nfleet: %d replicas each running the profile admit up to %d·α together, against the global limit\n", replicas, replicas)
+	fmt.Fprintf(w, "γ(r=--rate %v, b=--limit %d)\n", s.Rate, s.Limit)
+	fmt.Fprintf(w, "%-16s %-40s %12s %8s %12s %8s\n", "profile", "fleet α", "rate", "× global", "burst", "× global")
+	for _, c := range curves {
+		if c.Fleet == "" {
+			fmt.Fprintf(w, "%-16s %-40s\n", c.Name, "(beyond the exact range)")
+			continue
+		}
+		fmt.Fprintf(w, "%-16s %-40s %12.6g %8.3f %12.6g %8.3f\n", c.Name, c.Fleet, c.FleetRate, c.RateOverrun, c.FleetBurst, c.BurstOverrun)
+	}
+}
+
+// writeColours lists the colours the three-colour markers gave.
+func writeColours(w io.Writer, res *experiments.LimitersResult) {
+	first := true
+	for _, l := range res.Limiters {
+		if l.Colours == nil {
+			continue
+		}
+		head := "colours   "
+		if !first {
+			head = "          "
+		}
+		first = false
+		fmt.Fprintf(w, "%s %s: %d green, %d yellow, %d red (%s)\n", head, l.Name, l.Colours.Green, l.Colours.Yellow, l.Colours.Red, l.Params)
+	}
 }
