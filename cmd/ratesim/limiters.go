@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -653,7 +654,13 @@ func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
 func writeDownstream(w io.Writer, res *experiments.LimitersResult) {
 	srv := res.Spec.Service
 	fmt.Fprintf(w, "\ndownstream: the passing jobs of each limiter into a rate-latency server %v (latency %v s, then FIFO at %v jobs/s)\n", srv, srv.Latency, srv.Rate)
-	fmt.Fprintf(w, "%-16s %-20s %-9s %12s %12s %11s %11s\n", "limiter", "promise α", "conforms", "max delay", "bound h", "max backlog", "bound ⌈v⌉")
+	width := 20 // of the promise column, in runes (fmt pads by runes)
+	for _, l := range res.Limiters {
+		if l.Downstream != nil {
+			width = max(width, utf8.RuneCountInString(l.Downstream.ArrivalCurve))
+		}
+	}
+	fmt.Fprintf(w, "%-16s %-*s %-9s %12s %12s %11s %11s\n", "limiter", width, "promise α", "conforms", "max delay", "bound h", "max backlog", "bound ⌈v⌉")
 	for _, l := range res.Limiters {
 		d := l.Downstream
 		if d == nil {
@@ -663,7 +670,7 @@ func writeDownstream(w io.Writer, res *experiments.LimitersResult) {
 		if !d.Conforms {
 			conf = "no"
 		}
-		fmt.Fprintf(w, "%-16s %-20s %-9s %12s %12s %11d %11d\n", l.Name, d.ArrivalCurve, conf,
+		fmt.Fprintf(w, "%-16s %-*s %-9s %12s %12s %11d %11d\n", l.Name, width, d.ArrivalCurve, conf,
 			fmt.Sprintf("%.6g s", d.MaxDelay), exactSeconds(d.DelayBoundExact, d.DelayBound), d.MaxBacklog, d.BacklogBound)
 	}
 	for _, l := range res.Limiters {
