@@ -50,6 +50,7 @@ type limitersFlags struct {
 	svcRate    string
 	svcLatency string
 	replicas   int
+	sizeBurst  float64
 }
 
 func newLimitersCmd() *cobra.Command {
@@ -94,7 +95,11 @@ delayed and the bound its library keeps, the RFC markers' colour counts,
 and each profile's exact arrival curve γ(r, b): the most it lets pass in
 any window of d s, its clock's rounding included. --replicas N gives the
 fleet-wide limit of N replicas each running the profile, N·γ(r, b),
-against the global limit γ(--rate, --limit) it is meant to keep. With
+against the global limit γ(--rate, --limit) it is meant to keep.
+--size-burst F sizes each profile's burst key (burst, max_burst, capacity,
+max_tokens, slack, cbs, pbs) on the arrivals: the smallest value for which
+at most a fraction F of the jobs is rejected or delayed, beside b(r), the
+ideal token bucket's at the profile's rate (as ratesim trace stats --fit). With
 --profile alone only the profiles run, measured at lengths d up to 4 times
 the longest b/r of their curves; add --limiters to run family members
 beside them.
@@ -156,6 +161,7 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 	fl.StringArrayVar(&f.profiles, "profile", nil, profileHelp())
 	fl.StringVar(&f.svcRate, "service-rate", "", "downstream: every limiter's passing jobs go through a rate-latency server of this rate, jobs/s (exact, >= --rate), and are compared with the network-calculus bounds")
 	fl.IntVar(&f.replicas, "replicas", 0, "fleet: N replicas each run every --profile; the table gives the fleet-wide limit N·α(d) against the global limit --limit + --rate·d (>= 1)")
+	fl.Float64Var(&f.sizeBurst, "size-burst", 0, "burst sizing: for each --profile, the smallest value of its burst key for which at most this fraction of the arrivals is rejected or delayed, in [0, 1), beside the ideal bucket's b(r) at the profile's rate (reads the arrivals twice)")
 	fl.StringVar(&f.svcLatency, "service-latency", "0", "downstream: the server's latency T, seconds or with a unit (>= 0; with --service-rate)")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
@@ -252,6 +258,17 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		}
 		if f.replicas < 1 || f.replicas > 1<<20 {
 			return s, flagError("replicas", f.replicas, "a number of replicas between 1 and 2^20")
+		}
+	}
+	if changed("size-burst") {
+		if !changed("profile") {
+			return s, fmt.Errorf("--size-burst applies with --profile only")
+		}
+		if f.traceOpt.KeyCol != "" {
+			return s, fmt.Errorf("--size-burst applies to unkeyed runs only: leave out --key-col")
+		}
+		if !(f.sizeBurst >= 0 && f.sizeBurst < 1) {
+			return s, flagError("size-burst", f.sizeBurst, "a fraction of jobs in [0, 1), such as 0 or 0.01")
 		}
 	}
 	if f.durations != "" {
@@ -496,11 +513,21 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 		}
 	}
 	curves := profileCurves(spec, f.replicas)
+	var sizing *burstSizing
+	if cmd.Flags().Changed("size-burst") {
+		if keyed {
+			return fmt.Errorf("--size-burst applies to unkeyed arrivals only: the arrival spec gives keys")
+		}
+		if sizing, err = f.sizeBursts(cmd, spec); err != nil {
+			return err
+		}
+	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeLimitersJSON(w, res, skipped, figures, curves, f.replicas)
+		writeLimitersJSON(w, res, skipped, figures, curves, f.replicas, sizing)
 	} else {
 		writeLimitersTable(w, res, f.topKeys, skipped, figures, curves, f.replicas)
+		writeSizing(w, sizing)
 	}
 	if w.err != nil {
 		return fmt.Errorf("writing the result: %w", w.err)
@@ -529,13 +556,14 @@ type limitersJSON struct {
 	// --replicas, the fleet's.
 	Curves   []profileCurve `json:"profile_curves,omitempty"`
 	Replicas int            `json:"replicas,omitempty"`
+	Sizing   *burstSizing   `json:"burst_sizing,omitempty"` // with --size-burst
 	*experiments.LimitersResult
 }
 
-func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string, curves []profileCurve, replicas int) {
+func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string, curves []profileCurve, replicas int, sizing *burstSizing) {
 	s := res.Spec
 	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), RateExact: s.Rate.String(), WindowExact: s.Window.String(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
-		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, Curves: curves, Replicas: replicas, LimitersResult: res}
+		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, Curves: curves, Replicas: replicas, Sizing: sizing, LimitersResult: res}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out) // write errors are kept by the errWriter

@@ -4,8 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/netcalc"
@@ -252,5 +258,123 @@ func writeColours(w io.Writer, res *experiments.LimitersResult) {
 		}
 		first = false
 		fmt.Fprintf(w, "%s %s: %d green, %d yellow, %d red (%s)\n", head, l.Name, l.Colours.Green, l.Colours.Yellow, l.Colours.Red, l.Params)
+	}
+}
+
+// burstSizing is the result of --size-burst.
+type burstSizing struct {
+	Fraction float64         `json:"target_fraction"` // --size-burst
+	Allowed  int64           `json:"allowed_jobs"`    // floor(fraction · jobs)
+	Jobs     int64           `json:"jobs"`
+	Profiles []profileSizing `json:"profiles"`
+}
+
+// profileSizing is one profile's burst sizing.
+type profileSizing struct {
+	Name       string `json:"limiter"`
+	Params     string `json:"params"`
+	Key        string `json:"key,omitempty"`        // the burst key; "" when the profile has none
+	Configured string `json:"configured,omitempty"` // its value in --profile
+	Found      bool   `json:"found"`
+	Burst      int64  `json:"burst,omitempty"` // the smallest value meeting the target, when found
+	Refused    int64  `json:"refused_jobs"`    // rejected or delayed with Burst (or with the largest value tried)
+	TriedUpTo  int64  `json:"tried_up_to"`     // the largest value tried
+	// IdealRate and IdealBurst are the ideal token bucket's b(r) at the
+	// profile's long-term rate: the smallest bucket, full at the start, in
+	// which at most Allowed jobs wait (ratesim trace stats --fit).
+	IdealRate  float64 `json:"ideal_rate_jobs_per_s,omitempty"`
+	IdealBurst float64 `json:"ideal_burst_tokens,omitempty"`
+}
+
+// sizeBursts reads the arrivals again and sizes each profile's burst.
+func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s experiments.LimitersSpec) (*burstSizing, error) {
+	proc, closeProc, _, _, err := f.arrivalProcess(cmd, s)
+	if err != nil {
+		return nil, err
+	}
+	if closeProc != nil {
+		defer closeProc()
+	}
+	var ts []engine.Time
+	for s.MaxJobs == 0 || int64(len(ts)) < s.MaxJobs {
+		a, err := proc.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, a.T)
+	}
+	out := &burstSizing{Fraction: f.sizeBurst, Jobs: int64(len(ts))}
+	out.Allowed = int64(math.Floor(f.sizeBurst * float64(len(ts))))
+	if out.Allowed+1 > 1<<26 {
+		return nil, flagError("size-burst", f.sizeBurst, fmt.Sprintf("a fraction allowing at most %d refused jobs", 1<<26))
+	}
+	limit := max(2*int64(len(ts))+2, 16) // more than twice the jobs: a full bucket of that size refuses none
+	for _, p := range s.Profiles {
+		ps := profileSizing{Name: p.Name, Params: p.String()}
+		if key, ok := profiles.BurstKey(p.Name); ok {
+			r, err := profiles.SizeBurst(p, ts, out.Allowed, limit)
+			if err != nil {
+				return nil, err
+			}
+			ps.Key, ps.Found, ps.Refused, ps.TriedUpTo = key, r.Found, r.Refused, r.Tried
+			ps.Configured, _ = p.Value(key)
+			if r.Found {
+				ps.Burst = r.Burst
+			}
+		}
+		if a, ok := profiles.ArrivalCurve(p); ok && curveRate(a).Sign() > 0 && len(ts) > 0 {
+			bc, err := arrivals.NewBurstCurve([]exact.Rat{curveRate(a)}, int(out.Allowed+1))
+			if err == nil {
+				for _, t := range ts {
+					if err = bc.Add(t); err != nil {
+						break
+					}
+				}
+			}
+			if err == nil {
+				if b, err := bc.BurstAllowing(out.Allowed); err == nil {
+					ps.IdealRate, ps.IdealBurst = curveRate(a).Float64(), b[0]
+				}
+			}
+		}
+		out.Profiles = append(out.Profiles, ps)
+	}
+	return out, nil
+}
+
+// writeSizing prints the burst sizing of --size-burst.
+func writeSizing(w io.Writer, s *burstSizing) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nburst sizing: the smallest burst for which at most %s of the %d jobs (%d) are rejected or delayed,\n", pct(s.Fraction), s.Jobs, s.Allowed)
+	fmt.Fprintf(w, "beside b(r), the ideal token bucket's at the profile's rate r (full at the start; at most that many wait)\n")
+	fmt.Fprintf(w, "%-16s %-11s %10s %10s %9s %12s %12s\n", "profile", "key", "configured", "sized", "refused", "b(r)", "r (jobs/s)")
+	for _, p := range s.Profiles {
+		sized := "-"
+		switch {
+		case p.Key == "":
+			sized = "no key"
+		case p.Found:
+			sized = strconv.FormatInt(p.Burst, 10)
+		default:
+			sized = fmt.Sprintf("> %d", p.TriedUpTo)
+		}
+		ideal, rate := "-", "-"
+		if p.IdealRate > 0 {
+			ideal, rate = fmt.Sprintf("%.6g", p.IdealBurst), fmt.Sprintf("%.6g", p.IdealRate)
+		}
+		key, conf := p.Key, p.Configured
+		if key == "" {
+			key, conf = "-", "-"
+		}
+		refused := strconv.FormatInt(p.Refused, 10)
+		if p.Key == "" {
+			refused = "-"
+		}
+		fmt.Fprintf(w, "%-16s %-11s %10s %10s %9s %12s %12s\n", p.Name, key, conf, sized, refused, ideal, rate)
 	}
 }

@@ -320,3 +320,75 @@ func TestLimitersFleetErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitersSizeBurst sizes bursts for eight requests at t = 0 with
+// none refused: x/time/rate needs burst 8, throttled max_burst 7 (it passes
+// max_burst + 1); nginx without nodelay delays all but the first whatever
+// its burst (7 refused up to 2·8 + 2 = 18); Guava has no burst key. The
+// ideal bucket needs b(r) = 1 + 7 = 8 at any rate (seven jobs of
+// unfinished work ahead of the last).
+func TestLimitersSizeBurst(t *testing.T) {
+	out, errOut, code := ratesim(t, "limiters", "--json", "--trace", "testdata/eight_at_zero.csv", "--size-burst", "0",
+		"--profile", "xrate", "--profile", "throttled:max_rate=10", "--profile", "nginx:rate=10r/s,burst=5", "--profile", "guava-bursty")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Sizing struct {
+			Allowed  int64 `json:"allowed_jobs"`
+			Jobs     int64 `json:"jobs"`
+			Profiles []struct {
+				Name       string  `json:"limiter"`
+				Key        string  `json:"key"`
+				Configured string  `json:"configured"`
+				Found      bool    `json:"found"`
+				Burst      int64   `json:"burst"`
+				Refused    int64   `json:"refused_jobs"`
+				Tried      int64   `json:"tried_up_to"`
+				IdealBurst float64 `json:"ideal_burst_tokens"`
+			} `json:"profiles"`
+		} `json:"burst_sizing"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name, key, conf string
+		found           bool
+		burst, refused  int64
+		ideal           float64
+	}
+	want := []row{
+		{"xrate", "burst", "1", true, 8, 0, 8},
+		{"throttled", "max_burst", "0", true, 7, 0, 8},
+		{"nginx", "burst", "5", false, 0, 7, 8},
+		{"guava-bursty", "", "", false, 0, 0, 8}, // b(r) = 8 at any rate
+	}
+	s := res.Sizing
+	if s.Allowed != 0 || s.Jobs != 8 || len(s.Profiles) != len(want) {
+		t.Fatalf("sizing %+v, want 8 jobs, 0 allowed, %d profiles", s, len(want))
+	}
+	for i, w := range want {
+		p := s.Profiles[i]
+		got := row{p.Name, p.Key, p.Configured, p.Found, p.Burst, p.Refused, p.IdealBurst}
+		if got != w {
+			t.Errorf("profile %d: %+v, want %+v", i, got, w)
+		}
+	}
+	if s.Profiles[2].Tried != 18 {
+		t.Errorf("nginx tried up to %d, want 2·8 + 2 = 18", s.Profiles[2].Tried)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--size-burst", "0.1"}, "--size-burst applies with --profile only"},
+		{[]string{"--profile", "xrate", "--size-burst", "1"}, "--size-burst 1"},
+		{[]string{"--profile", "xrate", "--size-burst", "0", "--trace", "testdata/keyed.csv", "--key-col", "2"}, "--size-burst applies to unkeyed runs only"},
+	} {
+		_, errOut, code := ratesim(t, append([]string{"limiters"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", c.args, code, errOut, c.want)
+		}
+	}
+}
