@@ -7,6 +7,7 @@ import (
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/netcalc"
+	"github.com/ratesim/ratesim/profiles"
 )
 
 // Downstream is what one limiter's passing jobs met at a rate-latency
@@ -39,6 +40,18 @@ type Downstream struct {
 	BacklogBoundExact string  `json:"backlog_bound_exact"` // v(α, β), jobs
 }
 
+// nsSlack returns tb with rate·1 ns more burst: releases are exact instants
+// rounded up to the nanosecond.
+func nsSlack(tb netcalc.TokenBucket) netcalc.TokenBucket {
+	slack, err := tb.Rate.Quo(exact.Int(1e9))
+	if err == nil {
+		if b, err := tb.Burst.Add(slack); err == nil {
+			return netcalc.TokenBucket{Rate: tb.Rate, Burst: b}
+		}
+	}
+	return tb
+}
+
 // ConformViolation is the first window [FromS, ToS] of a stream holding
 // more jobs than its arrival curve allows.
 type ConformViolation struct {
@@ -65,6 +78,11 @@ func (s LimitersSpec) PromiseCurve(name string) netcalc.Arrival {
 func downstream(spec LimitersSpec, e entry, released []engine.Time) (*Downstream, error) {
 	srv := *spec.Service
 	alpha := spec.PromiseCurve(e.name)
+	if e.prof != nil {
+		if a, ok := profiles.ArrivalCurve(*e.prof); ok {
+			alpha = a // the library's own curve
+		}
+	}
 	ts := slices.Clone(released)
 	slices.Sort(ts) // shapers release in order; a profile's sleeps need not
 	res, err := srv.Serve(ts)
@@ -94,14 +112,15 @@ func downstream(spec LimitersSpec, e entry, released []engine.Time) (*Downstream
 		d.ServiceCurveDNC = s
 	}
 	check := alpha
-	if tb, ok := alpha.(netcalc.TokenBucket); ok {
-		// Releases are exact instants rounded up to the nanosecond.
-		slack, err := tb.Rate.Quo(exact.Int(1e9))
-		if err == nil {
-			if b, err := tb.Burst.Add(slack); err == nil {
-				check = netcalc.TokenBucket{Rate: tb.Rate, Burst: b}
-			}
+	switch a := alpha.(type) {
+	case netcalc.TokenBucket:
+		check = nsSlack(a)
+	case netcalc.Concave:
+		c := make(netcalc.Concave, len(a))
+		for i, tb := range a {
+			c[i] = nsSlack(tb)
 		}
+		check = c
 	}
 	viol, ok, err := netcalc.Conforms(ts, check)
 	if err != nil {

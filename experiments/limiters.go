@@ -293,6 +293,9 @@ type LimiterResult struct {
 	// Downstream is what the passing jobs met at the spec's rate-latency
 	// server, against the network-calculus bounds; nil without one.
 	Downstream *Downstream `json:"downstream,omitempty"`
+	// Colours counts the jobs of each colour of a three-colour marker
+	// (the profiles srtcm and trtcm); nil for other limiters.
+	Colours *Colours `json:"colours,omitempty"`
 }
 
 // Focus is the stream the zoom figure shows: every job, or in a keyed run
@@ -598,6 +601,7 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 		}
 	}
 	r.Rejected = arrivals - r.Admitted
+	r.Colours = colours(keys, i)
 	for j, cp := range r.Curve {
 		if math.IsInf(cp.Promise, 1) { // JSON has no infinity
 			cp.Promise, cp.Ratio, cp.Unbounded = 0, 0, true

@@ -52,6 +52,10 @@
 // [engine.Forever] because no profile queues jobs for later release, and
 // Release panics. Most profiles also state their arrival curve as a
 // [buckets.Curve]; each type's Promise doc says whether the bound is attained.
+// [ArrivalCurve] gives the same bound as an exact netcalc curve γ(r, b),
+// for network-calculus bounds and fleet-wide limits, and [SizeBurst] finds
+// the smallest value of a profile's burst key that refuses at most a given
+// number of the jobs of a trace.
 // Offer panics when instants decrease, as the protocol requires. A refused
 // request leaves a profile as it was, except where the library itself
 // changes state on a refusal, which the type's doc states (the RFC 2697 and

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
+	"github.com/ratesim/ratesim/profiles"
 )
 
 // limitersFlags are the flags of ratesim limiters.
@@ -46,6 +48,8 @@ type limitersFlags struct {
 	profiles   []string
 	svcRate    string
 	svcLatency string
+	replicas   int
+	sizeBurst  float64
 }
 
 func newLimitersCmd() *cobra.Command {
@@ -86,15 +90,25 @@ gets its own limiters (keyed rate limiting) and the table lists the keys.
 deciding as golang.org/x/time/rate, Guava, bucket4j, redis_rate, throttled,
 Envoy, nginx, uber-go/ratelimit or an RFC 2697/2698 marker would (see the
 package profiles): a row named NAME with what it admitted, rejected and
-delayed and the bound its library keeps. With --profile alone only the
-profiles run; add --limiters to run family members beside them.
+delayed and the bound its library keeps, the RFC markers' colour counts,
+and each profile's exact arrival curve γ(r, b): the most it lets pass in
+any window of d s, its clock's rounding included. --replicas N gives the
+fleet-wide limit of N replicas each running the profile, N·γ(r, b),
+against the global limit γ(--rate, --limit) it is meant to keep.
+--size-burst F sizes each profile's burst key (burst, max_burst, capacity,
+max_tokens, slack, cbs, pbs) on the arrivals: the smallest value for which
+at most a fraction F of the jobs is rejected or delayed, beside b(r), the
+ideal token bucket's at the profile's rate (as ratesim trace stats --fit). With
+--profile alone only the profiles run, measured at lengths d up to 4 times
+the longest b/r of their curves; add --limiters to run family members
+beside them.
 
 --service-rate R (and --service-latency T) sends each limiter's passing jobs
 through a rate-latency server β(R, T) (a latency T, then FIFO at R jobs/s) and
 compares the largest delay and backlog there with the network-calculus bounds
 of the promise α: h = T + b/R and v = b + r·T for α = γ(r, b), the token bucket
-(--rate, --limit), which every profile is held to; γ(R, 1) for the leaky
-bucket and L per W for the windows. It says whether each stream keeps α and
+(--rate, --limit); each profile is held to its own arrival curve; γ(R, 1)
+for the leaky bucket and L per W for the windows. It says whether each stream keeps α and
 the first window where it does not.
 
 With --plot DIR it draws arrival-curves, boundary-zoom and throttle-response
@@ -145,6 +159,8 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 	fl.IntVar(&f.topKeys, "top-keys", 10, "keyed runs: the number of keys listed in the table, most arrivals first (the JSON has all)")
 	fl.StringArrayVar(&f.profiles, "profile", nil, profileHelp())
 	fl.StringVar(&f.svcRate, "service-rate", "", "downstream: every limiter's passing jobs go through a rate-latency server of this rate, jobs/s (exact, >= --rate), and are compared with the network-calculus bounds")
+	fl.IntVar(&f.replicas, "replicas", 0, "fleet: N replicas each run every --profile; the table gives the fleet-wide limit N·α(d) against the global limit --limit + --rate·d (>= 1)")
+	fl.Float64Var(&f.sizeBurst, "size-burst", 0, "burst sizing: for each --profile, the smallest value of its burst key for which at most this fraction of the arrivals is rejected or delayed, in [0, 1), beside the ideal bucket's b(r) at the profile's rate (reads the arrivals twice)")
 	fl.StringVar(&f.svcLatency, "service-latency", "0", "downstream: the server's latency T, seconds or with a unit (>= 0; with --service-rate)")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
@@ -235,6 +251,25 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	if err := f.service(&s, changed); err != nil {
 		return s, err
 	}
+	if changed("replicas") {
+		if !changed("profile") {
+			return s, fmt.Errorf("--replicas applies with --profile only")
+		}
+		if f.replicas < 1 || f.replicas > 1<<20 {
+			return s, flagError("replicas", f.replicas, "a number of replicas between 1 and 2^20")
+		}
+	}
+	if changed("size-burst") {
+		if !changed("profile") {
+			return s, fmt.Errorf("--size-burst applies with --profile only")
+		}
+		if f.traceOpt.KeyCol != "" {
+			return s, fmt.Errorf("--size-burst applies to unkeyed runs only: leave out --key-col")
+		}
+		if !(f.sizeBurst >= 0 && f.sizeBurst < 1) {
+			return s, flagError("size-burst", f.sizeBurst, "a fraction of jobs in [0, 1), such as 0 or 0.01")
+		}
+	}
 	if f.durations != "" {
 		for _, field := range strings.Split(f.durations, ",") {
 			d, err := parseSeconds("durations", field)
@@ -246,6 +281,8 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		}
 		slices.Sort(s.Durations)
 		s.Durations = slices.Compact(s.Durations)
+	} else if len(s.Names) == 0 && len(s.Profiles) > 0 {
+		s.Durations = experiments.DefaultDurations(profilesPeriod(s.Profiles))
 	}
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "key-col"}, traceFormatFlagNames...) {
@@ -320,6 +357,11 @@ func (f *limitersFlags) service(s *experiments.LimitersSpec, changed func(string
 	}
 	if _, err := nanos("service-latency", f.svcLatency, lat); err != nil {
 		return err
+	}
+	for _, p := range s.Profiles {
+		if a, ok := profiles.ArrivalCurve(p); ok && curveRate(a).Cmp(rate) > 0 {
+			return flagError("service-rate", f.svcRate, fmt.Sprintf("a service rate >= the long-term rate %v jobs/s of --profile %s (its curve %v; below it the bounds are infinite)", curveRate(a), p.Name, a))
+		}
 	}
 	s.Service = &netcalc.RateLatency{Rate: rate, Latency: lat}
 	return nil
@@ -470,11 +512,22 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}
+	curves := profileCurves(spec, f.replicas)
+	var sizing *burstSizing
+	if cmd.Flags().Changed("size-burst") {
+		if keyed {
+			return fmt.Errorf("--size-burst applies to unkeyed arrivals only: the arrival spec gives keys")
+		}
+		if sizing, err = f.sizeBursts(cmd, spec); err != nil {
+			return err
+		}
+	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeLimitersJSON(w, res, skipped, figures)
+		writeLimitersJSON(w, res, skipped, figures, curves, f.replicas, sizing)
 	} else {
-		writeLimitersTable(w, res, f.topKeys, skipped, figures)
+		writeLimitersTable(w, res, f.topKeys, skipped, figures, curves, f.replicas)
+		writeSizing(w, sizing)
 	}
 	if w.err != nil {
 		return fmt.Errorf("writing the result: %w", w.err)
@@ -499,19 +552,24 @@ type limitersJSON struct {
 	Keyed        bool     `json:"keyed"`
 	SkippedLines int      `json:"skipped_lines"`
 	Figures      []string `json:"figures,omitempty"`
+	// Curves gives each profile's exact arrival curve and, with
+	// --replicas, the fleet's.
+	Curves   []profileCurve `json:"profile_curves,omitempty"`
+	Replicas int            `json:"replicas,omitempty"`
+	Sizing   *burstSizing   `json:"burst_sizing,omitempty"` // with --size-burst
 	*experiments.LimitersResult
 }
 
-func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string) {
+func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string, curves []profileCurve, replicas int, sizing *burstSizing) {
 	s := res.Spec
 	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), RateExact: s.Rate.String(), WindowExact: s.Window.String(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
-		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, LimitersResult: res}
+		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, Curves: curves, Replicas: replicas, Sizing: sizing, LimitersResult: res}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out) // write errors are kept by the errWriter
 }
 
-func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string) {
+func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, replicas int) {
 	s := res.Spec
 	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
 	if skipped > 0 {
@@ -530,8 +588,8 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if family {
 		fmt.Fprintf(w, "params     R = %v tokens/s, L = %d (b = %d tokens), W = %v s, edges at %v + k·W s from %s; queue %s; throttle %v to %v tokens\n",
 			s.Rate, s.Limit, s.Limit, s.Window, s.Offset, s.EdgesFrom(), queue, s.Soft, s.Hard)
-	} else if s.Service != nil {
-		fmt.Fprintf(w, "promise    b + r·d with r = --rate %v jobs/s, b = --limit %d jobs\n", s.Rate, s.Limit)
+	} else if s.Service != nil && len(curves) < len(s.Profiles) {
+		fmt.Fprintf(w, "promise    b + r·d with r = --rate %v jobs/s, b = --limit %d jobs for the profiles without a curve of their own\n", s.Rate, s.Limit)
 	}
 	for _, l := range res.Limiters {
 		if l.Profile {
@@ -575,6 +633,8 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	}
 	fmt.Fprintf(w, "\novershoot  the largest α*(d)/promise(d) over the lengths d, where α*(d) is the most jobs\n")
 	fmt.Fprintf(w, "           passing (leaving, for shapers) in any interval of length d, found in [from, to]\n")
+	writeColours(w, res)
+	writeCurves(w, s, curves, replicas)
 	if s.Keyed && topKeys > 0 && len(res.Limiters) > 0 {
 		writeKeys(w, res, topKeys)
 	}
@@ -622,7 +682,13 @@ func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
 func writeDownstream(w io.Writer, res *experiments.LimitersResult) {
 	srv := res.Spec.Service
 	fmt.Fprintf(w, "\ndownstream: the passing jobs of each limiter into a rate-latency server %v (latency %v s, then FIFO at %v jobs/s)\n", srv, srv.Latency, srv.Rate)
-	fmt.Fprintf(w, "%-16s %-20s %-9s %12s %12s %11s %11s\n", "limiter", "promise α", "conforms", "max delay", "bound h", "max backlog", "bound ⌈v⌉")
+	width := 20 // of the promise column, in runes (fmt pads by runes)
+	for _, l := range res.Limiters {
+		if l.Downstream != nil {
+			width = max(width, utf8.RuneCountInString(l.Downstream.ArrivalCurve))
+		}
+	}
+	fmt.Fprintf(w, "%-16s %-*s %-9s %12s %12s %11s %11s\n", "limiter", width, "promise α", "conforms", "max delay", "bound h", "max backlog", "bound ⌈v⌉")
 	for _, l := range res.Limiters {
 		d := l.Downstream
 		if d == nil {
@@ -632,7 +698,7 @@ func writeDownstream(w io.Writer, res *experiments.LimitersResult) {
 		if !d.Conforms {
 			conf = "no"
 		}
-		fmt.Fprintf(w, "%-16s %-20s %-9s %12s %12s %11d %11d\n", l.Name, d.ArrivalCurve, conf,
+		fmt.Fprintf(w, "%-16s %-*s %-9s %12s %12s %11d %11d\n", l.Name, width, d.ArrivalCurve, conf,
 			fmt.Sprintf("%.6g s", d.MaxDelay), exactSeconds(d.DelayBoundExact, d.DelayBound), d.MaxBacklog, d.BacklogBound)
 	}
 	for _, l := range res.Limiters {

@@ -139,25 +139,21 @@ func TestLimitersDownstreamGreedy(t *testing.T) {
 	}
 }
 
-// TestLimitersDownstreamBrokenPromise: throttled with max_burst=5 lets 6
-// of eight simultaneous requests through, one more than the promise
-// γ(10, 5) allows at d = 0 (5 jobs, plus the 1 ns slack of 1e-8 jobs).
-// Into a server of rate 10 and no latency the sixth leaves at 0.6 s, past
-// the bound h = 5/10 s, and the backlog reaches 6 > ceil(v) = 5.
-func TestLimitersDownstreamBrokenPromise(t *testing.T) {
+// TestLimitersDownstreamOwnCurve: throttled with max_burst=5 lets 6 of
+// eight simultaneous requests through, one more than γ(--rate 10, --limit
+// 5) allows, but it is held to its own curve γ(10, max_burst + 1 = 6)
+// (profiles.ArrivalCurve), which it keeps. Into a server of rate 10 and no
+// latency the sixth leaves at 0.6 s, exactly the bound h = 6/10 s, and the
+// backlog reaches 6 = v = 6 + 10·0.
+func TestLimitersDownstreamOwnCurve(t *testing.T) {
 	res := profilesRun(t, "--trace", "testdata/eight_at_zero.csv", "--durations", "0", "--rate", "10", "--limit", "5",
 		"--profile", "throttled:max_rate=10,max_burst=5", "--service-rate", "10")
 	d := res.Limiters[0].Downstream
-	if d == nil || d.Conforms || d.Violation == nil || d.Violation.Jobs != 6 || d.Violation.From != 0 || d.Violation.To != 0 || !near(d.Violation.Bound, 5, 1e-6) {
-		t.Fatalf("downstream %+v, want a violation of 6 jobs at 0 s against 5", d)
+	if d == nil || !d.Conforms || d.Violation != nil || d.ArrivalCurve != "γ(r=10, b=6)" || d.ArrivalCurveDNC != "AC{(0,0),0;!(0,6),10}" {
+		t.Fatalf("downstream %+v, want throttled keeping its own curve γ(r=10, b=6)", d)
 	}
-	if d.MaxDelay != "0.6" || d.DelayBound != "0.5" || d.MaxBacklog != 6 || d.BacklogBound != 5 {
-		t.Errorf("downstream %+v, want max delay 3/5 s over the bound 1/2 s, backlog 6 over 5", d)
-	}
-	out, _, code := ratesim(t, "limiters", "--trace", "testdata/eight_at_zero.csv", "--durations", "0", "--rate", "10", "--limit", "5",
-		"--profile", "throttled:max_rate=10,max_burst=5", "--service-rate", "10")
-	if code != 0 || !strings.Contains(out, "throttled        breaks its promise: 6 jobs in [0, 0] s, where α allows 5") {
-		t.Errorf("exit %d, table:\n%s", code, out)
+	if d.MaxDelay != "0.6" || d.DelayBound != "0.6" || d.MaxBacklog != 6 || d.BacklogBound != 6 {
+		t.Errorf("downstream %+v, want max delay = bound = 3/5 s, backlog = bound = 6", d)
 	}
 }
 
@@ -200,6 +196,199 @@ func TestLimitersProfileHelp(t *testing.T) {
 	for _, w := range []string{"xrate: limit, burst, call, max_wait", "nginx: rate, burst, delay, nodelay", "guava-warmup: permits_per_second", "--service-rate"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("help lacks %q", w)
+		}
+	}
+}
+
+// TestLimitersFleet checks the profiles' arrival curves and the fleet of
+// --replicas 4 against the global limit γ(--rate 40, --limit 20), by hand:
+//   - throttled max_rate=10,max_burst=5: γ(10, max_burst + 1 = 6); the
+//     fleet γ(40, 24): the global rate, 24/20 = 1.2 times the global burst;
+//   - nginx rate=10r/s,burst=5,nodelay: γ(10, 1 + 5 + 10·1 ms = 6.01), the
+//     millisecond clock adding 0.01; the fleet γ(40, 24.04), 1.202 times.
+//
+// With the profiles alone and no --durations, α* is measured at lengths
+// up to 4 times the longest b/r of their curves, 6.01/10 = 0.601 s.
+func TestLimitersFleet(t *testing.T) {
+	out, errOut, code := ratesim(t, "limiters", "--json", "--trace", "testdata/eight_at_zero.csv", "--rate", "40", "--limit", "20", "--replicas", "4",
+		"--profile", "throttled:max_rate=10,max_burst=5", "--profile", "nginx:rate=10r/s,burst=5,nodelay")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Replicas int `json:"replicas"`
+		Curves   []struct {
+			Name         string  `json:"limiter"`
+			Curve        string  `json:"arrival_curve"`
+			Rate         string  `json:"rate_jobs_per_s_exact"`
+			Burst        string  `json:"burst_jobs_exact"`
+			Fleet        string  `json:"fleet_arrival_curve"`
+			FleetRate    float64 `json:"fleet_rate_jobs_per_s"`
+			FleetBurst   float64 `json:"fleet_burst_jobs"`
+			GlobalRate   float64 `json:"global_rate_jobs_per_s"`
+			GlobalBurst  int64   `json:"global_burst_jobs"`
+			RateOverrun  float64 `json:"fleet_rate_over_global"`
+			BurstOverrun float64 `json:"fleet_burst_over_global"`
+		} `json:"profile_curves"`
+		Limiters []struct {
+			Curve []struct {
+				D float64 `json:"d_s"`
+			} `json:"arrival_curve"`
+		} `json:"limiters"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name, curve, rate, burst, fleet string
+		fleetBurst, burstOverrun        float64
+	}{
+		{"throttled", "γ(r=10, b=6)", "10", "6", "γ(r=40, b=24)", 24, 1.2},
+		{"nginx", "γ(r=10, b=6.01)", "10", "6.01", "γ(r=40, b=24.04)", 24.04, 1.202},
+	}
+	if res.Replicas != 4 || len(res.Curves) != len(want) {
+		t.Fatalf("replicas %d, %d curves; want 4 and %d", res.Replicas, len(res.Curves), len(want))
+	}
+	for i, w := range want {
+		c := res.Curves[i]
+		if c.Name != w.name || c.Curve != w.curve || c.Rate != w.rate || c.Burst != w.burst || c.Fleet != w.fleet ||
+			c.FleetRate != 40 || !near(c.FleetBurst, w.fleetBurst, 1e-12) || c.GlobalRate != 40 || c.GlobalBurst != 20 ||
+			c.RateOverrun != 1 || !near(c.BurstOverrun, w.burstOverrun, 1e-12) {
+			t.Errorf("curve %d: %+v, want %+v", i, c, w)
+		}
+	}
+	ds := res.Limiters[0].Curve
+	if last := ds[len(ds)-1].D; !near(last, 4*0.601, 1e-9) {
+		t.Errorf("longest default length %v s, want 4·0.601 s", last)
+	}
+}
+
+// TestLimitersColours offers eight requests at t = 0 to the RFC markers,
+// both buckets full:
+//   - srtcm cbs=3, ebs=4: 3 green (C), 4 yellow (E), 1 red; yellow is
+//     admitted: 7 admitted, 1 rejected;
+//   - trtcm pbs=4, cbs=2: 2 green (P and C), 2 yellow (P only), 4 red.
+func TestLimitersColours(t *testing.T) {
+	out, errOut, code := ratesim(t, "limiters", "--json", "--trace", "testdata/eight_at_zero.csv",
+		"--profile", "srtcm:cir=10,cbs=3,ebs=4", "--profile", "trtcm:pir=20,pbs=4,cir=5,cbs=2", "--profile", "xrate")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Limiters []struct {
+			Admitted int64 `json:"admitted"`
+			Colours  *struct {
+				Green  int64 `json:"green_jobs"`
+				Yellow int64 `json:"yellow_jobs"`
+				Red    int64 `json:"red_jobs"`
+			} `json:"colours"`
+		} `json:"limiters"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	want := [][3]int64{{3, 4, 1}, {2, 2, 4}}
+	for i, w := range want {
+		l := res.Limiters[i]
+		if c := l.Colours; c == nil || [3]int64{c.Green, c.Yellow, c.Red} != w || l.Admitted != w[0]+w[1] {
+			t.Errorf("marker %d: admitted %d, colours %+v; want %v", i, l.Admitted, c, w)
+		}
+	}
+	if res.Limiters[2].Colours != nil {
+		t.Errorf("xrate has colours %+v, want none", res.Limiters[2].Colours)
+	}
+	table, _, _ := ratesim(t, "limiters", "--trace", "testdata/eight_at_zero.csv", "--profile", "srtcm:cir=10,cbs=3,ebs=4")
+	if !strings.Contains(table, "colours    srtcm: 3 green, 4 yellow, 1 red") {
+		t.Errorf("table lacks the colour counts:\n%s", table)
+	}
+}
+
+// TestLimitersFleetErrors: bad --replicas, and a service rate below a
+// profile's own long-term rate.
+func TestLimitersFleetErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--profile", "xrate", "--replicas", "0"}, "--replicas 0"},
+		{[]string{"--replicas", "3"}, "--replicas applies with --profile only"},
+		{[]string{"--profile", "throttled:max_rate=20", "--rate", "1", "--service-rate", "10"}, "long-term rate 20 jobs/s of --profile throttled"},
+	} {
+		_, errOut, code := ratesim(t, append([]string{"limiters"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestLimitersSizeBurst sizes bursts for eight requests at t = 0 with
+// none refused: x/time/rate needs burst 8, throttled max_burst 7 (it passes
+// max_burst + 1); nginx without nodelay delays all but the first whatever
+// its burst (7 refused up to 2·8 + 2 = 18); Guava has no burst key. The
+// ideal bucket needs b(r) = 1 + 7 = 8 at any rate (seven jobs of
+// unfinished work ahead of the last).
+func TestLimitersSizeBurst(t *testing.T) {
+	out, errOut, code := ratesim(t, "limiters", "--json", "--trace", "testdata/eight_at_zero.csv", "--size-burst", "0",
+		"--profile", "xrate", "--profile", "throttled:max_rate=10", "--profile", "nginx:rate=10r/s,burst=5", "--profile", "guava-bursty")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Sizing struct {
+			Allowed  int64 `json:"allowed_jobs"`
+			Jobs     int64 `json:"jobs"`
+			Profiles []struct {
+				Name       string  `json:"limiter"`
+				Key        string  `json:"key"`
+				Configured string  `json:"configured"`
+				Found      bool    `json:"found"`
+				Burst      int64   `json:"burst"`
+				Refused    int64   `json:"refused_jobs"`
+				Tried      int64   `json:"tried_up_to"`
+				IdealBurst float64 `json:"ideal_burst_tokens"`
+			} `json:"profiles"`
+		} `json:"burst_sizing"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name, key, conf string
+		found           bool
+		burst, refused  int64
+		ideal           float64
+	}
+	want := []row{
+		{"xrate", "burst", "1", true, 8, 0, 8},
+		{"throttled", "max_burst", "0", true, 7, 0, 8},
+		{"nginx", "burst", "5", false, 0, 7, 8},
+		{"guava-bursty", "", "", false, 0, 0, 8}, // b(r) = 8 at any rate
+	}
+	s := res.Sizing
+	if s.Allowed != 0 || s.Jobs != 8 || len(s.Profiles) != len(want) {
+		t.Fatalf("sizing %+v, want 8 jobs, 0 allowed, %d profiles", s, len(want))
+	}
+	for i, w := range want {
+		p := s.Profiles[i]
+		got := row{p.Name, p.Key, p.Configured, p.Found, p.Burst, p.Refused, p.IdealBurst}
+		if got != w {
+			t.Errorf("profile %d: %+v, want %+v", i, got, w)
+		}
+	}
+	if s.Profiles[2].Tried != 18 {
+		t.Errorf("nginx tried up to %d, want 2·8 + 2 = 18", s.Profiles[2].Tried)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--size-burst", "0.1"}, "--size-burst applies with --profile only"},
+		{[]string{"--profile", "xrate", "--size-burst", "1"}, "--size-burst 1"},
+		{[]string{"--profile", "xrate", "--size-burst", "0", "--trace", "testdata/keyed.csv", "--key-col", "2"}, "--size-burst applies to unkeyed runs only"},
+	} {
+		_, errOut, code := ratesim(t, append([]string{"limiters"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", c.args, code, errOut, c.want)
 		}
 	}
 }
