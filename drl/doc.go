@@ -87,6 +87,14 @@
 // keys, and for sync the mean age of the owner's state each decision was
 // made with (staleness). Result.Rate bins the admitted rate over time.
 //
+// Where the design is a split of the promise that the theorem covers (the
+// static split, shaping, without scale events: see Theorem2NA) Run also
+// checks Theorem 2 and Lemma 1 key by key with systems.Check, exactly, as
+// ratesim run does: the key's one bucket (R, B) against its sub-buckets
+// (R/N, B/N) at the nodes that saw it, each a buckets.TokenBucket fed the
+// jobs the design sent there, whose waits must be the design's own.
+// Result.Theorem2 says whether it held, and where it failed first.
+//
 // # Randomness and memory
 //
 // Each random component draws from its own PCG stream (Spec.Seed, stream):

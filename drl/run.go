@@ -52,6 +52,8 @@ type Result struct {
 	// owner's state each was made with, seconds; Stale the decisions.
 	Staleness float64
 	Stale     int64
+	// Theorem2 is the outcome of the check of Theorem 2 (see Theorem2NA).
+	Theorem2 Theorem2
 }
 
 func (r *Result) mark(id int64) {
@@ -214,6 +216,11 @@ func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result
 	if err != nil {
 		return nil, err
 	}
+	if why := Theorem2NA(s); why != "" {
+		res.Theorem2 = Theorem2{NA: why}
+	} else if err := d.(*static).check(); err != nil {
+		return nil, err
+	}
 	sim := engine.NewSim()
 	for max == 0 || res.Jobs < max {
 		if res.Jobs%4096 == 0 {
@@ -240,6 +247,9 @@ func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result
 		}
 	}
 	sim.Run()
+	if st, ok := d.(*static); ok && st.chk != nil {
+		res.Theorem2 = st.chk.result()
+	}
 	return res, nil
 }
 
@@ -371,6 +381,23 @@ type static struct {
 	res   *Result
 	f     *fleet
 	scale []ScaleEvent
+	chk   *checker // the check of Theorem 2, or nil
+}
+
+// check attaches the check of Theorem 2: the one bucket (R, B) of each
+// key against its sub-buckets (R/N, B/N).
+func (st *static) check() error {
+	n := exact.Int(int64(st.s.Nodes))
+	r, err := st.s.Bucket.Rate.Quo(n)
+	if err != nil {
+		return err
+	}
+	b, err := st.s.Bucket.Burst.Quo(n)
+	if err != nil {
+		return err
+	}
+	st.chk = newChecker(st.s.Bucket, buckets.Params{Rate: r, Burst: b}, st.u.scale)
+	return nil
 }
 
 func newStatic(s Spec, u units, res *Result) (*static, error) {
@@ -395,6 +422,9 @@ func (st *static) offer(_ *engine.Sim, j systems.Job) error {
 	t := st.u.at(j.T)
 	if w, ok := st.f.local(l, j, t, st.u, st.s.Police); ok {
 		st.res.admit(l, j, 0, w)
+		if st.chk != nil {
+			return st.chk.offer(l, j, w)
+		}
 	} else {
 		st.res.reject(l, j)
 	}
@@ -440,6 +470,12 @@ type Summary struct {
 	// job by job (see Compare); set by the caller that ran both.
 	OverOne  int64 `json:"jobs_admitted_over_one"`
 	UnderOne int64 `json:"jobs_rejected_under_one"`
+	// Theorem2 is the check of Theorem 2 against the one bucket, key by
+	// key (see Theorem2NA): "held", "violated at t = ... s, key ..." or
+	// "n/a (why)"; Theorem2Violations the instants at which it or Lemma 1
+	// failed.
+	Theorem2           string `json:"theorem2"`
+	Theorem2Violations uint64 `json:"theorem2_violations"`
 }
 
 // Durations returns the interval lengths at which the overshoot is
@@ -462,7 +498,8 @@ func Durations(p buckets.Params) []engine.Time {
 // the last w ns exceeds R (w > 0; 0 leaves it out). It sorts r's delays
 // and each key's departures in place.
 func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Summary, error) {
-	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost}
+	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost,
+		Theorem2: r.Theorem2.String(), Theorem2Violations: r.Theorem2.Violations + r.Theorem2.LemmaViolations}
 	if n := r.ZeroDelays + int64(len(r.Delays)); n > 0 {
 		slices.Sort(r.Delays)
 		s.Total = r.TotalDelay.Float64() / float64(r.Scale) / 1e9

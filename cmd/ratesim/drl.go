@@ -560,13 +560,22 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 		}
 	}
 	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == "one" })
-	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s %8s  %9s %8s  %7s %7s", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "time > R", "messages", "fallback", "J nodes", "J keys")
+	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s %8s  %9s %8s  %7s %7s  %8s", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "time > R", "messages", "fallback", "J nodes", "J keys", "thm 2")
 	if withOne {
 		fmt.Fprintf(w, "  %6s %6s", "> one", "< one")
 	}
 	fmt.Fprintln(w)
+	var violated []string
 	for _, n := range sums {
-		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g %7.2f%%  %9d %8d  %7.4f %7.4f", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys)
+		thm := n.Theorem2
+		switch {
+		case strings.HasPrefix(thm, "n/a"):
+			thm = "n/a"
+		case thm != "held":
+			thm = "VIOLATED"
+			violated = append(violated, n.Design+": "+n.Theorem2)
+		}
+		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g %7.2f%%  %9d %8d  %7.4f %7.4f  %8s", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys, thm)
 		if withOne {
 			fmt.Fprintf(w, "  %6d %6d", n.OverOne, n.UnderOne)
 		}
@@ -576,6 +585,11 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 	fmt.Fprintf(w, "           passing in any interval of length d; above 1 the design let more through than (R, B)\n")
 	fmt.Fprintf(w, "time > R   the share of the run during which a key's admitted rate over the last %v s exceeded R (the worst key)\n", sums0Window(sums))
 	fmt.Fprintf(w, "J          Jain's fairness index of the fractions admitted, across nodes and across keys\n")
+	fmt.Fprintf(w, "thm 2      Theorem 2, S(t) <= S^(design)(t) at every instant, key by key, checked exactly where the design\n")
+	fmt.Fprintf(w, "           is a split of (R, B) that shapes (static without scale events); n/a elsewhere (--json says why)\n")
+	for _, v := range violated {
+		fmt.Fprintf(w, "           %s\n", v)
+	}
 	if withOne {
 		fmt.Fprintf(w, "> one      jobs admitted that the one bucket rejected; < one: rejected that it admitted\n")
 	}

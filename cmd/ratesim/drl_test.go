@@ -23,6 +23,7 @@ type drlOut struct {
 		P99       float64 `json:"p99_delay_s"`
 		Overshoot float64 `json:"worst_overshoot"`
 		Keys      int     `json:"keys"`
+		Theorem2  string  `json:"theorem2"`
 	} `json:"designs"`
 }
 
@@ -209,5 +210,18 @@ func TestOutageTime(t *testing.T) {
 	// [1, 4) and [5, 8): 3 + 3 s.
 	if got := outageTime(ivs); got != 6e9 {
 		t.Errorf("outageTime = %v, want 6 s", got)
+	}
+}
+
+// The check of Theorem 2 runs on the static split that shapes, key by
+// key, and holds; the other designs say why it does not apply.
+func TestDRLTheorem2(t *testing.T) {
+	res := drlJSONRun(t, "--jobs", "3000", "--load", "3", "--arrivals", "poisson | keys:n=20,s=1.1", "--dispatch", "hash", "--designs", "one,static,sync")
+	want := map[string]string{"one": "n/a (the one bucket itself)", "static": "held",
+		"sync": "n/a (shares do not sum to R: each node decides with a copy of (R, B))"}
+	for _, d := range res.Designs {
+		if d.Theorem2 != want[d.Design] {
+			t.Errorf("%s: theorem2 %q, want %q", d.Design, d.Theorem2, want[d.Design])
+		}
 	}
 }
