@@ -21,7 +21,11 @@
 //	        says: open (admit), closed (reject) or local (its sub-bucket
 //	        (R/N, B/N)). With Spec.StoreCache a node caches a key the store
 //	        refused until its next token and refuses its jobs meanwhile
-//	        without a round trip.
+//	        without a round trip. Spec.StoreLimiter replaces the store's
+//	        bucket by GCRA(1/R, (B - 1)/R) as redis-cell keeps it (a refused
+//	        hit leaves it unchanged) or by a fixed window of B jobs per
+//	        B/R s (Redis INCR, which counts refused hits: no decision
+//	        changes), both policing.
 //	sync    local decisions reconciled through an owner per key, in the way
 //	        of Gubernator's global behaviour (mailgun/gubernator global.go:
 //	        hits are queued and sent to the key's owner GlobalSyncWait after

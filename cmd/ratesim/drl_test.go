@@ -225,3 +225,24 @@ func TestDRLTheorem2(t *testing.T) {
 		}
 	}
 }
+
+// --store-limiter gcra decides as the policing token-bucket store; a
+// store limiter other than the bucket needs --police; an unknown one is
+// bad usage.
+func TestDRLStoreLimiter(t *testing.T) {
+	args := []string{"--jobs", "2000", "--load", "1.5", "--police", "--designs", "store"}
+	tok := drlJSONRun(t, args...)
+	g := drlJSONRun(t, append(args, "--store-limiter", "gcra")...)
+	if tok.Designs[0].Admitted != g.Designs[0].Admitted || tok.Designs[0].Mean != g.Designs[0].Mean {
+		t.Errorf("gcra store %+v, token store %+v: want the same decisions", g.Designs[0], tok.Designs[0])
+	}
+	fw := drlJSONRun(t, append(args, "--store-limiter", "fixed-window")...)
+	if fw.Designs[0].Admitted+fw.Designs[0].Rejected != 2000 {
+		t.Errorf("fixed-window store: %+v", fw.Designs[0])
+	}
+	for _, bad := range [][]string{{"--store-limiter", "gcra"}, {"--store-limiter", "sliding", "--police"}} {
+		if _, errOut, code := ratesim(t, append([]string{"drl", "--jobs", "10", "--designs", "store"}, bad...)...); code != 2 || !strings.Contains(errOut, "store") {
+			t.Errorf("%v: exit %d, stderr %s; want 2 naming the store limiter", bad, code, errOut)
+		}
+	}
+}
