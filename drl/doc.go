@@ -109,9 +109,15 @@
 // same run. Model state is kept per key, and per (node, key) pair a node
 // has seen, never N × keys: a sync broadcast reaches the nodes holding
 // the keys one by one and the others (which only cache the snapshot)
-// through one delivery, all N - 1 messages counted. Timed events live on an engine.Sim. A Result keeps each
-// admitted job's departure instant (8 bytes) and its delay when it is not
-// 0 (8 more), for the arrival curve and the exact quantiles.
+// through one delivery, all N - 1 messages counted. Timed events live on
+// an engine.Sim. The arrival curve of each key's admitted stream and the
+// time its rate exceeds R are measured as the run goes (a departure is
+// final once the arrivals have passed it, and feeds a per-key walk that
+// keeps the instants of the last max(d) and rate window), so that memory
+// is per active key and per job still waiting, not per job;
+// Spec.KeepDepartures keeps every departure instead (8 bytes a job), for
+// the figures. A Result keeps each admitted job's delay when it is not 0
+// (8 bytes), for the exact quantiles.
 //
 // # Sources
 //

@@ -296,6 +296,15 @@ type Spec struct {
 	Dispatch string
 	Seed     uint64 // root seed of the random streams
 
+	// KeepDepartures keeps every admitted job's departure instant
+	// (Result.Departures, 8 bytes a job), for Result.Rate and for
+	// Summarize at lengths other than Durations; without it the arrival
+	// curves are measured as the run goes. RateWindow is the window of
+	// Summary.OverRate, ns (0: not measured), which a run without
+	// departures measures as it goes.
+	KeepDepartures bool
+	RateWindow     engine.Time
+
 	// Scale: static design, re-splits at given instants (non-decreasing).
 	Scale []ScaleEvent
 

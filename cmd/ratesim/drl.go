@@ -379,6 +379,8 @@ func (f *drlFlags) runDesigns(cmd *cobra.Command, spec drl.Spec, names []string)
 		input = in
 		s := spec
 		s.Design = n
+		s.RateWindow = win
+		s.KeepDepartures = f.plotDir != "" // the admitted-rate figure bins every departure
 		res, err := drl.Run(cmd.Context(), s, proc, max)
 		if tr, ok := proc.(*arrivals.Trace); ok {
 			skipped = tr.Skipped()
