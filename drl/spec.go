@@ -315,8 +315,11 @@ type Spec struct {
 	Fail         Fail         // what a node does while the store is down
 	// StoreCache: a node that the store refused a job of key k (policing)
 	// caches "k over limit" until the store's next token and refuses k's
-	// jobs meanwhile without asking; the store only loses tokens to other
-	// nodes, so each cached refusal is the store's own decision.
+	// jobs sent before it without asking; the store only loses tokens to
+	// other nodes, so with no round trip each cached refusal is the
+	// store's own decision. With a round trip D a job sent at t would
+	// reach the store at t + D/2: a job sent less than D/2 before the
+	// token may be refused although the store would have admitted it.
 	StoreCache bool
 	// OutageUp and OutageDown, when both > 0, add a Poisson on/off outage
 	// process: from the origin the store is up for an exponential time of
