@@ -129,3 +129,23 @@ func TestStoreLimiterSpec(t *testing.T) {
 		t.Error("ParseStoreLimiter(sliding): want an error")
 	}
 }
+
+// With a round trip, the cache may refuse early. (1, 1), one node, round
+// trip 0.4 s (the store decides 0.2 s after a send): job 0 sent at 0 is
+// admitted at 0.2 (next token at 1.2); job 1 sent at 0.1 is refused at
+// 0.3, cached at 0.5 until 1.2; job 2 sent at 1.1 is refused by the cache,
+// though it would reach the store at 1.3, after the token: without the
+// cache it is admitted.
+func TestStoreCacheEarly(t *testing.T) {
+	s := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Police: true, Dispatch: "rr", RTT: Delay{A: 400 * ms}}
+	ts := at(0, 100*ms, 1100*ms).as
+	no := run(t, s, ts)
+	s.StoreCache = true
+	c := run(t, s, ts)
+	if got, want := admitted(no, 3), []bool{true, false, true}; !sameBools(got, want) || no.Messages != 3 {
+		t.Errorf("without the cache: admitted %v, %d messages; want %v, 3", got, no.Messages, want)
+	}
+	if got, want := admitted(c, 3), []bool{true, false, false}; !sameBools(got, want) || c.Messages != 2 {
+		t.Errorf("with the cache: admitted %v, %d messages; want %v, 2", got, c.Messages, want)
+	}
+}
