@@ -12,7 +12,7 @@ import (
 // BenchmarkDesigns runs each design on 10^6 Poisson jobs at 0.9 R with
 // Zipf keys (1000 keys, s = 1.1) over N = 16 nodes, sync period and
 // estimate interval 100 ms, round trips and messages 1 ms,
-// and reports ns/job and the messages sent per job.
+// and summarizes them (the arrival curves), and reports ns/job and the messages sent per job.
 func BenchmarkDesigns(b *testing.B) {
 	const jobs = 1_000_000
 	for _, design := range Designs {
@@ -27,6 +27,9 @@ func BenchmarkDesigns(b *testing.B) {
 					EstimateInterval: 100 * engine.Time(1e6), Smoothing: 0.5}
 				r, err := Run(context.Background(), s, arrivals.WithZipfKeys(p, z), jobs)
 				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Summarize(r, s.Bucket, nil, 0); err != nil {
 					b.Fatal(err)
 				}
 				msgs = r.Messages

@@ -109,7 +109,7 @@ func TestDemandRun(t *testing.T) {
 	as := zipfJobs(t, 5000, 30, 20)
 	for _, design := range []string{"grd", "fps"} {
 		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "hash", Seed: 2, EstimateInterval: sec / 10, Smoothing: 0.5}
-		a, err := Run(context.Background(), s, &list{as: as}, 0)
+		a, err := Run(context.Background(), keepDepartures(s), &list{as: as}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

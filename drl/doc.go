@@ -21,7 +21,11 @@
 //	        says: open (admit), closed (reject) or local (its sub-bucket
 //	        (R/N, B/N)). With Spec.StoreCache a node caches a key the store
 //	        refused until its next token and refuses its jobs meanwhile
-//	        without a round trip.
+//	        without a round trip. Spec.StoreLimiter replaces the store's
+//	        bucket by GCRA(1/R, (B - 1)/R) as redis-cell keeps it (a refused
+//	        hit leaves it unchanged) or by a fixed window of B jobs per
+//	        B/R s (Redis INCR, which counts refused hits: no decision
+//	        changes), both policing.
 //	sync    local decisions reconciled through an owner per key, in the way
 //	        of Gubernator's global behaviour (mailgun/gubernator global.go:
 //	        hits are queued and sent to the key's owner GlobalSyncWait after
@@ -87,6 +91,14 @@
 // keys, and for sync the mean age of the owner's state each decision was
 // made with (staleness). Result.Rate bins the admitted rate over time.
 //
+// Where the design is a split of the promise that the theorem covers (the
+// static split, shaping, without scale events: see Theorem2NA) Run also
+// checks Theorem 2 and Lemma 1 key by key with systems.Check, exactly, as
+// ratesim run does: the key's one bucket (R, B) against its sub-buckets
+// (R/N, B/N) at the nodes that saw it, each a buckets.TokenBucket fed the
+// jobs the design sent there, whose waits must be the design's own.
+// Result.Theorem2 says whether it held, and where it failed first.
+//
 // # Randomness and memory
 //
 // Each random component draws from its own PCG stream (Spec.Seed, stream):
@@ -97,9 +109,15 @@
 // same run. Model state is kept per key, and per (node, key) pair a node
 // has seen, never N × keys: a sync broadcast reaches the nodes holding
 // the keys one by one and the others (which only cache the snapshot)
-// through one delivery, all N - 1 messages counted. Timed events live on an engine.Sim. A Result keeps each
-// admitted job's departure instant (8 bytes) and its delay when it is not
-// 0 (8 more), for the arrival curve and the exact quantiles.
+// through one delivery, all N - 1 messages counted. Timed events live on
+// an engine.Sim. The arrival curve of each key's admitted stream and the
+// time its rate exceeds R are measured as the run goes (a departure is
+// final once the arrivals have passed it, and feeds a per-key walk that
+// keeps the instants of the last max(d) and rate window), so that memory
+// is per active key and per job still waiting, not per job;
+// Spec.KeepDepartures keeps every departure instead (8 bytes a job), for
+// the figures. A Result keeps each admitted job's delay when it is not 0
+// (8 bytes), for the exact quantiles.
 //
 // # Sources
 //

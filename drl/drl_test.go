@@ -64,11 +64,40 @@ func zipfJobs(t *testing.T, n int, rate float64, keys uint64) []arrivals.Arrival
 	return as
 }
 
+// run runs s on as keeping the departures, and checks that the run
+// without them (measuring the arrival curves as it goes) summarizes to
+// the same figures, with and without a rate window.
 func run(t *testing.T, s Spec, as []arrivals.Arrival) *Result {
 	t.Helper()
+	s.KeepDepartures = true
 	r, err := Run(context.Background(), s, &list{as: as}, 0)
 	if err != nil {
 		t.Fatalf("%s: %v", s.Design, err)
+	}
+	for _, w := range []engine.Time{sec / 3, 2 * sec} {
+		s.KeepDepartures, s.RateWindow = false, w
+		st, err := Run(context.Background(), s, &list{as: as}, 0)
+		if err != nil {
+			t.Fatalf("%s, streamed: %v", s.Design, err)
+		}
+		kept := &Result{}
+		*kept = *r
+		kept.Delays = slices.Clone(r.Delays)
+		kept.Departures = map[uint64][]engine.Time{}
+		for k, xs := range r.Departures {
+			kept.Departures[k] = slices.Clone(xs)
+		}
+		want, err := Summarize(kept, s.Bucket, nil, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Summarize(st, s.Bucket, nil, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("%s, window %v s: streamed %+v, from the departures %+v", s.Design, w.Seconds(), got, want)
+		}
 	}
 	return r
 }
@@ -443,5 +472,44 @@ func TestStoreCache(t *testing.T) {
 	h := run(t, one, at(0, sec/2, sec*7/10, sec).as)
 	if h.Admitted != 2 || h.Rejected != 2 || h.Messages != 3 {
 		t.Errorf("by hand: admitted %d rejected %d messages %d; want 2, 2, 3", h.Admitted, h.Rejected, h.Messages)
+	}
+}
+
+// keepDepartures returns s keeping the departures.
+func keepDepartures(s Spec) Spec {
+	s.KeepDepartures = true
+	return s
+}
+
+// Without the departures, a key's memory is the instants of the longest
+// length and the rate window, not the run: 10^5 jobs of one key, one every
+// 10 ms, admitted by (100, 10) at once; the longest length is 4·B/R =
+// 0.4 s and the window 1 s, so the key keeps about 140 instants (at most
+// twice that between trims), not 10^5.
+func TestStreamedMemory(t *testing.T) {
+	ts := make([]engine.Time, 100_000)
+	for i := range ts {
+		ts[i] = engine.Time(i) * 10 * engine.Time(1e6)
+	}
+	s := Spec{Design: "one", Bucket: params("100", "10"), Nodes: 1, Dispatch: "rr", RateWindow: sec}
+	r, err := Run(context.Background(), s, at(ts...), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.streams.keys[0]
+	if r.Admitted != 100_000 || len(c.buf) > 2*141 || cap(c.pending) > 1 {
+		t.Errorf("%d admitted; the key keeps %d instants and %d pending", r.Admitted, len(c.buf), cap(c.pending))
+	}
+	sum, err := Summarize(r, s.Bucket, nil, sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// α*(d) = floor(d/10 ms) + 1 against 10 + 100·d: the ratio grows with
+	// d, the worst at the longest length, 0.4 s: 41/50.
+	if sum.Overshoot != 0.82 || sum.OverRate != 0 {
+		t.Errorf("overshoot %v, time over R %v; want 0.82 and 0", sum.Overshoot, sum.OverRate)
+	}
+	if _, err := Summarize(r, s.Bucket, []engine.Time{sec}, sec); err == nil {
+		t.Error("Summarize at other lengths without the departures: want an error")
 	}
 }

@@ -37,8 +37,10 @@ type Result struct {
 	TotalDelay exact.Int128
 	Scale      int64
 	// Departures are, per key, the instants (ns, rounded up) at which its
-	// admitted jobs pass, in order of decision (not sorted). Memory is
-	// 8 bytes per admitted job (16 with a delay).
+	// admitted jobs pass, in order of decision (not sorted), kept only
+	// with Spec.KeepDepartures: 8 bytes per admitted job. Without them
+	// the arrival curve and the time over R are measured as the run goes,
+	// in memory proportional to the active keys (see Summarize).
 	Departures map[uint64][]engine.Time
 	// PerNode and PerKey count each node's and each key's decisions.
 	PerNode []Count
@@ -52,6 +54,11 @@ type Result struct {
 	// owner's state each was made with, seconds; Stale the decisions.
 	Staleness float64
 	Stale     int64
+	// Theorem2 is the outcome of the check of Theorem 2 (see Theorem2NA).
+	Theorem2 Theorem2
+
+	streams   *streams // the arrival curves measured as the run goes
+	streamErr error
 }
 
 func (r *Result) mark(id int64) {
@@ -94,7 +101,8 @@ func (r *Result) stale(age engine.Time) {
 // from First, by departure instant (a job passing in [First + i·bin,
 // First + (i+1)·bin) counts in bin i; those passing after Last count in
 // the last bin), and the start of each bin in seconds. Floats, for
-// figures.
+// figures. It needs the departures (Spec.KeepDepartures): without them
+// every bin is 0.
 func (r *Result) Rate(bin engine.Time) (x, y []float64) {
 	if bin <= 0 || r.Jobs == 0 {
 		return nil, nil
@@ -152,10 +160,17 @@ func (r *Result) admit(node int, j systems.Job, extra engine.Time, wait exact.In
 		r.TotalDelay = r.TotalDelay.Add(tot)
 		r.Delays = append(r.Delays, tot.Float64()/float64(r.Scale)/1e9)
 	}
+	x := t + extra + engine.Time(wait.CeilDiv(r.Scale).Int64())
+	if r.streams != nil {
+		if err := r.streams.add(key, x); err != nil && r.streamErr == nil {
+			r.streamErr = err
+		}
+		return
+	}
 	if r.Departures == nil {
 		r.Departures = map[uint64][]engine.Time{}
 	}
-	r.Departures[key] = append(r.Departures[key], t+extra+engine.Time(wait.CeilDiv(r.Scale).Int64()))
+	r.Departures[key] = append(r.Departures[key], x)
 }
 
 func (r *Result) reject(node int, j systems.Job) {
@@ -210,8 +225,16 @@ func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result
 		return nil, err
 	}
 	res := &Result{Design: s.Design, Scale: u.scale}
+	if !s.KeepDepartures {
+		res.streams = newStreams(s.Bucket, s.RateWindow)
+	}
 	d, err := newDesign(s, u, res)
 	if err != nil {
+		return nil, err
+	}
+	if why := Theorem2NA(s); why != "" {
+		res.Theorem2 = Theorem2{NA: why}
+	} else if err := d.(*static).check(); err != nil {
 		return nil, err
 	}
 	sim := engine.NewSim()
@@ -231,6 +254,12 @@ func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result
 		sim.RunUntil(a.T)
 		if res.Jobs == 0 {
 			res.First = a.T
+			if res.streams != nil {
+				res.streams.first = a.T
+			}
+		}
+		if res.streams != nil {
+			res.streams.advance(a.T) // every event before a.T has run
 		}
 		res.Last = a.T
 		j := jobOf(res.Jobs, a)
@@ -240,6 +269,15 @@ func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result
 		}
 	}
 	sim.Run()
+	if res.streams != nil {
+		res.streams.finish(res.Last)
+		if res.streamErr != nil {
+			return nil, res.streamErr
+		}
+	}
+	if st, ok := d.(*static); ok && st.chk != nil {
+		res.Theorem2 = st.chk.result()
+	}
 	return res, nil
 }
 
@@ -371,6 +409,23 @@ type static struct {
 	res   *Result
 	f     *fleet
 	scale []ScaleEvent
+	chk   *checker // the check of Theorem 2, or nil
+}
+
+// check attaches the check of Theorem 2: the one bucket (R, B) of each
+// key against its sub-buckets (R/N, B/N).
+func (st *static) check() error {
+	n := exact.Int(int64(st.s.Nodes))
+	r, err := st.s.Bucket.Rate.Quo(n)
+	if err != nil {
+		return err
+	}
+	b, err := st.s.Bucket.Burst.Quo(n)
+	if err != nil {
+		return err
+	}
+	st.chk = newChecker(st.s.Bucket, buckets.Params{Rate: r, Burst: b}, st.u.scale)
+	return nil
 }
 
 func newStatic(s Spec, u units, res *Result) (*static, error) {
@@ -395,6 +450,9 @@ func (st *static) offer(_ *engine.Sim, j systems.Job) error {
 	t := st.u.at(j.T)
 	if w, ok := st.f.local(l, j, t, st.u, st.s.Police); ok {
 		st.res.admit(l, j, 0, w)
+		if st.chk != nil {
+			return st.chk.offer(l, j, w)
+		}
 	} else {
 		st.res.reject(l, j)
 	}
@@ -440,6 +498,12 @@ type Summary struct {
 	// job by job (see Compare); set by the caller that ran both.
 	OverOne  int64 `json:"jobs_admitted_over_one"`
 	UnderOne int64 `json:"jobs_rejected_under_one"`
+	// Theorem2 is the check of Theorem 2 against the one bucket, key by
+	// key (see Theorem2NA): "held", "violated at t = ... s, key ..." or
+	// "n/a (why)"; Theorem2Violations the instants at which it or Lemma 1
+	// failed.
+	Theorem2           string `json:"theorem2"`
+	Theorem2Violations uint64 `json:"theorem2_violations"`
 }
 
 // Durations returns the interval lengths at which the overshoot is
@@ -460,9 +524,14 @@ func Durations(p buckets.Params) []engine.Time {
 // Summarize computes r's figures against the promise p at the lengths ds
 // (nil: Durations(p)), and the share of time a key's admitted rate over
 // the last w ns exceeds R (w > 0; 0 leaves it out). It sorts r's delays
-// and each key's departures in place.
+// and each key's departures in place. A run without its departures
+// (Spec.KeepDepartures false) measured the arrival curves and the time
+// over R as it went, at Durations(Spec.Bucket) and Spec.RateWindow, with
+// the same results: then ds must be nil, p the run's Spec.Bucket and w
+// Spec.RateWindow, or it returns an error wrapping ErrSpec.
 func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Summary, error) {
-	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost}
+	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost,
+		Theorem2: r.Theorem2.String(), Theorem2Violations: r.Theorem2.Violations + r.Theorem2.LemmaViolations}
 	if n := r.ZeroDelays + int64(len(r.Delays)); n > 0 {
 		slices.Sort(r.Delays)
 		s.Total = r.TotalDelay.Float64() / float64(r.Scale) / 1e9
@@ -473,9 +542,6 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 		if len(r.Delays) > 0 {
 			s.Max = r.Delays[len(r.Delays)-1]
 		}
-	}
-	if ds == nil {
-		ds = Durations(p)
 	}
 	if r.Stale > 0 {
 		s.Staleness = r.Staleness / float64(r.Stale)
@@ -489,14 +555,8 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 	s.JainKeys = Jain(cs)
 	// Measure each key's admitted stream against the promise, keys in
 	// increasing order.
-	for _, k := range slices.Sorted(maps.Keys(r.Departures)) {
-		xs := r.Departures[k]
-		slices.Sort(xs)
+	measure := func(pts []buckets.CurvePoint) {
 		s.Keys++
-		pts, err := buckets.MeasureArrivalCurve(xs, ds)
-		if err != nil {
-			return s, err
-		}
 		for _, pt := range pts {
 			ratio := float64(pt.Jobs) / p.Promise(pt.D)
 			if ratio > s.Overshoot {
@@ -504,6 +564,36 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 				s.OverFrom, s.OverTo = pt.From.Seconds(), pt.To.Seconds()
 			}
 		}
+	}
+	if st := r.streams; st != nil && r.Departures == nil {
+		if ds != nil || w != st.w {
+			return s, fmt.Errorf("drl: the run measured its arrival curves at Durations and a rate window of %v s; other lengths or windows need Spec.KeepDepartures: %w", st.w.Seconds(), ErrSpec)
+		}
+		for _, k := range slices.Sorted(maps.Keys(st.keys)) {
+			c := st.keys[k]
+			pts, err := c.points(st.ds)
+			if err != nil {
+				return s, err
+			}
+			measure(pts)
+			if w > 0 && r.Last > r.First {
+				s.OverRate = max(s.OverRate, float64(c.total)/float64(r.Last-r.First))
+			}
+		}
+		s.OverRateWindow = w.Seconds()
+		return s, nil
+	}
+	if ds == nil {
+		ds = Durations(p)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Departures)) {
+		xs := r.Departures[k]
+		slices.Sort(xs)
+		pts, err := buckets.MeasureArrivalCurve(xs, ds)
+		if err != nil {
+			return s, err
+		}
+		measure(pts)
 		if w > 0 && r.Last > r.First {
 			s.OverRate = max(s.OverRate, overRate(xs, p.Rate, w, r.First, r.Last))
 		}

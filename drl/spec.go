@@ -56,6 +56,46 @@ func ParseFail(s string) (Fail, error) {
 
 func (f Fail) String() string { return [...]string{"open", "closed", "local"}[f] }
 
+// StoreLimiter is the limiter the central store keeps per key.
+type StoreLimiter int
+
+const (
+	// StoreToken: a token bucket (R, B), shaping or policing as
+	// Spec.Police says.
+	StoreToken StoreLimiter = iota
+	// StoreGCRA: GCRA(1/R, (B - 1)/R), as redis-cell's CL.THROTTLE keeps it
+	// (brandur/redis-cell src/cell/mod.rs: a limited request leaves the
+	// theoretical arrival time unchanged, so a refused hit costs nothing),
+	// through buckets.GCRA; it decides as the policing token bucket (R, B)
+	// does. Polices.
+	StoreGCRA
+	// StoreFixedWindow: at most L = B jobs per fixed window of W = B/R
+	// seconds (the same long-term rate R), edges at multiples of W from
+	// the origin, through buckets.FixedWindow: the Redis pattern of INCR
+	// on a key per window then compare with L. INCR counts every hit,
+	// refused ones included; within a window the count is then already
+	// over L and the window's end resets it, so counting refused hits
+	// changes no decision, and buckets.FixedWindow (which counts the
+	// admitted) decides the same. B must be a whole number. Polices.
+	StoreFixedWindow
+)
+
+// ParseStoreLimiter returns the StoreLimiter named s: "token", "gcra" or
+// "fixed-window".
+func ParseStoreLimiter(s string) (StoreLimiter, error) {
+	switch s {
+	case "token":
+		return StoreToken, nil
+	case "gcra":
+		return StoreGCRA, nil
+	case "fixed-window":
+		return StoreFixedWindow, nil
+	}
+	return 0, fmt.Errorf("drl: store limiter %q: want token, gcra or fixed-window: %w", s, ErrSpec)
+}
+
+func (l StoreLimiter) String() string { return [...]string{"token", "gcra", "fixed-window"}[l] }
+
 // Local is what a node of the sync design decides with between two
 // reconciliations.
 type Local int
@@ -256,17 +296,30 @@ type Spec struct {
 	Dispatch string
 	Seed     uint64 // root seed of the random streams
 
+	// KeepDepartures keeps every admitted job's departure instant
+	// (Result.Departures, 8 bytes a job), for Result.Rate and for
+	// Summarize at lengths other than Durations; without it the arrival
+	// curves are measured as the run goes. RateWindow is the window of
+	// Summary.OverRate, ns (0: not measured), which a run without
+	// departures measures as it goes.
+	KeepDepartures bool
+	RateWindow     engine.Time
+
 	// Scale: static design, re-splits at given instants (non-decreasing).
 	Scale []ScaleEvent
 
 	// Central store.
-	RTT     Delay      // round trip to the store; the store decides at half of it
-	Outages []Interval // the store is down for a job sent in any of them
-	Fail    Fail       // what a node does while the store is down
+	StoreLimiter StoreLimiter // the store's limiter per key
+	RTT          Delay        // round trip to the store; the store decides at half of it
+	Outages      []Interval   // the store is down for a job sent in any of them
+	Fail         Fail         // what a node does while the store is down
 	// StoreCache: a node that the store refused a job of key k (policing)
 	// caches "k over limit" until the store's next token and refuses k's
-	// jobs meanwhile without asking; the store only loses tokens to other
-	// nodes, so each cached refusal is the store's own decision.
+	// jobs sent before it without asking; the store only loses tokens to
+	// other nodes, so with no round trip each cached refusal is the
+	// store's own decision. With a round trip D a job sent at t would
+	// reach the store at t + D/2: a job sent less than D/2 before the
+	// token may be refused although the store would have admitted it.
 	StoreCache bool
 	// OutageUp and OutageDown, when both > 0, add a Poisson on/off outage
 	// process: from the origin the store is up for an exponential time of
@@ -373,6 +426,12 @@ func (s Spec) Validate() error {
 	}
 	if (s.Design == "grd" || s.Design == "fps") && s.Exchange == ExchangeGossip && s.Fanout < 1 {
 		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
+	}
+	if s.StoreLimiter != StoreToken && !s.Police {
+		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police (--police): %w", s.StoreLimiter, ErrSpec)
+	}
+	if s.StoreLimiter == StoreFixedWindow && !s.Bucket.Burst.IsInt() {
+		return fmt.Errorf("drl: store limiter fixed-window admits L = B jobs per window: burst %v is not a whole number: %w", s.Bucket.Burst, ErrSpec)
 	}
 	if s.LeaseSize < 0 {
 		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.LeaseSize, ErrSpec)

@@ -4,12 +4,15 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/systems"
 )
 
 // store is the central store: each decision is a round trip of delay D
-// (drawn from Spec.RTT) to one shared bucket (R, B) per key, which decides
+// (drawn from Spec.RTT) to one shared bucket (R, B) per key (or the
+// limiter of Spec.StoreLimiter), which decides
 // when the request reaches it, at t + floor(D/2); the job is held for the
 // rest of the round trip and then for the bucket's wait, so its delay is
 // D + wait. A job sent while the store is down (t in an outage) is decided
@@ -21,8 +24,12 @@ type store struct {
 	res  *Result
 	f    *fleet
 	keys map[uint64]*bucketState
-	rng  *rand.Rand
-	cb   callbacks
+	// lims holds the store's limiter per key when it is not a token
+	// bucket (Spec.StoreLimiter), built by newLim.
+	lims   map[uint64]buckets.Limiter
+	newLim func() (buckets.Limiter, error)
+	rng    *rand.Rand
+	cb     callbacks
 	// The on/off process: the current down interval [downFrom, downTo),
 	// the next one once t passes downTo.
 	onoff            *rand.Rand
@@ -38,6 +45,24 @@ func newStore(s Spec, u units, res *Result) (*store, error) {
 		return nil, err
 	}
 	st := &store{s: s, u: u, res: res, f: f, keys: map[uint64]*bucketState{}, rng: rand.New(rand.NewPCG(s.Seed, StreamStoreRTT))}
+	switch s.StoreLimiter {
+	case StoreGCRA:
+		g := buckets.MatchGCRA(s.Bucket)
+		st.newLim = func() (buckets.Limiter, error) { return buckets.NewGCRA(g) }
+	case StoreFixedWindow:
+		w, err := s.Bucket.Burst.Quo(s.Bucket.Rate)
+		if err != nil {
+			return nil, err
+		}
+		p := buckets.WindowParams{Limit: s.Bucket.Burst.Floor().Int64(), Window: w}
+		st.newLim = func() (buckets.Limiter, error) { return buckets.NewFixedWindow(p) }
+	}
+	if st.newLim != nil {
+		if _, err := st.newLim(); err != nil { // once, so that a key's limiter always builds
+			return nil, err
+		}
+		st.lims = map[uint64]buckets.Limiter{}
+	}
 	if s.OutageUp > 0 {
 		st.onoff = rand.New(rand.NewPCG(s.Seed, StreamOutage))
 		st.nextOutage(0)
@@ -111,6 +136,25 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 	rtt := st.s.RTT.Draw(st.rng)
 	st.res.Messages++
 	decide := func(now engine.Time) {
+		if st.lims != nil {
+			lim := st.lims[j.Key]
+			if lim == nil {
+				lim, _ = st.newLim() // built once in newStore: no error
+				st.lims[j.Key] = lim
+			}
+			d := lim.Offer(now, j.ID)
+			if d.Admitted() {
+				st.res.admit(l, j, rtt, exact.Int128{})
+				return
+			}
+			st.res.reject(l, j)
+			if st.s.StoreCache && d.RetryAfter > 0 {
+				// No job of the key passes before now + RetryAfter: the
+				// GCRA's TAT and a window's count only grow until then.
+				st.cache(sim, nk, j.T, rtt, now+d.RetryAfter)
+			}
+			return
+		}
 		t := st.u.at(now)
 		b := st.keys[j.Key]
 		if b == nil {
@@ -126,18 +170,7 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 		if st.s.StoreCache {
 			// The next token is due at now + w exactly; a job at an
 			// instant before ceil(now + w) finds none.
-			until := now + engine.Time(w.CeilDiv(st.u.scale).Int64())
-			set := func(engine.Time) {
-				if st.over == nil {
-					st.over = map[nodeKey]engine.Time{}
-				}
-				st.over[nk] = max(st.over[nk], until)
-			}
-			if rtt == 0 {
-				set(now)
-			} else {
-				st.cb.at(sim, addSat(j.T, rtt), set)
-			}
+			st.cache(sim, nk, j.T, rtt, now+engine.Time(w.CeilDiv(st.u.scale).Int64()))
 		}
 	}
 	if rtt == 0 {
@@ -146,4 +179,21 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 	}
 	st.cb.at(sim, addSat(j.T, rtt/2), decide)
 	return nil
+}
+
+// cache records at node nk.node that key nk.key is over limit until the
+// instant until, once the reply to the job sent at t with round trip rtt
+// is back.
+func (st *store) cache(sim *engine.Sim, nk nodeKey, t, rtt, until engine.Time) {
+	set := func(engine.Time) {
+		if st.over == nil {
+			st.over = map[nodeKey]engine.Time{}
+		}
+		st.over[nk] = max(st.over[nk], until)
+	}
+	if rtt == 0 {
+		set(t)
+		return
+	}
+	st.cb.at(sim, addSat(t, rtt), set)
 }

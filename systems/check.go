@@ -71,6 +71,7 @@ type Check struct {
 	scale   int64
 	wOne    exact.Int128   // r·c, c the rates' common denominator
 	wSubs   []exact.Int128 // r_l·c
+	den     int64          // c, the rates' common denominator
 	equal   bool           // Σ r_l = r exactly: Lemma 1 is certified between evaluations (see lemma)
 	lemmaOK bool           // Lemma 1 held at the last instant it was evaluated
 	started bool           // the one bucket has delayed a job: S > 0 from then on
@@ -129,8 +130,58 @@ func NewCheck(one *buckets.TokenBucket, subs []*buckets.TokenBucket) (*Check, er
 	for _, w := range ws[1:] {
 		sum = sum.Add(w)
 	}
-	return &Check{one: one, subs: subs, scale: s, wOne: ws[0], wSubs: ws[1:], equal: sum == ws[0],
+	return &Check{one: one, subs: subs, scale: s, wOne: ws[0], wSubs: ws[1:], den: c, equal: sum == ws[0],
 		scratch: make([]buckets.GD1, len(subs))}, nil
+}
+
+// Add appends the sub-bucket b to the split system mid-run, for a caller
+// that builds a split's sub-buckets as jobs first reach them (the drl
+// package: a key's sub-bucket at a node exists once the node has seen the
+// key). b must use the check's scale, have had no job, and be full at the
+// instant last advanced to, so that it adds nothing to S^(k) or to
+// Σ r_l·U_l and the check goes on as if b had been there from the start;
+// Errors wrap buckets.ErrParam (also when the rates' common denominator
+// outgrows 63 bits, as in NewCheck).
+func (c *Check) Add(b *buckets.TokenBucket) error {
+	g := b.State()
+	if g.Scale != c.scale {
+		return fmt.Errorf("systems: an added sub-bucket uses %d units per ns and the check %d: %w", g.Scale, c.scale, buckets.ErrParam)
+	}
+	if a, d, r := b.Counts(); a+d+r > 0 || c.last.Less(g.Finish) {
+		return fmt.Errorf("systems: an added sub-bucket must be idle: %w", buckets.ErrParam)
+	}
+	r := b.Params().Rate.Reduce()
+	// A new denominator scales every weight by lcm(c, d)/c.
+	f := r.Den() / exact.GCD(c.den, r.Den())
+	d128 := exact.Mul64(c.den, f)
+	den, ok := d128.Int64(), d128.IsInt64()
+	bad := func() error {
+		return fmt.Errorf("systems: the rates' common denominator with an added rate %v is beyond 63 bits or a Lemma 1 weight beyond 127: %w", r, buckets.ErrParam)
+	}
+	if !ok {
+		return bad()
+	}
+	w, ok := r.Num().Mul64OK(den / r.Den())
+	wOne, ok1 := c.wOne.Mul64OK(f)
+	wSubs := make([]exact.Int128, len(c.wSubs), len(c.wSubs)+1)
+	for l, x := range c.wSubs {
+		var okl bool
+		wSubs[l], okl = x.Mul64OK(f)
+		ok1 = ok1 && okl
+	}
+	if !ok || !ok1 {
+		return bad()
+	}
+	c.den, c.wOne, c.wSubs = den, wOne, wSubs
+	c.subs = append(c.subs, b)
+	c.wSubs = append(c.wSubs, w)
+	c.scratch = append(c.scratch, buckets.GD1{})
+	sum := exact.Int128{}
+	for _, w := range c.wSubs {
+		sum = sum.Add(w)
+	}
+	c.equal = sum == c.wOne
+	return nil
 }
 
 // states loads the G/D/1 state of every sub-bucket into scratch.

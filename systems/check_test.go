@@ -253,3 +253,57 @@ func TestCertificateSkips(t *testing.T) {
 		t.Errorf("evaluated %d instants for %d arrivals", res.Evaluated, len(in.Times))
 	}
 }
+
+// TestCheckAdd: a check whose sub-buckets are added as jobs first reach
+// them (Check.Add) gives the result of the check built with all of them,
+// on random FCFS instances, negative controls included.
+func TestCheckAdd(t *testing.T) {
+	src := rand.New(rand.NewPCG(21, 3))
+	draw := func(lo, hi int) int { return lo + src.IntN(hi-lo+1) }
+	for n := range 500 {
+		cfg := GenConfig{MaxK: 4, MaxJobs: 25, Orders: []buckets.Order{buckets.FCFS}, InflateBurst: n%5 == 3, InflateRate: n%5 == 4}
+		in := GenInstance(draw, cfg)
+		_, want, err := RunInstance(in, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := must(buckets.CommonScale(append([]buckets.Params{in.One}, in.Subs...)...))
+		one := must(buckets.NewTokenBucket(in.One, buckets.WithScale(scale)))
+		subs := make([]*buckets.TokenBucket, len(in.Subs))
+		for l, p := range in.Subs {
+			subs[l] = must(buckets.NewTokenBucket(p, buckets.WithScale(scale)))
+		}
+		// Built with sub-bucket Sub[0] alone; the others join at their first job.
+		c := must(NewCheck(one, []*buckets.TokenBucket{subs[in.Sub[0]]}))
+		added := map[int]bool{in.Sub[0]: true}
+		for i, at := range in.Times {
+			c.Advance(at)
+			if l := in.Sub[i]; !added[l] {
+				if err := c.Add(subs[l]); err != nil {
+					t.Fatal(err)
+				}
+				added[l] = true
+			}
+			ts := exact.Mul64(int64(at), scale)
+			one.AdmitFCFS(at, ts)
+			subs[in.Sub[i]].AdmitFCFS(at, ts)
+			c.Arrived()
+		}
+		c.Finish()
+		got := c.Result()
+		if got.Violations != want.Violations || got.LemmaViolations != want.LemmaViolations || got.HasSlack != want.HasSlack ||
+			got.MinSlack.Cmp(want.MinSlack) != 0 || got.S.Cmp(want.S) != 0 || got.SSplit.Cmp(want.SSplit) != 0 ||
+			(got.First == nil) != (want.First == nil) || got.First != nil && got.First.At.Cmp(want.First.At) != 0 {
+			t.Fatalf("instance %d %+v: with Add %+v, built whole %+v", n, in, got, want)
+		}
+	}
+	c := must(NewCheck(must(buckets.NewTokenBucket(params("1", "2"))), []*buckets.TokenBucket{must(buckets.NewTokenBucket(params("0.5", "1")))}))
+	busy := must(buckets.NewTokenBucket(params("0.5", "1")))
+	busy.AdmitFCFS(0, exact.I128(0))
+	if err := c.Add(busy); err == nil {
+		t.Error("Add of a sub-bucket that has had a job: want an error")
+	}
+	if err := c.Add(must(buckets.NewTokenBucket(params("1/3", "1"), buckets.WithScale(3)))); err == nil {
+		t.Error("Add of a sub-bucket in another scale: want an error")
+	}
+}

@@ -37,6 +37,7 @@ type drlFlags struct {
 	outages    []string
 	outageProc string
 	storeCache bool
+	storeLim   string
 	fail       string
 	syncPeriod string
 	batchLimit int
@@ -76,7 +77,9 @@ func newDRLCmd() *cobra.Command {
   store   a central bucket (R, B): each decision a round trip --rtt; while the
           store is down (--outage FROM:TO, --outage-process UP:DOWN) nodes
           --fail open, closed or local; --store-cache refuses a key the store
-          refused, without asking, until its next token
+          refused, without asking, until its next token; --store-limiter gcra
+          (redis-cell's GCRA) or fixed-window (L = B per W = B/R s, Redis
+          INCR) in place of the bucket, both policing
   sync    local decisions reconciled through an owner per key (Gubernator's
           global behaviour): hits sent --sync-period after the first one or
           when --batch-limit keys are queued, the owner's state broadcast
@@ -125,6 +128,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.StringVar(&f.rtt, "rtt", "1ms", "store: round-trip time, a delay (fixed, uniform:A:B or lognormal:MEDIAN:SHAPE)")
 	fl.StringArrayVar(&f.outages, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
 	fl.StringVar(&f.outageProc, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
+	fl.StringVar(&f.storeLim, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s); gcra and fixed-window police")
 	fl.BoolVar(&f.storeCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
 	fl.StringVar(&f.fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
 	fl.StringVar(&f.syncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
@@ -229,6 +233,9 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 		s.OutageUp, s.OutageDown = u, d
 	}
 	s.StoreCache = f.storeCache
+	if s.StoreLimiter, err = drl.ParseStoreLimiter(f.storeLim); err != nil {
+		return s, nil, flagError("store-limiter", f.storeLim, "token, gcra or fixed-window")
+	}
 	if s.Fail, err = drl.ParseFail(f.fail); err != nil {
 		return s, nil, flagError("fail", f.fail, "open, closed or local")
 	}
@@ -372,6 +379,8 @@ func (f *drlFlags) runDesigns(cmd *cobra.Command, spec drl.Spec, names []string)
 		input = in
 		s := spec
 		s.Design = n
+		s.RateWindow = win
+		s.KeepDepartures = f.plotDir != "" // the admitted-rate figure bins every departure
 		res, err := drl.Run(cmd.Context(), s, proc, max)
 		if tr, ok := proc.(*arrivals.Trace); ok {
 			skipped = tr.Skipped()
@@ -462,6 +471,7 @@ type drlJSON struct {
 	OutageDown float64       `json:"outage_mean_down_s"`
 	Fail       string        `json:"fail"`
 	StoreCache bool          `json:"store_cache"`
+	StoreLim   string        `json:"store_limiter"`
 	SyncPeriod float64       `json:"sync_period_s"` // -1: never
 	BatchLimit int           `json:"batch_limit_keys"`
 	SyncDelay  string        `json:"sync_delay"`
@@ -481,7 +491,7 @@ type drlJSON struct {
 func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary, figures []string) {
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
-		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, SyncPeriod: -1, BatchLimit: s.BatchLimit,
+		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, StoreLim: s.StoreLimiter.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
 		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: sums, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = s.LeaseTTL.Seconds()
@@ -531,7 +541,15 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			if s.StoreCache {
 				cache = "; nodes cache the keys over limit"
 			}
-			fmt.Fprintf(w, "store      round trip %v; %s%s\n", s.RTT, out, cache)
+			lim := ""
+			switch s.StoreLimiter {
+			case drl.StoreGCRA:
+				lim = "GCRA(1/R, (B - 1)/R) per key, "
+			case drl.StoreFixedWindow:
+				w, _ := s.Bucket.Burst.Quo(s.Bucket.Rate)
+				lim = fmt.Sprintf("fixed window of %v jobs per %v s per key, ", s.Bucket.Burst, w)
+			}
+			fmt.Fprintf(w, "store      %sround trip %v; %s%s\n", lim, s.RTT, out, cache)
 		case "sync":
 			period := "never"
 			if s.SyncPeriod != engine.Forever {
@@ -560,13 +578,22 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 		}
 	}
 	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == "one" })
-	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s %8s  %9s %8s  %7s %7s", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "time > R", "messages", "fallback", "J nodes", "J keys")
+	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s %8s  %9s %8s  %7s %7s  %8s", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "d (s)", "time > R", "messages", "fallback", "J nodes", "J keys", "thm 2")
 	if withOne {
 		fmt.Fprintf(w, "  %6s %6s", "> one", "< one")
 	}
 	fmt.Fprintln(w)
+	var violated []string
 	for _, n := range sums {
-		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g %7.2f%%  %9d %8d  %7.4f %7.4f", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys)
+		thm := n.Theorem2
+		switch {
+		case strings.HasPrefix(thm, "n/a"):
+			thm = "n/a"
+		case thm != "held":
+			thm = "VIOLATED"
+			violated = append(violated, n.Design+": "+n.Theorem2)
+		}
+		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.3f %9.4g %7.2f%%  %9d %8d  %7.4f %7.4f  %8s", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.OverD, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys, thm)
 		if withOne {
 			fmt.Fprintf(w, "  %6d %6d", n.OverOne, n.UnderOne)
 		}
@@ -576,6 +603,11 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 	fmt.Fprintf(w, "           passing in any interval of length d; above 1 the design let more through than (R, B)\n")
 	fmt.Fprintf(w, "time > R   the share of the run during which a key's admitted rate over the last %v s exceeded R (the worst key)\n", sums0Window(sums))
 	fmt.Fprintf(w, "J          Jain's fairness index of the fractions admitted, across nodes and across keys\n")
+	fmt.Fprintf(w, "thm 2      Theorem 2, S(t) <= S^(design)(t) at every instant, key by key, checked exactly where the design\n")
+	fmt.Fprintf(w, "           is a split of (R, B) that shapes (static without scale events); n/a elsewhere (--json says why)\n")
+	for _, v := range violated {
+		fmt.Fprintf(w, "           %s\n", v)
+	}
 	if withOne {
 		fmt.Fprintf(w, "> one      jobs admitted that the one bucket rejected; < one: rejected that it admitted\n")
 	}
