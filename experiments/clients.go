@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
@@ -85,12 +86,15 @@ func clientSummary(s clients.Summary) ClientSummary {
 
 // ClientBin is one bin of time of a population's series.
 type ClientBin struct {
-	Start         float64 `json:"start_s"`
-	Requests      int64   `json:"requests"`
-	Attempts      int64   `json:"attempts"`
-	Successes     int64   `json:"successes"`
-	GiveUps       int64   `json:"give_ups"`
-	Amplification Num     `json:"retry_amplification"` // attempts per request made in the bin; null without requests
+	Start     float64 `json:"start_s"`
+	Requests  int64   `json:"requests"`
+	Attempts  int64   `json:"attempts"`
+	Successes int64   `json:"successes"`
+	GiveUps   int64   `json:"give_ups"`
+	// Amplification is the attempts per request made in the bin; NaN
+	// (JSON null) in a bin without new requests, where retries alone make
+	// the ratio infinite or 0/0 (JSON has no infinity).
+	Amplification Num     `json:"retry_amplification"`
 	Goodput       float64 `json:"goodput_per_s"`
 }
 
@@ -98,9 +102,17 @@ func clientBins(bins []clients.Bin, width engine.Time) []ClientBin {
 	var out []ClientBin
 	for _, b := range bins {
 		out = append(out, ClientBin{Start: b.Start.Seconds(), Requests: b.Requests, Attempts: b.Attempts, Successes: b.Successes,
-			GiveUps: b.GiveUps, Amplification: Num(b.Amplification()), Goodput: b.Goodput(width)})
+			GiveUps: b.GiveUps, Amplification: finiteOrNaN(b.Amplification()), Goodput: b.Goodput(width)})
 	}
 	return out
+}
+
+// finiteOrNaN returns x, or NaN (JSON null) when x is infinite.
+func finiteOrNaN(x float64) Num {
+	if math.IsInf(x, 0) {
+		return Num(math.NaN())
+	}
+	return Num(x)
 }
 
 // ServerClass is what the downstream server did with one class of jobs.

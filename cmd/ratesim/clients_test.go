@@ -295,3 +295,32 @@ func TestClientsPlot(t *testing.T) {
 		t.Errorf("--plot-format gif: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestClientsNewUserErrors: the defects a new-user trial found. --bin 1ns
+// over 100 Poisson requests at 12/s (an expected span of 99/12 = 8.25 s)
+// is refused before the run naming a bin that fits (8.25e9/10^6 + 1 ns
+// rounded up to 1-2-5: 10 µs), and cron requests at a mean 10/s likewise
+// (99/10 = 9.9 s); --plot '' and --limit 0.5 say what fits; the help lists every
+// exit code.
+func TestClientsNewUserErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"clients", "--jobs", "100", "--bin", "1ns"}, "--bin 1ns: the run reaches 8.25 s, more than 10^6 bins (the most a series keeps): want --bin 0.00001 s or wider"},
+		{[]string{"clients", "--arrivals", "cron:n=20,period=2", "--jobs", "100", "--bin", "1us"}, "--bin 1us: the run reaches 9.9 s"},
+		{[]string{"clients", "--jobs", "10", "--plot", ""}, "--plot '': want a folder"},
+		{[]string{"clients", "--limit", "0.5"}, "--limit 0.5: want a whole number (--limit: "},
+	} {
+		out, errOut, code := ratesim(t, c.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.want)
+		}
+	}
+	for _, cmd := range []string{"clients", "drl"} {
+		out, _, _ := ratesim(t, cmd, "--help")
+		if !strings.Contains(out, "3 internal error") || !strings.Contains(out, "143 SIGTERM") {
+			t.Errorf("ratesim %s --help lacks the exit codes 3 and 143", cmd)
+		}
+	}
+}
