@@ -101,9 +101,12 @@ The limiter is --limiter, a member of the limiter family of ratesim limiters
 with rate --rate and burst or window limit --limit, or --profile, a
 library-faithful limiter (see 'ratesim limiters --help').
 
-The table gives offered load and goodput, attempts per request (the retry
-amplification), the latency users see (first attempt to success; give-ups
-counted apart) and the downstream overflows; --json adds the series in bins of
+The table gives offered load and the requests the limiter admitted, attempts
+per request (the retry amplification), the latency users see (first attempt
+to admission; give-ups counted apart) and the downstream overflows. With
+--server-rate an admitted request may still be lost to the full buffer:
+"served" counts those that left the server, and the latency leaves out the
+downstream queueing delay (given apart, per class); --json adds the series in bins of
 --bin. --plot DIR draws clients-series (offered, retried and admitted requests
 and give-ups per second over time, in bins of --bin, over the retry
 amplification of each bin) and latency-ccdf (the tail of the latency users
@@ -634,7 +637,7 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 	}
 	fg := res.Foreground
 	fmt.Fprintf(w, "\n%-11s %9s %9s %9s %8s %8s %8s %10s %10s %9s %9s %9s %9s\n",
-		"", "requests", "attempts", "successes", "give-ups", "ampl.", "att/succ", "goodput/s", "drain (s)", "mean (s)", "p50 (s)", "p99 (s)", "max (s)")
+		"", "requests", "attempts", "admitted", "give-ups", "ampl.", "att/adm.", "admitted/s", "drain (s)", "mean (s)", "p50 (s)", "p99 (s)", "max (s)")
 	row := func(name string, s experiments.ClientSummary) {
 		fmt.Fprintf(w, "%-11s %9d %9d %9d %8d %8.3f %8.3f %10.4g %10.4g %9.4g %9.4g %9.4g %9.4g\n", name, s.Requests, s.Attempts, s.Successes, s.GiveUps,
 			float64(s.Amplification), float64(s.AttemptsPerSuccess), s.Goodput, s.Drain, s.MeanLatency, s.P50Latency, s.P99Latency, s.MaxLatency)
@@ -644,7 +647,10 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 		row("backfill", *res.Backfill)
 	}
 	if res.Offered > 0 {
-		fmt.Fprintf(w, "\noffered    %.6g requests/s, goodput %.6g requests/s\n", res.Offered, fg.Goodput)
+		fmt.Fprintf(w, "\noffered    %.6g requests/s, admitted %.6g requests/s\n", res.Offered, fg.Goodput)
+	}
+	if fg.Served != nil {
+		fmt.Fprintf(w, "served     %d of %d admitted requests left the downstream server (%.6g requests/s over the drain)\n", *fg.Served, fg.Successes, *fg.ServedRate)
 	}
 	if len(res.Downstream) > 0 {
 		fmt.Fprintf(w, "\n%-11s %9s %9s %9s %14s %14s\n", "downstream", "arrived", "overflows", "departed", "mean queue (s)", "max queue (s)")
@@ -656,6 +662,10 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 		c := res.Controls[n-1]
 		fmt.Fprintf(w, "backfill   %d control steps; fraction of capacity at the end %.4g\n", n, c.Fraction)
 	}
-	fmt.Fprintf(w, "\nampl.      retry amplification, attempts per original request; att/succ attempts per success\n")
-	fmt.Fprintf(w, "latency    first attempt to success, successes only; give-ups counted apart\n")
+	fmt.Fprintf(w, "\nampl.      retry amplification, attempts per original request; att/adm. attempts per admitted request\n")
+	if sc.Server != nil {
+		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only (overflows included, downstream queue not); give-ups counted apart\n")
+	} else {
+		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only; give-ups counted apart\n")
+	}
 }
