@@ -300,7 +300,7 @@ func TestClientsPlot(t *testing.T) {
 // over 100 Poisson requests at 12/s (an expected span of 99/12 = 8.25 s)
 // is refused before the run naming a bin that fits (8.25e9/10^6 + 1 ns
 // rounded up to 1-2-5: 10 µs), and cron requests at a mean 10/s likewise
-// (99/10 = 9.9 s); --plot '' and --limit 0.5 say what fits; the help lists every
+// (99/10 = 9.9 s); --plot ” and --limit 0.5 say what fits; the help lists every
 // exit code.
 func TestClientsNewUserErrors(t *testing.T) {
 	for _, c := range []struct {
