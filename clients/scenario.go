@@ -95,7 +95,9 @@ type Result struct {
 }
 
 // Run runs sc against l, which must be fresh (no job offered yet), and
-// returns what it measured, or an error if sc is invalid.
+// returns what it measured, or an error if sc is invalid, or an
+// [*ErrTooManyBins] if the run's span needs more than [MaxBins] bins of
+// sc.Bin (found when the run ends).
 func Run(sc Scenario, l buckets.Limiter) (Result, error) {
 	if sc.Arrivals == nil && sc.Users <= 0 {
 		return Result{}, fmt.Errorf("clients: scenario without arrivals or users")
@@ -160,6 +162,11 @@ func Run(sc Scenario, l buckets.Limiter) (Result, error) {
 	var res Result
 	res.End = s.Now()
 	fgStats := foreground(ret, paced)
+	for _, st := range []*Stats{ret.statsOrNil(), paced.statsOrNil(), bf.statsOrNil()} {
+		if err := st.errOrNil(); err != nil {
+			return Result{}, err
+		}
+	}
 	res.Foreground = fgStats.Summary()
 	res.ForegroundSeries = fgStats.Series()
 	res.ForegroundLatencies = fgStats.Latencies()
@@ -224,4 +231,32 @@ func merge(a, b *Stats) *Stats {
 		}
 	}
 	return m
+}
+
+func (r *Retrying) statsOrNil() *Stats {
+	if r == nil {
+		return nil
+	}
+	return r.Stats()
+}
+
+func (p *Paced) statsOrNil() *Stats {
+	if p == nil {
+		return nil
+	}
+	return p.Stats()
+}
+
+func (b *Backfill) statsOrNil() *Stats {
+	if b == nil {
+		return nil
+	}
+	return b.Stats()
+}
+
+func (st *Stats) errOrNil() error {
+	if st == nil {
+		return nil
+	}
+	return st.Err()
 }

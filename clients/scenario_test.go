@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -123,5 +124,32 @@ func TestRunInvalid(t *testing.T) {
 		if _, err := Run(sc, admitAll{}); err == nil {
 			t.Errorf("%s: nil error", name)
 		}
+	}
+}
+
+// TestTooManyBins: requests at 0 and 2 s. A bin of w ns puts 2 s in bin
+// floor(2e9/w), which must be < 10^6: w = 2000 ns is one bin too many,
+// 2001 fits; Fits rounds the least fitting width (2001) up to 1-2-5: 5000.
+func TestTooManyBins(t *testing.T) {
+	e := &ErrTooManyBins{Bin: 1, At: 2_000_000_000}
+	if got := e.Fits(); got != 5000 {
+		t.Errorf("Fits at 2 s = %d ns, want 5000", got)
+	}
+	if got := (&ErrTooManyBins{Bin: 1, At: 1_999_999_999}).Fits(); got != 2000 {
+		t.Errorf("Fits at 2 s - 1 ns = %d ns, want 2000", got)
+	}
+	sc := Scenario{Arrivals: times(0, 2_000_000_000), Retry: RetryPolicy{Backoff: NoBackoff{}, MaxAttempts: 1}, Bin: 1}
+	_, err := Run(sc, admitAll{})
+	var tm *ErrTooManyBins
+	if !errors.As(err, &tm) || tm.At != 2_000_000_000 {
+		t.Fatalf("Run with bin 1 ns: %v, want ErrTooManyBins at 2 s", err)
+	}
+	sc.Bin = 2000 // 2 s / 2 µs = 10^6: the bin of 2 s is one too many
+	if _, err := Run(sc, admitAll{}); !errors.As(err, &tm) {
+		t.Errorf("bin 2 µs: %v, want ErrTooManyBins", err)
+	}
+	sc.Bin = 2001
+	if _, err := Run(sc, admitAll{}); err != nil {
+		t.Errorf("bin 2.001 µs: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -41,6 +42,40 @@ type Stats struct {
 
 	latencies []float64 // seconds, in order of success
 	bins      []Bin
+	// overBins is the first instant whose bin would have been past
+	// MaxBins (then no more bins are kept), 0 if none.
+	overBins engine.Time
+}
+
+// MaxBins is the most series bins one population keeps (a bound on the
+// series' memory, 48 bytes a bin). A run whose span needs more bins of
+// its width fails with an [*ErrTooManyBins].
+const MaxBins = 1_000_000
+
+// ErrTooManyBins is the error of a run whose series would need more than
+// [MaxBins] bins of width Bin: an instant At (ns) fell past the last bin.
+type ErrTooManyBins struct {
+	Bin, At engine.Time
+}
+
+func (e *ErrTooManyBins) Error() string {
+	return fmt.Sprintf("clients: series bin %v s: an event at %v s needs more than %d bins (a bin of at least %v s fits)", e.Bin, e.At, MaxBins, e.Fits())
+}
+
+// Fits returns the smallest bin width of the form 1, 2 or 5 times a power
+// of ten nanoseconds that holds [0, At] in MaxBins bins.
+func (e *ErrTooManyBins) Fits() engine.Time {
+	need := e.At/MaxBins + 1 // floor(At/w) < MaxBins
+	for p := engine.Time(1); ; p *= 10 {
+		for _, m := range []engine.Time{1, 2, 5} {
+			if w := m * p; w >= need {
+				return w
+			}
+		}
+		if p > math.MaxInt64/100 {
+			return need
+		}
+	}
 }
 
 // Bin holds the counts of one bin of time [Start, Start + width).
@@ -59,6 +94,15 @@ func (b Bin) Amplification() float64 { return float64(b.Attempts) / float64(b.Re
 // Goodput returns the bin's successes per second for a bin of the given
 // width.
 func (b Bin) Goodput(width engine.Time) float64 { return float64(b.Successes) / width.Seconds() }
+
+// Err returns an [*ErrTooManyBins] if an event fell past the last of
+// MaxBins bins (the series then stops there), or nil.
+func (st *Stats) Err() error {
+	if st.overBins == 0 {
+		return nil
+	}
+	return &ErrTooManyBins{Bin: st.Bin, At: st.overBins}
+}
 
 // Series returns the bins from the first to the last one with a count in
 // it, empty bins included.
@@ -190,6 +234,12 @@ func (st *Stats) giveUp(t engine.Time, deadline bool) {
 // kept. A bin's floor is exact: floor(t/Bin) of integers.
 func (st *Stats) bin(t engine.Time) *Bin {
 	if st.Bin <= 0 || t < 0 {
+		return nil
+	}
+	if t/st.Bin >= MaxBins {
+		if st.overBins == 0 {
+			st.overBins = max(t, 1)
+		}
 		return nil
 	}
 	i := int(t / st.Bin)

@@ -59,7 +59,7 @@ func clientsSeries(res *ClientsResult, width float64, caption string) *plots.Sta
 	rates := []plots.Line{
 		line("offered (new requests)", 0, false, per(func(b ClientBin) int64 { return b.Requests })),
 		line("retries", 1, true, per(func(b ClientBin) int64 { return b.Attempts - b.Requests })),
-		line("admitted (successes)", 2, false, per(func(b ClientBin) int64 { return b.Successes })),
+		line("admitted", 2, false, per(func(b ClientBin) int64 { return b.Successes })),
 		line("give-ups", 3, true, per(func(b ClientBin) int64 { return b.GiveUps })),
 	}
 	if len(res.BackfillSeries) > 0 {
@@ -88,7 +88,7 @@ func clientsSeries(res *ClientsResult, width float64, caption string) *plots.Sta
 // last one kept (and the last point).
 const maxCCDFPoints = 4000
 
-// latencyCCDF draws P(latency > x) of the successes.
+// latencyCCDF draws P(latency > x) of the admitted requests.
 func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 	lat := slices.Clone(res.Latencies)
 	slices.Sort(lat)
@@ -96,16 +96,16 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 	zero, _ := slices.BinarySearch(lat, math.Nextafter(0, 1)) // latencies <= 0
 	pos := float64(len(lat)-zero) / float64(len(lat))         // P(latency > 0)
 	fg := res.Foreground
-	c := caption + fmt.Sprintf("; %d successes of %d requests, %d given up (not in the distribution); P(latency > 0) = %s",
+	c := caption + fmt.Sprintf("; %d admitted of %d requests, %d given up (not in the distribution); P(latency > 0) = %s",
 		fg.Successes, fg.Requests, fg.GiveUps, FormatProb(pos))
 	return &plots.LinePlot{
-		Title:   "Latency users saw, first attempt to success (CCDF, log-log)",
+		Title:   "Latency users saw, first attempt to admission (CCDF, log-log)",
 		Caption: c,
 		XLabel:  "latency x (s, log scale)",
 		YLabel:  "P(latency > x) (log scale)",
 		LogX:    true,
 		LogY:    true,
-		Lines:   []plots.Line{{Label: "successes, P(latency > 0) = " + FormatProb(pos), X: x, Y: y, Step: true, Color: 0}},
+		Lines:   []plots.Line{{Label: "admitted, P(latency > 0) = " + FormatProb(pos), X: x, Y: y, Step: true, Color: 0}},
 	}
 }
 

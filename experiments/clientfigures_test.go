@@ -35,7 +35,7 @@ func TestClientsFiguresData(t *testing.T) {
 	want := map[string][]float64{
 		"offered (new requests)": {3, 0, 0, 0},
 		"retries":                {2, 3, 1, 1},
-		"admitted (successes)":   {1, 1, 1, 1},
+		"admitted":               {1, 1, 1, 1},
 		"give-ups":               {0, 0, 0, 0},
 	}
 	for _, l := range st.Panels[0].Lines {
@@ -59,7 +59,7 @@ func TestClientsFiguresData(t *testing.T) {
 	if !equalFloats(l.X, []float64{0, 1, 2}) || l.Y[0] != 2.0/3 || l.Y[1] != 1.0/3 || !math.IsNaN(l.Y[2]) || !cc.LogX || !cc.LogY {
 		t.Errorf("latency tail x %v y %v", l.X, l.Y)
 	}
-	if want := "; 3 successes of 3 requests, 0 given up (not in the distribution); P(latency > 0) = 0.6667"; !strings.HasSuffix(cc.Caption, want) {
+	if want := "; 3 admitted of 3 requests, 0 given up (not in the distribution); P(latency > 0) = 0.6667"; !strings.HasSuffix(cc.Caption, want) {
 		t.Errorf("latency caption %q, want it to end %q", cc.Caption, want)
 	}
 	// Without series (bin 0) or successes, the figures are left out.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
@@ -62,19 +63,39 @@ func (s ClientsSpec) LimiterParams() string {
 }
 
 // ClientSummary is clients.Summary with units in its JSON keys.
+//
+// Successes (JSON "admitted") counts the requests the limiter let pass, as
+// the clients see it: with a downstream server some of them may still be
+// lost to its full buffer. Served (JSON "served", with a server only)
+// counts those that left the server; the latencies end at admission and
+// leave out the downstream queueing delay (see [ServerClass]).
 type ClientSummary struct {
 	Requests           int64   `json:"requests"` // original requests
 	Attempts           int64   `json:"attempts"` // offers to the limiter, retries included
-	Successes          int64   `json:"successes"`
+	Successes          int64   `json:"admitted"` // requests the limiter let pass
+	Served             *int64  `json:"served,omitempty"`
 	GiveUps            int64   `json:"give_ups"`
-	Amplification      Num     `json:"retry_amplification"`  // attempts per original request
-	AttemptsPerSuccess Num     `json:"attempts_per_success"` // attempts (give-ups' included) per success
-	Goodput            float64 `json:"goodput_per_s"`        // successes per second over [first request, last end]
-	Drain              float64 `json:"drain_s"`              // first request to the last end
-	MeanLatency        float64 `json:"mean_latency_s"`       // first attempt to success, successes only
-	P50Latency         float64 `json:"p50_latency_s"`
-	P99Latency         float64 `json:"p99_latency_s"`
-	MaxLatency         float64 `json:"max_latency_s"`
+	Amplification      Num     `json:"retry_amplification"`   // attempts per original request
+	AttemptsPerSuccess Num     `json:"attempts_per_admitted"` // attempts (give-ups' included) per admitted request
+	Goodput            float64 `json:"admitted_per_s"`        // admitted requests per second over [first request, last end]
+	// ServedRate is Served per second over the same span as Goodput (the
+	// downstream may still be serving after it); with a server only.
+	ServedRate  *float64 `json:"served_per_s,omitempty"`
+	Drain       float64  `json:"drain_s"`        // first request to the last end (admission or give-up)
+	MeanLatency float64  `json:"mean_latency_s"` // first attempt to admission, admitted requests only
+	P50Latency  float64  `json:"p50_latency_s"`
+	P99Latency  float64  `json:"p99_latency_s"`
+	MaxLatency  float64  `json:"max_latency_s"`
+}
+
+// serve sets the served counts of s from the downstream's departures.
+func (s *ClientSummary) serve(departed int64) {
+	s.Served = &departed
+	rate := 0.0
+	if s.Drain > 0 {
+		rate = float64(departed) / s.Drain
+	}
+	s.ServedRate = &rate
 }
 
 func clientSummary(s clients.Summary) ClientSummary {
@@ -85,22 +106,33 @@ func clientSummary(s clients.Summary) ClientSummary {
 
 // ClientBin is one bin of time of a population's series.
 type ClientBin struct {
-	Start         float64 `json:"start_s"`
-	Requests      int64   `json:"requests"`
-	Attempts      int64   `json:"attempts"`
-	Successes     int64   `json:"successes"`
-	GiveUps       int64   `json:"give_ups"`
-	Amplification Num     `json:"retry_amplification"` // attempts per request made in the bin; null without requests
-	Goodput       float64 `json:"goodput_per_s"`
+	Start     float64 `json:"start_s"`
+	Requests  int64   `json:"requests"`
+	Attempts  int64   `json:"attempts"`
+	Successes int64   `json:"admitted"` // requests the limiter let pass in the bin
+	GiveUps   int64   `json:"give_ups"`
+	// Amplification is the attempts per request made in the bin; NaN
+	// (JSON null) in a bin without new requests, where retries alone make
+	// the ratio infinite or 0/0 (JSON has no infinity).
+	Amplification Num     `json:"retry_amplification"`
+	Goodput       float64 `json:"admitted_per_s"`
 }
 
 func clientBins(bins []clients.Bin, width engine.Time) []ClientBin {
 	var out []ClientBin
 	for _, b := range bins {
 		out = append(out, ClientBin{Start: b.Start.Seconds(), Requests: b.Requests, Attempts: b.Attempts, Successes: b.Successes,
-			GiveUps: b.GiveUps, Amplification: Num(b.Amplification()), Goodput: b.Goodput(width)})
+			GiveUps: b.GiveUps, Amplification: finiteOrNaN(b.Amplification()), Goodput: b.Goodput(width)})
 	}
 	return out
+}
+
+// finiteOrNaN returns x, or NaN (JSON null) when x is infinite.
+func finiteOrNaN(x float64) Num {
+	if math.IsInf(x, 0) {
+		return Num(math.NaN())
+	}
+	return Num(x)
 }
 
 // ServerClass is what the downstream server did with one class of jobs.
@@ -195,6 +227,12 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 			name = "backfill"
 		}
 		mq, _ := st.MaxQueueDelay.Quo(exact.Int(1e9))
+		switch name {
+		case "foreground":
+			out.Foreground.serve(st.Departed)
+		case "backfill":
+			out.Backfill.serve(st.Departed)
+		}
 		out.Downstream = append(out.Downstream, ServerClass{Class: name, Arrived: st.Arrived, Overflows: st.Overflows, Departed: st.Departed,
 			MeanQueue: st.MeanQueueDelay(), MaxQueue: mq.Float64(), MaxQueueExact: mq.String()})
 	}

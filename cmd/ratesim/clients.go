@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -100,15 +101,25 @@ The limiter is --limiter, a member of the limiter family of ratesim limiters
 with rate --rate and burst or window limit --limit, or --profile, a
 library-faithful limiter (see 'ratesim limiters --help').
 
-The table gives offered load and goodput, attempts per request (the retry
-amplification), the latency users see (first attempt to success; give-ups
-counted apart) and the downstream overflows; --json adds the series in bins of
+The table gives offered load and the requests the limiter admitted, attempts
+per request (the retry amplification), the latency users see (first attempt
+to admission; give-ups counted apart) and the downstream overflows. With
+--server-rate an admitted request may still be lost to the full buffer:
+"served" counts those that left the server, and the latency leaves out the
+downstream queueing delay (given apart, per class); --json adds the series in bins of
 --bin. --plot DIR draws clients-series (offered, retried and admitted requests
 and give-ups per second over time, in bins of --bin, over the retry
 amplification of each bin) and latency-ccdf (the tail of the latency users
 saw, log-log), and lists the files written on stderr.
 
-Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
+The series keeps at most 10^6 bins: a --bin that would cut the run into
+more is refused, before the run when its span is known (generated requests,
+closed-loop users) or when the run ends, naming a --bin that fits.
+
+Exit codes: 0 success; 2 bad usage, bad input, or an output that cannot be
+written; 3 internal error (a bug in ratesim: please report the message, the
+version and the command line); 128 + the signal's number when stopped by a
+signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		Example: `  ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff exponential
   ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff full
   ratesim clients --profile 'nginx:rate=10r/s,burst=20' --arrivals poisson --load 1.5 --jobs 5000 --retry-after
@@ -156,7 +167,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
 	fl.Float64Var(&f.bfDecrease, "backfill-decrease", 0.5, "backfill: factor of the fraction after an interval over target, in (0, 1]")
 	fl.StringVar(&f.bfTarget, "backfill-target", "10ms", "backfill: the foreground's mean queueing delay downstream over which it slows down, seconds or with a unit")
 	fl.StringVar(&f.bfInterval, "backfill-interval", "1s", "backfill: control period, seconds or with a unit (> 0)")
-	fl.StringVar(&f.bin, "bin", "1s", "width of the series bins in the JSON, seconds or with a unit (0: no series)")
+	fl.StringVar(&f.bin, "bin", "1s", "width of the series bins in the JSON and --plot, seconds or with a unit (0: no series; at most 10^6 bins over the run)")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed: each client's jitter and each component draw from their own streams of it")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
 	fl.StringVar(&f.plot, "plot", "", "draw the figures into this folder: offered, retried, admitted requests and retry amplification over time (in bins of --bin), the latency tail (CCDF)")
@@ -440,7 +451,14 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 		input += fmt.Sprintf("; %d closed-loop users, think %s, until %s", f.users, f.think, f.horizon)
 	}
 	spec.Input, spec.Offered = input, f.meanRate
+	if err := f.checkBins(spec); err != nil {
+		return err
+	}
 	res, err := experiments.RunClients(cmd.Context(), spec, proc)
+	var tooMany *clients.ErrTooManyBins
+	if errors.As(err, &tooMany) {
+		return binError(f.bin, tooMany)
+	}
 	if err != nil {
 		return err
 	}
@@ -470,6 +488,34 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	return nil
 }
 
+// checkBins refuses --bin before the run when the run's span is known to
+// need more than clients.MaxBins bins: the expected span of --jobs
+// generated requests, or the --horizon of closed-loop users.
+func (f *clientsFlags) checkBins(spec experiments.ClientsSpec) error {
+	w := spec.Scenario.Bin
+	if w <= 0 {
+		return nil
+	}
+	var end engine.Time
+	if f.meanRate > 0 && spec.MaxJobs > 1 {
+		end = engine.Time(min(float64(spec.MaxJobs-1)/f.meanRate*1e9, math.MaxInt64/2))
+	}
+	if f.users > 0 {
+		end = max(end, spec.Scenario.Horizon)
+	}
+	if end/w >= clients.MaxBins {
+		return binError(f.bin, &clients.ErrTooManyBins{Bin: w, At: end})
+	}
+	return nil
+}
+
+// binError says which --bin would fit a run whose series needs too many
+// bins.
+func binError(text string, e *clients.ErrTooManyBins) error {
+	return fmt.Errorf("--bin %s: the run reaches %v s, more than 10^6 bins (the most a series keeps): want --bin %v s or wider, or --bin 0 for no series",
+		text, e.At, e.Fits())
+}
+
 // checkPlot checks --plot and --plot-format before the run and creates
 // the --plot folder.
 func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
@@ -477,6 +523,9 @@ func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
 		return flagError("plot-format", f.plotFormat, "png, svg or pdf")
 	}
 	if f.plot == "" {
+		if cmd.Flags().Changed("plot") {
+			return flagError("plot", "''", "a folder to draw the figures into")
+		}
 		if cmd.Flags().Changed("plot-format") {
 			return fmt.Errorf("--plot-format applies with --plot DIR")
 		}
@@ -588,7 +637,7 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 	}
 	fg := res.Foreground
 	fmt.Fprintf(w, "\n%-11s %9s %9s %9s %8s %8s %8s %10s %10s %9s %9s %9s %9s\n",
-		"", "requests", "attempts", "successes", "give-ups", "ampl.", "att/succ", "goodput/s", "drain (s)", "mean (s)", "p50 (s)", "p99 (s)", "max (s)")
+		"", "requests", "attempts", "admitted", "give-ups", "ampl.", "att/adm.", "admitted/s", "drain (s)", "mean (s)", "p50 (s)", "p99 (s)", "max (s)")
 	row := func(name string, s experiments.ClientSummary) {
 		fmt.Fprintf(w, "%-11s %9d %9d %9d %8d %8.3f %8.3f %10.4g %10.4g %9.4g %9.4g %9.4g %9.4g\n", name, s.Requests, s.Attempts, s.Successes, s.GiveUps,
 			float64(s.Amplification), float64(s.AttemptsPerSuccess), s.Goodput, s.Drain, s.MeanLatency, s.P50Latency, s.P99Latency, s.MaxLatency)
@@ -598,7 +647,10 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 		row("backfill", *res.Backfill)
 	}
 	if res.Offered > 0 {
-		fmt.Fprintf(w, "\noffered    %.6g requests/s, goodput %.6g requests/s\n", res.Offered, fg.Goodput)
+		fmt.Fprintf(w, "\noffered    %.6g requests/s, admitted %.6g requests/s\n", res.Offered, fg.Goodput)
+	}
+	if fg.Served != nil {
+		fmt.Fprintf(w, "served     %d of %d admitted requests left the downstream server (%.6g requests/s over the drain)\n", *fg.Served, fg.Successes, *fg.ServedRate)
 	}
 	if len(res.Downstream) > 0 {
 		fmt.Fprintf(w, "\n%-11s %9s %9s %9s %14s %14s\n", "downstream", "arrived", "overflows", "departed", "mean queue (s)", "max queue (s)")
@@ -610,6 +662,10 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 		c := res.Controls[n-1]
 		fmt.Fprintf(w, "backfill   %d control steps; fraction of capacity at the end %.4g\n", n, c.Fraction)
 	}
-	fmt.Fprintf(w, "\nampl.      retry amplification, attempts per original request; att/succ attempts per success\n")
-	fmt.Fprintf(w, "latency    first attempt to success, successes only; give-ups counted apart\n")
+	fmt.Fprintf(w, "\nampl.      retry amplification, attempts per original request; att/adm. attempts per admitted request\n")
+	if sc.Server != nil {
+		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only (overflows included, downstream queue not); give-ups counted apart\n")
+	} else {
+		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only; give-ups counted apart\n")
+	}
 }

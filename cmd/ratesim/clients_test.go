@@ -20,7 +20,7 @@ type clientsOut struct {
 	Foreground struct {
 		Requests      int64   `json:"requests"`
 		Attempts      int64   `json:"attempts"`
-		Successes     int64   `json:"successes"`
+		Successes     int64   `json:"admitted"`
 		GiveUps       int64   `json:"give_ups"`
 		Amplification float64 `json:"retry_amplification"`
 		Drain         float64 `json:"drain_s"`
@@ -35,7 +35,7 @@ type clientsOut struct {
 	} `json:"foreground_series"`
 	Backfill *struct {
 		Requests  int64 `json:"requests"`
-		Successes int64 `json:"successes"`
+		Successes int64 `json:"admitted"`
 	} `json:"backfill"`
 	Controls   []struct{ Fraction float64 } `json:"backfill_controls"`
 	Downstream []struct {
@@ -293,5 +293,75 @@ func TestClientsPlot(t *testing.T) {
 	_, errOut, code = ratesim(t, "clients", "--jobs", "3", "--plot", dir, "--plot-format", "gif")
 	if code != 2 || !strings.Contains(errOut, "--plot-format") {
 		t.Errorf("--plot-format gif: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestClientsNewUserErrors: the defects a new-user trial found. --bin 1ns
+// over 100 Poisson requests at 12/s (an expected span of 99/12 = 8.25 s)
+// is refused before the run naming a bin that fits (8.25e9/10^6 + 1 ns
+// rounded up to 1-2-5: 10 µs), and cron requests at a mean 10/s likewise
+// (99/10 = 9.9 s); --plot ” and --limit 0.5 say what fits; the help lists every
+// exit code.
+func TestClientsNewUserErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"clients", "--jobs", "100", "--bin", "1ns"}, "--bin 1ns: the run reaches 8.25 s, more than 10^6 bins (the most a series keeps): want --bin 0.00001 s or wider"},
+		{[]string{"clients", "--arrivals", "cron:n=20,period=2", "--jobs", "100", "--bin", "1us"}, "--bin 1us: the run reaches 9.9 s"},
+		{[]string{"clients", "--jobs", "10", "--plot", ""}, "--plot '': want a folder"},
+		{[]string{"clients", "--limit", "0.5"}, "--limit 0.5: want a whole number (--limit: "},
+	} {
+		out, errOut, code := ratesim(t, c.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.want)
+		}
+	}
+	for _, cmd := range []string{"clients", "drl"} {
+		out, _, _ := ratesim(t, cmd, "--help")
+		if !strings.Contains(out, "3 internal error") || !strings.Contains(out, "143 SIGTERM") {
+			t.Errorf("ratesim %s --help lacks the exit codes 3 and 143", cmd)
+		}
+	}
+}
+
+// TestClientsServed: the README's burst into a small buffer. 20 requests
+// every 2 s, all admitted by a bucket of burst 20; a server of 10 jobs/s
+// with room for 2 serves 3 of each burst (one in service, two waiting).
+// 200 requests are 10 bursts: 30 served of 200 admitted, over the drain
+// of 18 s (the last burst at 18 s) 30/18 per s; the JSON says "admitted"
+// and "served", and a bin of retries without new requests has a null
+// amplification (JSON has no infinity), not "+Inf".
+func TestClientsServed(t *testing.T) {
+	out, errOut, code := ratesim(t, "clients", "--arrivals", "cron:n=20,period=2", "--jobs", "200", "--rate", "10", "--limit", "20",
+		"--server-rate", "10", "--buffer", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	var res struct {
+		Foreground struct {
+			Admitted   int64    `json:"admitted"`
+			Served     *int64   `json:"served"`
+			ServedRate *float64 `json:"served_per_s"`
+		} `json:"foreground"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	f := res.Foreground
+	if f.Admitted != 200 || f.Served == nil || *f.Served != 30 || f.ServedRate == nil || !near(*f.ServedRate, 30.0/18, 1e-12) {
+		t.Errorf("admitted %d, served %v at %v/s; want 200, 30 at 30/18", f.Admitted, f.Served, f.ServedRate)
+	}
+	table, _, _ := ratesim(t, "clients", "--arrivals", "cron:n=20,period=2", "--jobs", "200", "--rate", "10", "--limit", "20",
+		"--server-rate", "10", "--buffer", "2")
+	if !strings.Contains(table, "served     30 of 200 admitted requests left the downstream server") {
+		t.Errorf("table lacks the served line:\n%s", table)
+	}
+	// A bucket of burst 1 at 1/s, three requests at 0, constant backoff
+	// 0.5 s, bins of 1 s: the bins at 1 s and 2 s hold retries only.
+	out, _, _ = ratesim(t, "clients", "--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1",
+		"--max-attempts", "0", "--base", "0.5", "--backoff", "constant", "--json")
+	if strings.Contains(out, "Inf") || !strings.Contains(out, `"retry_amplification": null`) {
+		t.Errorf("series amplification not null in bins without requests:\n%s", out)
 	}
 }

@@ -109,7 +109,10 @@ for a sweep of one numeric axis, overshoot and mean delay against it).
 Durations take a unit (100ms, 2s) or are plain seconds; delays are fixed
 (2ms), uniform:1ms:3ms or lognormal:MEDIAN:SHAPE (lognormal:2ms:0.5).
 
-Exit codes: 0 success, 2 bad usage or bad input, 130 interrupted.`,
+Exit codes: 0 success; 2 bad usage, bad input, or an output that cannot be
+written; 3 internal error (a bug in ratesim: please report the message, the
+version and the command line); 128 + the signal's number when stopped by a
+signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		Example: `  ratesim drl --nodes 4 --jobs 5000
   ratesim drl --designs one,store --rtt lognormal:2ms:0.5 --outage 10s:20s --fail local
   ratesim drl --designs static --nodes 2 --scale 30s:4 --police

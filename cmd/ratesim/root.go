@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -105,7 +106,7 @@ writes one per command (ratesim.1, ratesim-run.1, ...).`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
+		return fmt.Errorf("%w (see '%s --help')", wholeNumberError(c, err), c.CommandPath())
 	})
 	root.PersistentPreRunE = checkOutputFlags
 	root.AddCommand(newRunCmd(), newVerifyCmd(), newLimitersCmd(), newClientsCmd(), newDRLCmd(), newSweepCmd(), newMergeCmd(), newPlotCmd(), newTraceCmd(), newPaperCmd(), newManCmd())
@@ -228,4 +229,23 @@ func count[N ~int | ~int64 | ~uint64](n N, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// badIntArg matches pflag's error for a value an integer flag cannot parse.
+var badIntArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: strconv\.Parse(?:Int|Uint)`)
+
+// wholeNumberError rewrites pflag's error for an integer flag given
+// something else (such as --limit 0.5) into what would fit: the flag,
+// its value, and a whole number as its usage describes; other errors are
+// returned as they are.
+func wholeNumberError(c *cobra.Command, err error) error {
+	m := badIntArg.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	want := "a whole number"
+	if fl := c.Flags().Lookup(m[2]); fl != nil {
+		want += " (--" + fl.Name + ": " + fl.Usage + ")"
+	}
+	return flagError(m[2], m[1], want)
 }
