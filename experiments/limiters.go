@@ -275,22 +275,22 @@ type ResponseBin struct {
 
 // LimiterResult is what one limiter did with the arrivals.
 type LimiterResult struct {
-	Name        string       `json:"limiter"`
-	Params      string       `json:"params"`
-	PromiseName string       `json:"promise"` // its nominal arrival curve, as a formula in d
-	Shaper      bool         `json:"shaper"`
-	Profile     bool         `json:"profile"` // a library-faithful profile; Params is its canonical spec
-	Admitted    int64        `json:"admitted"`
-	Rejected    int64        `json:"rejected"`
-	Delayed     int64        `json:"delayed"`         // admitted jobs that waited (delay > 0)
-	Worst       CurvePoint   `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
+	Name        string     `json:"limiter"`
+	Params      string     `json:"params"`
+	PromiseName string     `json:"promise"` // its nominal arrival curve, as a formula in d
+	Shaper      bool       `json:"shaper"`
+	Profile     bool       `json:"profile"` // a library-faithful profile; Params is its canonical spec
+	Admitted    int64      `json:"admitted"`
+	Rejected    int64      `json:"rejected"`
+	Delayed     int64      `json:"delayed"`         // admitted jobs that waited (delay > 0)
+	Worst       CurvePoint `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
 	// WorstVsLimit is, for a profile, its worst overshoot against the
 	// promise the user asked for, γ(Rate, Limit) of the spec: the point of
 	// Curve with the largest α*(d)/(Limit + Rate·d) (the shortest d on
 	// ties); nil for the family, which Worst already measures so.
-	WorstVsLimit *CurvePoint `json:"overshoot_vs_limit,omitempty"`
-	Curve       []CurvePoint `json:"arrival_curve"`   // keyed runs: at each d, the worst key
-	Delay       *Stats       `json:"delay,omitempty"` // shapers: delays of the admitted jobs
+	WorstVsLimit *CurvePoint  `json:"overshoot_vs_limit,omitempty"`
+	Curve        []CurvePoint `json:"arrival_curve"`   // keyed runs: at each d, the worst key
+	Delay        *Stats       `json:"delay,omitempty"` // shapers: delays of the admitted jobs
 	// Response counts, by token deficit at arrival, the jobs offered and
 	// admitted (token-police and throttle only).
 	Response []ResponseBin `json:"response,omitempty"`
