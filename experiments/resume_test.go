@@ -3,8 +3,8 @@ package experiments
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
