@@ -488,10 +488,10 @@ type Summary struct {
 	// Staleness is the mean age of the owner's state the sync design's
 	// decisions were made with, s (0 for the other designs).
 	Staleness float64 `json:"mean_staleness_s"`
-	// OverRate is the largest share, over the keys, of the time between
+	// OverRate is the largest fraction, over the keys, of the time between
 	// the first and last arrival during which the key's admitted rate over
 	// the last OverRateWindow seconds exceeded R.
-	OverRate       float64 `json:"over_rate_share"`
+	OverRate       float64 `json:"over_rate_fraction"`
 	OverRateWindow float64 `json:"over_rate_window_s"`
 	// OverOne and UnderOne are the jobs the design admitted that the one
 	// bucket rejected, and those it rejected that the one bucket admitted,

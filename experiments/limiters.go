@@ -219,14 +219,14 @@ func (s LimitersSpec) newEntry(e entry, src rand.Source) (buckets.Limiter, error
 	return s.newLimiter(e.name, src)
 }
 
-// kind returns what the table and figures need to know of e. Profiles may
-// delay jobs (the blocking calls of their libraries), so their delays are
-// always measured; their promise is the bound their type states.
+// kind returns what the table and figures need to know of e. A profile is
+// a shaper when its library's call may delay jobs ([profiles.Profile.Delays]);
+// its promise is its own arrival curve, the bound its type states.
 func (s LimitersSpec) kind(e entry) limiterKind {
 	if e.prof == nil {
 		return familyDef(e.name).kind
 	}
-	return limiterKind{shaper: true, color: 7, promise: "the profile's own bound", promiseColor: -1}
+	return limiterKind{shaper: e.prof.Delays(), color: 7, promise: "the profile's own bound", promiseColor: -1}
 }
 
 // describe returns the parameters of limiter name for humans.
@@ -275,17 +275,22 @@ type ResponseBin struct {
 
 // LimiterResult is what one limiter did with the arrivals.
 type LimiterResult struct {
-	Name        string       `json:"limiter"`
-	Params      string       `json:"params"`
-	PromiseName string       `json:"promise"` // its nominal arrival curve, as a formula in d
-	Shaper      bool         `json:"shaper"`
-	Profile     bool         `json:"profile"` // a library-faithful profile; Params is its canonical spec
-	Admitted    int64        `json:"admitted"`
-	Rejected    int64        `json:"rejected"`
-	Delayed     int64        `json:"delayed"`         // admitted jobs that waited (delay > 0)
-	Worst       CurvePoint   `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
-	Curve       []CurvePoint `json:"arrival_curve"`   // keyed runs: at each d, the worst key
-	Delay       *Stats       `json:"delay,omitempty"` // shapers: delays of the admitted jobs
+	Name        string     `json:"limiter"`
+	Params      string     `json:"params"`
+	PromiseName string     `json:"promise"` // its nominal arrival curve, as a formula in d
+	Shaper      bool       `json:"shaper"`
+	Profile     bool       `json:"profile"` // a library-faithful profile; Params is its canonical spec
+	Admitted    int64      `json:"admitted"`
+	Rejected    int64      `json:"rejected"`
+	Delayed     int64      `json:"delayed"`         // admitted jobs that waited (delay > 0)
+	Worst       CurvePoint `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
+	// WorstVsLimit is, for a profile, its worst overshoot against the
+	// promise the user asked for, γ(Rate, Limit) of the spec: the point of
+	// Curve with the largest α*(d)/(Limit + Rate·d) (the shortest d on
+	// ties); nil for the family, which Worst already measures so.
+	WorstVsLimit *CurvePoint  `json:"overshoot_vs_limit,omitempty"`
+	Curve        []CurvePoint `json:"arrival_curve"`   // keyed runs: at each d, the worst key
+	Delay        *Stats       `json:"delay,omitempty"` // shapers: delays of the admitted jobs
 	// Response counts, by token deficit at arrival, the jobs offered and
 	// admitted (token-police and throttle only).
 	Response []ResponseBin `json:"response,omitempty"`
@@ -611,6 +616,9 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 			r.Worst = cp
 		}
 	}
+	if e.prof != nil {
+		r.WorstVsLimit = worstAgainst(r.Curve, spec.Rate.Float64(), float64(spec.Limit))
+	}
 	if spec.Service != nil && len(keys) > 0 {
 		ds, err := downstream(spec, e, keys[0].lims[i].released)
 		if err != nil {
@@ -631,4 +639,20 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 		r.Delay = &st
 	}
 	return r, nil
+}
+
+// worstAgainst returns the point of curve with the largest ratio of its
+// jobs to the promise limit + rate·d, the shortest d on ties; nil for an
+// empty curve.
+func worstAgainst(curve []CurvePoint, rate, limit float64) *CurvePoint {
+	var worst *CurvePoint
+	for _, cp := range curve {
+		cp.Promise = limit + rate*cp.D
+		cp.Ratio = float64(cp.Jobs) / cp.Promise
+		cp.Unbounded = false
+		if worst == nil || cp.Ratio > worst.Ratio {
+			worst = &cp
+		}
+	}
+	return worst
 }

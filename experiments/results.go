@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -299,7 +300,7 @@ func (r *Results) CheckResume(spec *Spec, shard Shard, ver, goVer, commit string
 	case r.Schema != version.Schema:
 		return fmt.Errorf("experiments: the results have schema_version %d, this ratesim writes %d", r.Schema, version.Schema)
 	case !bytes.Equal(a, b):
-		return fmt.Errorf("experiments: the results are of another experiment (their spec differs from this one)")
+		return fmt.Errorf("experiments: the results are of another experiment (their spec differs from this one: %s)", specDiff(a, b))
 	case r.Seed != spec.Seed:
 		return fmt.Errorf("experiments: the results have seed %d, this run %d", r.Seed, spec.Seed)
 	case r.Shard != shard.String():
@@ -316,4 +317,50 @@ func (r *Results) CheckResume(spec *Spec, shard Shard, ver, goVer, commit string
 		seen[p.Index] = true
 	}
 	return nil
+}
+
+// specDiff names the fields in which the JSON objects a (the results'
+// spec) and b (this run's) differ, with both values, at most four:
+// "seed 1 in the results, 2 in this run".
+func specDiff(a, b []byte) string {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return "unreadable"
+	}
+	var diffs []string
+	var walk func(path string, x, y any)
+	walk = func(path string, x, y any) {
+		mx, okx := x.(map[string]any)
+		my, oky := y.(map[string]any)
+		if okx && oky {
+			keys := make([]string, 0, len(mx)+len(my))
+			for k := range mx {
+				keys = append(keys, k)
+			}
+			for k := range my {
+				if _, ok := mx[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				walk(p, mx[k], my[k])
+			}
+			return
+		}
+		ja, _ := json.Marshal(x)
+		jb, _ := json.Marshal(y)
+		if !bytes.Equal(ja, jb) {
+			diffs = append(diffs, fmt.Sprintf("%s %s in the results, %s in this run", path, ja, jb))
+		}
+	}
+	walk("", x, y)
+	if len(diffs) > 4 {
+		diffs = append(diffs[:4], fmt.Sprintf("and %d more", len(diffs)-4))
+	}
+	return strings.Join(diffs, "; ")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -109,7 +110,7 @@ func TestCheckResume(t *testing.T) {
 		want  string
 	}{
 		{s, Shard{}, "v1", ""},
-		{&other, Shard{}, "v1", "spec differs"},
+		{&other, Shard{}, "v1", fmt.Sprintf("spec differs from this one: seed %d in the results, %d in this run)", s.Seed, other.Seed)},
 		{s, Shard{1, 2}, "v1", `the results are of shard "", this run of "1/2"`},
 		{s, Shard{}, "v2", "written by ratesim v1 abc (go1), this is v2 abc (go1)"},
 	} {

@@ -369,3 +369,37 @@ func floorRat(x *big.Rat) float64 {
 	f, _ := new(big.Float).SetInt(q).Float64()
 	return f
 }
+
+// Delays reports whether p's limiter may delay a job (a blocking call of
+// its library: x/time/rate's ReserveN and WaitN, Guava's acquire and
+// tryAcquire with a timeout, Bucket4j's blocking bucket, nginx without
+// nodelay, uber's Take) rather than only admit or reject it. A profile
+// that delays is a shaper; one that does not is a policer.
+func (p Profile) Delays() bool {
+	v := p.values
+	wait := func(key string, tick time.Duration) bool { // a wait of at least one tick of the library's clock, or inf
+		s := v[key]
+		if s == "inf" || s == "Inf" || s == "forever" {
+			return true
+		}
+		d, err := time.ParseDuration(s)
+		return err == nil && d >= tick
+	}
+	switch p.Name {
+	case "xrate":
+		return v["call"] != "allow"
+	case "guava-bursty", "guava-warmup":
+		return v["call"] == "acquire" || wait("timeout", time.Microsecond)
+	case "bucket4j-greedy", "bucket4j-interval":
+		return v["call"] == "block" && wait("max_wait", time.Nanosecond)
+	case "nginx":
+		n := func(key string) int64 {
+			x, _ := strconv.ParseInt(v[key], 10, 64)
+			return x
+		}
+		return v["nodelay"] != "true" && n("burst") > n("delay")
+	case "uber":
+		return true
+	}
+	return false
+}

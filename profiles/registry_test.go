@@ -154,3 +154,33 @@ func TestOfferPanicsWhenTimeGoesBack(t *testing.T) {
 		}()
 	}
 }
+
+// TestDelays: the profiles whose library call may block are the shapers,
+// read from each library's API (a refusing call never sleeps).
+func TestDelays(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"xrate":                         false,
+		"xrate:call=reserve":            true,
+		"guava-bursty":                  true,
+		"guava-bursty:call=try_acquire": false,
+		"guava-bursty:call=try_acquire,timeout=1ms": true,
+		"bucket4j-greedy":                        false,
+		"bucket4j-greedy:call=block":             true,
+		"bucket4j-greedy:call=block,max_wait=0s": false,
+		"nginx:burst=5":                          true,
+		"nginx:burst=5,nodelay":                  false,
+		"nginx:burst=5,delay=5":                  false,
+		"nginx:burst=5,delay=2":                  true,
+		"uber":                                   true,
+		"throttled:max_burst=5":                  false,
+		"srtcm":                                  false,
+	} {
+		p, err := Parse(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if got := p.Delays(); got != want {
+			t.Errorf("%s: Delays() = %v, want %v", spec, got, want)
+		}
+	}
+}

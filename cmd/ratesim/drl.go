@@ -467,7 +467,8 @@ type drlJSON struct {
 	Nodes      int           `json:"nodes"`
 	Dispatch   string        `json:"dispatch"`
 	Police     bool          `json:"police"`
-	RTT        string        `json:"rtt"`
+	RTT        string        `json:"rtt_distribution"` // "1ms", "uniform:1ms:3ms", "lognormal:2ms:0.5"
+	RTTSeconds *float64      `json:"rtt_s,omitempty"`  // the fixed round-trip time; absent for a random one
 	Outages    [][2]float64  `json:"outages_s"`
 	OutageTime float64       `json:"outages_total_s"`  // the length of the --outage intervals, overlaps counted once
 	OutageUp   float64       `json:"outage_mean_up_s"` // 0: no on/off process
@@ -477,7 +478,8 @@ type drlJSON struct {
 	StoreLim   string        `json:"store_limiter"`
 	SyncPeriod float64       `json:"sync_period_s"` // -1: never
 	BatchLimit int           `json:"batch_limit_keys"`
-	SyncDelay  string        `json:"sync_delay"`
+	SyncDelay  string        `json:"sync_delay_distribution"` // as rtt_distribution
+	SyncDelayS *float64      `json:"sync_delay_s,omitempty"`  // the fixed one-way delay; absent for a random one
 	Loss       float64       `json:"loss"`
 	Local      string        `json:"local"`
 	LeaseSize  int64         `json:"lease_size_tokens"` // 0: B/N
@@ -498,6 +500,14 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: sums, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = s.LeaseTTL.Seconds()
+	}
+	if s.RTT.Fixed() {
+		x := s.RTT.A.Seconds()
+		out.RTTSeconds = &x
+	}
+	if s.SyncDelay.Fixed() {
+		x := s.SyncDelay.A.Seconds()
+		out.SyncDelayS = &x
 	}
 	for _, o := range s.Outages {
 		out.Outages = append(out.Outages, [2]float64{o.From.Seconds(), o.To.Seconds()})

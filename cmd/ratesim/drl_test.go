@@ -164,7 +164,7 @@ func TestDRLDeterministic(t *testing.T) {
 type drlSweepOut struct {
 	Axes   []string `json:"axes"`
 	Points []struct {
-		Params  map[string]string `json:"params"`
+		Params  map[string]any `json:"params"`
 		Designs []struct {
 			Design   string `json:"design"`
 			Admitted int64  `json:"admitted"`
@@ -184,12 +184,12 @@ func TestDRLSweep(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Points) != 6 || res.Points[1].Params["nodes"] != "4" || res.Points[3].Params["sync-period"] != "1s" {
+	if len(res.Points) != 6 || res.Points[1].Params["nodes"] != 4.0 || res.Points[3].Params["sync-period"] != "1s" {
 		t.Fatalf("points %+v", res.Points)
 	}
 	for _, p := range res.Points {
 		one, syn := p.Designs[0].Admitted, p.Designs[1].Admitted
-		if p.Params["sync-period"] == "0" && syn != one || p.Params["sync-period"] == "1s" && syn <= one {
+		if p.Params["sync-period"] == 0.0 && syn != one || p.Params["sync-period"] == "1s" && syn <= one {
 			t.Errorf("%v: sync admitted %d, one bucket %d", p.Params, syn, one)
 		}
 	}
@@ -244,5 +244,49 @@ func TestDRLStoreLimiter(t *testing.T) {
 		if _, errOut, code := ratesim(t, append([]string{"drl", "--jobs", "10", "--designs", "store"}, bad...)...); code != 2 || !strings.Contains(errOut, "store") {
 			t.Errorf("%v: exit %d, stderr %s; want 2 naming the store limiter", bad, code, errOut)
 		}
+	}
+}
+
+// TestDRLJSONKeys: the delays are given as distributions under
+// *_distribution keys, and in seconds under *_s keys when fixed; the
+// over-rate fraction is named so; a sweep's numeric values are numbers.
+func TestDRLJSONKeys(t *testing.T) {
+	out, errOut, code := ratesim(t, "drl", "--json", "--jobs", "200", "--designs", "one,sync", "--rtt", "2ms", "--sync-delay", "uniform:1ms:3ms")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]any{"rtt_distribution": "2ms", "rtt_s": 0.002, "sync_delay_distribution": "uniform:1ms:3ms"} {
+		if res[key] != want {
+			t.Errorf("%s = %v, want %v", key, res[key], want)
+		}
+	}
+	for _, key := range []string{"rtt", "sync_delay", "sync_delay_s"} {
+		if _, ok := res[key]; ok {
+			t.Errorf("key %s present", key)
+		}
+	}
+	d := res["designs"].([]any)[0].(map[string]any)
+	if _, ok := d["over_rate_fraction"]; !ok {
+		t.Errorf("no over_rate_fraction in %v", d)
+	}
+
+	out, errOut, code = ratesim(t, "drl", "--json", "--jobs", "200", "--designs", "one", "--sweep", "nodes=1,2", "--sweep", "rtt=1ms")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	var sw struct {
+		Points []struct {
+			Params map[string]any `json:"params"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(out), &sw); err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.Points) != 2 || sw.Points[0].Params["nodes"] != 1.0 || sw.Points[1].Params["nodes"] != 2.0 || sw.Points[1].Params["rtt"] != "1ms" {
+		t.Errorf("points %+v: want nodes 1 and 2 as numbers, rtt \"1ms\"", sw.Points)
 	}
 }

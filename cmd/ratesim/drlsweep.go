@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -46,9 +47,20 @@ func parseDRLSweeps(sweeps []string) ([]drlAxis, error) {
 // drlPoint is one point of a sweep: the axis values and each design's
 // summary.
 type drlPoint struct {
-	Params  map[string]string `json:"params"`
+	Params  map[string]string `json:"-"`
+	Values  map[string]any    `json:"params"` // Params in the JSON: numbers for numeric values ("nodes": 4), strings for others ("rtt": "1ms")
 	Input   string            `json:"input"`
 	Designs []drl.Summary     `json:"designs"`
+}
+
+// jsonValue returns v as a JSON number when it is a plain decimal number
+// ("4", "1.5"), and as the string otherwise ("1ms", "10/3", "owner").
+func jsonValue(v string) any {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) || strings.ContainsAny(v, "xXpP_") {
+		return v
+	}
+	return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
 }
 
 func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
@@ -112,6 +124,13 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 		}{jsonHeader: newJSONHeader(), Points: points, Figures: figures}
 		for _, a := range axes {
 			out.Axes = append(out.Axes, a.name)
+		}
+		for i := range out.Points {
+			p := &out.Points[i]
+			p.Values = make(map[string]any, len(p.Params))
+			for k, v := range p.Params {
+				p.Values[k] = jsonValue(v)
+			}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

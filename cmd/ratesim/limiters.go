@@ -92,7 +92,10 @@ Envoy, nginx, uber-go/ratelimit or an RFC 2697/2698 marker would (see the
 package profiles): a row named NAME with what it admitted, rejected and
 delayed and the bound its library keeps, the RFC markers' colour counts,
 and each profile's exact arrival curve γ(r, b): the most it lets pass in
-any window of d s, its clock's rounding included. --replicas N gives the
+any window of d s, its clock's rounding included. Each profile's overshoot
+is measured against its own curve; with --rate or --limit the table also
+gives it against γ(--rate, --limit), the promise you asked for ("vs limit";
+overshoot_vs_limit in the JSON). --replicas N gives the
 fleet-wide limit of N replicas each running the profile, N·γ(r, b),
 against the global limit γ(--rate, --limit) it is meant to keep.
 --size-burst F sizes each profile's burst key (burst, max_burst, capacity,
@@ -526,7 +529,8 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 	if f.json {
 		writeLimitersJSON(w, res, skipped, figures, curves, f.replicas, sizing)
 	} else {
-		writeLimitersTable(w, res, f.topKeys, skipped, figures, curves, f.replicas)
+		vsLimit := cmd.Flags().Changed("rate") || cmd.Flags().Changed("limit")
+		writeLimitersTable(w, res, f.topKeys, skipped, figures, curves, f.replicas, vsLimit)
 		writeSizing(w, sizing)
 	}
 	if w.err != nil {
@@ -569,7 +573,10 @@ func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int
 	enc.Encode(out) // write errors are kept by the errWriter
 }
 
-func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, replicas int) {
+// writeLimitersTable writes the table; with vsLimit (the user gave --rate
+// or --limit) the profiles' rows also give their overshoot against
+// γ(--rate, --limit).
+func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, replicas int, vsLimit bool) {
 	s := res.Spec
 	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
 	if skipped > 0 {
@@ -588,13 +595,25 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if family {
 		fmt.Fprintf(w, "params     R = %v tokens/s, L = %d (b = %d tokens), W = %v s, edges at %v + k·W s from %s; queue %s; throttle %v to %v tokens\n",
 			s.Rate, s.Limit, s.Limit, s.Window, s.Offset, s.EdgesFrom(), queue, s.Soft, s.Hard)
-	} else if s.Service != nil && len(curves) < len(s.Profiles) {
-		fmt.Fprintf(w, "promise    b + r·d with r = --rate %v jobs/s, b = --limit %d jobs for the profiles without a curve of their own\n", s.Rate, s.Limit)
 	}
+	profileCurve := make(map[string]string, len(curves))
+	for _, c := range curves {
+		profileCurve[c.Params] = c.Curve
+	}
+	vsLimit = vsLimit && len(s.Profiles) > 0
 	for _, l := range res.Limiters {
-		if l.Profile {
-			fmt.Fprintf(w, "profile    %s\n", l.Params)
+		if !l.Profile {
+			continue
 		}
+		held := "held to its own bound (no arrival curve known)"
+		if c, ok := profileCurve[l.Params]; ok {
+			held = "held to its own curve " + c
+		}
+		fmt.Fprintf(w, "profile    %s; %s\n", l.Params, held)
+	}
+	if vsLimit {
+		fmt.Fprintf(w, "promise    each profile's overshoot is against its own curve; vs limit: against the promise you asked for,\n")
+		fmt.Fprintf(w, "           γ(r=--rate %v, b=--limit %d) = %d + %v·d jobs\n", s.Rate, s.Limit, s.Limit, s.Rate)
 	}
 	ds := s.Durations
 	if ds == nil {
@@ -608,8 +627,12 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if s.Keyed {
 		keyCol = "  key"
 	}
-	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %6s %8s %8s  %-21s %9s %9s %9s%s\n",
-		"limiter", "admitted", "rejected", "delayed", "overshoot", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", keyCol)
+	vsCol := ""
+	if vsLimit {
+		vsCol = fmt.Sprintf("  %8s", "vs limit")
+	}
+	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %6s %8s %8s  %-21s %9s %9s %9s%s%s\n",
+		"limiter", "admitted", "rejected", "delayed", "overshoot", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", vsCol, keyCol)
 	for _, l := range res.Limiters {
 		p := l.Worst
 		interval := fmt.Sprintf("[%.6g, %.6g]", p.From, p.To)
@@ -625,6 +648,13 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 			fmt.Fprintf(w, " %9.4g %9.4g %9.4g", l.Delay.Mean, l.Delay.P99, l.Delay.Max)
 		} else {
 			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
+		}
+		if vsLimit {
+			if l.WorstVsLimit != nil {
+				fmt.Fprintf(w, "  %8.3f", l.WorstVsLimit.Ratio)
+			} else {
+				fmt.Fprintf(w, "  %8s", "-")
+			}
 		}
 		if s.Keyed {
 			fmt.Fprintf(w, "  %s", p.Key)
@@ -703,7 +733,7 @@ func writeDownstream(w io.Writer, res *experiments.LimitersResult) {
 	}
 	for _, l := range res.Limiters {
 		if v := l.Downstream.Violation; v != nil {
-			fmt.Fprintf(w, "%-16s breaks its promise: %d jobs in [%.9g, %.9g] s, where α allows %.6g\n", l.Name, v.Jobs, v.From, v.To, v.Bound)
+			fmt.Fprintf(w, "%-16s breaks its promise α = %s: %d jobs in [%.9g, %.9g] s, where α allows %.6g\n", l.Name, l.Downstream.ArrivalCurve, v.Jobs, v.From, v.To, v.Bound)
 		}
 	}
 	fmt.Fprintf(w, "bounds     h = T + b/R and v = b + r·T for α = γ(r, b) (Le Boudec and Thiran, Theorems 1.4.1-2); they hold for every\n")

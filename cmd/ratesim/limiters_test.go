@@ -281,3 +281,101 @@ func TestLimitersHelpListsFamily(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitersProfileVsLimit: throttled configured for max_burst 10 passes
+// max_burst + 1 = 11 jobs of a cron burst of 20 at once. Against its own
+// curve γ(10, 11) that is an overshoot of 11/11 = 1; against the promise
+// the user asked for, γ(--rate 10, --limit 10), it is 11/10 at d = 0.
+// The header says which curve each is measured against.
+func TestLimitersProfileVsLimit(t *testing.T) {
+	args := []string{"--arrivals", "cron:n=20,period=2", "--jobs", "40", "--rate", "10", "--limit", "10",
+		"--durations", "0", "--profile", "throttled:max_rate=10,max_burst=10"}
+	out, errOut, code := ratesim(t, append([]string{"limiters"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{
+		"profile    throttled:max_rate=10,per=1s,max_burst=10; held to its own curve γ(r=10, b=11)",
+		"γ(r=--rate 10, b=--limit 10) = 10 + 10·d jobs",
+		"vs limit",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "b = --limit 10 jobs for the profiles") {
+		t.Errorf("output still says profiles are held to --rate/--limit:\n%s", out)
+	}
+	row := ""
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "throttled ") && row == "" {
+			row = line
+		}
+	}
+	if f := strings.Fields(row); len(f) < 5 || f[4] != "1.000" || f[len(f)-1] != "1.100" {
+		t.Errorf("throttled row %q: want overshoot 1.000 against its curve and 1.100 vs limit", row)
+	}
+
+	var res struct {
+		Limiters []struct {
+			Worst struct {
+				Ratio float64 `json:"ratio"`
+			} `json:"worst_overshoot"`
+			VsLimit *struct {
+				Jobs    int     `json:"jobs"`
+				Promise float64 `json:"promise_jobs"`
+				Ratio   float64 `json:"ratio"`
+			} `json:"overshoot_vs_limit"`
+		} `json:"limiters"`
+	}
+	out, errOut, code = ratesim(t, append([]string{"limiters", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	l := res.Limiters[0]
+	if l.Worst.Ratio != 1 || l.VsLimit == nil || l.VsLimit.Jobs != 11 || l.VsLimit.Promise != 10 || l.VsLimit.Ratio != 1.1 {
+		t.Errorf("worst %+v, vs limit %+v: want ratio 1 and 11 jobs against 10, ratio 1.1", l.Worst, l.VsLimit)
+	}
+}
+
+// TestLimitersProfileShaper: on eight requests at once (the README's
+// example), the profiles that may delay are shapers in the JSON — nginx
+// without nodelay, which delays five — and the pure policers are not.
+func TestLimitersProfileShaper(t *testing.T) {
+	var res struct {
+		Limiters []struct {
+			Params  string `json:"params"`
+			Shaper  bool   `json:"shaper"`
+			Delayed int64  `json:"delayed"`
+		} `json:"limiters"`
+	}
+	out, errOut, code := ratesim(t, "limiters", "--json", "--trace", "testdata/eight_at_zero.csv", "--durations", "0",
+		"--profile", "nginx:rate=10r/s,burst=5", "--profile", "nginx:rate=10r/s,burst=5,nodelay",
+		"--profile", "xrate:limit=10,burst=5", "--profile", "throttled:max_rate=10,max_burst=5",
+		"--profile", "redis-rate:rate=10,burst=5", "--profile", "xrate:limit=10,burst=5,call=wait",
+		"--profile", "uber:rate=10")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{true, false, false, false, false, true, true}
+	if len(res.Limiters) != len(want) {
+		t.Fatalf("%d limiters, want %d", len(res.Limiters), len(want))
+	}
+	for i, l := range res.Limiters {
+		if l.Shaper != want[i] {
+			t.Errorf("%s: shaper %v, want %v", l.Params, l.Shaper, want[i])
+		}
+		if !l.Shaper && l.Delayed != 0 {
+			t.Errorf("%s: a policer delayed %d jobs", l.Params, l.Delayed)
+		}
+	}
+	if res.Limiters[0].Delayed != 5 {
+		t.Errorf("nginx without nodelay delayed %d, want 5", res.Limiters[0].Delayed)
+	}
+}

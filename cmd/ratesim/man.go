@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -20,9 +21,17 @@ ratesim.1, ratesim-run.1, ratesim-sweep.1, ... Read one with
 man DIR/ratesim-run.1, or install them with
 ratesim man /usr/local/share/man/man1.`,
 		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("man: want a folder for the man pages, e.g. ratesim man ./man (got %d arguments)", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			if strings.TrimSpace(dir) == "-" {
+				return fmt.Errorf("man -: want the name of a folder, e.g. ratesim man ./man (standard output cannot hold a folder)")
+			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("man: %w", err)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +67,26 @@ func TestCompletion(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, "ratesim") || len(stdout) < 1000 {
 			t.Errorf("completion %s: exit %d, %d bytes, %q", sh, code, len(stdout), stderr)
 		}
+	}
+}
+
+// TestManBadFolder: "ratesim man -" and "ratesim man" are bad usage (exit
+// 2) with a message saying what to give; no folder named "-" appears.
+func TestManBadFolder(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"man", "-"}, "want the name of a folder, e.g. ratesim man ./man"},
+		{[]string{"man"}, "want a folder for the man pages, e.g. ratesim man ./man"},
+	} {
+		_, stderr, code := ratesim(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Errorf("a folder named - was created")
 	}
 }

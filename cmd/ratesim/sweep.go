@@ -558,8 +558,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	writeSweepSummary(w, spec, res, jobs)
 	if !f.quiet {
 		reps := float64((len(res.Points) - len(done)) * spec.Replications)
-		fmt.Fprintf(stderr, "ratesim: sweep took %.2f s on %d workers (%.3g jobs, %.0f ns/job per worker)\n",
-			elapsed.Seconds(), f.threads, reps*float64(jobs), elapsed.Seconds()*1e9*float64(f.threads)/math.Max(reps*float64(jobs), 1))
+		fmt.Fprintf(stderr, "ratesim: sweep took %.2f s on %s (%.3g jobs, %.0f ns/job per worker)\n",
+			elapsed.Seconds(), count(f.threads, "worker"), reps*float64(jobs), elapsed.Seconds()*1e9*float64(f.threads)/math.Max(reps*float64(jobs), 1))
 	}
 	fmt.Fprintf(w, "wrote      %s", strings.Join(paths[:2], ", "))
 	if nfig > 0 {

@@ -236,15 +236,15 @@ func TestSweepResume(t *testing.T) {
 		t.Errorf("without --resume: exit %d, %q; want 2 and a hint about --resume", code, stderr)
 	}
 	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", part, "-j", "2", "--no-figures", "--resume", "--seed", "6")
-	if code != 2 || !strings.Contains(stderr, "the results have seed 5, this run 6") && !strings.Contains(stderr, "spec differs") || !strings.Contains(stderr, "--force") {
+	if code != 2 || !strings.Contains(stderr, "seed 5 in the results, 6 in this run") || !strings.Contains(stderr, "--force") {
 		t.Errorf("another seed: exit %d, %q; want 2 saying what differs", code, stderr)
 	}
 	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", part, "--resume", "--force")
 	if code != 2 || !strings.Contains(stderr, "give one") {
 		t.Errorf("--resume --force: exit %d, %q", code, stderr)
 	}
-	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", part, "-j", "2", "--no-figures", "--resume")
-	if code != 0 || !strings.Contains(stderr, "(resumed: 12 finished, 6 to run)") {
+	_, stderr, code = ratesim(t, "sweep", smallSpec, "-o", part, "-j", "1", "--no-figures", "--resume")
+	if code != 0 || !strings.Contains(stderr, "on 1 worker (resumed: 12 finished, 6 to run)") || !strings.Contains(stderr, " s on 1 worker (") {
 		t.Fatalf("--resume: exit %d, %q", code, stderr)
 	}
 	fresh := filepath.Join(dir, "fresh")
