@@ -217,31 +217,11 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 		return s, flagError("limiter", f.limiter, "one of "+strings.Join(experiments.LimiterNames, ", "))
 	}
 	s.Limiter = f.limiter
-	if f.limit < 1 || f.limit > 1<<40 {
-		return s, flagError("limit", f.limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
-	}
-	l := experiments.LimitersSpec{Limit: f.limit, Seed: f.seed}
-	if l.Rate, err = parseRat("rate", f.rate, "tokens/s"); err != nil {
+	l, err := familyLimits(changed, f.limit, f.rate, f.window, f.queue, false)
+	if err != nil {
 		return s, err
 	}
-	if l.Rate.Sign() <= 0 {
-		return s, flagError("rate", f.rate, "a rate > 0 tokens/s")
-	}
-	if l.Window, err = parseSeconds("window", f.window); err != nil {
-		return s, err
-	}
-	if l.Window.Sign() <= 0 {
-		return s, flagError("window", f.window, "a window > 0 s")
-	}
-	l.Queue = int(min(f.limit, math.MaxInt32))
-	if changed("queue") {
-		if f.queue < 0 {
-			return s, flagError("queue", f.queue, "a queue capacity >= 1 job, or 0 for unbounded")
-		}
-		l.Queue = f.queue
-	}
-	l.Hard = exact.Int(f.limit - 1)
-	l.Soft, _ = l.Hard.Quo(exact.Int(2))
+	l.Seed = f.seed
 	s.Limits = l
 
 	sc := &s.Scenario

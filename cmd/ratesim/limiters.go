@@ -173,42 +173,17 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 // spec validates the flags and builds the run specification.
 func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, error) {
 	changed := cmd.Flags().Changed
-	s := experiments.LimitersSpec{Limit: f.limit, Seed: f.seed}
-	if f.limit < 1 || f.limit > 1<<40 {
-		return s, flagError("limit", f.limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
-	}
-	var err error
-	if s.Window, err = parseSeconds("window", f.window); err != nil {
+	s, err := familyLimits(changed, f.limit, f.rate, f.window, f.queue, true)
+	if err != nil {
 		return s, err
 	}
-	if s.Window.Sign() <= 0 {
-		return s, flagError("window", f.window, "a window > 0 s")
-	}
+	s.Seed = f.seed
 	if s.Offset, err = parseSeconds("offset", f.offset); err != nil {
 		return s, err
 	}
 	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
 		return s, flagError("offset", f.offset, fmt.Sprintf("an offset in [0, --window %v) s", s.Window))
 	}
-	if s.Rate, err = exact.Int(f.limit).Quo(s.Window); err != nil {
-		return s, flagError("window", f.window, "a window whose rate limit/window fits the exact model")
-	}
-	if changed("rate") {
-		if s.Rate, err = parseRat("rate", f.rate, "tokens/s"); err != nil {
-			return s, err
-		}
-	}
-	if s.Rate.Sign() <= 0 {
-		return s, flagError("rate", f.rate, "a rate > 0 tokens/s")
-	}
-	s.Queue = int(min(f.limit, math.MaxInt32))
-	if changed("queue") {
-		if f.queue < 0 {
-			return s, flagError("queue", f.queue, "a queue capacity >= 1 job, or 0 for unbounded")
-		}
-		s.Queue = f.queue
-	}
-	s.Hard = exact.Int(f.limit - 1)
 	if changed("hard") {
 		if s.Hard, err = parseRat("hard", f.hard, "tokens of deficit"); err != nil {
 			return s, err
@@ -747,4 +722,44 @@ func exactSeconds(exactText string, x float64) string {
 		return fmt.Sprintf("%s=%.4g s", exactText, x)
 	}
 	return exactText + " s"
+}
+
+// familyLimits validates the flags every family limiter shares (--limit,
+// --window, --rate, --queue), for limiters and clients, and returns them
+// in a LimitersSpec with the throttle's hard deficit at --limit - 1 and
+// its soft one at half that. With rateFromWindow and no --rate, the rate
+// is --limit/--window (the windows' long-run rate); otherwise --rate is
+// parsed.
+func familyLimits(changed func(string) bool, limit int64, rate, window string, queue int, rateFromWindow bool) (experiments.LimitersSpec, error) {
+	s := experiments.LimitersSpec{Limit: limit}
+	if limit < 1 || limit > 1<<40 {
+		return s, flagError("limit", limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
+	}
+	var err error
+	if s.Window, err = parseSeconds("window", window); err != nil {
+		return s, err
+	}
+	if s.Window.Sign() <= 0 {
+		return s, flagError("window", window, "a window > 0 s")
+	}
+	if rateFromWindow && !changed("rate") {
+		if s.Rate, err = exact.Int(limit).Quo(s.Window); err != nil {
+			return s, flagError("window", window, "a window whose rate limit/window fits the exact model")
+		}
+	} else if s.Rate, err = parseRat("rate", rate, "tokens/s"); err != nil {
+		return s, err
+	}
+	if s.Rate.Sign() <= 0 {
+		return s, flagError("rate", rate, "a rate > 0 tokens/s")
+	}
+	s.Queue = int(min(limit, math.MaxInt32))
+	if changed("queue") {
+		if queue < 0 {
+			return s, flagError("queue", queue, "a queue capacity >= 1 job, or 0 for unbounded")
+		}
+		s.Queue = queue
+	}
+	s.Hard = exact.Int(limit - 1)
+	s.Soft, _ = s.Hard.Quo(exact.Int(2))
+	return s, nil
 }
