@@ -5,8 +5,8 @@
 //	  -> report                            (the note's reproduction)
 //	  -> experiments/verify, drl           (the counterexample search; distributed designs)
 //	  -> experiments                       (runs from specs, statistics, results)
-//	  -> systems, arrivals, plots, profiles, clients, netcalc
-//	  -> buckets                           (the limiters)
+//	  -> systems, arrivals, plots, profiles, clients
+//	  -> buckets, netcalc                  (the limiters; arrival and service curves)
 //	  -> engine, exact, internal/...       (clock and events, exact numbers, utilities)
 //
 // A package imports only packages of lower layers (tests may import
