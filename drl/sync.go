@@ -175,18 +175,35 @@ func (sd *syncDesign) send(now engine.Time) (engine.Time, bool) {
 }
 
 func (sd *syncDesign) queueHit(sim *engine.Sim, l int, k uint64, now engine.Time) {
-	b := &sd.hits[l]
-	b.add(k, 1)
+	sd.enqueue(sim, &sd.hits[l], k, 1, now, false, l)
+}
+
+// enqueue adds n hits of key k to batch b, node l's hits (flush) or, with
+// update, owner l's changed keys (broadcast), and sends it at once when it
+// holds BatchLimit keys, else SyncPeriod after its first key (the
+// GlobalBatchLimit and GlobalSyncWait rules of Gubernator's global.go).
+func (sd *syncDesign) enqueue(sim *engine.Sim, b *batch, k uint64, n int64, now engine.Time, update bool, l int) {
+	b.add(k, n)
 	if sd.s.BatchLimit > 0 && len(b.keys) >= sd.s.BatchLimit {
-		sd.flush(sim, l, now)
+		sd.sendBatch(sim, now, update, l)
 		return
 	}
 	if !b.armed && sd.s.SyncPeriod != engine.Forever {
 		b.armed = true
 		sd.cb.at(sim, addSat(now, sd.s.SyncPeriod), func(at engine.Time) {
 			b.armed = false
-			sd.flush(sim, l, at)
+			sd.sendBatch(sim, at, update, l)
 		})
+	}
+}
+
+// sendBatch sends batch l of enqueue: owner l's broadcast with update, node
+// l's hits otherwise.
+func (sd *syncDesign) sendBatch(sim *engine.Sim, at engine.Time, update bool, l int) {
+	if update {
+		sd.broadcast(sim, l, at)
+	} else {
+		sd.flush(sim, l, at)
 	}
 }
 
@@ -225,19 +242,7 @@ func (sd *syncDesign) flush(sim *engine.Sim, l int, now engine.Time) {
 }
 
 func (sd *syncDesign) queueUpdate(sim *engine.Sim, o int, k uint64, now engine.Time) {
-	b := &sd.updates[o]
-	b.add(k, 0)
-	if sd.s.BatchLimit > 0 && len(b.keys) >= sd.s.BatchLimit {
-		sd.broadcast(sim, o, now)
-		return
-	}
-	if !b.armed && sd.s.SyncPeriod != engine.Forever {
-		b.armed = true
-		sd.cb.at(sim, addSat(now, sd.s.SyncPeriod), func(at engine.Time) {
-			b.armed = false
-			sd.broadcast(sim, o, at)
-		})
-	}
+	sd.enqueue(sim, &sd.updates[o], k, 0, now, true, o)
 }
 
 // broadcast sends the owner's true state of its changed keys to every

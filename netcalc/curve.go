@@ -248,3 +248,41 @@ func ratOf(z *big.Rat) (exact.Rat, error) {
 	}
 	return exact.Frac(n, z.Denom().Int64()), nil // big.Rat is in lowest terms
 }
+
+// tokenBuckets returns the token buckets whose minimum a is, or nil for
+// another kind of curve.
+func tokenBuckets(a Arrival) []TokenBucket {
+	switch a := a.(type) {
+	case TokenBucket:
+		return []TokenBucket{a}
+	case Concave:
+		return a
+	}
+	return nil
+}
+
+// LongTermRate returns lim α(d)/d of a token bucket or concave arrival
+// curve, jobs/s: the least rate of its token buckets (0 for another kind
+// of curve).
+func LongTermRate(a Arrival) exact.Rat {
+	var r exact.Rat
+	for i, tb := range tokenBuckets(a) {
+		if i == 0 || tb.Rate.Cmp(r) < 0 {
+			r = tb.Rate
+		}
+	}
+	return r
+}
+
+// InitialBurst returns α(0+) of a token bucket or concave arrival curve,
+// jobs: the least burst of its token buckets (0 for another kind of
+// curve).
+func InitialBurst(a Arrival) exact.Rat {
+	var b exact.Rat
+	for i, tb := range tokenBuckets(a) {
+		if i == 0 || tb.Burst.Cmp(b) < 0 {
+			b = tb.Burst
+		}
+	}
+	return b
+}

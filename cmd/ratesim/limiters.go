@@ -337,8 +337,8 @@ func (f *limitersFlags) service(s *experiments.LimitersSpec, changed func(string
 		return err
 	}
 	for _, p := range s.Profiles {
-		if a, ok := profiles.ArrivalCurve(p); ok && curveRate(a).Cmp(rate) > 0 {
-			return flagError("service-rate", f.svcRate, fmt.Sprintf("a service rate >= the long-term rate %v jobs/s of --profile %s (its curve %v; below it the bounds are infinite)", curveRate(a), p.Name, a))
+		if a, ok := profiles.ArrivalCurve(p); ok && netcalc.LongTermRate(a).Cmp(rate) > 0 {
+			return flagError("service-rate", f.svcRate, fmt.Sprintf("a service rate >= the long-term rate %v jobs/s of --profile %s (its curve %v; below it the bounds are infinite)", netcalc.LongTermRate(a), p.Name, a))
 		}
 	}
 	s.Service = &netcalc.RateLatency{Rate: rate, Latency: lat}

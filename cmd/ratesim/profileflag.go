@@ -87,43 +87,6 @@ func parseProfiles(specs []string) ([]profiles.Profile, error) {
 	return ps, nil
 }
 
-// curveRate returns the long-term rate of an arrival curve from
-// profiles.ArrivalCurve, jobs/s: a token bucket's rate, the least of a
-// concave curve's.
-func curveRate(a netcalc.Arrival) exact.Rat {
-	switch a := a.(type) {
-	case netcalc.TokenBucket:
-		return a.Rate
-	case netcalc.Concave:
-		r := a[0].Rate
-		for _, tb := range a[1:] {
-			if tb.Rate.Cmp(r) < 0 {
-				r = tb.Rate
-			}
-		}
-		return r
-	}
-	return exact.Rat{}
-}
-
-// curveBurst returns α(0+) of an arrival curve from profiles.ArrivalCurve,
-// jobs: a token bucket's burst, the least of a concave curve's.
-func curveBurst(a netcalc.Arrival) exact.Rat {
-	switch a := a.(type) {
-	case netcalc.TokenBucket:
-		return a.Burst
-	case netcalc.Concave:
-		b := a[0].Burst
-		for _, tb := range a[1:] {
-			if tb.Burst.Cmp(b) < 0 {
-				b = tb.Burst
-			}
-		}
-		return b
-	}
-	return exact.Rat{}
-}
-
 // scaleCurve returns n·α: the most n replicas, each keeping α, let pass in
 // any window together (an adversarial dispatch gives each replica its
 // worst case at once); false when it overflows.
@@ -157,10 +120,10 @@ func profilesPeriod(ps []profiles.Profile) exact.Rat {
 	period := exact.Rat{}
 	for _, p := range ps {
 		a, ok := profiles.ArrivalCurve(p)
-		if !ok || curveRate(a).Sign() <= 0 {
+		if !ok || netcalc.LongTermRate(a).Sign() <= 0 {
 			continue
 		}
-		if q, err := curveBurst(a).Quo(curveRate(a)); err == nil && q.Cmp(period) > 0 && q.Float64() < 1e6 {
+		if q, err := netcalc.InitialBurst(a).Quo(netcalc.LongTermRate(a)); err == nil && q.Cmp(period) > 0 && q.Float64() < 1e6 {
 			period = q
 		}
 	}
@@ -199,7 +162,7 @@ func profileCurves(s experiments.LimitersSpec, replicas int) []profileCurve {
 		if !ok {
 			continue
 		}
-		r, b := curveRate(a), curveBurst(a)
+		r, b := netcalc.LongTermRate(a), netcalc.InitialBurst(a)
 		c := profileCurve{Name: p.Name, Params: p.String(), Curve: a.String(), Rate: r.Float64(), RateExact: r.String(), Burst: b.Float64(), BurstExact: b.String()}
 		if dnc, err := netcalc.FormatDNCArrival(a); err == nil {
 			c.CurveDNC = dnc
@@ -207,7 +170,7 @@ func profileCurves(s experiments.LimitersSpec, replicas int) []profileCurve {
 		if replicas > 0 {
 			if fa, ok := scaleCurve(a, replicas); ok {
 				c.Fleet = fa.String()
-				c.FleetRate, c.FleetBurst = curveRate(fa).Float64(), curveBurst(fa).Float64()
+				c.FleetRate, c.FleetBurst = netcalc.LongTermRate(fa).Float64(), netcalc.InitialBurst(fa).Float64()
 				c.GlobalRate, c.GlobalBurst = s.Rate.Float64(), s.Limit
 				c.RateOverrun = c.FleetRate / c.GlobalRate
 				c.BurstOverrun = c.FleetBurst / float64(c.GlobalBurst)
@@ -325,8 +288,8 @@ func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s experiments.LimitersSpe
 				ps.Burst = r.Burst
 			}
 		}
-		if a, ok := profiles.ArrivalCurve(p); ok && curveRate(a).Sign() > 0 && len(ts) > 0 {
-			bc, err := arrivals.NewBurstCurve([]exact.Rat{curveRate(a)}, int(out.Allowed+1))
+		if a, ok := profiles.ArrivalCurve(p); ok && netcalc.LongTermRate(a).Sign() > 0 && len(ts) > 0 {
+			bc, err := arrivals.NewBurstCurve([]exact.Rat{netcalc.LongTermRate(a)}, int(out.Allowed+1))
 			if err == nil {
 				for _, t := range ts {
 					if err = bc.Add(t); err != nil {
@@ -336,7 +299,7 @@ func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s experiments.LimitersSpe
 			}
 			if err == nil {
 				if b, err := bc.BurstAllowing(out.Allowed); err == nil {
-					ps.IdealRate, ps.IdealBurst = curveRate(a).Float64(), b[0]
+					ps.IdealRate, ps.IdealBurst = netcalc.LongTermRate(a).Float64(), b[0]
 				}
 			}
 		}
