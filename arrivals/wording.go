@@ -3,6 +3,7 @@ package arrivals
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Messages that suggest an option (sort the trace, skip bad lines, read
@@ -23,6 +24,30 @@ func FieldNamer(field, value string) string {
 		return field
 	}
 	return field + "=" + strconv.Quote(value)
+}
+
+// FlagNamer is the [OptionNamer] of a command line whose flags are the
+// fields in kebab case (TimeFormat is --time-format, as ratesim's), with
+// the value shell-quoted when it needs it ("--time-col 'time of day'").
+func FlagNamer(field, value string) string {
+	var b strings.Builder
+	b.WriteString("--")
+	for i, r := range field {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	if value == "" {
+		return b.String()
+	}
+	if strings.Trim(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
+		value = "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
+	}
+	return b.String() + " " + value
 }
 
 const (

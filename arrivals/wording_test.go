@@ -4,32 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"unicode"
 )
-
-// flagWords names options as ratesim's command line does (its flags are
-// the fields in kebab case, values shell-quoted when they need it), so the
-// tests below check the messages the command prints.
-func flagWords(field, value string) string {
-	var b strings.Builder
-	b.WriteString("--")
-	for i, r := range field {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('-')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	if value == "" {
-		return b.String()
-	}
-	if strings.Trim(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
-		value = "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
-	}
-	return b.String() + " " + value
-}
 
 // phrased returns err's message with options named as flags.
 func phrased(err error) string {
@@ -37,7 +12,7 @@ func phrased(err error) string {
 	if !errors.As(err, &te) {
 		return err.Error()
 	}
-	return strings.Replace(err.Error(), te.Error(), te.Phrase(flagWords), 1)
+	return strings.Replace(err.Error(), te.Error(), te.Phrase(FlagNamer), 1)
 }
 
 // TestPhrase: a message names options by their TraceOptions fields, and

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -107,33 +106,8 @@ func (f *traceFormatFlags) apply(opt *arrivals.TraceOptions, changed func(string
 	return nil
 }
 
-// flagWords is the arrivals.OptionNamer of the command line: a
-// TraceOptions field is named as its flag (the field in kebab case:
-// TimeFormat is --time-format), with its value shell-quoted when it needs
-// it ("--time-col 'time of day'").
-func flagWords(field, value string) string {
-	var b strings.Builder
-	b.WriteString("--")
-	for i, r := range field {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('-')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	if value == "" {
-		return b.String()
-	}
-	if strings.Trim(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != "" {
-		value = "'" + strings.ReplaceAll(value, "'", `'\''`) + "'"
-	}
-	return b.String() + " " + value
-}
-
 // cliMessage returns err's message in the command line's words: the
-// options a trace error suggests named as flags (see flagWords).
+// options a trace error suggests named as flags (arrivals.FlagNamer).
 func cliMessage(err error) string {
 	if err == nil {
 		return "<nil>"
@@ -141,7 +115,7 @@ func cliMessage(err error) string {
 	msg := err.Error()
 	var te *arrivals.TraceError
 	if errors.As(err, &te) {
-		msg = strings.Replace(msg, te.Error(), te.Phrase(flagWords), 1)
+		msg = strings.Replace(msg, te.Error(), te.Phrase(arrivals.FlagNamer), 1)
 	}
 	return msg
 }
