@@ -40,12 +40,16 @@ type Periodic struct {
 // exact (see [exact.ParseRat]; [exact.FromFloat64] gives the decimal a
 // float64 parameter was written as).
 //
-// It returns an error naming the value when spacing <= 0, offset < 0, or
+// It returns an error naming the value when spacing <= 0 or under 1 ns
+// (the clock's resolution), offset < 0, or
 // either does not fit the 128-bit arithmetic of the instants (a numerator
 // beyond about 10^29 or a denominator beyond 2^63 once in nanoseconds).
 func NewPeriodic(spacing, offset exact.Rat) (*Periodic, error) {
 	if spacing.Sign() <= 0 {
 		return nil, fmt.Errorf("arrivals: periodic spacing %s is invalid: want > 0", ratSeconds(spacing))
+	}
+	if spacing.Cmp(exact.NewRat(1, 1e9)) < 0 {
+		return nil, fmt.Errorf("arrivals: periodic spacing %s is shorter than the clock's 1 ns: want a spacing >= 1e-9 s (a rate <= 1e9 jobs/s)", ratSeconds(spacing))
 	}
 	if err := checkNonNegative("periodic offset", offset); err != nil {
 		return nil, fmt.Errorf("arrivals: %w", err)

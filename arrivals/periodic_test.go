@@ -85,7 +85,7 @@ func TestPeriodicCeil(t *testing.T) {
 	}
 	for _, tc := range []struct{ rate, offset string }{
 		{"3", "0"}, {"10/13", "0"}, {"0.7", "0"}, {"7", "0.5"}, {"123456.789", "1/3"},
-		{"2/3", "0"}, {"0.001", "0"}, {"1000000007", "0"}, {"999999999/1000000000", "2.000000001"},
+		{"2/3", "0"}, {"0.001", "0"}, {"999999937", "0"}, {"999999999/1000000000", "2.000000001"},
 	} {
 		rate, off := exact.MustParse(tc.rate), exact.MustParse(tc.offset)
 		p, err := NewPeriodicRate(rate, off)
@@ -179,5 +179,24 @@ func BenchmarkPeriodic(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.Next()
+	}
+}
+
+// TestPeriodicBelowClock: a spacing under the clock's 1 ns (rate 10^12)
+// is refused, naming the spacing and the largest rate, rather than run at
+// 10^9 jobs/s under a header that says 10^12; 1 ns itself is accepted.
+func TestPeriodicBelowClock(t *testing.T) {
+	_, err := NewPeriodicRate(exact.Int(1e12), exact.Rat{})
+	if err == nil || !strings.Contains(err.Error(), "0.000000000001 s") || !strings.Contains(err.Error(), "rate <= 1e9 jobs/s") {
+		t.Errorf("rate 1e12: err = %v, want a refusal naming the spacing and the bound", err)
+	}
+	p, err := NewPeriodicRate(exact.Int(1e9), exact.Rat{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want := range engine.Time(3) {
+		if a, _ := p.Next(); a.T != want {
+			t.Errorf("rate 1e9: arrival at %d ns, want %d", a.T, want)
+		}
 	}
 }
