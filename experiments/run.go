@@ -344,3 +344,45 @@ func (r *recorder) result(jobs int64, last engine.Time, p *systems.Pair) Result 
 	}
 	return res
 }
+
+// SubLoads returns the offered load ρ_l = λ·p_l/r_l of each sub-bucket for
+// arrivals at lambda jobs/s, where the dispatch fixes the traffic shares
+// p_l: 1/k under "rr", spec.Shares (by default the rates, r_l/Σ r_l)
+// under "random" and "weighted". It returns nil for the other dispatches
+// (hash, least-loaded, column), whose shares depend on the arrivals. A
+// sub-bucket at load >= 1 has no steady state: its delays grow with the
+// run's length (as a G/D/1 queue's at ρ >= 1).
+func (spec RunSpec) SubLoads(lambda float64) []float64 {
+	k := len(spec.Subs)
+	var shares []float64
+	switch spec.Dispatch {
+	case "rr":
+		shares = make([]float64, k)
+		for l := range shares {
+			shares[l] = 1 / float64(k)
+		}
+	case "random", "weighted":
+		w := spec.Shares
+		if w == nil {
+			w = make([]float64, k)
+			for l, s := range spec.Subs {
+				w[l] = s.Rate.Float64()
+			}
+		}
+		sum := 0.0
+		for _, x := range w {
+			sum += x
+		}
+		shares = make([]float64, k)
+		for l, x := range w {
+			shares[l] = x / sum
+		}
+	default:
+		return nil
+	}
+	loads := make([]float64, k)
+	for l, s := range spec.Subs {
+		loads[l] = lambda * shares[l] / s.Rate.Float64()
+	}
+	return loads
+}

@@ -315,3 +315,36 @@ func TestJobsOutErrors(t *testing.T) {
 		t.Errorf("cancelled run: error %v, want context.Canceled", err)
 	}
 }
+
+// TestSubLoads: λ = 0.9 jobs/s over sub-buckets (0.9, 5) and (0.1, 5):
+// round-robin gives each 0.45 jobs/s, loads 0.5 and 4.5; weighted by the
+// rates gives 0.81 and 0.09 jobs/s, both at load 0.9; shares 0.5/0.5 give
+// 0.5 and 4.5 again; hash depends on the keys: nil.
+func TestSubLoads(t *testing.T) {
+	spec := RunSpec{One: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(10)},
+		Subs: []buckets.Params{{Rate: exact.NewRat(9, 10), Burst: exact.Int(5)}, {Rate: exact.NewRat(1, 10), Burst: exact.Int(5)}}}
+	for _, tc := range []struct {
+		dispatch string
+		shares   []float64
+		want     []float64
+	}{
+		{"rr", nil, []float64{0.5, 4.5}},
+		{"weighted", nil, []float64{0.9, 0.9}},
+		{"random", nil, []float64{0.9, 0.9}},
+		{"weighted", []float64{0.5, 0.5}, []float64{0.5, 4.5}},
+		{"hash", nil, nil},
+		{"least-loaded", nil, nil},
+	} {
+		spec.Dispatch, spec.Shares = tc.dispatch, tc.shares
+		got := spec.SubLoads(0.9)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s %v: loads %v, want %v", tc.dispatch, tc.shares, got, tc.want)
+			continue
+		}
+		for l := range got {
+			if math.Abs(got[l]-tc.want[l]) > 1e-12 {
+				t.Errorf("%s %v: loads %v, want %v", tc.dispatch, tc.shares, got, tc.want)
+			}
+		}
+	}
+}

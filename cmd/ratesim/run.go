@@ -374,6 +374,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, cliMessage(tr.FirstSkipped()))
 		}
 	}
+	if msg := overloadWarning(f, spec, res); msg != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: warning: %s\n", msg)
+	}
 	w := &errWriter{w: report}
 	if f.json {
 		writeJSON(w, f, spec, res, skipped)
@@ -567,4 +570,40 @@ type jsonParams struct {
 	Burst      float64 `json:"burst_tokens"`
 	RateExact  string  `json:"rate_tokens_per_s_exact"` // the exact value, as given or reduced: "1/3"
 	BurstExact string  `json:"burst_tokens_exact"`
+}
+
+// overloadWarning says which sub-buckets (and whether the one bucket) were
+// offered a load >= 1, where the dispatch fixes their traffic shares: their
+// delays have no steady state and grow with the run's length. λ is the
+// generated process's mean rate, or a trace's measured mean rate over its
+// span. It returns "" when every load is below 1 or unknown.
+func overloadWarning(f *runFlags, spec experiments.RunSpec, res experiments.Result) string {
+	var lambda float64
+	var from string
+	switch {
+	case f.trace != "":
+		if res.Span <= 0 || res.Jobs < 2 {
+			return ""
+		}
+		lambda, from = float64(res.Jobs-1)/res.Span, "the trace's mean rate"
+	case f.gen != nil:
+		lambda, from = f.gen.MeanRate, "the arrivals' mean rate"
+	default:
+		lambda, from = f.load*spec.One.Rate.Float64(), "--load × --rate"
+	}
+	var over []string
+	for l, rho := range spec.SubLoads(lambda) {
+		if rho >= 1 {
+			over = append(over, fmt.Sprintf("%d at %.3g", l+1, rho))
+		}
+	}
+	one := lambda / spec.One.Rate.Float64()
+	switch {
+	case len(over) == 0 && one < 1:
+		return ""
+	case len(over) == 0:
+		return fmt.Sprintf("the one bucket is offered load %.3g (λ = %.6g jobs/s, %s): at a load >= 1 delays have no steady state and grow with the run's length", one, lambda, from)
+	}
+	return fmt.Sprintf("offered a load >= 1 under dispatch %s: sub-bucket %s (λ = %.6g jobs/s, %s; the one bucket at %.3g); at a load >= 1 delays have no steady state and grow with the run's length",
+		spec.Dispatch, strings.Join(over, ", sub-bucket "), lambda, from, one)
 }

@@ -284,3 +284,17 @@ func TestBadSubInTheMiddle(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 2 naming subs.csv:300", code, errOut)
 	}
 }
+
+// TestOverloadWarning: at load 0.9 (λ = 0.9 jobs/s) round-robin sends
+// 0.45 jobs/s to the sub-bucket of rate 0.1: load 4.5, said on stderr;
+// weighted by the rates both run at 0.9 and nothing is said.
+func TestOverloadWarning(t *testing.T) {
+	_, stderr, code := ratesim(t, "run", "--jobs", "2000", "--sub", "0.9:5,0.1:5", "--dispatch", "rr")
+	if code != 0 || !strings.Contains(stderr, "sub-bucket 2 at 4.5 (λ = 0.9 jobs/s") {
+		t.Errorf("rr: exit %d, stderr %q; want a warning that sub-bucket 2 is at load 4.5", code, stderr)
+	}
+	_, stderr, code = ratesim(t, "run", "--jobs", "2000", "--sub", "0.9:5,0.1:5", "--dispatch", "weighted")
+	if code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("weighted: exit %d, stderr %q; want no warning", code, stderr)
+	}
+}
