@@ -26,6 +26,12 @@ type ClientsSpec struct {
 	Limiter string
 	Limits  LimitersSpec
 	Profile *profiles.Profile
+	// Remote, if not nil, builds the limiter instead: one whose answers
+	// may come late, such as a distributed design of package drl (built
+	// by the caller: experiments does not import drl). RemoteName and
+	// RemoteParams describe it.
+	Remote                   func() (clients.Remote, error)
+	RemoteName, RemoteParams string
 	// Scenario is the clients, server and backfill; its Arrivals are
 	// taken from the process given to RunClients (nil for closed-loop
 	// users only) and its Seed is the run's seed.
@@ -56,6 +62,9 @@ func (s ClientsSpec) NewLimiter() (buckets.Limiter, error) {
 // LimiterParams describes the limiter of s for humans: a profile's
 // canonical spec, or the family member's parameters.
 func (s ClientsSpec) LimiterParams() string {
+	if s.Remote != nil {
+		return s.RemoteParams
+	}
 	if s.Profile != nil {
 		return s.Profile.String()
 	}
@@ -182,9 +191,19 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	lim, err := spec.NewLimiter()
-	if err != nil {
-		return nil, err
+	var lim clients.Remote
+	if spec.Remote != nil {
+		r, err := spec.Remote()
+		if err != nil {
+			return nil, err
+		}
+		lim = r
+	} else {
+		l, err := spec.NewLimiter()
+		if err != nil {
+			return nil, err
+		}
+		lim = clients.FromLimiter(l)
 	}
 	sc := spec.Scenario
 	var perr error
@@ -193,7 +212,7 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	if proc != nil {
 		sc.Arrivals = arrivalSeq(proc, spec.MaxJobs, &perr, &n, &first, &last)
 	}
-	res, err := clients.Run(sc, lim)
+	res, err := clients.RunRemote(sc, lim)
 	if perr != nil {
 		return nil, perr
 	}
@@ -202,7 +221,10 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	}
 	out := &ClientsResult{Spec: spec, Limiter: spec.Limiter, Params: spec.LimiterParams(), Foreground: clientSummary(res.Foreground),
 		ForegroundSeries: clientBins(res.ForegroundSeries, sc.Bin), Latencies: res.ForegroundLatencies, End: res.End.Seconds()}
-	if spec.Profile != nil {
+	switch {
+	case spec.Remote != nil:
+		out.Limiter, out.Params = spec.RemoteName, spec.RemoteParams
+	case spec.Profile != nil:
 		out.Limiter = spec.Profile.Name
 	}
 	if spec.Offered > 0 && n > 0 {

@@ -8,12 +8,14 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
@@ -60,7 +62,16 @@ type clientsFlags struct {
 	json                     bool
 	plot, plotFormat         string
 	meanRate                 float64 // of the generated process, requests/s
+
+	design string         // a drl design instead of --limiter
+	drlCmd *cobra.Command // the drl command whose design flags are borrowed
+	drl    *drlFlags
 }
+
+// drlClientFlags are the flags of ratesim drl that ratesim clients takes
+// with --design, with the same meaning ('ratesim drl --help').
+var drlClientFlags = []string{"nodes", "dispatch", "police", "rtt", "outage", "outage-process", "store-limiter", "store-cache", "fail",
+	"sync-period", "batch-limit", "sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout"}
 
 func newClientsCmd() *cobra.Command {
 	f := &clientsFlags{}
@@ -99,7 +110,15 @@ delay downstream: + --backfill-increase while it is at or under
 
 The limiter is --limiter, a member of the limiter family of ratesim limiters
 with rate --rate and burst or window limit --limit, or --profile, a
-library-faithful limiter (see 'ratesim limiters --help').
+library-faithful limiter (see 'ratesim limiters --help'), or --design, a
+distributed rate-limiting design of ratesim drl (one, static, store, sync,
+lease, grd, fps) enforcing the limit R = --rate, B = --limit over --nodes
+nodes, with the design flags of 'ratesim drl' (--police, --dispatch, --rtt,
+--sync-period, --sync-delay, --lease-size, --estimate-interval, ...; every
+request is of one key). A request is decided on the state the design has
+when it is made, after the design's messages up to then; a design that asks
+a store answers a round trip later (store, lease), and the client waits for
+the answer: a refusal is backed off from the instant it arrives.
 
 The table gives offered load and the requests the limiter admitted, attempts
 per request (the retry amplification), the latency users see (first attempt
@@ -123,7 +142,8 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		Example: `  ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff exponential
   ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff full
   ratesim clients --profile 'nginx:rate=10r/s,burst=20' --arrivals poisson --load 1.5 --jobs 5000 --retry-after
-  ratesim clients --arrivals 'cron:n=20,period=2' --jobs 2000 --rate 10 --limit 20 --server-rate 10 --buffer 2`,
+  ratesim clients --arrivals 'cron:n=20,period=2' --jobs 2000 --rate 10 --limit 20 --server-rate 10 --buffer 2
+  ratesim clients --design sync --nodes 4 --sync-period 100ms --police --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runClients(cmd, f)
@@ -173,7 +193,12 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.plot, "plot", "", "draw the figures into this folder: offered, retried, admitted requests and retry amplification over time (in bins of --bin), the latency tail (CCDF)")
 	markOutput(cmd, "plot", outputFolder)
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "format of the --plot figures: png, svg or pdf")
-	cmd.MarkFlagsMutuallyExclusive("limiter", "profile")
+	fl.StringVar(&f.design, "design", "", "a distributed rate-limiting design instead of --limiter, one of "+strings.Join(drl.Designs, ", ")+", with limit (--rate, --limit) and the design flags of ratesim drl")
+	f.drlCmd, f.drl = newDRLCmdFlags()
+	for _, name := range drlClientFlags {
+		fl.AddFlag(f.drlCmd.Flags().Lookup(name))
+	}
+	cmd.MarkFlagsMutuallyExclusive("limiter", "profile", "design")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
 	return cmd
@@ -213,8 +238,19 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 				return s, fmt.Errorf("--%s applies to --limiter only: a --profile gives its own parameters", name)
 			}
 		}
+	} else if changed("design") {
+		if err := f.designSpec(&s, changed); err != nil {
+			return s, err
+		}
 	} else if !slices.Contains(experiments.LimiterNames, f.limiter) {
 		return s, flagError("limiter", f.limiter, "one of "+strings.Join(experiments.LimiterNames, ", "))
+	}
+	if !changed("design") {
+		for _, name := range drlClientFlags {
+			if changed(name) {
+				return s, fmt.Errorf("--%s applies with --design only", name)
+			}
+		}
 	}
 	s.Limiter = f.limiter
 	l, err := familyLimits(changed, f.limit, f.rate, f.window, f.queue, false)
@@ -285,6 +321,56 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 		return s, err
 	}
 	return s, nil
+}
+
+// designSpec reads --design, its limit (--rate, --limit) and the design
+// flags borrowed from ratesim drl into s.Remote: a fresh drl.Online per
+// run, every request of one key.
+func (f *clientsFlags) designSpec(s *experiments.ClientsSpec, changed func(string) bool) error {
+	if !slices.Contains(drl.Designs, f.design) {
+		return flagError("design", f.design, "one of "+strings.Join(drl.Designs, ", "))
+	}
+	for _, name := range []string{"window", "queue"} {
+		if changed(name) {
+			return fmt.Errorf("--%s applies to --limiter only: a --design takes --rate and --limit (its burst)", name)
+		}
+	}
+	if f.design != "one" && f.limit < int64(f.drl.nodes) {
+		return flagError("limit", f.limit, fmt.Sprintf("a burst of at least one token per node: --limit >= --nodes %d", f.drl.nodes))
+	}
+	d := f.drl
+	d.designs, d.rate, d.burst, d.seed = f.design, f.rate, strconv.FormatInt(f.limit, 10), f.seed
+	ds, _, err := d.spec(f.drlCmd)
+	if err != nil {
+		return err
+	}
+	ds.Design = f.design
+	s.RemoteName = "drl " + f.design
+	s.RemoteParams = designParams(ds)
+	s.Remote = func() (clients.Remote, error) { return drl.NewOnline(ds) }
+	return nil
+}
+
+// designParams describes the parameters of a design that matter to it.
+func designParams(s drl.Spec) string {
+	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
+	if s.Design != "one" {
+		p += fmt.Sprintf(", %d nodes, dispatch %s", s.Nodes, s.Dispatch)
+	}
+	switch s.Design {
+	case "store":
+		p += fmt.Sprintf(", round trip %v", s.RTT)
+	case "sync":
+		p += fmt.Sprintf(", sync period %v s, message delay %v, local %v", s.SyncPeriod, s.SyncDelay, s.Local)
+	case "lease":
+		p += fmt.Sprintf(", round trip %v, lease TTL %v s", s.RTT, s.LeaseTTL)
+	case "grd", "fps":
+		p += fmt.Sprintf(", estimate interval %v s, message delay %v", s.EstimateInterval, s.SyncDelay)
+	}
+	if s.Police || s.Design == "lease" || s.Design == "grd" || s.Design == "fps" {
+		return p + ", policing"
+	}
+	return p + ", shaping"
 }
 
 // retry reads the retry flags into sc.Retry.

@@ -365,3 +365,49 @@ func TestClientsServed(t *testing.T) {
 		t.Errorf("series amplification not null in bins without requests:\n%s", out)
 	}
 }
+
+// TestClientsDesign: the hand case of TestClientsThreeAtZero through DRL
+// designs. The one bucket, and sync over 1 node with no reconciliation
+// delay, are the policing bucket: 9 attempts, latencies 0, 1, 2 s. A
+// store with a fixed round trip of 0.1 s answers every attempt 0.1 s
+// late (drl.TestOnlineHandWorked works it out): B and C learn their
+// refusal at 0.1 s and retry at 0.6 and 1.2 s, B passes at 1.3 s, C is
+// refused at 1.2 and 1.8 s and passes at 2.5 s: latencies 0.1, 1.3, 2.5 s,
+// drained at 2.5 s.
+func TestClientsDesign(t *testing.T) {
+	common := []string{"--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1", "--max-attempts", "0",
+		"--base", "0.5", "--backoff", "constant", "--police", "--nodes", "1"}
+	for _, c := range []struct {
+		args             []string
+		mean, max, drain float64
+	}{
+		{[]string{"--design", "one"}, 1, 2, 2},
+		{[]string{"--design", "sync", "--sync-period", "0"}, 1, 2, 2},
+		{[]string{"--design", "store", "--rtt", "100ms"}, 1.3, 2.5, 2.5},
+	} {
+		res := clientsRun(t, append(common, c.args...)...)
+		f := res.Foreground
+		if f.Requests != 3 || f.Successes != 3 || f.Attempts != 9 || !near(f.Mean, c.mean, 1e-12) || !near(f.Max, c.max, 1e-12) || !near(f.Drain, c.drain, 1e-12) {
+			t.Errorf("%v: %+v, want 9 attempts, latency mean %v max %v, drained at %v s", c.args, f, c.mean, c.max, c.drain)
+		}
+		if want := "drl " + c.args[1]; res.Limiter != want {
+			t.Errorf("%v: limiter %q, want %q", c.args, res.Limiter, want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--design", "ring"}, "--design ring: want one of one, static"},
+		{[]string{"--nodes", "2"}, "--nodes applies with --design only"},
+		{[]string{"--design", "sync", "--nodes", "4", "--limit", "2"}, "--limit 2: want a burst of at least one token per node"},
+		{[]string{"--design", "sync", "--window", "2"}, "--window applies to --limiter only"},
+		{[]string{"--design", "store", "--rtt", "soon"}, "--rtt soon"},
+		{[]string{"--design", "one", "--limiter", "gcra"}, "none of the others"},
+	} {
+		out, errOut, code := ratesim(t, append([]string{"clients"}, c.args...)...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
