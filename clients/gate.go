@@ -16,13 +16,14 @@ type Job struct {
 	Tag   int // the client's own reference, returned in Released
 }
 
-// A Caller is a client whose jobs pass through a [Gate]. When the limiter
-// answers an offer later (a Queue verdict), the Gate calls Released when
-// the job passes, at the instant of the limiter's event (now, a whole
-// nanosecond), with the exact instant the job passes, in nanoseconds
-// (at > now - 1; later than now when a [Remote] answers with a wait), or
-// Refused when a [Remote] refuses it, at the instant the client learns it
-// (now), with the Retry-After the limiter gave (0 for none).
+// A Caller is a client whose jobs pass through a [Gate]. When the Gate
+// answers an offer Queue, it later calls Released when the job succeeds:
+// at the instant of the limiter's event (now, a whole nanosecond), with
+// the exact instant the job passes, in nanoseconds (at > now - 1; later
+// than now when a [Remote] answers with a wait, or, with [Gate.Serve], the
+// instant the job leaves the server); or Refused when a [Remote] refuses
+// it or the server loses it, at the instant the client learns it (now),
+// with the Retry-After the limiter gave (0 for none).
 type Caller interface {
 	Released(s *engine.Sim, j Job, at exact.Rat)
 	Refused(s *engine.Sim, j Job, retryAfter engine.Time)
@@ -97,6 +98,7 @@ type Gate struct {
 	queued  map[int64]queuedJob // jobs the limiter answered Queue, by id
 	pending engine.Time         // instant of the earliest release event scheduled, Forever if none
 	offers  int64
+	server  *Server // with Serve: a job succeeds when served there
 }
 
 type queuedJob struct {
@@ -114,7 +116,40 @@ func NewRemoteGate(s *engine.Sim, r Remote) *Gate {
 }
 
 // Connect sets the sink that receives passing jobs (nil for none).
-func (g *Gate) Connect(k Sink) { g.sink = k }
+func (g *Gate) Connect(k Sink) { g.sink, g.server = k, nil }
+
+// Serve makes sv the downstream of the jobs that pass, and makes a job's
+// success its service there: a job that passes the limiter is answered
+// Queue, and its client is told Released at the exact instant the job
+// leaves the server (the end of its service), or Refused (with no
+// Retry-After) when the server's buffer is full: a 503 from downstream,
+// learnt at the instant the job reaches the server, rounded up to the
+// nanosecond. sv must serve this Gate only.
+func (g *Gate) Serve(sv *Server) {
+	g.sink, g.server = sv, sv
+	sv.gate = g
+}
+
+// served is told by the server that job id leaves it at depart.
+func (g *Gate) served(id int64, depart exact.Rat) {
+	q := g.waiting(id)
+	q.c.Released(g.sim, q.j, depart)
+}
+
+// lost is told by the server that job id found its buffer full.
+func (g *Gate) lost(id int64) {
+	q := g.waiting(id)
+	q.c.Refused(g.sim, q.j, 0)
+}
+
+func (g *Gate) waiting(id int64) queuedJob {
+	q, ok := g.queued[id]
+	if !ok {
+		panic(fmt.Sprintf("clients: the server answered job %d, which the Gate does not wait for", id))
+	}
+	delete(g.queued, id)
+	return q
+}
 
 // Offers returns the number of jobs offered so far.
 func (g *Gate) Offers() int64 { return g.offers }
@@ -123,7 +158,8 @@ func (g *Gate) Offers() int64 { return g.offers }
 func (g *Gate) Queued() int { return len(g.queued) }
 
 // Offer offers job j of client c to the limiter at s.Now() and returns the
-// limiter's decision. For Admit the job passes at once and for Delay at
+// limiter's decision (Queue for a job that passes when the Gate waits for
+// its service downstream: see [Gate.Serve]). For Admit the job passes at once and for Delay at
 // Now() + Wait; the client learns it from the decision. For Queue the
 // Gate calls c.Released when the job passes or c.Refused when a [Remote]
 // refuses it; c must not be nil then. A Reject leaves nothing behind.
@@ -135,9 +171,13 @@ func (g *Gate) Offer(c Caller, j Job) buckets.Decision {
 	g.offers++
 	d := g.lim.Offer(now, id)
 	switch d.Verdict {
-	case buckets.Admit:
-		g.pass(exact.Int(int64(now)), j.Class)
-	case buckets.Delay:
+	case buckets.Admit, buckets.Delay:
+		if g.server != nil && c != nil {
+			g.queued[id] = queuedJob{c: c, j: j, at: now}
+			g.server.arriveTagged(g.sim, PassAt(now, d), j.Class, id)
+			d = buckets.Decision{Verdict: buckets.Queue}
+			break
+		}
 		g.pass(PassAt(now, d), j.Class)
 	case buckets.Queue:
 		if c == nil {
@@ -184,12 +224,17 @@ func (g *Gate) release(now engine.Time) {
 		if !ok {
 			panic(fmt.Sprintf("clients: limiter answered job %d, which it never queued", r.ID))
 		}
-		delete(g.queued, r.ID)
 		if r.Refused {
+			delete(g.queued, r.ID)
 			q.c.Refused(g.sim, q.j, r.RetryAfter)
 			continue
 		}
 		at := addRat(exact.Int(int64(q.at)), r.Wait)
+		if g.server != nil {
+			g.server.arriveTagged(g.sim, at, q.j.Class, r.ID) // the server answers
+			continue
+		}
+		delete(g.queued, r.ID)
 		g.pass(at, q.j.Class)
 		q.c.Released(g.sim, q.j, at)
 	}

@@ -59,7 +59,9 @@ type Scenario struct {
 	// limiter instead (then Retry's backoff is not used; closed-loop
 	// users still retry by it).
 	Pace *PaceParams
-	// Server, if not nil, is the downstream every passing job goes to.
+	// Server, if not nil, is the downstream every passing job goes to;
+	// a request then succeeds when it is served there, and one the
+	// server's full buffer loses is retried (see [Gate.Serve]).
 	Server *ServerParams
 	// Backfill, if not nil, is an adaptive backfill of BackfillItems
 	// requests started at 0; it needs Server.
@@ -122,7 +124,7 @@ func RunRemote(sc Scenario, l Remote) (Result, error) {
 		if srv, err = NewServer(*sc.Server); err != nil {
 			return Result{}, err
 		}
-		g.Connect(srv)
+		g.Serve(srv)
 	}
 	fg := Stream(sc.Seed, sc.Point, sc.Replication, StreamForeground)
 	var (
