@@ -103,6 +103,10 @@ rejected request is sent again at the next gap.
 
 --server-rate feeds everything that passes to a downstream FIFO server of that
 service rate with a waiting room of --buffer jobs, and counts what overflows.
+A request then succeeds when the server has served it: one the limiter admits
+but the full buffer loses has failed, as a 503 from downstream would, and its
+client retries it by --backoff (up to --max-attempts, --deadline) from the
+instant it reached the server.
 --backfill N adds a background job of N requests that paces itself to a
 fraction of --server-rate and adjusts it from the foreground's measured queueing
 delay downstream: + --backfill-increase while it is at or under
@@ -120,13 +124,13 @@ when it is made, after the design's messages up to then; a design that asks
 a store answers a round trip later (store, lease), and the client waits for
 the answer: a refusal is backed off from the instant it arrives.
 
-The table gives offered load and the requests the limiter admitted, attempts
+The table gives offered load and the attempts the limiter admitted, attempts
 per request (the retry amplification), the latency users see (first attempt
-to admission; give-ups counted apart) and the downstream overflows. With
---server-rate an admitted request may still be lost to the full buffer:
-"served" counts those that left the server, and the latency leaves out the
-downstream queueing delay (given apart, per class); --json adds the series in bins of
---bin. --plot DIR draws clients-series (offered, retried and admitted requests
+to success: admission, or with --server-rate the end of service downstream;
+give-ups counted apart) and the downstream overflows. With --server-rate
+"served" counts the requests that succeeded, and "admitted" the attempts the
+limiter let pass, those the buffer lost included; --json adds the series in
+bins of --bin (their "admitted" counts successes: served, with a server). --plot DIR draws clients-series (offered, retried and admitted requests
 and give-ups per second over time, in bins of --bin, over the retry
 amplification of each bin) and latency-ccdf (the tail of the latency users
 saw, log-log), and lists the files written on stderr.
@@ -713,10 +717,14 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 		row("backfill", *res.Backfill)
 	}
 	if res.Offered > 0 {
-		fmt.Fprintf(w, "\noffered    %.6g requests/s, admitted %.6g requests/s\n", res.Offered, fg.Goodput)
+		if fg.ServedRate != nil {
+			fmt.Fprintf(w, "\noffered    %.6g requests/s, served %.6g requests/s\n", res.Offered, *fg.ServedRate)
+		} else {
+			fmt.Fprintf(w, "\noffered    %.6g requests/s, admitted %.6g requests/s\n", res.Offered, fg.Goodput)
+		}
 	}
 	if fg.Served != nil {
-		fmt.Fprintf(w, "served     %d of %d admitted requests left the downstream server (%.6g requests/s over the drain)\n", *fg.Served, fg.Successes, *fg.ServedRate)
+		fmt.Fprintf(w, "served     %d of %d requests served downstream (%.6g requests/s over the drain), of %d attempts admitted\n", *fg.Served, fg.Requests, *fg.ServedRate, fg.Successes)
 	}
 	if len(res.Downstream) > 0 {
 		fmt.Fprintf(w, "\n%-11s %9s %9s %9s %14s %14s\n", "downstream", "arrived", "overflows", "departed", "mean queue (s)", "max queue (s)")
@@ -730,7 +738,7 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 	}
 	fmt.Fprintf(w, "\nampl.      retry amplification, attempts per original request; att/adm. attempts per admitted request\n")
 	if sc.Server != nil {
-		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only (overflows included, downstream queue not); give-ups counted apart\n")
+		fmt.Fprintf(w, "latency    first attempt to the end of service downstream, served requests only (an attempt lost to the full buffer is retried); give-ups counted apart\n")
 	} else {
 		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only; give-ups counted apart\n")
 	}
