@@ -66,6 +66,9 @@ type clientsFlags struct {
 	design string         // a drl design instead of --limiter
 	drlCmd *cobra.Command // the drl command whose design flags are borrowed
 	drl    *drlFlags
+	// online is the design of the run, and designSpec its specification.
+	online     *drl.Online
+	designSpec drl.Spec
 }
 
 // drlClientFlags are the flags of ratesim drl that ratesim clients takes
@@ -243,7 +246,7 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 			}
 		}
 	} else if changed("design") {
-		if err := f.designSpec(&s, changed); err != nil {
+		if err := f.readDesign(&s, changed); err != nil {
 			return s, err
 		}
 	} else if !slices.Contains(experiments.LimiterNames, f.limiter) {
@@ -327,10 +330,10 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 	return s, nil
 }
 
-// designSpec reads --design, its limit (--rate, --limit) and the design
+// readDesign reads --design, its limit (--rate, --limit) and the design
 // flags borrowed from ratesim drl into s.Remote: a fresh drl.Online per
 // run, every request of one key.
-func (f *clientsFlags) designSpec(s *experiments.ClientsSpec, changed func(string) bool) error {
+func (f *clientsFlags) readDesign(s *experiments.ClientsSpec, changed func(string) bool) error {
 	if !slices.Contains(drl.Designs, f.design) {
 		return flagError("design", f.design, "one of "+strings.Join(drl.Designs, ", "))
 	}
@@ -351,7 +354,11 @@ func (f *clientsFlags) designSpec(s *experiments.ClientsSpec, changed func(strin
 	ds.Design = f.design
 	s.RemoteName = "drl " + f.design
 	s.RemoteParams = designParams(ds)
-	s.Remote = func() (clients.Remote, error) { return drl.NewOnline(ds) }
+	s.Remote = func() (clients.Remote, error) {
+		o, err := drl.NewOnline(ds)
+		f.online, f.designSpec = o, ds
+		return o, err
+	}
 	return nil
 }
 
@@ -535,11 +542,23 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	if tr, ok := proc.(*arrivals.Trace); ok && tr.Skipped() > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", tr.Skipped(), f.trace, cliMessage(tr.FirstSkipped()))
 	}
+	var design *drl.Summary
+	if f.online != nil {
+		r, err := f.online.Finish()
+		if err != nil {
+			return err
+		}
+		sm, err := drl.Summarize(r, f.designSpec.Bucket, nil, 0)
+		if err != nil {
+			return err
+		}
+		design = &sm
+	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeClientsJSON(w, res, f)
+		writeClientsJSON(w, res, design, f)
 	} else {
-		writeClientsTable(w, res, f)
+		writeClientsTable(w, res, design, f)
 	}
 	if w.err != nil {
 		return fmt.Errorf("writing the result: %w", w.err)
@@ -648,12 +667,15 @@ type clientsJSON struct {
 	Buffer  *int    `json:"buffer_jobs,omitempty"`
 	Bin     float64 `json:"bin_s"`
 	*experiments.ClientsResult
+	// Design is what a --design did with the attempts (ratesim drl's
+	// figures: messages, overshoot, ...).
+	Design *drl.Summary `json:"design,omitempty"`
 }
 
-func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
+func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
 	sc := res.Spec.Scenario
 	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.seed, Backoff: f.backoff, MaxAtt: sc.Retry.MaxAttempts,
-		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.retryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res}
+		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.retryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res, Design: design}
 	out.Base, out.Cap = secondsOf(f.base), secondsOf(f.cap)
 	if sc.Pace != nil {
 		out.Pace = sc.Pace.Rate.String()
@@ -673,7 +695,7 @@ func secondsOf(text string) float64 {
 	return s.Float64()
 }
 
-func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
+func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
 	sc := res.Spec.Scenario
 	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.seed)
 	fmt.Fprintf(w, "limiter    %s: %s\n", res.Limiter, res.Params)
@@ -725,6 +747,10 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 	}
 	if fg.Served != nil {
 		fmt.Fprintf(w, "served     %d of %d requests served downstream (%.6g requests/s over the drain), of %d attempts admitted\n", *fg.Served, fg.Requests, *fg.ServedRate, fg.Successes)
+	}
+	if d := design; d != nil {
+		fmt.Fprintf(w, "design     %d attempts decided, %d admitted; %d messages, %d lost; worst overshoot %.4g (%d jobs in %.4g s; above 1 breaks the promise)\n",
+			d.Jobs, d.Admitted, d.Messages, d.Lost, d.Overshoot, d.OverJobs, d.OverD)
 	}
 	if len(res.Downstream) > 0 {
 		fmt.Fprintf(w, "\n%-11s %9s %9s %9s %14s %14s\n", "downstream", "arrived", "overflows", "departed", "mean queue (s)", "max queue (s)")

@@ -46,6 +46,12 @@ type clientsOut struct {
 		MeanQueue float64 `json:"mean_queue_delay_s"`
 		MaxQueue  string  `json:"max_queue_delay_s_exact"`
 	} `json:"downstream"`
+	Design *struct {
+		Jobs      int64   `json:"jobs"`
+		Admitted  int64   `json:"admitted"`
+		Messages  int64   `json:"messages"`
+		Overshoot float64 `json:"worst_overshoot"`
+	} `json:"design"`
 }
 
 func clientsRun(t *testing.T, args ...string) clientsOut {
@@ -394,22 +400,28 @@ func TestClientsServed(t *testing.T) {
 // late (drl.TestOnlineHandWorked works it out): B and C learn their
 // refusal at 0.1 s and retry at 0.6 and 1.2 s, B passes at 1.3 s, C is
 // refused at 1.2 and 1.8 s and passes at 2.5 s: latencies 0.1, 1.3, 2.5 s,
-// drained at 2.5 s.
+// drained at 2.5 s. The design decided the 9 attempts, admitted 3, the
+// store with one message (a round trip) each; no design breaks the
+// promise (B + R·d: A at 0 and B at 1 s, or 1.3 s for the store).
 func TestClientsDesign(t *testing.T) {
 	common := []string{"--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1", "--max-attempts", "0",
 		"--base", "0.5", "--backoff", "constant", "--police", "--nodes", "1"}
 	for _, c := range []struct {
 		args             []string
 		mean, max, drain float64
+		messages         int64
 	}{
-		{[]string{"--design", "one"}, 1, 2, 2},
-		{[]string{"--design", "sync", "--sync-period", "0"}, 1, 2, 2},
-		{[]string{"--design", "store", "--rtt", "100ms"}, 1.3, 2.5, 2.5},
+		{[]string{"--design", "one"}, 1, 2, 2, 0},
+		{[]string{"--design", "sync", "--sync-period", "0"}, 1, 2, 2, 0},
+		{[]string{"--design", "store", "--rtt", "100ms"}, 1.3, 2.5, 2.5, 9},
 	} {
 		res := clientsRun(t, append(common, c.args...)...)
 		f := res.Foreground
 		if f.Requests != 3 || f.Successes != 3 || f.Attempts != 9 || !near(f.Mean, c.mean, 1e-12) || !near(f.Max, c.max, 1e-12) || !near(f.Drain, c.drain, 1e-12) {
 			t.Errorf("%v: %+v, want 9 attempts, latency mean %v max %v, drained at %v s", c.args, f, c.mean, c.max, c.drain)
+		}
+		if d := res.Design; d == nil || d.Jobs != 9 || d.Admitted != 3 || d.Messages != c.messages || d.Overshoot > 1 {
+			t.Errorf("%v: design %+v, want 9 jobs, 3 admitted, %d messages, overshoot <= 1", c.args, d, c.messages)
 		}
 		if want := "drl " + c.args[1]; res.Limiter != want {
 			t.Errorf("%v: limiter %q, want %q", c.args, res.Limiter, want)
