@@ -23,7 +23,8 @@ type Job struct {
 // than now when a [Remote] answers with a wait, or, with [Gate.Serve], the
 // instant the job leaves the server); or Refused when a [Remote] refuses
 // it or the server loses it, at the instant the client learns it (now),
-// with the Retry-After the limiter gave (0 for none).
+// with the Retry-After the limiter gave (0 for none). Neither may offer
+// through the Gate before it returns (it schedules its next attempt).
 type Caller interface {
 	Released(s *engine.Sim, j Job, at exact.Rat)
 	Refused(s *engine.Sim, j Job, retryAfter engine.Time)
@@ -75,11 +76,12 @@ type Sink interface {
 	Arrive(s *engine.Sim, at exact.Rat, class int)
 }
 
-// Gate drives a [buckets.Limiter] (or a [Remote]) on an [engine.Sim]: clients offer jobs through
-// it, it makes the limiter's internal events (releases of queued jobs) at
-// their instants, hands released jobs back to the client that offered
-// them, and passes every job that passes, admitted, delayed or released,
-// to its sink at the exact instant it passes.
+// Gate drives a [buckets.Limiter] (or a [Remote]) on an [engine.Sim]:
+// clients offer jobs through it, it makes the limiter's internal events
+// (releases of queued jobs, a Remote's messages and replies) at their
+// instants, hands late answers back to the client that offered the job,
+// and passes every job that passes, admitted, delayed or released, to its
+// sink at the exact instant it passes.
 //
 // Several clients may share one Gate (foreground traffic and a backfill
 // sharing one limiter). Before each offer at t the Gate makes the
@@ -159,8 +161,9 @@ func (g *Gate) Queued() int { return len(g.queued) }
 
 // Offer offers job j of client c to the limiter at s.Now() and returns the
 // limiter's decision (Queue for a job that passes when the Gate waits for
-// its service downstream: see [Gate.Serve]). For Admit the job passes at once and for Delay at
-// Now() + Wait; the client learns it from the decision. For Queue the
+// its service downstream: see [Gate.Serve]). For Admit the job passes at
+// once and for Delay at Now() + Wait; the client learns it from the
+// decision. For Queue the
 // Gate calls c.Released when the job passes or c.Refused when a [Remote]
 // refuses it; c must not be nil then. A Reject leaves nothing behind.
 func (g *Gate) Offer(c Caller, j Job) buckets.Decision {
