@@ -20,7 +20,7 @@ func (r *recorder) Offer(t engine.Time, id int64) buckets.Decision {
 	return r.Remote.Offer(t, id)
 }
 
-// runClients runs n clients at 0, retried with a constant backoff of b,
+// runClients runs n clients at 0, retried with the backoff bo,
 // through r, and returns the sorted offer instants and the result.
 func runClients(t *testing.T, r clients.Remote, n int, bo clients.Backoff) ([]engine.Time, clients.Result) {
 	t.Helper()
