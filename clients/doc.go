@@ -17,6 +17,13 @@
 // delays, or a probabilistic throttle: a slope) can be compared under the
 // same clients.
 //
+// A limiter whose answers come late, and may then be refusals (a
+// distributed design whose node asks a store: package drl's Online), is a
+// [Remote]; [RunRemote] runs a Scenario against one. Its late answers
+// reach the client at the instant they arrive, so a request's latency
+// includes the wait for the answer, and a late refusal is backed off from
+// then.
+//
 // # Clients
 //
 //   - [Retrying]: requests from an open-loop stream of instants
@@ -40,13 +47,26 @@
 // [Stats] measure requests, attempts, successes and give-ups, attempts per
 // request, retry amplification (attempts per original request) in bins of
 // time, goodput, and the latency each user saw, from the request's arrival
-// to the instant it passed.
+// to its success.
+//
+// # Success
+//
+// Without a downstream server a request succeeds when it passes the
+// limiter (admitted, at the end of its delay, or released from its
+// queue). With one ([Scenario].Server, [Gate.Serve]) it succeeds when the
+// server has served it: its latency ends at its departure, and a request
+// the limiter let pass but the server's full buffer lost has failed, as a
+// 503 from downstream would: the client learns it at the instant the job
+// reached the server and retries by its policy (its backoff, MaxAttempts,
+// Deadline), like a rejection with no Retry-After. Goodput then counts
+// requests served.
 //
 // # Downstream
 //
 // A [Server] is a finite FIFO queue in front of one server with service
-// time 1/μ: the buffer downstream of the limiter. It counts overflows and
-// queueing delays per class of job. A burst inside the limiter's promise
+// time 1/μ: the buffer downstream of the limiter. It counts arrivals (every
+// attempt that passed the limiter), overflows and queueing delays per
+// class of job. A burst inside the limiter's promise
 // B + R·d can overflow a buffer sized for the average; pacing the same
 // traffic does not (see TestDownstreamBufferOverflowAndPacing).
 //

@@ -79,7 +79,6 @@ type Paced struct {
 	stats   Stats
 
 	queue    []batch     // FIFO of waiting requests
-	headTry  int         // attempts already made by the head request
 	sent     bool        // a send has been made
 	lastSend engine.Time // instant of the last send
 	lastJit  engine.Time // jitter drawn for the gap after the last send
@@ -93,10 +92,12 @@ type Paced struct {
 	record  bool
 }
 
-// batch is n requests that arrived at the same instant.
+// batch is n requests that arrived at the same instant; the first of them
+// has made tries attempts already.
 type batch struct {
 	arrived engine.Time
 	n       int64
+	tries   int
 }
 
 // Event kinds of a Paced, in the low bit of the argument.
@@ -237,9 +238,9 @@ func (pc *Paced) send(now engine.Time) {
 	if pc.record {
 		pc.sends = append(pc.sends, now)
 	}
-	pc.headTry++
+	head.tries++
 	pc.stats.attempt(now)
-	r := request{arrived: head.arrived, attempts: pc.headTry, user: -1}
+	r := request{arrived: head.arrived, attempts: head.tries, user: -1}
 	d := pc.gate.Offer(pc, Job{Class: pc.p.Class, Tag: pc.tag})
 	switch d.Verdict {
 	case buckets.Admit, buckets.Delay:
@@ -248,12 +249,12 @@ func (pc *Paced) send(now engine.Time) {
 		pc.queued[pc.tag] = r
 		pc.tag++
 	case buckets.Reject:
-		if pc.p.MaxAttempts == 0 || pc.headTry < pc.p.MaxAttempts {
+		if pc.p.MaxAttempts == 0 || head.tries < pc.p.MaxAttempts {
 			return // stays at the head
 		}
 		pc.stats.giveUp(now, false)
 	}
-	pc.headTry = 0
+	head.tries = 0
 	if head.n--; head.n == 0 {
 		pc.queue = pc.queue[1:]
 	}
@@ -264,6 +265,20 @@ func (pc *Paced) Released(s *engine.Sim, j Job, at exact.Rat) {
 	r := pc.queued[j.Tag]
 	delete(pc.queued, j.Tag)
 	pc.stats.success(r.arrived, r.attempts, at)
+}
+
+// Refused is called by the Gate when a [Remote] refuses a job it answered
+// late: the request goes back to the head of the queue, to be sent again
+// at the next gap, or is given up after MaxAttempts attempts.
+func (pc *Paced) Refused(s *engine.Sim, j Job, _ engine.Time) {
+	r := pc.queued[j.Tag]
+	delete(pc.queued, j.Tag)
+	if pc.p.MaxAttempts > 0 && r.attempts >= pc.p.MaxAttempts {
+		pc.stats.giveUp(s.Now(), false)
+		return
+	}
+	pc.queue = slices.Insert(pc.queue, 0, batch{arrived: r.arrived, n: 1, tries: r.attempts})
+	pc.arm()
 }
 
 // CronParams describes cron-synchronized clients: Clients clients that

@@ -243,22 +243,35 @@ func (c *Retrying) attempt(now engine.Time, slot int) {
 	case buckets.Queue:
 		// Released calls succeed.
 	case buckets.Reject:
-		if c.policy.MaxAttempts > 0 && r.attempts >= c.policy.MaxAttempts {
-			c.finish(slot, now, false)
-			return
-		}
-		sleep := c.policy.Backoff.Sleep(Failure{N: r.attempts, Prev: r.prev, RetryAfter: d.RetryAfter}, c.rng)
-		if sleep < 0 {
-			panic(fmt.Sprintf("clients: backoff returned a negative sleep %v s", sleep))
-		}
-		next := now + sleep
-		if c.policy.Deadline > 0 && next-r.arrived > c.policy.Deadline {
-			c.finish(slot, now, true)
-			return
-		}
-		r.prev = sleep
-		c.sim.Schedule(next, c, slot*evKinds+evAttempt)
+		c.refused(now, slot, d.RetryAfter)
 	}
+}
+
+// Refused is called by the Gate when a [Remote] refuses a job it answered
+// late: the client learns it now and backs off from now.
+func (c *Retrying) Refused(s *engine.Sim, j Job, retryAfter engine.Time) {
+	c.refused(s.Now(), j.Tag, retryAfter)
+}
+
+// refused handles the refusal of request slot's attempt, learnt at now:
+// it gives up or sleeps and tries again.
+func (c *Retrying) refused(now engine.Time, slot int, retryAfter engine.Time) {
+	r := &c.reqs[slot]
+	if c.policy.MaxAttempts > 0 && r.attempts >= c.policy.MaxAttempts {
+		c.finish(slot, now, false)
+		return
+	}
+	sleep := c.policy.Backoff.Sleep(Failure{N: r.attempts, Prev: r.prev, RetryAfter: retryAfter}, c.rng)
+	if sleep < 0 {
+		panic(fmt.Sprintf("clients: backoff returned a negative sleep %v s", sleep))
+	}
+	next := now + sleep
+	if c.policy.Deadline > 0 && next-r.arrived > c.policy.Deadline {
+		c.finish(slot, now, true)
+		return
+	}
+	r.prev = sleep
+	c.sim.Schedule(next, c, slot*evKinds+evAttempt)
 }
 
 // Released is called by the Gate when the limiter releases a queued job.

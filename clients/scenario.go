@@ -59,7 +59,9 @@ type Scenario struct {
 	// limiter instead (then Retry's backoff is not used; closed-loop
 	// users still retry by it).
 	Pace *PaceParams
-	// Server, if not nil, is the downstream every passing job goes to.
+	// Server, if not nil, is the downstream every passing job goes to;
+	// a request then succeeds when it is served there, and one the
+	// server's full buffer loses is retried (see [Gate.Serve]).
 	Server *ServerParams
 	// Backfill, if not nil, is an adaptive backfill of BackfillItems
 	// requests started at 0; it needs Server.
@@ -98,7 +100,13 @@ type Result struct {
 // returns what it measured, or an error if sc is invalid, or an
 // [*ErrTooManyBins] if the run's span needs more than [MaxBins] bins of
 // sc.Bin (found when the run ends).
-func Run(sc Scenario, l buckets.Limiter) (Result, error) {
+func Run(sc Scenario, l buckets.Limiter) (Result, error) { return RunRemote(sc, FromLimiter(l)) }
+
+// RunRemote is [Run] against a [Remote] limiter, which must be fresh: one
+// whose answers may come late (a distributed design whose nodes ask a
+// store). A request's latency then includes the wait for the answer, and
+// a late refusal is backed off from the instant the client learns it.
+func RunRemote(sc Scenario, l Remote) (Result, error) {
 	if sc.Arrivals == nil && sc.Users <= 0 {
 		return Result{}, fmt.Errorf("clients: scenario without arrivals or users")
 	}
@@ -109,14 +117,14 @@ func Run(sc Scenario, l buckets.Limiter) (Result, error) {
 		return Result{}, fmt.Errorf("clients: backfill without a downstream server")
 	}
 	s := engine.NewSim()
-	g := NewGate(s, l)
+	g := NewRemoteGate(s, l)
 	var srv *Server
 	if sc.Server != nil {
 		var err error
 		if srv, err = NewServer(*sc.Server); err != nil {
 			return Result{}, err
 		}
-		g.Connect(srv)
+		g.Serve(srv)
 	}
 	fg := Stream(sc.Seed, sc.Point, sc.Replication, StreamForeground)
 	var (

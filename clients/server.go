@@ -87,6 +87,7 @@ type Server struct {
 	system  []inSystem          // committed jobs not yet departed, FIFO
 	last    exact.Rat           // D' of the last accepted job
 	stats   []ServerStats
+	gate    *Gate // told the outcome of tagged arrivals (see Gate.Serve)
 }
 
 type inSystem struct {
@@ -94,6 +95,20 @@ type inSystem struct {
 	delay  exact.Rat // queueing delay
 	class  int
 }
+
+// arriveTagged sends the server the job the Gate offered as id, passing
+// at the exact instant at: the Gate is told whether it is served (at its
+// departure) or lost, at the instant the server decides, ceil(at) (an
+// event after the others of that instant, when no earlier arrival can
+// still come).
+func (sv *Server) arriveTagged(s *engine.Sim, at exact.Rat, class int, id int64) {
+	sv.send(s, arrival{at: at, class: class, tagged: true, id: id})
+	s.SchedulePriority(engine.Time(at.Ceil().Int64()), 1, sv, 0)
+}
+
+// Handle commits the arrivals at or before now: the Server's own event
+// for tagged arrivals.
+func (sv *Server) Handle(s *engine.Sim, now engine.Time, _ int) { sv.commit(exact.Int(int64(now))) }
 
 // NewServer returns an empty server, or an error if p is invalid.
 func NewServer(p ServerParams) (*Server, error) {
@@ -113,15 +128,20 @@ func (sv *Server) ServiceTime() exact.Rat { return sv.service }
 // Arrive sends the server a job of the given class (>= 0) arriving at the
 // exact instant at, in nanoseconds. It panics if at <= s.Now() - 1 ns.
 func (sv *Server) Arrive(s *engine.Sim, at exact.Rat, class int) {
+	sv.send(s, arrival{at: at, class: class})
+}
+
+func (sv *Server) send(s *engine.Sim, a arrival) {
 	now := s.Now()
-	if at.Cmp(exact.Int(int64(now)-1)) <= 0 {
-		panic(fmt.Sprintf("clients: Server.Arrive at %v ns with Now() = %v s: arrival sent late", at, now))
+	if a.at.Cmp(exact.Int(int64(now)-1)) <= 0 {
+		panic(fmt.Sprintf("clients: Server.Arrive at %v ns with Now() = %v s: arrival sent late", a.at, now))
 	}
-	if class < 0 {
-		panic(fmt.Sprintf("clients: Server.Arrive with class %d < 0", class))
+	if a.class < 0 {
+		panic(fmt.Sprintf("clients: Server.Arrive with class %d < 0", a.class))
 	}
 	sv.commit(exact.Int(int64(now) - 1))
-	sv.pending.Push(arrival{at: at, seq: sv.seq, class: class})
+	a.seq = sv.seq
+	sv.pending.Push(a)
 	sv.seq++
 }
 
@@ -173,6 +193,9 @@ func (sv *Server) admit(a arrival) {
 	// The system holds the job in service and those waiting.
 	if len(sv.system) > sv.buffer {
 		st.Overflows++
+		if a.tagged {
+			sv.gate.lost(a.id)
+		}
 		return
 	}
 	start := a.at
@@ -183,6 +206,9 @@ func (sv *Server) admit(a arrival) {
 	delay := subRat(start, a.at)
 	sv.last = d
 	sv.system = append(sv.system, inSystem{depart: d, delay: delay, class: a.class})
+	if a.tagged {
+		sv.gate.served(a.id, d)
+	}
 }
 
 // depart records the departures at or before t.
@@ -212,9 +238,11 @@ func (sv *Server) class(c int) *ServerStats {
 
 // arrival is a job sent to the server and not yet committed.
 type arrival struct {
-	at    exact.Rat
-	seq   uint64
-	class int
+	at     exact.Rat
+	seq    uint64
+	class  int
+	tagged bool  // the Gate waits for its outcome
+	id     int64 // the Gate's id of the job, when tagged
 }
 
 // arrivalBefore orders pending arrivals by (at, seq).

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -232,5 +233,52 @@ func TestServerParamsValidate(t *testing.T) {
 		if _, err := NewServer(p); err == nil {
 			t.Errorf("%+v: nil error", p)
 		}
+	}
+}
+
+// With a downstream server, success is service there: a job the limiter
+// lets pass but the server's full buffer loses is a failure the client
+// retries, as a 503 from downstream. Three requests at 0 through a limiter
+// that admits everything into a server of 1 job/s with room for 1,
+// constant backoff 0.5 s, by hand: A is served from 0 to 1 s; B waits and
+// is served from 1 to 2 s; C finds A in service and B waiting and is lost
+// at 0; it retries at 0.5 s, still two in the system: lost; at 1 s A
+// leaves as C arrives (the departure first), so C waits until B leaves at
+// 2 s and is served until 3 s. Successes at the departures 1, 2 and 3 s:
+// latencies 1, 2, 3 s; 5 attempts, 2 of them lost; queueing delays 0, 1
+// and 1 s. With at most 2 attempts C gives up at 0.5 s.
+func TestServedIsSuccess(t *testing.T) {
+	run := func(maxAttempts int) Result {
+		res, err := Run(Scenario{
+			Arrivals: times(0, 0, 0),
+			Retry:    RetryPolicy{Backoff: Constant{Base: ms(500)}, MaxAttempts: maxAttempts},
+			Server:   &ServerParams{Rate: exact.Int(1), Buffer: 1},
+		}, admitAll{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run(0)
+	want := Summary{
+		Requests: 3, Attempts: 5, Successes: 3,
+		Amplification: 5.0 / 3, AttemptsPerSuccess: 5.0 / 3,
+		Goodput:     1, // 3 served over [0, 3 s]
+		Drain:       3,
+		MeanLatency: 2, P50Latency: 2, P99Latency: 3, MaxLatency: 3,
+	}
+	if diff := cmp.Diff(want, res.Foreground); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if got := res.ForegroundLatencies; !slices.Equal(got, []float64{1, 2, 3}) {
+		t.Errorf("latencies %v s, want 1, 2, 3", got)
+	}
+	st := res.Server[0]
+	if st.Arrived != 5 || st.Overflows != 2 || st.Departed != 3 || st.QueueDelay.Cmp(exact.Int(2e9)) != 0 || st.MaxQueueDelay.Cmp(exact.Int(1e9)) != 0 {
+		t.Errorf("server %+v, want 5 arrived, 2 lost, 3 served, queueing 2 s in all, at most 1 s", st)
+	}
+	res = run(2)
+	if f := res.Foreground; f.Attempts != 4 || f.Successes != 2 || f.GiveUps != 1 || f.MaxLatency != 2 {
+		t.Errorf("at most 2 attempts: %+v, want 4 attempts, 2 served, 1 give-up", f)
 	}
 }

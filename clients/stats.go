@@ -13,7 +13,8 @@ import (
 // attempts (the first one and every retry), successes and give-ups, the
 // latency each successful request's user saw (from the request's arrival
 // to the instant its last attempt passed the limiter), and the same counts
-// in bins of time.
+// in bins of time. With a downstream server a success is a request served
+// there, and its latency ends at its departure (see [Gate.Serve]).
 //
 // Latencies are kept, one float64 of seconds per success (rounded once
 // from the exact value), so that quantiles are exact: memory grows with
@@ -25,7 +26,7 @@ type Stats struct {
 
 	Requests  int64 // original requests (each counted once, at its arrival)
 	Attempts  int64 // offers to the limiter, first attempts and retries
-	Successes int64 // requests that passed the limiter
+	Successes int64 // requests that passed the limiter (with a server: served there)
 	// GiveUps counts requests abandoned: MaxAttempts counts those that
 	// used all their attempts, Deadline those whose next retry would have
 	// come after their deadline.
@@ -36,7 +37,7 @@ type Stats struct {
 	AttemptsPerSuccess []int64
 
 	// First is the arrival of the first request; Last the latest instant
-	// a request finished (passed the limiter, rounded up to the
+	// a request finished (succeeded, rounded up to the
 	// nanosecond, or gave up). Both are 0 before any.
 	First, Last engine.Time
 

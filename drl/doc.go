@@ -67,6 +67,14 @@
 // Every bucket shapes (a job waits for its token, the note's eq. (1)) or,
 // with Spec.Police, polices (a job that finds no token is rejected).
 //
+// # Online
+//
+// Run offers an open-loop stream of arrivals. Online drives a design one
+// job at a time on the caller's clock instead, for clients that react to
+// its decisions (package clients, ratesim clients --design): it is a
+// clients.Remote, whose late answers (a store's round trip, a lease's
+// grant) reach the client at the instant they arrive.
+//
 // # Exactness
 //
 // Instants are integer nanoseconds (engine.Time) and every bucket keeps the

@@ -59,6 +59,7 @@ type Result struct {
 
 	streams   *streams // the arrival curves measured as the run goes
 	streamErr error
+	online    *Online // told every decision, when driven online
 }
 
 func (r *Result) mark(id int64) {
@@ -160,6 +161,9 @@ func (r *Result) admit(node int, j systems.Job, extra engine.Time, wait exact.In
 		r.TotalDelay = r.TotalDelay.Add(tot)
 		r.Delays = append(r.Delays, tot.Float64()/float64(r.Scale)/1e9)
 	}
+	if r.online != nil {
+		r.online.admitted(j, tot)
+	}
 	x := t + extra + engine.Time(wait.CeilDiv(r.Scale).Int64())
 	if r.streams != nil {
 		if err := r.streams.add(key, x); err != nil && r.streamErr == nil {
@@ -173,9 +177,16 @@ func (r *Result) admit(node int, j systems.Job, extra engine.Time, wait exact.In
 	r.Departures[key] = append(r.Departures[key], x)
 }
 
-func (r *Result) reject(node int, j systems.Job) {
+func (r *Result) reject(node int, j systems.Job) { r.rejectAfter(node, j, 0) }
+
+// rejectAfter keeps a rejection that the job's node learns back ns after
+// the instant of the decision (the rest of a round trip to the store).
+func (r *Result) rejectAfter(node int, j systems.Job, back engine.Time) {
 	r.count(node, j.Key, false)
 	r.Rejected++
+	if r.online != nil {
+		r.online.rejected(j, back)
+	}
 }
 
 // Jain returns Jain's fairness index of the admitted fractions

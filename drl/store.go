@@ -147,7 +147,7 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 				st.res.admit(l, j, rtt, exact.Int128{})
 				return
 			}
-			st.res.reject(l, j)
+			st.res.rejectAfter(l, j, rtt-rtt/2)
 			if st.s.StoreCache && d.RetryAfter > 0 {
 				// No job of the key passes before now + RetryAfter: the
 				// GCRA's TAT and a window's count only grow until then.
@@ -166,7 +166,7 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 			st.res.admit(l, j, rtt, w)
 			return
 		}
-		st.res.reject(l, j)
+		st.res.rejectAfter(l, j, rtt-rtt/2)
 		if st.s.StoreCache {
 			// The next token is due at now + w exactly; a job at an
 			// instant before ceil(now + w) finds none.

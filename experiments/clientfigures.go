@@ -56,15 +56,19 @@ func clientsSeries(res *ClientsResult, width float64, caption string) *plots.Sta
 		x, y := binSteps(bins, width, f)
 		return plots.Line{Label: label, X: x, Y: y, Step: true, Color: color, Dashed: dashed}
 	}
+	succ := "admitted" // the successes of the bins
+	if res.Foreground.Served != nil {
+		succ = "served"
+	}
 	rates := []plots.Line{
 		line("offered (new requests)", 0, false, per(func(b ClientBin) int64 { return b.Requests })),
 		line("retries", 1, true, per(func(b ClientBin) int64 { return b.Attempts - b.Requests })),
-		line("admitted", 2, false, per(func(b ClientBin) int64 { return b.Successes })),
+		line(succ, 2, false, per(func(b ClientBin) int64 { return b.Successes })),
 		line("give-ups", 3, true, per(func(b ClientBin) int64 { return b.GiveUps })),
 	}
 	if len(res.BackfillSeries) > 0 {
 		x, y := binSteps(res.BackfillSeries, width, per(func(b ClientBin) int64 { return b.Successes }))
-		rates = append(rates, plots.Line{Label: "backfill admitted", X: x, Y: y, Step: true, Color: 4})
+		rates = append(rates, plots.Line{Label: "backfill " + succ, X: x, Y: y, Step: true, Color: 4})
 	}
 	amp := line("attempts per request made in the bin", 5, false, func(b ClientBin) float64 {
 		if b.Requests == 0 {
@@ -73,7 +77,7 @@ func clientsSeries(res *ClientsResult, width float64, caption string) *plots.Sta
 		return float64(b.Attempts) / float64(b.Requests)
 	})
 	return &plots.Stack{
-		Title:   "Offered, retried and admitted requests over time, and the retry amplification",
+		Title:   "Offered, retried and " + succ + " requests over time, and the retry amplification",
 		Caption: caption + fmt.Sprintf("; bins of %s s; retry amplification over the run %s", textNumber(width), textNumber(float64(res.Foreground.Amplification))),
 		Heights: []float64{1.6, 1},
 		Panels: []*plots.LinePlot{
@@ -96,16 +100,20 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 	zero, _ := slices.BinarySearch(lat, math.Nextafter(0, 1)) // latencies <= 0
 	pos := float64(len(lat)-zero) / float64(len(lat))         // P(latency > 0)
 	fg := res.Foreground
-	c := caption + fmt.Sprintf("; %d admitted of %d requests, %d given up (not in the distribution); P(latency > 0) = %s",
-		fg.Successes, fg.Requests, fg.GiveUps, FormatProb(pos))
+	succ, n, end := "admitted", fg.Successes, "admission"
+	if fg.Served != nil {
+		succ, n, end = "served", *fg.Served, "service downstream"
+	}
+	c := caption + fmt.Sprintf("; %d %s of %d requests, %d given up (not in the distribution); P(latency > 0) = %s",
+		n, succ, fg.Requests, fg.GiveUps, FormatProb(pos))
 	return &plots.LinePlot{
-		Title:   "Latency users saw, first attempt to admission (CCDF, log-log)",
+		Title:   "Latency users saw, first attempt to " + end + " (CCDF, log-log)",
 		Caption: c,
 		XLabel:  "latency x (s, log scale)",
 		YLabel:  "P(latency > x) (log scale)",
 		LogX:    true,
 		LogY:    true,
-		Lines:   []plots.Line{{Label: "admitted, P(latency > 0) = " + FormatProb(pos), X: x, Y: y, Step: true, Color: 0}},
+		Lines:   []plots.Line{{Label: succ + ", P(latency > 0) = " + FormatProb(pos), X: x, Y: y, Step: true, Color: 0}},
 	}
 }
 

@@ -26,6 +26,12 @@ type ClientsSpec struct {
 	Limiter string
 	Limits  LimitersSpec
 	Profile *profiles.Profile
+	// Remote, if not nil, builds the limiter instead: one whose answers
+	// may come late, such as a distributed design of package drl (built
+	// by the caller: experiments does not import drl). RemoteName and
+	// RemoteParams describe it.
+	Remote                   func() (clients.Remote, error)
+	RemoteName, RemoteParams string
 	// Scenario is the clients, server and backfill; its Arrivals are
 	// taken from the process given to RunClients (nil for closed-loop
 	// users only) and its Seed is the run's seed.
@@ -56,6 +62,9 @@ func (s ClientsSpec) NewLimiter() (buckets.Limiter, error) {
 // LimiterParams describes the limiter of s for humans: a profile's
 // canonical spec, or the family member's parameters.
 func (s ClientsSpec) LimiterParams() string {
+	if s.Remote != nil {
+		return s.RemoteParams
+	}
 	if s.Profile != nil {
 		return s.Profile.String()
 	}
@@ -64,38 +73,44 @@ func (s ClientsSpec) LimiterParams() string {
 
 // ClientSummary is clients.Summary with units in its JSON keys.
 //
-// Successes (JSON "admitted") counts the requests the limiter let pass, as
-// the clients see it: with a downstream server some of them may still be
-// lost to its full buffer. Served (JSON "served", with a server only)
-// counts those that left the server; the latencies end at admission and
-// leave out the downstream queueing delay (see [ServerClass]).
+// Successes (JSON "admitted") counts the attempts the limiter let pass.
+// Without a downstream server each is a request's success. With one
+// (Served and ServedRate set) a request succeeds when the server has served
+// it: Served (JSON "served") counts those, and an attempt the limiter
+// admitted but the server's full buffer lost was retried by the client's
+// policy, so that a request may be admitted more than once. The latencies
+// run from a request's arrival to its success: its admission, or with a
+// server the end of its service.
 type ClientSummary struct {
 	Requests           int64   `json:"requests"` // original requests
 	Attempts           int64   `json:"attempts"` // offers to the limiter, retries included
-	Successes          int64   `json:"admitted"` // requests the limiter let pass
+	Successes          int64   `json:"admitted"` // attempts the limiter let pass
 	Served             *int64  `json:"served,omitempty"`
 	GiveUps            int64   `json:"give_ups"`
 	Amplification      Num     `json:"retry_amplification"`   // attempts per original request
-	AttemptsPerSuccess Num     `json:"attempts_per_admitted"` // attempts (give-ups' included) per admitted request
-	Goodput            float64 `json:"admitted_per_s"`        // admitted requests per second over [first request, last end]
-	// ServedRate is Served per second over the same span as Goodput (the
-	// downstream may still be serving after it); with a server only.
+	AttemptsPerSuccess Num     `json:"attempts_per_admitted"` // attempts (give-ups' included) per admitted attempt
+	Goodput            float64 `json:"admitted_per_s"`        // admitted attempts per second over [first request, last end]
+	// ServedRate is Served per second over the same span as Goodput, the
+	// goodput with a server; with a server only.
 	ServedRate  *float64 `json:"served_per_s,omitempty"`
-	Drain       float64  `json:"drain_s"`        // first request to the last end (admission or give-up)
-	MeanLatency float64  `json:"mean_latency_s"` // first attempt to admission, admitted requests only
+	Drain       float64  `json:"drain_s"`        // first request to the last end (success or give-up)
+	MeanLatency float64  `json:"mean_latency_s"` // arrival to success (admission; with a server, service), successes only
 	P50Latency  float64  `json:"p50_latency_s"`
 	P99Latency  float64  `json:"p99_latency_s"`
 	MaxLatency  float64  `json:"max_latency_s"`
 }
 
-// serve sets the served counts of s from the downstream's departures.
-func (s *ClientSummary) serve(departed int64) {
-	s.Served = &departed
-	rate := 0.0
+// serve makes s the summary of a population whose successes were served
+// downstream, admitted the attempts the server saw arrive.
+func (s *ClientSummary) serve(admitted int64) {
+	served, rate := s.Successes, s.Goodput
+	s.Served, s.ServedRate = &served, &rate
+	s.Successes = admitted
+	s.AttemptsPerSuccess = Num(float64(s.Attempts) / float64(admitted))
+	s.Goodput = 0
 	if s.Drain > 0 {
-		rate = float64(departed) / s.Drain
+		s.Goodput = float64(admitted) / s.Drain
 	}
-	s.ServedRate = &rate
 }
 
 func clientSummary(s clients.Summary) ClientSummary {
@@ -109,7 +124,7 @@ type ClientBin struct {
 	Start     float64 `json:"start_s"`
 	Requests  int64   `json:"requests"`
 	Attempts  int64   `json:"attempts"`
-	Successes int64   `json:"admitted"` // requests the limiter let pass in the bin
+	Successes int64   `json:"admitted"` // requests that succeeded in the bin: passed the limiter, or with a server were served
 	GiveUps   int64   `json:"give_ups"`
 	// Amplification is the attempts per request made in the bin; NaN
 	// (JSON null) in a bin without new requests, where retries alone make
@@ -182,9 +197,19 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	lim, err := spec.NewLimiter()
-	if err != nil {
-		return nil, err
+	var lim clients.Remote
+	if spec.Remote != nil {
+		r, err := spec.Remote()
+		if err != nil {
+			return nil, err
+		}
+		lim = r
+	} else {
+		l, err := spec.NewLimiter()
+		if err != nil {
+			return nil, err
+		}
+		lim = clients.FromLimiter(l)
 	}
 	sc := spec.Scenario
 	var perr error
@@ -193,7 +218,7 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	if proc != nil {
 		sc.Arrivals = arrivalSeq(proc, spec.MaxJobs, &perr, &n, &first, &last)
 	}
-	res, err := clients.Run(sc, lim)
+	res, err := clients.RunRemote(sc, lim)
 	if perr != nil {
 		return nil, perr
 	}
@@ -202,7 +227,10 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	}
 	out := &ClientsResult{Spec: spec, Limiter: spec.Limiter, Params: spec.LimiterParams(), Foreground: clientSummary(res.Foreground),
 		ForegroundSeries: clientBins(res.ForegroundSeries, sc.Bin), Latencies: res.ForegroundLatencies, End: res.End.Seconds()}
-	if spec.Profile != nil {
+	switch {
+	case spec.Remote != nil:
+		out.Limiter, out.Params = spec.RemoteName, spec.RemoteParams
+	case spec.Profile != nil:
 		out.Limiter = spec.Profile.Name
 	}
 	if spec.Offered > 0 && n > 0 {
@@ -229,9 +257,9 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 		mq, _ := st.MaxQueueDelay.Quo(exact.Int(1e9))
 		switch name {
 		case "foreground":
-			out.Foreground.serve(st.Departed)
+			out.Foreground.serve(st.Arrived)
 		case "backfill":
-			out.Backfill.serve(st.Departed)
+			out.Backfill.serve(st.Arrived)
 		}
 		out.Downstream = append(out.Downstream, ServerClass{Class: name, Arrived: st.Arrived, Overflows: st.Overflows, Departed: st.Departed,
 			MeanQueue: st.MeanQueueDelay(), MaxQueue: mq.Float64(), MaxQueueExact: mq.String()})

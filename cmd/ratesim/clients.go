@@ -8,12 +8,14 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
@@ -60,7 +62,19 @@ type clientsFlags struct {
 	json                     bool
 	plot, plotFormat         string
 	meanRate                 float64 // of the generated process, requests/s
+
+	design string         // a drl design instead of --limiter
+	drlCmd *cobra.Command // the drl command whose design flags are borrowed
+	drl    *drlFlags
+	// online is the design of the run, and designSpec its specification.
+	online     *drl.Online
+	designSpec drl.Spec
 }
+
+// drlClientFlags are the flags of ratesim drl that ratesim clients takes
+// with --design, with the same meaning ('ratesim drl --help').
+var drlClientFlags = []string{"nodes", "dispatch", "police", "rtt", "outage", "outage-process", "store-limiter", "store-cache", "fail",
+	"sync-period", "batch-limit", "sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout"}
 
 func newClientsCmd() *cobra.Command {
 	f := &clientsFlags{}
@@ -92,6 +106,10 @@ rejected request is sent again at the next gap.
 
 --server-rate feeds everything that passes to a downstream FIFO server of that
 service rate with a waiting room of --buffer jobs, and counts what overflows.
+A request then succeeds when the server has served it: one the limiter admits
+but the full buffer loses has failed, as a 503 from downstream would, and its
+client retries it by --backoff (up to --max-attempts, --deadline) from the
+instant it reached the server.
 --backfill N adds a background job of N requests that paces itself to a
 fraction of --server-rate and adjusts it from the foreground's measured queueing
 delay downstream: + --backfill-increase while it is at or under
@@ -99,15 +117,27 @@ delay downstream: + --backfill-increase while it is at or under
 
 The limiter is --limiter, a member of the limiter family of ratesim limiters
 with rate --rate and burst or window limit --limit, or --profile, a
-library-faithful limiter (see 'ratesim limiters --help').
+library-faithful limiter (see 'ratesim limiters --help'), or --design, a
+distributed rate-limiting design of ratesim drl (one, static, store, sync,
+lease, grd, fps) enforcing the limit R = --rate, B = --limit over --nodes
+nodes, with the design flags of 'ratesim drl' (--police, --dispatch, --rtt,
+--sync-period, --sync-delay, --lease-size, --estimate-interval, ...; every
+request is of one key). A request is decided on the state the design has
+when it is made, after the design's messages up to then; a design that asks
+a store answers a round trip later (store, lease), and the client waits for
+the answer: a refusal is backed off from the instant it arrives. The
+"design" line (JSON "design") gives what the design did, as ratesim drl
+reports it: the attempts it decided, the messages it sent, and the worst
+overshoot of the admitted stream over the promise B + R·d (above 1 the
+design let more pass than the one bucket can).
 
-The table gives offered load and the requests the limiter admitted, attempts
+The table gives offered load and the attempts the limiter admitted, attempts
 per request (the retry amplification), the latency users see (first attempt
-to admission; give-ups counted apart) and the downstream overflows. With
---server-rate an admitted request may still be lost to the full buffer:
-"served" counts those that left the server, and the latency leaves out the
-downstream queueing delay (given apart, per class); --json adds the series in bins of
---bin. --plot DIR draws clients-series (offered, retried and admitted requests
+to success: admission, or with --server-rate the end of service downstream;
+give-ups counted apart) and the downstream overflows. With --server-rate
+"served" counts the requests that succeeded, and "admitted" the attempts the
+limiter let pass, those the buffer lost included; --json adds the series in
+bins of --bin (their "admitted" counts successes: served, with a server). --plot DIR draws clients-series (offered, retried and admitted requests
 and give-ups per second over time, in bins of --bin, over the retry
 amplification of each bin) and latency-ccdf (the tail of the latency users
 saw, log-log), and lists the files written on stderr.
@@ -123,7 +153,8 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		Example: `  ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff exponential
   ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff full
   ratesim clients --profile 'nginx:rate=10r/s,burst=20' --arrivals poisson --load 1.5 --jobs 5000 --retry-after
-  ratesim clients --arrivals 'cron:n=20,period=2' --jobs 2000 --rate 10 --limit 20 --server-rate 10 --buffer 2`,
+  ratesim clients --arrivals 'cron:n=20,period=2' --jobs 2000 --rate 10 --limit 20 --server-rate 10 --buffer 2
+  ratesim clients --design sync --nodes 4 --sync-period 100ms --police --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runClients(cmd, f)
@@ -173,7 +204,12 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.plot, "plot", "", "draw the figures into this folder: offered, retried, admitted requests and retry amplification over time (in bins of --bin), the latency tail (CCDF)")
 	markOutput(cmd, "plot", outputFolder)
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "format of the --plot figures: png, svg or pdf")
-	cmd.MarkFlagsMutuallyExclusive("limiter", "profile")
+	fl.StringVar(&f.design, "design", "", "a distributed rate-limiting design instead of --limiter, one of "+strings.Join(drl.Designs, ", ")+", with limit (--rate, --limit) and the design flags of ratesim drl")
+	f.drlCmd, f.drl = newDRLCmdFlags()
+	for _, name := range drlClientFlags {
+		fl.AddFlag(f.drlCmd.Flags().Lookup(name))
+	}
+	cmd.MarkFlagsMutuallyExclusive("limiter", "profile", "design")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
 	return cmd
@@ -213,8 +249,19 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 				return s, fmt.Errorf("--%s applies to --limiter only: a --profile gives its own parameters", name)
 			}
 		}
+	} else if changed("design") {
+		if err := f.readDesign(&s, changed); err != nil {
+			return s, err
+		}
 	} else if !slices.Contains(experiments.LimiterNames, f.limiter) {
 		return s, flagError("limiter", f.limiter, "one of "+strings.Join(experiments.LimiterNames, ", "))
+	}
+	if !changed("design") {
+		for _, name := range drlClientFlags {
+			if changed(name) {
+				return s, fmt.Errorf("--%s applies with --design only", name)
+			}
+		}
 	}
 	s.Limiter = f.limiter
 	l, err := familyLimits(changed, f.limit, f.rate, f.window, f.queue, false)
@@ -285,6 +332,60 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 		return s, err
 	}
 	return s, nil
+}
+
+// readDesign reads --design, its limit (--rate, --limit) and the design
+// flags borrowed from ratesim drl into s.Remote: a fresh drl.Online per
+// run, every request of one key.
+func (f *clientsFlags) readDesign(s *experiments.ClientsSpec, changed func(string) bool) error {
+	if !slices.Contains(drl.Designs, f.design) {
+		return flagError("design", f.design, "one of "+strings.Join(drl.Designs, ", "))
+	}
+	for _, name := range []string{"window", "queue"} {
+		if changed(name) {
+			return fmt.Errorf("--%s applies to --limiter only: a --design takes --rate and --limit (its burst)", name)
+		}
+	}
+	if f.design != "one" && f.limit < int64(f.drl.nodes) {
+		return flagError("limit", f.limit, fmt.Sprintf("a burst of at least one token per node: --limit >= --nodes %d", f.drl.nodes))
+	}
+	d := f.drl
+	d.designs, d.rate, d.burst, d.seed = f.design, f.rate, strconv.FormatInt(f.limit, 10), f.seed
+	ds, _, err := d.spec(f.drlCmd)
+	if err != nil {
+		return err
+	}
+	ds.Design = f.design
+	s.RemoteName = "drl " + f.design
+	s.RemoteParams = designParams(ds)
+	s.Remote = func() (clients.Remote, error) {
+		o, err := drl.NewOnline(ds)
+		f.online, f.designSpec = o, ds
+		return o, err
+	}
+	return nil
+}
+
+// designParams describes the parameters of a design that matter to it.
+func designParams(s drl.Spec) string {
+	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
+	if s.Design != "one" {
+		p += fmt.Sprintf(", %d nodes, dispatch %s", s.Nodes, s.Dispatch)
+	}
+	switch s.Design {
+	case "store":
+		p += fmt.Sprintf(", round trip %v", s.RTT)
+	case "sync":
+		p += fmt.Sprintf(", sync period %v s, message delay %v, local %v", s.SyncPeriod, s.SyncDelay, s.Local)
+	case "lease":
+		p += fmt.Sprintf(", round trip %v, lease TTL %v s", s.RTT, s.LeaseTTL)
+	case "grd", "fps":
+		p += fmt.Sprintf(", estimate interval %v s, message delay %v", s.EstimateInterval, s.SyncDelay)
+	}
+	if s.Police || s.Design == "lease" || s.Design == "grd" || s.Design == "fps" {
+		return p + ", policing"
+	}
+	return p + ", shaping"
 }
 
 // retry reads the retry flags into sc.Retry.
@@ -445,11 +546,23 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	if tr, ok := proc.(*arrivals.Trace); ok && tr.Skipped() > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", tr.Skipped(), f.trace, cliMessage(tr.FirstSkipped()))
 	}
+	var design *drl.Summary
+	if f.online != nil {
+		r, err := f.online.Finish()
+		if err != nil {
+			return err
+		}
+		sm, err := drl.Summarize(r, f.designSpec.Bucket, nil, 0)
+		if err != nil {
+			return err
+		}
+		design = &sm
+	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeClientsJSON(w, res, f)
+		writeClientsJSON(w, res, design, f)
 	} else {
-		writeClientsTable(w, res, f)
+		writeClientsTable(w, res, design, f)
 	}
 	if w.err != nil {
 		return fmt.Errorf("writing the result: %w", w.err)
@@ -558,12 +671,15 @@ type clientsJSON struct {
 	Buffer  *int    `json:"buffer_jobs,omitempty"`
 	Bin     float64 `json:"bin_s"`
 	*experiments.ClientsResult
+	// Design is what a --design did with the attempts (ratesim drl's
+	// figures: messages, overshoot, ...).
+	Design *drl.Summary `json:"design,omitempty"`
 }
 
-func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
+func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
 	sc := res.Spec.Scenario
 	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.seed, Backoff: f.backoff, MaxAtt: sc.Retry.MaxAttempts,
-		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.retryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res}
+		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.retryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res, Design: design}
 	out.Base, out.Cap = secondsOf(f.base), secondsOf(f.cap)
 	if sc.Pace != nil {
 		out.Pace = sc.Pace.Rate.String()
@@ -583,7 +699,7 @@ func secondsOf(text string) float64 {
 	return s.Float64()
 }
 
-func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
+func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
 	sc := res.Spec.Scenario
 	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.seed)
 	fmt.Fprintf(w, "limiter    %s: %s\n", res.Limiter, res.Params)
@@ -627,10 +743,18 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 		row("backfill", *res.Backfill)
 	}
 	if res.Offered > 0 {
-		fmt.Fprintf(w, "\noffered    %.6g requests/s, admitted %.6g requests/s\n", res.Offered, fg.Goodput)
+		if fg.ServedRate != nil {
+			fmt.Fprintf(w, "\noffered    %.6g requests/s, served %.6g requests/s\n", res.Offered, *fg.ServedRate)
+		} else {
+			fmt.Fprintf(w, "\noffered    %.6g requests/s, admitted %.6g requests/s\n", res.Offered, fg.Goodput)
+		}
 	}
 	if fg.Served != nil {
-		fmt.Fprintf(w, "served     %d of %d admitted requests left the downstream server (%.6g requests/s over the drain)\n", *fg.Served, fg.Successes, *fg.ServedRate)
+		fmt.Fprintf(w, "served     %d of %d requests served downstream (%.6g requests/s over the drain), of %d attempts admitted\n", *fg.Served, fg.Requests, *fg.ServedRate, fg.Successes)
+	}
+	if d := design; d != nil {
+		fmt.Fprintf(w, "design     %d attempts decided, %d admitted; %d messages, %d lost; worst overshoot %.4g (%d jobs in %.4g s; above 1 breaks the promise)\n",
+			d.Jobs, d.Admitted, d.Messages, d.Lost, d.Overshoot, d.OverJobs, d.OverD)
 	}
 	if len(res.Downstream) > 0 {
 		fmt.Fprintf(w, "\n%-11s %9s %9s %9s %14s %14s\n", "downstream", "arrived", "overflows", "departed", "mean queue (s)", "max queue (s)")
@@ -644,7 +768,7 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, f *clientsFl
 	}
 	fmt.Fprintf(w, "\nampl.      retry amplification, attempts per original request; att/adm. attempts per admitted request\n")
 	if sc.Server != nil {
-		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only (overflows included, downstream queue not); give-ups counted apart\n")
+		fmt.Fprintf(w, "latency    first attempt to the end of service downstream, served requests only (an attempt lost to the full buffer is retried); give-ups counted apart\n")
 	} else {
 		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only; give-ups counted apart\n")
 	}

@@ -46,6 +46,12 @@ type clientsOut struct {
 		MeanQueue float64 `json:"mean_queue_delay_s"`
 		MaxQueue  string  `json:"max_queue_delay_s_exact"`
 	} `json:"downstream"`
+	Design *struct {
+		Jobs      int64   `json:"jobs"`
+		Admitted  int64   `json:"admitted"`
+		Messages  int64   `json:"messages"`
+		Overshoot float64 `json:"worst_overshoot"`
+	} `json:"design"`
 }
 
 func clientsRun(t *testing.T, args ...string) clientsOut {
@@ -123,16 +129,18 @@ func TestClientsRetryAfter(t *testing.T) {
 // into a token bucket of rate 10/s and burst 20, which refills whole in
 // each period and admits every request: the traffic keeps b + r·d. The
 // server serves 10/s, the average, with a waiting room of 2: at each burst
-// one request goes into service, 2 wait (0.1 and 0.2 s) and 17 are lost,
-// 170 in all, 30 served with a mean queueing delay of 0.1 s. Paced at
-// 10/s the same requests reach the server 0.1 s apart, each as the one
-// before leaves: nothing is lost, nothing waits, and the j-th request of
-// a period (j = 0..19) waits 0.1·j s in the pacer: at most 1.9 s.
+// one request goes into service, 2 wait (0.1 and 0.2 s) and 17 are lost;
+// with one attempt each, the 17 are given up: 170 in all, 30 served with
+// a mean queueing delay of 0.1 s, their latencies (to the end of service)
+// 0.1, 0.2 and 0.3 s: mean 0.2 s. Paced at 10/s the same requests reach
+// the server 0.1 s apart, each as the one before leaves: nothing is lost,
+// nothing waits, and the j-th request of a period (j = 0..19) waits 0.1·j
+// s in the pacer and 0.1 s in service: at most 2 s, 1.05 s on average.
 func TestClientsDownstreamBuffer(t *testing.T) {
-	common := []string{"--arrivals", "cron:n=20,period=2", "--jobs", "200", "--rate", "10", "--limit", "20", "--server-rate", "10", "--buffer", "2"}
+	common := []string{"--arrivals", "cron:n=20,period=2", "--jobs", "200", "--rate", "10", "--limit", "20", "--server-rate", "10", "--buffer", "2", "--max-attempts", "1"}
 	res := clientsRun(t, common...)
-	if f := res.Foreground; f.Successes != 200 || f.Attempts != 200 {
-		t.Errorf("burst: %+v, want all 200 admitted at the first attempt", f)
+	if f := res.Foreground; f.Successes != 200 || f.Attempts != 200 || f.GiveUps != 170 || !near(f.Mean, 0.2, 1e-12) || !near(f.Max, 0.3, 1e-12) {
+		t.Errorf("burst: %+v, want all 200 admitted at the first attempt, 170 given up, latency mean 0.2 s, max 0.3 s", f)
 	}
 	if len(res.Downstream) != 1 {
 		t.Fatalf("downstream %+v, want one class", res.Downstream)
@@ -144,8 +152,26 @@ func TestClientsDownstreamBuffer(t *testing.T) {
 	if d := paced.Downstream[0]; d.Overflows != 0 || d.Departed != 200 || d.MaxQueue != "0" {
 		t.Errorf("paced: downstream %+v, want none lost and no queueing", d)
 	}
-	if f := paced.Foreground; f.Successes != 200 || !near(f.Max, 1.9, 1e-12) || !near(f.Mean, 0.95, 1e-12) {
-		t.Errorf("paced: %+v, want latency max 1.9 s, mean 0.95 s", f)
+	if f := paced.Foreground; f.Successes != 200 || !near(f.Max, 2, 1e-12) || !near(f.Mean, 1.05, 1e-12) {
+		t.Errorf("paced: %+v, want latency max 2 s, mean 1.05 s", f)
+	}
+}
+
+// TestClientsServedRetried: the hand case of clients.TestServedIsSuccess
+// through the command. Three requests at 0 through a loose limiter (a
+// bucket of burst 3 at 100/s, full again by each retry) into a server of 1 job/s with room for 1, constant
+// backoff 0.5 s: A is served 0 to 1 s, B 1 to 2 s; C is lost at 0 and
+// 0.5 s and, arriving at 1 s as A leaves, is served 2 to 3 s. 5 attempts,
+// all admitted, 2 lost; 3 served at 1, 2, 3 s: mean latency 2 s.
+func TestClientsServedRetried(t *testing.T) {
+	res := clientsRun(t, "--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "100", "--limit", "3", "--max-attempts", "0",
+		"--backoff", "constant", "--base", "0.5", "--server-rate", "1", "--buffer", "1")
+	f := res.Foreground
+	if f.Attempts != 5 || f.Successes != 5 || f.GiveUps != 0 || !near(f.Mean, 2, 1e-12) || f.Max != 3 || f.Drain != 3 {
+		t.Errorf("%+v, want 5 attempts admitted, latency mean 2 s, max 3 s, drained at 3 s", f)
+	}
+	if d := res.Downstream[0]; d.Arrived != 5 || d.Overflows != 2 || d.Departed != 3 {
+		t.Errorf("downstream %+v, want 5 arrived, 2 lost, 3 served", d)
 	}
 }
 
@@ -325,16 +351,18 @@ func TestClientsNewUserErrors(t *testing.T) {
 	}
 }
 
-// TestClientsServed: the README's burst into a small buffer. 20 requests
-// every 2 s, all admitted by a bucket of burst 20; a server of 10 jobs/s
-// with room for 2 serves 3 of each burst (one in service, two waiting).
-// 200 requests are 10 bursts: 30 served of 200 admitted, over the drain
-// of 18 s (the last burst at 18 s) 30/18 per s; the JSON says "admitted"
+// TestClientsServed: the README's burst into a small buffer, with one
+// attempt per request. 20 requests every 2 s, all admitted by a bucket of
+// burst 20; a server of 10 jobs/s with room for 2 serves 3 of each burst
+// (one in service, two waiting) and the 17 others are given up. 200
+// requests are 10 bursts: 30 served, 200 admitted; the drain ends with the
+// last service, at 18.3 s: 30/18.3 served per s. The JSON says "admitted"
 // and "served", and a bin of retries without new requests has a null
 // amplification (JSON has no infinity), not "+Inf".
 func TestClientsServed(t *testing.T) {
-	out, errOut, code := ratesim(t, "clients", "--arrivals", "cron:n=20,period=2", "--jobs", "200", "--rate", "10", "--limit", "20",
-		"--server-rate", "10", "--buffer", "2", "--json")
+	args := []string{"clients", "--arrivals", "cron:n=20,period=2", "--jobs", "200", "--rate", "10", "--limit", "20",
+		"--server-rate", "10", "--buffer", "2", "--max-attempts", "1"}
+	out, errOut, code := ratesim(t, append(args, "--json")...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -349,12 +377,11 @@ func TestClientsServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := res.Foreground
-	if f.Admitted != 200 || f.Served == nil || *f.Served != 30 || f.ServedRate == nil || !near(*f.ServedRate, 30.0/18, 1e-12) {
-		t.Errorf("admitted %d, served %v at %v/s; want 200, 30 at 30/18", f.Admitted, f.Served, f.ServedRate)
+	if f.Admitted != 200 || f.Served == nil || *f.Served != 30 || f.ServedRate == nil || !near(*f.ServedRate, 30/18.3, 1e-12) {
+		t.Errorf("admitted %d, served %v at %v/s; want 200, 30 at 30/18.3", f.Admitted, f.Served, f.ServedRate)
 	}
-	table, _, _ := ratesim(t, "clients", "--arrivals", "cron:n=20,period=2", "--jobs", "200", "--rate", "10", "--limit", "20",
-		"--server-rate", "10", "--buffer", "2")
-	if !strings.Contains(table, "served     30 of 200 admitted requests left the downstream server") {
+	table, _, _ := ratesim(t, args...)
+	if !strings.Contains(table, "served     30 of 200 requests served downstream") {
 		t.Errorf("table lacks the served line:\n%s", table)
 	}
 	// A bucket of burst 1 at 1/s, three requests at 0, constant backoff
@@ -363,5 +390,57 @@ func TestClientsServed(t *testing.T) {
 		"--max-attempts", "0", "--base", "0.5", "--backoff", "constant", "--json")
 	if strings.Contains(out, "Inf") || !strings.Contains(out, `"retry_amplification": null`) {
 		t.Errorf("series amplification not null in bins without requests:\n%s", out)
+	}
+}
+
+// TestClientsDesign: the hand case of TestClientsThreeAtZero through DRL
+// designs. The one bucket, and sync over 1 node with no reconciliation
+// delay, are the policing bucket: 9 attempts, latencies 0, 1, 2 s. A
+// store with a fixed round trip of 0.1 s answers every attempt 0.1 s
+// late (drl.TestOnlineHandWorked works it out): B and C learn their
+// refusal at 0.1 s and retry at 0.6 and 1.2 s, B passes at 1.3 s, C is
+// refused at 1.2 and 1.8 s and passes at 2.5 s: latencies 0.1, 1.3, 2.5 s,
+// drained at 2.5 s. The design decided the 9 attempts, admitted 3, the
+// store with one message (a round trip) each; no design breaks the
+// promise (B + R·d: A at 0 and B at 1 s, or 1.3 s for the store).
+func TestClientsDesign(t *testing.T) {
+	common := []string{"--arrivals", "cron:n=3,period=100", "--jobs", "3", "--rate", "1", "--limit", "1", "--max-attempts", "0",
+		"--base", "0.5", "--backoff", "constant", "--police", "--nodes", "1"}
+	for _, c := range []struct {
+		args             []string
+		mean, max, drain float64
+		messages         int64
+	}{
+		{[]string{"--design", "one"}, 1, 2, 2, 0},
+		{[]string{"--design", "sync", "--sync-period", "0"}, 1, 2, 2, 0},
+		{[]string{"--design", "store", "--rtt", "100ms"}, 1.3, 2.5, 2.5, 9},
+	} {
+		res := clientsRun(t, append(common, c.args...)...)
+		f := res.Foreground
+		if f.Requests != 3 || f.Successes != 3 || f.Attempts != 9 || !near(f.Mean, c.mean, 1e-12) || !near(f.Max, c.max, 1e-12) || !near(f.Drain, c.drain, 1e-12) {
+			t.Errorf("%v: %+v, want 9 attempts, latency mean %v max %v, drained at %v s", c.args, f, c.mean, c.max, c.drain)
+		}
+		if d := res.Design; d == nil || d.Jobs != 9 || d.Admitted != 3 || d.Messages != c.messages || d.Overshoot > 1 {
+			t.Errorf("%v: design %+v, want 9 jobs, 3 admitted, %d messages, overshoot <= 1", c.args, d, c.messages)
+		}
+		if want := "drl " + c.args[1]; res.Limiter != want {
+			t.Errorf("%v: limiter %q, want %q", c.args, res.Limiter, want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--design", "ring"}, "--design ring: want one of one, static"},
+		{[]string{"--nodes", "2"}, "--nodes applies with --design only"},
+		{[]string{"--design", "sync", "--nodes", "4", "--limit", "2"}, "--limit 2: want a burst of at least one token per node"},
+		{[]string{"--design", "sync", "--window", "2"}, "--window applies to --limiter only"},
+		{[]string{"--design", "store", "--rtt", "soon"}, "--rtt soon"},
+		{[]string{"--design", "one", "--limiter", "gcra"}, "none of the others"},
+	} {
+		out, errOut, code := ratesim(t, append([]string{"clients"}, c.args...)...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.want)
+		}
 	}
 }

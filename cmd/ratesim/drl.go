@@ -65,6 +65,13 @@ type drlFlags struct {
 }
 
 func newDRLCmd() *cobra.Command {
+	cmd, _ := newDRLCmdFlags()
+	return cmd
+}
+
+// newDRLCmdFlags returns the drl command and the flags it parses into
+// (ratesim clients borrows the design flags).
+func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
 	f := &drlFlags{}
 	cmd := &cobra.Command{
 		Use:   "drl",
@@ -164,7 +171,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
 	markOutput(cmd, "plot", outputFolder)
-	return cmd
+	return cmd, f
 }
 
 // spec validates the flags and builds the specification shared by the
