@@ -148,6 +148,7 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(stderr)
+	completeValues(root) // after SetOut: cobra's completion command keeps the writer it finds
 	err := root.ExecuteContext(ctx)
 	if err == nil && out.err != nil {
 		err = fmt.Errorf("writing to standard output: %w", out.err)
