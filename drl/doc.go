@@ -14,7 +14,8 @@
 //	        scale by N/N'), a new node starts full (as an autoscaled pod
 //	        does), a removed node's state is dropped.
 //	store   a central store: every decision is a round trip of delay D
-//	        (Spec.RTT, ns: fixed, uniform or lognormal) to one bucket (R, B)
+//	        (Spec.RTT, ns: fixed, uniform, lognormal, or drawn from a
+//	        column of measured delays, ReadDelayColumn) to one bucket (R, B)
 //	        per key, which decides at t + floor(D/2); the job's delay is D plus
 //	        the bucket's wait. While the store is down (Spec.Outages,
 //	        intervals [from, to) in ns) a node decides at once as Spec.Fail

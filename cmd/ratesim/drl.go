@@ -107,7 +107,10 @@ grid; --plot DIR draws the admitted rate over time and the delay CCDF (or,
 for a sweep of one numeric axis, overshoot and mean delay against it).
 
 Durations take a unit (100ms, 2s) or are plain seconds; delays are fixed
-(2ms), uniform:1ms:3ms or lognormal:MEDIAN:SHAPE (lognormal:2ms:0.5).
+(2ms), uniform:1ms:3ms, lognormal:MEDIAN:SHAPE (lognormal:2ms:0.5), or
+trace:FILE:COL, a value of column COL (a header name or a number from 1) of
+a CSV or TSV file drawn at random for each round trip or message: seconds
+(0.0021) or with a unit (2.1ms), e.g. measured round trips to a Redis.
 
 Exit codes: 0 success; 2 bad usage, bad input, or an output that cannot be
 written; 3 internal error (a bug in ratesim: please report the message, the
@@ -128,7 +131,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
 	fl.BoolVar(&f.police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
 	fl.StringArrayVar(&f.scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
-	fl.StringVar(&f.rtt, "rtt", "1ms", "store: round-trip time, a delay (fixed, uniform:A:B or lognormal:MEDIAN:SHAPE)")
+	fl.StringVar(&f.rtt, "rtt", "1ms", "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)")
 	fl.StringArrayVar(&f.outages, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
 	fl.StringVar(&f.outageProc, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
 	fl.StringVar(&f.storeLim, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s); gcra and fixed-window police")
@@ -217,7 +220,7 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
 	}
 	if s.RTT, err = drl.ParseDelay(f.rtt); err != nil {
-		return s, nil, flagError("rtt", f.rtt, "a delay: 2ms, uniform:1ms:3ms or lognormal:2ms:0.5")
+		return s, nil, delayFlagError("rtt", f.rtt, err)
 	}
 	for _, o := range f.outages {
 		iv, err := drl.ParseInterval(o)
@@ -250,7 +253,7 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 	}
 	s.BatchLimit = f.batchLimit
 	if s.SyncDelay, err = drl.ParseDelay(f.syncDelay); err != nil {
-		return s, nil, flagError("sync-delay", f.syncDelay, "a delay: 2ms, uniform:1ms:3ms or lognormal:2ms:0.5")
+		return s, nil, delayFlagError("sync-delay", f.syncDelay, err)
 	}
 	if !(f.loss >= 0 && f.loss < 1) {
 		return s, nil, flagError("loss", f.loss, "a probability in [0, 1)")
@@ -686,4 +689,11 @@ func outageTime(ivs []drl.Interval) engine.Time {
 		}
 	}
 	return total
+}
+
+// delayFlagError is the error of a delay flag: what fits, and why the
+// value does not (a trace's file:line).
+func delayFlagError(flag, v string, err error) error {
+	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())
+	return flagError(flag, v, "a delay: 2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL ("+why+")")
 }
