@@ -44,7 +44,10 @@
 //	        holds; with none it asks a central bucket (R, B) for
 //	        Spec.LeaseSize tokens (a round trip Spec.RTT), jobs arriving
 //	        meanwhile waiting for the reply; tokens unused Spec.LeaseTTL (ns)
-//	        after the latest grant go back. Always polices.
+//	        after the latest grant go back. Policing, the jobs a grant does
+//	        not cover are rejected; shaping, a bucket with no whole token
+//	        reserves the next one (FCFS with the other requests) and the
+//	        jobs left wait, in order, for the node's next request.
 //	grd     global random drop (B. Raghavan et al., "Cloud control with
 //	        distributed rate limiting", SIGCOMM 2007): every
 //	        Spec.EstimateInterval each node reports its smoothed demand
@@ -63,7 +66,8 @@
 // arrives); sync with T = ∞ in share mode is the static split (no message
 // is ever sent); a store with zero round trip and no outage is the one
 // bucket, with or without its cache; a lease of one token with no round
-// trip is the policing one bucket.
+// trip is the policing one bucket and, shaping with hash dispatch, the
+// shaping one bucket.
 //
 // Every bucket shapes (a job waits for its token, the note's eq. (1)) or,
 // with Spec.Police, polices (a job that finds no token is rejected).

@@ -86,7 +86,8 @@ func newDRLCmd() *cobra.Command {
           back; messages take --sync-delay and are lost with --loss
   lease   a node admits with tokens it holds; with none it asks a central
           bucket (R, B) for --lease-size tokens (a round trip --rtt); tokens
-          unused --lease-ttl after the latest grant go back (always polices)
+          unused --lease-ttl after the latest grant go back; shaping, a job
+          with no token waits, in order, for the node's next grant
   grd     global random drop (Raghavan et al., SIGCOMM 2007): every
           --estimate-interval nodes report their smoothed demand (weight
           --smoothing) to a coordinator, which sends back the drop
@@ -581,7 +582,7 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			if s.LeaseTTL != engine.Forever {
 				ttl = fmt.Sprintf("returned %v s after the latest grant", s.LeaseTTL.Seconds())
 			}
-			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; policing\n", size, s.RTT, ttl)
+			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; %s\n", size, s.RTT, ttl, mode)
 		case "grd", "fps":
 			via := "through a coordinator"
 			switch s.Exchange {
