@@ -56,8 +56,12 @@
 //	fps     flow proportional share (same paper, with a node's demand as its
 //	        weight): the coordinator sends node l the share e_l/D, rounded to
 //	        1/ShareQuantum with Σ = 1 exactly, and the node enforces the
-//	        bucket (R·e_l/D, B·e_l/D), exactly. grd and fps always police;
-//	        Spec.Exchange sends the estimates through the coordinator,
+//	        bucket (R·e_l/D, B·e_l/D), exactly; shaping, a job waits in
+//	        order for its token at the node's current rate, which changes
+//	        with each share (on the run's 1/S ns grid: see demand). grd
+//	        always polices: a drop is the design, there is no bucket whose
+//	        token a job could wait for. Spec.Exchange sends the estimates
+//	        through the coordinator,
 //	        all-to-all among the nodes that saw the key, or by gossip to
 //	        Spec.Fanout random peers.
 //
@@ -70,7 +74,8 @@
 // shaping one bucket.
 //
 // Every bucket shapes (a job waits for its token, the note's eq. (1)) or,
-// with Spec.Police, polices (a job that finds no token is rejected).
+// with Spec.Police, polices (a job that finds no token is rejected); grd,
+// which keeps no bucket, drops either way.
 //
 // # Exactness
 //

@@ -318,7 +318,7 @@ type Spec struct {
 	Design string         // one of Designs
 	Bucket buckets.Params // the promise (R tokens/s, B tokens) for every key
 	Nodes  int            // N, >= 1; every local bucket is (R/N, B/N), so B/N >= 1
-	Police bool           // reject a job that finds no token, instead of delaying it (shaping)
+	Police bool           // reject a job that finds no token, instead of delaying it (shaping); grd drops either way
 	// Dispatch is the policy sending jobs to nodes: rr, random, hash (of
 	// the job's key) or column (the node the job names), as
 	// systems.NewDispatcher.

@@ -91,9 +91,11 @@ func newDRLCmd() *cobra.Command {
   grd     global random drop (Raghavan et al., SIGCOMM 2007): every
           --estimate-interval nodes report their smoothed demand (weight
           --smoothing) to a coordinator, which sends back the drop
-          probability 1 - R/D for global demand D (always polices)
+          probability 1 - R/D for global demand D (a drop is the design:
+          it polices with or without --police)
   fps     flow proportional share: the coordinator sends node l the share
-          e_l/D; the node enforces (R·e_l/D, B·e_l/D) (always polices)
+          e_l/D; the node enforces (R·e_l/D, B·e_l/D); shaping, a job waits
+          for its token at the node's current share
 
 It reports for each the jobs admitted and rejected, the mean, p99 and largest
 delay (network time plus the bucket's wait), the worst overshoot
@@ -591,7 +593,11 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			case drl.ExchangeGossip:
 				via = fmt.Sprintf("by gossip to %d peers", s.Fanout)
 			}
-			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); policing\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss)
+			m := mode
+			if n.Design == "grd" {
+				m = "policing (drops)"
+			}
+			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); %s\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss, m)
 		}
 	}
 	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == "one" })
