@@ -213,18 +213,17 @@ func (ls *lease) request(sim *engine.Sim, l int, k uint64, st *leaseNode, sent e
 // jobs waiting at st, in order, and asks again if some are left.
 func (ls *lease) served(sim *engine.Sim, l int, k uint64, st *leaseNode, g int64, reply exact.Int128) {
 	st.tokens += g
-	n := 0
-	for ; n < len(st.waiting) && st.tokens >= 1; n++ {
-		a := st.waiting[n]
+	for len(st.waiting) > 0 && st.tokens >= 1 {
+		a := st.waiting[0]
+		st.waiting = st.waiting[1:] // O(1) a job: a long queue is served a token at a time
 		st.tokens--
 		ls.res.admit(l, a, 0, reply.Sub(ls.u.at(a.T)))
 	}
-	st.waiting = st.waiting[:copy(st.waiting, st.waiting[n:])]
 	if len(st.waiting) > 0 {
 		ls.request(sim, l, k, st, reply)
 		return
 	}
-	st.inflight = false
+	st.waiting, st.inflight = nil, false
 	ls.expire(sim, k, st, ls.ceil(reply))
 }
 
