@@ -26,8 +26,12 @@ type demandNode struct {
 	drop  float64       // grd: the drop probability last received
 	share int64         // fps: the share last received, of ShareQuantum; -1 before any
 	view  map[int]heard // all-to-all and gossip: the latest estimate known of each other node
-	x     exact.Int128
-	last  engine.Time // fps: tokens x (units of 1/K token) at instant last
+	// fps: the bucket's tokens x, in units of 1/K token (see demand.k),
+	// at instant last (units of 1/S ns); shaping, x counts the tokens of
+	// the jobs waiting too, and may be negative.
+	x, last exact.Int128
+	waiting []systems.Job // fps shaping: the jobs waiting for their token, in order
+	gen     uint64        // fps shaping: the departure event that is current
 }
 
 // heard is an estimate of another node, and the tick it was made at.
@@ -63,8 +67,22 @@ type demandKey struct {
 //	     first share a node holds 1/N. A new share keeps the node's
 //	     tokens, up to the new burst.
 //
-// Both police. Ticks stop while no job arrives and resume at the next
-// multiple of E after one does.
+// grd polices whatever Spec.Police says: a drop is the design (it keeps
+// no bucket, so a job has no token to wait for). fps polices with
+// Spec.Police; shaping, a job that finds no whole token waits for it in
+// order (FCFS at the node, the note's eq. (1)) at the node's current
+// rate: tokens of the jobs waiting are owed (x < 0) and a new share
+// changes the rate at which the debt is repaid from its instant. A job
+// leaves at the first instant of the run's grid (1/S ns, S of
+// buckets.CommonScale) at which its token is whole: exactly when it is
+// whole, when the share's token time ShareQuantum/(s·R) is a whole
+// number of units (N a power of 2 with equal shares, for one); otherwise
+// less than 1/S ns later, the counter keeping the exact remainder, so
+// the error does not accumulate. Jobs still waiting when the run ends at
+// a node whose share is 0 are counted rejected.
+//
+// Ticks stop while no job arrives and resume at the next multiple of E
+// after one does.
 type demand struct {
 	s          Spec
 	u          units
@@ -112,6 +130,15 @@ func newDemand(s Spec, u units, res *Result, fps bool) (*demand, error) {
 	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
 		return nil, fmt.Errorf("drl: the rate %v and burst %v have too many digits for flow proportional shares: %w", s.Bucket.Rate, s.Bucket.Burst, ErrSpec)
 	}
+	// Shaping counts time in units of 1/S ns (the run's grid), so x is kept
+	// in units of 1/(K·S) token: a unit of time adds num(R)·s·den(B),
+	// as a nanosecond adds 1/K tokens' worth before.
+	k, ok6 := k.Mul64OK(u.scale)
+	cu, ok7 := cu.Mul64OK(u.scale)
+	_, ok8 := cu.Mul64OK(ShareQuantum)
+	if !(ok6 && ok7 && ok8) {
+		return nil, fmt.Errorf("drl: the rate %v and burst %v have too many digits for flow proportional shares: %w", s.Bucket.Rate, s.Bucket.Burst, ErrSpec)
+	}
 	d.k, d.capUnit, d.refillUnit = k, cu, ru
 	return d, nil
 }
@@ -124,7 +151,7 @@ func (d *demand) offer(sim *engine.Sim, j systems.Job) error {
 	nk := nodeKey{l, j.Key}
 	st := d.pairs[nk]
 	if st == nil {
-		st = &demandNode{node: l, key: j.Key, share: -1, last: j.T}
+		st = &demandNode{node: l, key: j.Key, share: -1, last: d.u.at(j.T)}
 		st.x = d.cap(d.shareOf(st))
 		d.pairs[nk] = st
 		d.order = append(d.order, st)
@@ -147,6 +174,10 @@ func (d *demand) offer(sim *engine.Sim, j systems.Job) error {
 		d.cb.at(sim, next, func(now engine.Time) { d.tick(sim, now) })
 	}
 	ok := true
+	if d.fps && !d.s.Police {
+		d.enqueue(sim, st, j)
+		return nil
+	}
 	if d.fps {
 		ok = d.take(st, j.T)
 	} else if st.drop > 0 {
@@ -174,18 +205,20 @@ func (d *demand) cap(s int64) exact.Int128 {
 	return v
 }
 
-// refill returns the units one nanosecond adds at share s: R·s/Q·K/1e9 =
-// num(R)·s·den(B).
+// refill returns the units one unit of time (1/S ns) adds at share s:
+// R·s/Q·K·S/(1e9·S) = num(R)·s·den(B).
 func (d *demand) refill(s int64) exact.Int128 {
 	v, _ := d.refillUnit.Mul64OK(s)
 	return v
 }
 
-// advance brings st's tokens to instant t at its current share.
-func (d *demand) advance(st *demandNode, t engine.Time) {
+// advance brings st's tokens to instant t (units, >= st.last) at its
+// current share, up to its burst; no waiting job may be due before t
+// (settle).
+func (d *demand) advance(st *demandNode, t exact.Int128) {
 	s := d.shareOf(st)
 	c := d.cap(s)
-	if add, ok := d.refill(s).Mul64OK(int64(t - st.last)); ok {
+	if add, ok := d.refill(s).Mul(t.Sub(st.last)); ok {
 		st.x = st.x.Add(add)
 	} else {
 		st.x = c
@@ -198,7 +231,7 @@ func (d *demand) advance(st *demandNode, t engine.Time) {
 
 // take admits a job at t if the node's bucket holds a whole token.
 func (d *demand) take(st *demandNode, t engine.Time) bool {
-	d.advance(st, t)
+	d.advance(st, d.u.at(t))
 	if st.x.Less(d.k) {
 		return false
 	}
@@ -266,7 +299,7 @@ func (d *demand) exchangeCoordinator(sim *engine.Sim, now engine.Time) {
 			shares := quantize(dk.est, total)
 			for i, st := range dk.sawAt {
 				s := shares[i]
-				d.send(sim, now, func() { d.setShare(st, s, sim.Now()) })
+				d.send(sim, now, func() { d.setShare(sim, st, s, sim.Now()) })
 			}
 			continue
 		}
@@ -293,7 +326,7 @@ func (d *demand) exchangeAll(sim *engine.Sim, now engine.Time) {
 			}
 		}
 	}
-	d.decideLocally(now)
+	d.decideLocally(sim, now)
 }
 
 // exchangeGossip has every node that saw a key send what it knows of the
@@ -329,7 +362,7 @@ func (d *demand) exchangeGossip(sim *engine.Sim, now engine.Time) {
 			}
 		}
 	}
-	d.decideLocally(now)
+	d.decideLocally(sim, now)
 }
 
 // learn keeps h as node l's estimate unless a newer one is known.
@@ -344,7 +377,7 @@ func (st *demandNode) learn(l int, h heard) {
 
 // decideLocally has each node compute its drop probability or share from
 // its own estimate and those it knows of the others.
-func (d *demand) decideLocally(now engine.Time) {
+func (d *demand) decideLocally(sim *engine.Sim, now engine.Time) {
 	for _, k := range d.korder {
 		dk := d.keys[k]
 		ests := make([]float64, len(dk.nodes))
@@ -363,7 +396,7 @@ func (d *demand) decideLocally(now engine.Time) {
 				continue
 			}
 			if total > 0 {
-				d.setShare(st, quantize(ests, total)[me], now)
+				d.setShare(sim, st, quantize(ests, total)[me], now)
 			}
 		}
 	}
@@ -386,12 +419,106 @@ func sum(xs []float64) float64 {
 }
 
 // setShare gives st the share s (of ShareQuantum) from instant t: tokens
-// accrued so far at the old share are kept, up to the new burst.
-func (d *demand) setShare(st *demandNode, s int64, t engine.Time) {
-	d.advance(st, t)
+// accrued so far at the old share are kept, up to the new burst; jobs
+// waiting that are due by t leave at the old share, the others wait at
+// the new one.
+func (d *demand) setShare(sim *engine.Sim, st *demandNode, s int64, t engine.Time) {
+	d.settle(st, d.u.at(t))
 	st.share = s
 	if c := d.cap(s); c.Less(st.x) {
 		st.x = c
+	}
+	d.schedule(sim, st)
+}
+
+// enqueue offers job j to st's bucket, shaping: it leaves at once if the
+// bucket holds a whole token and no job waits, and else waits in order
+// for its token.
+func (d *demand) enqueue(sim *engine.Sim, st *demandNode, j systems.Job) {
+	t := d.u.at(j.T)
+	d.settle(st, t)
+	st.x = st.x.Sub(d.k)
+	if len(st.waiting) == 0 && st.x.Sign() >= 0 {
+		d.res.admit(st.node, j, 0, exact.I128(0))
+		return
+	}
+	st.waiting = append(st.waiting, j)
+	if len(st.waiting) == 1 {
+		d.schedule(sim, st)
+	}
+}
+
+// due returns the instant (units) at which the first waiting job's token
+// is whole at the current share, the first of the grid at or after it,
+// and false if none waits or the share is 0. The i-th waiting job (from
+// 0) owes the token that brings x + (n - 1 - i)·K back to 0, n jobs
+// waiting.
+func (d *demand) due(st *demandNode) (exact.Int128, bool) {
+	n := len(st.waiting)
+	if n == 0 {
+		return exact.Int128{}, false
+	}
+	owed, _ := d.k.Mul64OK(int64(n - 1))
+	need := st.x.Add(owed).Neg()
+	if need.Sign() <= 0 {
+		return st.last, true
+	}
+	r := d.refill(d.shareOf(st))
+	if r.Sign() == 0 {
+		return exact.Int128{}, false
+	}
+	q, rem := need.DivMod(r)
+	if rem.Sign() > 0 {
+		q = q.Add64(1)
+	}
+	return st.last.Add(q), true
+}
+
+// settle lets the waiting jobs due by instant t (units) leave, each at its
+// own instant, and brings st's tokens to t.
+func (d *demand) settle(st *demandNode, t exact.Int128) {
+	for {
+		at, ok := d.due(st)
+		if !ok || t.Less(at) {
+			break
+		}
+		d.advance(st, at)
+		j := st.waiting[0]
+		st.waiting = st.waiting[1:]
+		d.res.admit(st.node, j, 0, at.Sub(d.u.at(j.T)))
+	}
+	if len(st.waiting) == 0 {
+		st.waiting = nil
+	}
+	d.advance(st, t)
+}
+
+// schedule sets the event at which st's first waiting job leaves (at the
+// nanosecond its instant rounds up to), replacing any earlier one.
+func (d *demand) schedule(sim *engine.Sim, st *demandNode) {
+	st.gen++
+	at, ok := d.due(st)
+	if !ok {
+		return
+	}
+	gen := st.gen
+	d.cb.at(sim, engine.Time(at.CeilDiv(d.u.scale).Int64()), func(now engine.Time) {
+		if st.gen != gen {
+			return
+		}
+		d.settle(st, d.u.at(now))
+		d.schedule(sim, st)
+	})
+}
+
+// finish counts rejected the jobs still waiting at the end of the run: at
+// a node whose share is 0, their token never comes.
+func (d *demand) finish() {
+	for _, st := range d.order {
+		for _, j := range st.waiting {
+			d.res.reject(st.node, j)
+		}
+		st.waiting = nil
 	}
 }
 

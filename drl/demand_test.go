@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -105,18 +106,32 @@ func TestFPSSmoothing(t *testing.T) {
 	}
 }
 
+// Every job is decided once, a run is reproducible, and (in run) the
+// figures measured as the run goes are those of the departures, for grd
+// and fps, policing and shaping, with delays and losses (shaping rejects
+// a job only if the run ends with it waiting at a node whose share is 0,
+// which lost messages may cause).
 func TestDemandRun(t *testing.T) {
 	as := zipfJobs(t, 5000, 30, 20)
-	for _, design := range []string{"grd", "fps"} {
-		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "hash", Seed: 2, EstimateInterval: sec / 10, Smoothing: 0.5}
+	for _, c := range []struct {
+		design string
+		police bool
+		alpha  float64
+		loss   float64
+	}{{"grd", true, 0.5, 0}, {"fps", true, 0.5, 0}, {"grd", false, 0.5, 0}, {"fps", false, 0.5, 0}, {"fps", false, 1, 0.3}} {
+		s := Spec{Design: c.design, Bucket: params("5", "8"), Nodes: 4, Police: c.police, Dispatch: "hash", Seed: 2, EstimateInterval: sec / 10, Smoothing: c.alpha,
+			SyncLoss: c.loss, SyncDelay: Delay{Kind: "uniform", A: 0, B: 20 * 1e6}}
 		a, err := Run(context.Background(), keepDepartures(s), &list{as: as}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		b := run(t, s, as)
-		sameDecisions(t, design, a, b)
+		sameDecisions(t, c.design, a, b)
 		if a.Admitted+a.Rejected != 5000 || a.Messages == 0 {
-			t.Errorf("%s: %d + %d, %d messages", design, a.Admitted, a.Rejected, a.Messages)
+			t.Errorf("%+v: %d + %d, %d messages", c, a.Admitted, a.Rejected, a.Messages)
+		}
+		if c.design == "fps" && !c.police && c.loss == 0 && a.Rejected != 0 {
+			t.Errorf("%+v: %d rejected", c, a.Rejected)
 		}
 	}
 }
@@ -156,5 +171,88 @@ func TestGossip(t *testing.T) {
 		g := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 2, EstimateInterval: sec / 10, Smoothing: 0.5,
 			Exchange: ExchangeGossip, Fanout: 2}
 		sameDecisions(t, design+" gossip", run(t, g, as), run(t, g, as))
+	}
+}
+
+// evenSeconds returns, over [0, secs) s, an even number of unkeyed jobs
+// in each second (0 to 18, 9 on average, at random instants, fixed seed),
+// so that round-robin over 2 nodes gives both the same count in every
+// estimate interval of 1 s.
+func evenSeconds(secs int) []arrivals.Arrival {
+	rng := rand.New(rand.NewPCG(5, 5))
+	var as []arrivals.Arrival
+	for k := range secs {
+		var ts []engine.Time
+		for range 2 * rng.IntN(10) {
+			ts = append(ts, engine.Time(k)*sec+engine.Time(rng.Int64N(int64(sec))))
+		}
+		slices.Sort(ts)
+		for _, t := range ts {
+			as = append(as, arrivals.Arrival{T: t, Sub: -1})
+		}
+	}
+	return as
+}
+
+// Shaping, flow proportional share with equal demands on 2 nodes keeps
+// the shares at 1/2 each: the node buckets are the static split's
+// (R/2, B/2) throughout, and the jobs wait as there, job for job (the
+// departures of the key, sorted, and the exact total delay: fps decides a
+// waiting job when it leaves, the static split when it arrives).
+func TestFPSShapingEqualDemandsIsStaticSplit(t *testing.T) {
+	as := evenSeconds(400)
+	for _, x := range []Exchange{ExchangeCoordinator, ExchangeAll} {
+		base := Spec{Bucket: params("8", "4"), Nodes: 2, Dispatch: "rr", EstimateInterval: sec, Smoothing: 0.5, Exchange: x}
+		f, st := base, base
+		f.Design, st.Design = "fps", "static"
+		a, b := run(t, f, as), run(t, st, as)
+		for _, r := range []*Result{a, b} {
+			slices.Sort(r.Departures[0])
+			slices.Sort(r.Delays)
+		}
+		if a.Admitted != int64(len(as)) || !slices.Equal(a.Admits, b.Admits) || a.TotalDelay.Cmp(b.TotalDelay) != 0 ||
+			!slices.Equal(a.Departures[0], b.Departures[0]) || !slices.Equal(a.Delays, b.Delays) {
+			t.Fatalf("%v: fps admitted %d, total delay %v units; static %d, %v", x, a.Admitted, a.TotalDelay, b.Admitted, b.TotalDelay)
+		}
+		if len(a.Delays) < len(as)/10 {
+			t.Fatalf("%v: only %d of %d jobs waited: the test exercises little", x, len(a.Delays), len(as))
+		}
+	}
+}
+
+// Shaping, a new share changes the rate at which waiting jobs' tokens
+// come, worked by hand. Promise (40/3, 4), N = 2 by column, E = 1 s,
+// α = 1, no delay. Before the first share each node holds (20/3, 2): a
+// token every 0.15 s.
+//
+//	node 1: jobs at 0.1 and 0.5 s leave at once.
+//	node 0: six jobs at 0.9 s: two leave with the burst, four wait (x = -4
+//	        tokens); the first is due at 1.05 s.
+//	t = 1:  demands 6 and 2 give node 0 the share 3/4, (10, 3): a token
+//	        every 0.1 s. Its tokens are x = -4 + 0.1/0.15 = -10/3; the 1/3
+//	        token the first waiting job still owes comes at 1 + 1/30 s,
+//	        the others 0.1 s apart: 1.0333..., 1.1333..., 1.2333...,
+//	        1.3333... s, each the first nanosecond at or after it (the
+//	        run's grid, 1 ns here), where the static split would give
+//	        1.05, 1.2, 1.35, 1.5 s.
+func TestFPSShapingShareChange(t *testing.T) {
+	ms := engine.Time(1e6)
+	as := []arrivals.Arrival{{T: 100 * ms, Sub: 1}, {T: 500 * ms, Sub: 1}}
+	for range 6 {
+		as = append(as, arrivals.Arrival{T: 900 * ms, Sub: 0})
+	}
+	s := Spec{Design: "fps", Bucket: params("40/3", "4"), Nodes: 2, Dispatch: "column", EstimateInterval: sec, Smoothing: 1}
+	r := run(t, s, as)
+	got := slices.Sorted(slices.Values(r.Departures[0]))
+	want := []engine.Time{100 * ms, 500 * ms, 900 * ms, 900 * ms, 1033333334, 1133333334, 1233333334, 1333333334}
+	if r.Admitted != 8 || !slices.Equal(got, want) {
+		t.Errorf("admitted %d, departures %v; want 8, %v", r.Admitted, got, want)
+	}
+	// The static split: the same jobs at (20/3, 2) per node throughout.
+	s.Design = "static"
+	got = slices.Sorted(slices.Values(run(t, s, as).Departures[0]))
+	want = []engine.Time{100 * ms, 500 * ms, 900 * ms, 900 * ms, 1050 * ms, 1200 * ms, 1350 * ms, 1500 * ms}
+	if !slices.Equal(got, want) {
+		t.Errorf("static: departures %v, want %v", got, want)
 	}
 }

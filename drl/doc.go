@@ -14,7 +14,8 @@
 //	        scale by N/N'), a new node starts full (as an autoscaled pod
 //	        does), a removed node's state is dropped.
 //	store   a central store: every decision is a round trip of delay D
-//	        (Spec.RTT, ns: fixed, uniform or lognormal) to one bucket (R, B)
+//	        (Spec.RTT, ns: fixed, uniform, lognormal, or drawn from a
+//	        column of measured delays, ReadDelayColumn) to one bucket (R, B)
 //	        per key, which decides at t + floor(D/2); the job's delay is D plus
 //	        the bucket's wait. While the store is down (Spec.Outages,
 //	        intervals [from, to) in ns) a node decides at once as Spec.Fail
@@ -43,7 +44,10 @@
 //	        holds; with none it asks a central bucket (R, B) for
 //	        Spec.LeaseSize tokens (a round trip Spec.RTT), jobs arriving
 //	        meanwhile waiting for the reply; tokens unused Spec.LeaseTTL (ns)
-//	        after the latest grant go back. Always polices.
+//	        after the latest grant go back. Policing, the jobs a grant does
+//	        not cover are rejected; shaping, a bucket with no whole token
+//	        reserves the next one (FCFS with the other requests) and the
+//	        jobs left wait, in order, for the node's next request.
 //	grd     global random drop (B. Raghavan et al., "Cloud control with
 //	        distributed rate limiting", SIGCOMM 2007): every
 //	        Spec.EstimateInterval each node reports its smoothed demand
@@ -52,8 +56,12 @@
 //	fps     flow proportional share (same paper, with a node's demand as its
 //	        weight): the coordinator sends node l the share e_l/D, rounded to
 //	        1/ShareQuantum with Σ = 1 exactly, and the node enforces the
-//	        bucket (R·e_l/D, B·e_l/D), exactly. grd and fps always police;
-//	        Spec.Exchange sends the estimates through the coordinator,
+//	        bucket (R·e_l/D, B·e_l/D), exactly; shaping, a job waits in
+//	        order for its token at the node's current rate, which changes
+//	        with each share (on the run's 1/S ns grid: see demand). grd
+//	        always polices: a drop is the design, there is no bucket whose
+//	        token a job could wait for. Spec.Exchange sends the estimates
+//	        through the coordinator,
 //	        all-to-all among the nodes that saw the key, or by gossip to
 //	        Spec.Fanout random peers.
 //
@@ -62,10 +70,12 @@
 // arrives); sync with T = ∞ in share mode is the static split (no message
 // is ever sent); a store with zero round trip and no outage is the one
 // bucket, with or without its cache; a lease of one token with no round
-// trip is the policing one bucket.
+// trip is the policing one bucket and, shaping with hash dispatch, the
+// shaping one bucket.
 //
 // Every bucket shapes (a job waits for its token, the note's eq. (1)) or,
-// with Spec.Police, polices (a job that finds no token is rejected).
+// with Spec.Police, polices (a job that finds no token is rejected); grd,
+// which keeps no bucket, drops either way.
 //
 // # Online
 //

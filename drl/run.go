@@ -280,6 +280,9 @@ func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result
 		}
 	}
 	sim.Run()
+	if f, ok := d.(interface{ finish() }); ok {
+		f.finish()
+	}
 	if res.streams != nil {
 		res.streams.finish(res.Last)
 		if res.streamErr != nil {

@@ -145,12 +145,26 @@ type ScaleEvent struct {
 //	fixed      A
 //	uniform    an integer uniform in [A, B]
 //	lognormal  exp(N(ln A, Sigma²)) rounded to the nanosecond: median A, shape Sigma
+//	trace      one of Values drawn uniformly at random: the empirical
+//	           distribution of a column of a file (ReadDelayColumn)
 //
 // The zero value is a fixed delay of 0.
 type Delay struct {
-	Kind  string      // "fixed", "uniform" or "lognormal"; "" is fixed
+	Kind  string      // "fixed", "uniform", "lognormal" or "trace"; "" is fixed
 	A, B  engine.Time // ns, >= 0
 	Sigma float64     // lognormal shape, >= 0
+	// trace: the file and column read (their values: Samples).
+	Path, Col string
+	samples   *[]engine.Time // behind a pointer: a Delay stays comparable
+}
+
+// Samples returns the values of a trace delay, ns, in file order (nil for
+// the other kinds); the caller must not modify them.
+func (d Delay) Samples() []engine.Time {
+	if d.samples == nil {
+		return nil
+	}
+	return *d.samples
 }
 
 // Fixed reports whether the delay is always A (no draw).
@@ -170,6 +184,9 @@ func (d Delay) Draw(rng *rand.Rand) engine.Time {
 			return math.MaxInt64 / 2
 		}
 		return engine.Time(math.Round(x))
+	case "trace":
+		xs := *d.samples
+		return xs[rng.IntN(len(xs))]
 	}
 	return d.A
 }
@@ -180,17 +197,29 @@ func (d Delay) String() string {
 		return fmt.Sprintf("uniform:%v:%v", time.Duration(d.A), time.Duration(d.B))
 	case "lognormal":
 		return fmt.Sprintf("lognormal:%v:%v", time.Duration(d.A), d.Sigma)
+	case "trace":
+		return fmt.Sprintf("trace:%s:%s", d.Path, d.Col)
 	}
 	return time.Duration(d.A).String()
 }
 
 // ParseDelay reads a delay distribution: "2ms" or "fixed:2ms",
-// "uniform:1ms:3ms", "lognormal:2ms:0.5" (median, shape). Durations take
-// a unit (ns, us, ms, s) or are plain seconds ("0.002").
+// "uniform:1ms:3ms", "lognormal:2ms:0.5" (median, shape), or
+// "trace:FILE:COL", the values of column COL of FILE (ReadDelayColumn;
+// the last colon ends the file name). Durations take a unit (ns, us, ms,
+// s) or are plain seconds ("0.002"). A trace is read when parsed; its
+// errors name FILE:LINE.
 func ParseDelay(s string) (Delay, error) {
+	if rest, ok := strings.CutPrefix(s, "trace:"); ok {
+		i := strings.LastIndex(rest, ":")
+		if i <= 0 || i == len(rest)-1 {
+			return Delay{}, fmt.Errorf("drl: delay %q: want trace:FILE:COL, COL a header name or a column number from 1: %w", s, ErrSpec)
+		}
+		return ReadDelayColumn(rest[:i], rest[i+1:])
+	}
 	parts := strings.Split(s, ":")
 	bad := func(why string) (Delay, error) {
-		return Delay{}, fmt.Errorf("drl: delay %q: %s (want 2ms, fixed:2ms, uniform:1ms:3ms or lognormal:2ms:0.5): %w", s, why, ErrSpec)
+		return Delay{}, fmt.Errorf("drl: delay %q: %s (want 2ms, fixed:2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL): %w", s, why, ErrSpec)
 	}
 	kind := "fixed"
 	if len(parts) > 1 {
@@ -289,7 +318,7 @@ type Spec struct {
 	Design string         // one of Designs
 	Bucket buckets.Params // the promise (R tokens/s, B tokens) for every key
 	Nodes  int            // N, >= 1; every local bucket is (R/N, B/N), so B/N >= 1
-	Police bool           // reject a job that finds no token, instead of delaying it (shaping)
+	Police bool           // reject a job that finds no token, instead of delaying it (shaping); grd drops either way
 	// Dispatch is the policy sending jobs to nodes: rr, random, hash (of
 	// the job's key) or column (the node the job names), as
 	// systems.NewDispatcher.

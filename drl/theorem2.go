@@ -21,10 +21,14 @@ func Theorem2NA(s Spec) string {
 	if s.Design == "one" {
 		return "the one bucket itself"
 	}
-	if s.Police || s.Design == "lease" || s.Design == "grd" || s.Design == "fps" {
+	if s.Police || s.Design == "grd" {
 		return "policing: no job waits, S = 0"
 	}
 	switch s.Design {
+	case "lease":
+		return "not a split: nodes lease tokens of one shared bucket"
+	case "fps":
+		return "not a static split: the shares change at each estimate"
 	case "static":
 		if len(s.Scale) > 0 {
 			return "scale events change the shares"

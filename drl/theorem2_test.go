@@ -51,8 +51,10 @@ func TestTheorem2NA(t *testing.T) {
 		{Spec{Design: "sync", SyncPeriod: engine.Forever}, "n/a (shares do not sum to R: each node decides with a copy of (R, B))"},
 		{Spec{Design: "sync", SyncPeriod: sec, Local: LocalShare}, "n/a (the owner's broadcasts overwrite the sub-buckets' state)"},
 		{Spec{Design: "store"}, "n/a (not a split: one shared bucket behind a round trip)"},
-		{Spec{Design: "lease"}, "n/a (policing: no job waits, S = 0)"},
-		{Spec{Design: "fps", EstimateInterval: sec, Smoothing: 1}, "n/a (policing: no job waits, S = 0)"},
+		{Spec{Design: "lease"}, "n/a (not a split: nodes lease tokens of one shared bucket)"},
+		{Spec{Design: "lease", Police: true}, "n/a (policing: no job waits, S = 0)"},
+		{Spec{Design: "grd", EstimateInterval: sec, Smoothing: 1}, "n/a (policing: no job waits, S = 0)"},
+		{Spec{Design: "fps", EstimateInterval: sec, Smoothing: 1, Police: true}, "n/a (policing: no job waits, S = 0)"},
 	} {
 		s := c.s
 		s.Bucket, s.Nodes, s.Dispatch = params("10", "4"), 2, "rr"

@@ -93,13 +93,16 @@ func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
           back; messages take --sync-delay and are lost with --loss
   lease   a node admits with tokens it holds; with none it asks a central
           bucket (R, B) for --lease-size tokens (a round trip --rtt); tokens
-          unused --lease-ttl after the latest grant go back (always polices)
+          unused --lease-ttl after the latest grant go back; shaping, a job
+          with no token waits, in order, for the node's next grant
   grd     global random drop (Raghavan et al., SIGCOMM 2007): every
           --estimate-interval nodes report their smoothed demand (weight
           --smoothing) to a coordinator, which sends back the drop
-          probability 1 - R/D for global demand D (always polices)
+          probability 1 - R/D for global demand D (a drop is the design:
+          it polices with or without --police)
   fps     flow proportional share: the coordinator sends node l the share
-          e_l/D; the node enforces (R·e_l/D, B·e_l/D) (always polices)
+          e_l/D; the node enforces (R·e_l/D, B·e_l/D); shaping, a job waits
+          for its token at the node's current share
 
 It reports for each the jobs admitted and rejected, the mean, p99 and largest
 delay (network time plus the bucket's wait), the worst overshoot
@@ -114,7 +117,10 @@ grid; --plot DIR draws the admitted rate over time and the delay CCDF (or,
 for a sweep of one numeric axis, overshoot and mean delay against it).
 
 Durations take a unit (100ms, 2s) or are plain seconds; delays are fixed
-(2ms), uniform:1ms:3ms or lognormal:MEDIAN:SHAPE (lognormal:2ms:0.5).
+(2ms), uniform:1ms:3ms, lognormal:MEDIAN:SHAPE (lognormal:2ms:0.5), or
+trace:FILE:COL, a value of column COL (a header name or a number from 1) of
+a CSV or TSV file drawn at random for each round trip or message: seconds
+(0.0021) or with a unit (2.1ms), e.g. measured round trips to a Redis.
 
 Exit codes: 0 success; 2 bad usage, bad input, or an output that cannot be
 written; 3 internal error (a bug in ratesim: please report the message, the
@@ -135,7 +141,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
 	fl.BoolVar(&f.police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
 	fl.StringArrayVar(&f.scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
-	fl.StringVar(&f.rtt, "rtt", "1ms", "store: round-trip time, a delay (fixed, uniform:A:B or lognormal:MEDIAN:SHAPE)")
+	fl.StringVar(&f.rtt, "rtt", "1ms", "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)")
 	fl.StringArrayVar(&f.outages, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
 	fl.StringVar(&f.outageProc, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
 	fl.StringVar(&f.storeLim, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s); gcra and fixed-window police")
@@ -224,7 +230,7 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
 	}
 	if s.RTT, err = drl.ParseDelay(f.rtt); err != nil {
-		return s, nil, flagError("rtt", f.rtt, "a delay: 2ms, uniform:1ms:3ms or lognormal:2ms:0.5")
+		return s, nil, delayFlagError("rtt", f.rtt, err)
 	}
 	for _, o := range f.outages {
 		iv, err := drl.ParseInterval(o)
@@ -257,7 +263,7 @@ func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
 	}
 	s.BatchLimit = f.batchLimit
 	if s.SyncDelay, err = drl.ParseDelay(f.syncDelay); err != nil {
-		return s, nil, flagError("sync-delay", f.syncDelay, "a delay: 2ms, uniform:1ms:3ms or lognormal:2ms:0.5")
+		return s, nil, delayFlagError("sync-delay", f.syncDelay, err)
 	}
 	if !(f.loss >= 0 && f.loss < 1) {
 		return s, nil, flagError("loss", f.loss, "a probability in [0, 1)")
@@ -585,7 +591,7 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			if s.LeaseTTL != engine.Forever {
 				ttl = fmt.Sprintf("returned %v s after the latest grant", s.LeaseTTL.Seconds())
 			}
-			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; policing\n", size, s.RTT, ttl)
+			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; %s\n", size, s.RTT, ttl, mode)
 		case "grd", "fps":
 			via := "through a coordinator"
 			switch s.Exchange {
@@ -594,7 +600,11 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			case drl.ExchangeGossip:
 				via = fmt.Sprintf("by gossip to %d peers", s.Fanout)
 			}
-			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); policing\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss)
+			m := mode
+			if n.Design == "grd" {
+				m = "policing (drops)"
+			}
+			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); %s\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss, m)
 		}
 	}
 	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == "one" })
@@ -693,4 +703,11 @@ func outageTime(ivs []drl.Interval) engine.Time {
 		}
 	}
 	return total
+}
+
+// delayFlagError is the error of a delay flag: what fits, and why the
+// value does not (a trace's file:line).
+func delayFlagError(flag, v string, err error) error {
+	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())
+	return flagError(flag, v, "a delay: 2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL ("+why+")")
 }

@@ -72,6 +72,10 @@ func TestDRLDesigns(t *testing.T) {
 }
 
 func TestDRLFlagErrors(t *testing.T) {
+	rtt := filepath.Join(t.TempDir(), "rtt.csv")
+	if err := os.WriteFile(rtt, []byte("rtt_s\n0.002\n2 ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -82,6 +86,8 @@ func TestDRLFlagErrors(t *testing.T) {
 		{[]string{"--burst", "2"}, "--burst 2"},
 		{[]string{"--rate", "0"}, "rate"},
 		{[]string{"--rtt", "uniform:3ms"}, "--rtt"},
+		{[]string{"--rtt", "trace:" + rtt + ":rtt_s"}, rtt + ":3: column rtt_s: \"2 ms\" is not a delay"},
+		{[]string{"--sync-delay", "trace:" + rtt + ":lat"}, "--sync-delay trace:" + rtt + ":lat: want a delay"},
 		{[]string{"--outage", "5s:1s"}, "--outage 5s:1s"},
 		{[]string{"--fail", "maybe"}, "--fail maybe"},
 		{[]string{"--outage-process", "10s"}, "--outage-process 10s"},

@@ -1,0 +1,130 @@
+package drl
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+// ReadDelayColumn reads the empirical delay distribution of column col of
+// the CSV or TSV file path (tab-separated when its first line holds a tab):
+// the first line is the header, col a header name or a column number from
+// 1, and every later line's cell in that column a delay >= 0, in seconds
+// ("0.0021", "32.0") or with a unit ("2.1ms", "850us"); plain seconds are
+// rounded to the nearest nanosecond, exactly. The Delay draws one of them
+// uniformly at random (each line equally likely) from the stream of its
+// component, so a measured column (round trips to a Redis, or the
+// exec_time_seconds of a trace) becomes the round-trip or message delay of
+// a run. Errors wrap ErrSpec and name path:line and what would fit; an
+// empty cell is an error (a missing measurement is not a delay of 0).
+func ReadDelayColumn(path, col string) (Delay, error) {
+	fail := func(line int, format string, a ...any) (Delay, error) {
+		where := path
+		if line > 0 {
+			where = fmt.Sprintf("%s:%d", path, line)
+		}
+		return Delay{}, fmt.Errorf("drl: delay trace %s: %s: %w", where, fmt.Sprintf(format, a...), ErrSpec)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail(0, "%v", err)
+	}
+	defer f.Close()
+	var head [4096]byte
+	n, _ := io.ReadFull(f, head[:])
+	first, _, _ := strings.Cut(string(head[:n]), "\n")
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fail(0, "%v", err)
+	}
+	r := csv.NewReader(f)
+	if strings.Contains(first, "\t") {
+		r.Comma = '\t'
+	}
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	hdr, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return fail(0, "empty file: want a header line, then one delay per line")
+	}
+	if err != nil {
+		return fail(0, "%v", err)
+	}
+	idx := -1
+	for i, h := range hdr {
+		if strings.TrimSpace(h) == col {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		if k, err := strconv.Atoi(col); err == nil && k >= 1 && k <= len(hdr) {
+			idx = k - 1
+		} else {
+			return fail(1, "no column %q: want one of the header's names (%s) or a number from 1 to %d", col, strings.Join(hdr, ", "), len(hdr))
+		}
+	}
+	var xs []engine.Time
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line, _ := r.FieldPos(0)
+		if err != nil {
+			return fail(line, "%v", err)
+		}
+		if idx >= len(rec) {
+			return fail(line, "%d fields, no column %d (%s)", len(rec), idx+1, col)
+		}
+		v, err := parseDelayCell(strings.TrimSpace(rec[idx]))
+		if err != nil {
+			return fail(line, "column %s: %v", col, err)
+		}
+		xs = append(xs, v)
+	}
+	if len(xs) == 0 {
+		return fail(0, "no values under the header: want one delay per line")
+	}
+	return Delay{Kind: "trace", Path: path, Col: col, samples: &xs}, nil
+}
+
+// parseDelayCell reads a delay >= 0: a duration with a unit, or plain
+// seconds rounded to the nearest nanosecond (halves up), exactly.
+func parseDelayCell(s string) (engine.Time, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty cell: want a delay >= 0 in seconds (0.002) or with a unit (2ms)")
+	}
+	if d, err := time.ParseDuration(s); err == nil && strings.ContainsAny(s, "nuµmsh") {
+		if d < 0 {
+			return 0, fmt.Errorf("delay %q is negative: want >= 0", s)
+		}
+		return engine.Time(d), nil
+	}
+	r, err := exact.ParseRat(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a delay: want seconds (0.002) or a duration with a unit (2ms)", s)
+	}
+	if r.Sign() < 0 {
+		return 0, fmt.Errorf("delay %q is negative: want >= 0", s)
+	}
+	ns, err := r.Mul(exact.Int(1e9))
+	if err == nil {
+		ns, err = ns.Add(exact.NewRat(1, 2))
+	}
+	if err != nil {
+		return 0, fmt.Errorf("delay %q s does not fit in nanoseconds", s)
+	}
+	v := ns.Floor()
+	if !v.IsInt64() || v.Int64() >= int64(engine.Forever) {
+		return 0, fmt.Errorf("delay %q s is too long", s)
+	}
+	return engine.Time(v.Int64()), nil
+}
