@@ -531,8 +531,35 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 	} else {
 		lp.Caption += "; shaded: 95% confidence intervals (Student t)"
 	}
-	lp.Caption += "; points with an overloaded sub-bucket left out"
+	lp.Caption += leftOutNote(g.pts, ratio)
 	return lp
+}
+
+// leftOutNote says, for a caption, which of pts the curves leave out and
+// why: points with an overloaded sub-bucket (no steady state), and on a
+// ratio figure those where the one bucket delayed no job (ratio undefined);
+// "" when none is.
+func leftOutNote(pts []*PointResult, ratio bool) string {
+	overloaded, undefined := 0, 0
+	for _, pr := range pts {
+		switch {
+		case !pr.Stable() && !math.IsNaN(float64(pr.MaxSubLoad)):
+			overloaded++
+		case ratio && !finite(float64(pr.Ratio)):
+			undefined++
+		}
+	}
+	var parts []string
+	if overloaded > 0 {
+		parts = append(parts, fmt.Sprintf("%d with an overloaded sub-bucket", overloaded))
+	}
+	if undefined > 0 {
+		parts = append(parts, fmt.Sprintf("%d where the one bucket delayed no job (ratio undefined)", undefined))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; left out: %s, of %d points", strings.Join(parts, " and "), len(pts))
 }
 
 func minMax(lo, hi float64, ys []float64) (float64, float64) {
@@ -730,8 +757,9 @@ type LeastBadRow struct {
 }
 
 // LeastBad returns, for each group of points, the stable point with the
-// smallest split/one ratio, in group order; groups without a stable point
-// with a finite ratio are left out.
+// smallest split/one ratio, in group order; points with k = 1 (no split:
+// the ratio is 1) do not count, and groups without a stable split with a
+// finite ratio are left out.
 func LeastBad(res *Results) []LeastBadRow {
 	var rows []LeastBadRow
 	for _, g := range groups(res) {
@@ -742,7 +770,7 @@ func LeastBad(res *Results) []LeastBadRow {
 				continue
 			}
 			stable++
-			if finite(float64(pr.Ratio)) && (best == nil || pr.Ratio < best.Ratio) {
+			if pr.K > 1 && finite(float64(pr.Ratio)) && (best == nil || pr.Ratio < best.Ratio) {
 				best = pr
 			}
 		}

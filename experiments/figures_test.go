@@ -325,3 +325,46 @@ func TestSaveFiguresPanic(t *testing.T) {
 		t.Errorf("error %v (%T), want a *crash.Error", err, err)
 	}
 }
+
+// TestLeftOutAndLeastBad: at load 0.05 with b = 10 the one bucket delays
+// no job (10 tokens, jobs 20 s apart on average: a job would need 10
+// arrivals within 10 s), so every ratio is undefined, and the caption says
+// so rather than blaming overload; k = 1 is no split (ratio 1 by
+// construction) and is never the least bad split.
+func TestLeftOutAndLeastBad(t *testing.T) {
+	s, err := ParseSpec(strings.NewReader(`
+rate: 1
+burst: 10
+jobs: 400
+warmup: 0
+replications: 2
+sweep:
+  load: [0.05, 0.9]
+  k: [1, 2, 5]
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunSweep(context.Background(), s, SweepOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range res.Points {
+		if pr.Load == 0.05 && pr.One.Delayed != 0 {
+			t.Fatalf("load 0.05: the one bucket delayed %v jobs; the test assumes none", pr.One.Delayed)
+		}
+	}
+	lp := figureByName(t, SweepFigures(res), "ratio-grid0").(*plots.LinePlot)
+	if want := "; left out: 3 where the one bucket delayed no job (ratio undefined), of 6 points"; !strings.HasSuffix(lp.Caption, want) {
+		t.Errorf("caption %q\nwant it to end with %q", lp.Caption, want)
+	}
+	rows := LeastBad(res)
+	if len(rows) == 0 {
+		t.Fatal("no least bad split")
+	}
+	for _, row := range rows {
+		if !strings.Contains(row.Point, "k = 2") && !strings.Contains(row.Point, "k = 5") {
+			t.Errorf("least bad split %+v is k = 1, no split", row)
+		}
+	}
+}
