@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -146,6 +148,24 @@ func TestSweepTrace(t *testing.T) {
 		if pr.Arrivals != "trace "+path || !math.IsNaN(pr.Lambda()) || !math.IsNaN(float64(pr.One.PK)) {
 			t.Errorf("burst %v: arrivals %q, λ %v, PK %v; want the trace, NaN, NaN", pr.Burst, pr.Arrivals, pr.Lambda(), pr.One.PK)
 		}
+	}
+	// The CSV leaves load and λ empty (they do not apply), and the
+	// replications, identical under rr and fcfs, draw a warning.
+	var csvOut bytes.Buffer
+	if err := res.WriteCSV(&csvOut); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&csvOut).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs[1:] {
+		if rec[2] != "" || rec[3] != "" {
+			t.Errorf("row %v: load %q, λ %q; want both empty", rec[:4], rec[2], rec[3])
+		}
+	}
+	if ws := SpecWarnings(s); len(ws) == 0 || !strings.Contains(strings.Join(ws, "\n"), "the 2 replications of each point read the same trace, so with dispatch rr and order fcfs they are identical") {
+		t.Errorf("warnings %q, want one on the identical replications of a trace", ws)
 	}
 	// Load does not apply to a trace.
 	bad := strings.Replace(text, "burst: [2, 4]", "load: [0.5, 0.9]", 1)

@@ -149,6 +149,15 @@ func first(s []float64) string {
 	return formatFloat(s[0])
 }
 
+// loadCSV is the load column: empty for a point that reads a trace, where
+// the spec's load does not apply.
+func (r *PointResult) loadCSV() string {
+	if r.trace != nil {
+		return ""
+	}
+	return formatFloat(r.Load)
+}
+
 func num(f func(r *PointResult) Num) func(r *PointResult) string {
 	return func(r *PointResult) string { return f(r).csv() }
 }
@@ -158,8 +167,8 @@ func num(f func(r *PointResult) Num) func(r *PointResult) string {
 var columns = []column{
 	{"point", func(r *PointResult) string { return strconv.Itoa(r.Index) }},
 	{"arrivals", func(r *PointResult) string { return r.Arrivals }},
-	{"load", func(r *PointResult) string { return formatFloat(r.Load) }},
-	{"lambda_jobs_per_s", func(r *PointResult) string { return formatFloat(r.Lambda()) }},
+	{"load", func(r *PointResult) string { return r.loadCSV() }},
+	{"lambda_jobs_per_s", num(func(r *PointResult) Num { return Num(r.Lambda()) })}, // empty for a trace
 	{"rate_tokens_per_s", func(r *PointResult) string { return formatFloat(r.Rate) }},
 	{"burst_tokens", func(r *PointResult) string { return formatFloat(r.Burst) }},
 	{"k", func(r *PointResult) string { return strconv.Itoa(r.K) }},

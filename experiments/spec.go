@@ -967,14 +967,21 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 const ShortReplicationJobs = 10000
 
 // SpecWarnings returns what a user should know before running spec: short
-// replications whose intervals may not cover their nominal level, and
-// points where a sub-bucket is offered a load of 1 or more (its queue, and
+// replications whose intervals may not cover their nominal level,
+// replications of one trace (they read the same arrivals), and points where a sub-bucket is offered a load of 1 or more (its queue, and
 // the point's delays, grow without bound with the run's length).
 func SpecWarnings(s *Spec) []string {
 	var ws []string
 	if s.Jobs < ShortReplicationJobs || s.Warmup == 0 {
 		ws = append(ws, fmt.Sprintf("replications of %d measured jobs after a warm-up of %d are short: their 95%% confidence intervals may cover much less (a 200-job replication without warm-up covers about 81%%); use jobs >= %d and a warm-up of a tenth of that",
 			s.Jobs, s.Warmup, ShortReplicationJobs))
+	}
+	if s.Trace != nil && s.Replications > 1 {
+		same := "they differ only in the draws of random dispatch and order"
+		if s.Dispatch != "random" && s.Dispatch != "weighted" && s.Order == "fcfs" && !s.sweeps("dispatch", "order") {
+			same = "with dispatch " + s.Dispatch + " and order fcfs they are identical"
+		}
+		ws = append(ws, fmt.Sprintf("the %d replications of each point read the same trace, so %s: their confidence intervals do not measure the traffic's variability (use replications: 1, or generated arrivals)", s.Replications, same))
 	}
 	pts, err := s.Points()
 	if err != nil {
@@ -994,4 +1001,16 @@ func SpecWarnings(s *Spec) []string {
 		ws = append(ws, fmt.Sprintf("%d of %d points overload a sub-bucket (load >= 1), the first %s: their delays grow with the run's length and have no steady state", unstable, len(pts), first))
 	}
 	return ws
+}
+
+// sweeps reports whether an axis of the sweep varies one of names.
+func (s *Spec) sweeps(names ...string) bool {
+	for _, g := range s.Sweep {
+		for _, a := range g {
+			if slices.Contains(names, a.Name) {
+				return true
+			}
+		}
+	}
+	return false
 }
