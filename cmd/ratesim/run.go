@@ -556,7 +556,7 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 		count(c.Violations, "violation"), count(c.LemmaViolations, "Lemma 1 violation"))
 	fmt.Fprintf(w, "           %d events; %d instants evaluated, every other interval certified\n", c.Events, c.Evaluated)
 	if c.MinSlack != nil {
-		fmt.Fprintf(w, "           smallest slack S^(k) - S = %.6g s at t = %.6g s (over t with S(t) > 0)\n", *c.MinSlack, *c.MinSlackAt)
+		fmt.Fprintf(w, "           smallest slack S^(k) - S = %.6g s at t = %.6g s (over t where a job waits in the one bucket or S(t) > 0)\n", *c.MinSlack, *c.MinSlackAt)
 	}
 	if c.First != nil {
 		fmt.Fprintf(w, "FIRST VIOLATION at %v\n", c.First)
