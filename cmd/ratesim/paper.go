@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/report"
@@ -48,6 +51,9 @@ interrupted (nothing is written).`,
 			}
 			if f.threads < 0 {
 				return flagError("threads", f.threads, "a number of goroutines >= 0 (0: all cores)")
+			}
+			if st, err := os.Stat(f.traces); err != nil || !st.IsDir() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: warning: --traces %s is not a folder here: the report leaves out every real trace, with a note; run from the repository's root beside ../shared/traces, or give --traces FOLDER\n", f.traces)
 			}
 			return report.Write(cmd.Context(), cfg)
 		},
