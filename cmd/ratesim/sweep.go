@@ -166,7 +166,8 @@ both systems of a replication see the same arrivals, so the split/one ratio
 is paired. Per point it reports each system's mean delay with a 95%
 confidence interval (Student t over the replications), the split/one ratio
 of the means with its interval (delta method), delay quantiles
-p50/p90/p99/p999 from DDSketches merged across replications, the fraction
+p50/p90/p99/p999 by nearest rank over the replications' pooled delays (exact
+while the point's delayed jobs fit 2^20, merged DDSketches beyond), the fraction
 of delayed jobs, the Pollaczek-Khinchine prediction where every sub-bucket
 is an M/D/1 queue, and the theorem check's violations (which must be 0).
 
