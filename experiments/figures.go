@@ -611,7 +611,7 @@ func shortName(axis string) string {
 
 // RunCaption describes a single run for figure captions.
 func RunCaption(input string, spec RunSpec, jobs int64) string {
-	return fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d %s; dispatch %s, order %s; %d jobs; seed %d",
+	return fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d: %s; dispatch %s, order %s; %d jobs; seed %d",
 		input, spec.One.Rate, spec.One.Burst, len(spec.Subs), DescribeSubs(spec.Subs), spec.Dispatch, spec.Order, jobs, spec.Seed)
 }
 
