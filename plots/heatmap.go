@@ -345,14 +345,16 @@ func (h *HeatMap) Save(path string) error {
 			r := leg.Rectangle(main)
 			legH = r.Max.Y - r.Min.Y + vg.Points(6)
 		}
-		titleH := p.Title.TextStyle.Height(h.Title) + p.Title.Padding
+		title := fitTitle(h.Title, p.Title.TextStyle, main.Max.X-main.Min.X)
+		p.Title.Text = title
+		titleH := p.Title.TextStyle.Height(title) + p.Title.Padding
 		plotArea := main
 		if legH > 0 {
 			// Draw the title ourselves, then the legend row, then the
 			// plot without its title.
 			tsty := p.Title.TextStyle
 			tsty.XAlign, tsty.YAlign = draw.XCenter, draw.YTop
-			main.FillText(tsty, vg.Point{X: (main.Min.X + main.Max.X) / 2, Y: main.Max.Y}, h.Title)
+			main.FillText(tsty, vg.Point{X: (main.Min.X + main.Max.X) / 2, Y: main.Max.Y}, title)
 			p.Title.Text = ""
 			lc := draw.Crop(main, 0, 0, 0, -titleH-vg.Points(2))
 			lc.Min.X = p.DataCanvas(main).Min.X

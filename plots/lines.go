@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -350,8 +351,19 @@ func drawTitle(c draw.Canvas, title string, pad vg.Length) draw.Canvas {
 	sty := p.Title.TextStyle
 	sty.XAlign = draw.XCenter
 	sty.YAlign = draw.YTop
+	title = fitTitle(title, sty, c.Max.X-c.Min.X)
 	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, title)
 	return draw.Crop(c, 0, 0, 0, -sty.Height(title)-pad)
+}
+
+// fitTitle wraps a title wider than w (less a margin) in style sty onto
+// more lines, at spaces, so that a centred title is never cut at both ends.
+func fitTitle(title string, sty text.Style, w vg.Length) string {
+	w -= vg.Points(12)
+	if sty.Width(title) <= w {
+		return title
+	}
+	return strings.Join(wrap(title, sty, w), "\n")
 }
 
 // lineStyle returns a thumbnail with the style of l's curve in colour c.
