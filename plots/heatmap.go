@@ -66,19 +66,25 @@ func colorMap() palette.ColorMap {
 	if err != nil {
 		panic(err) // constant controls with increasing luminance
 	}
-	return clampedMap{palette.Reverse(cm)}
+	return clampedMap{cm}
 }
 
-// clampedMap is a colour map that never fails: values outside its range
-// get the colour of the nearest end (gonum's colour bar panics on an
-// error, which rounding at the ends of a range could cause), NaN white.
+// clampedMap is the reverse of its colour map (dark for large values)
+// that never fails: values outside its range get the colour of the nearest
+// end (gonum's colour bar panics on an error), NaN white. It reverses
+// itself, clamping after the reflection: palette.Reverse maps v to
+// max - v + min, which rounding can put just outside [min, max] at an end
+// of the range, where the map then fails (the largest value of a heat map
+// was drawn white).
 type clampedMap struct{ palette.ColorMap }
 
 func (m clampedMap) At(v float64) (color.Color, error) {
 	if math.IsNaN(v) {
 		return color.White, nil
 	}
-	c, err := m.ColorMap.At(math.Max(m.Min(), math.Min(m.Max(), v)))
+	lo, hi := m.Min(), m.Max()
+	u := math.Max(lo, math.Min(hi, hi-(math.Max(lo, math.Min(hi, v))-lo)))
+	c, err := m.ColorMap.At(u)
 	if err != nil {
 		return color.White, nil
 	}

@@ -103,3 +103,31 @@ func luminance(c color.Color) float64 {
 	r, g, b, _ := c.RGBA()
 	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
 }
+
+// TestColorMapEnds: every value in the colour scale's range, its ends
+// included, gets a colour of the map, never the white of a failed lookup,
+// for ranges whose reflection max - v + min rounds outside [min, max]
+// (the largest ratio of the built-in study at b = 2, load 0.7, 122.56, was drawn white: its log is the first range here).
+func TestColorMapEnds(t *testing.T) {
+	white := color.RGBAModel.Convert(color.White)
+	for _, r := range [][2]float64{{0.43445166513496647, 2.088341044417248}, {0.3010299956639812, 2.0883243823379283}, {0, 1}, {1e-9, 3}, {-2.5, 7.1}, {0.1, 0.30000000000000004}} {
+		cm := colorMap()
+		cm.SetMin(r[0])
+		cm.SetMax(r[1])
+		for i := 0; i <= 1000; i++ {
+			v := r[0] + (r[1]-r[0])*float64(i)/1000
+			if i == 1000 {
+				v = r[1]
+			}
+			c, err := cm.At(v)
+			if err != nil || color.RGBAModel.Convert(c) == white {
+				t.Fatalf("range %v: value %v has colour %v (err %v)", r, v, c, err)
+			}
+		}
+		lo, _ := cm.At(r[0])
+		hi, _ := cm.At(r[1])
+		if lo == hi {
+			t.Errorf("range %v: both ends have colour %v", r, lo)
+		}
+	}
+}
