@@ -122,6 +122,9 @@ const maxSubBuckets = 65536
 
 // flagError names a flag, its value and what was expected.
 func flagError(flag string, value any, want string) error {
+	if value == "" {
+		value = "''" // an empty value, shown as a shell would take it
+	}
 	return fmt.Errorf("--%s %v: want %s", flag, value, want)
 }
 
@@ -212,6 +215,18 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 		}
 	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
 		return spec, err
+	}
+	if changed("sub-col") && f.dispatch != "column" {
+		return spec, fmt.Errorf("--sub-col applies with --dispatch column (it names each job's sub-bucket); --dispatch is %s", f.dispatch)
+	}
+	if changed("key-col") && f.dispatch != "hash" {
+		return spec, fmt.Errorf("--key-col applies with --dispatch hash (a key always goes to the same sub-bucket); --dispatch is %s", f.dispatch)
+	}
+	if changed("jobs-out") && f.jobsOut == "" {
+		return spec, flagError("jobs-out", f.jobsOut, "a file name, or - for standard output")
+	}
+	if changed("plot-format") && f.plot.dir == "" {
+		return spec, fmt.Errorf("--plot-format applies with --plot DIR")
 	}
 	if f.dispatch == "column" && f.traceOpt.SubCol == "" {
 		return spec, flagError("dispatch", f.dispatch, "--sub-col naming the trace column of sub-bucket indexes")
@@ -373,6 +388,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		if skipped > 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %s of %s; the first: %v\n", count(skipped, "bad line"), f.trace, cliMessage(tr.FirstSkipped()))
 		}
+	}
+	if f.trace != "" && spec.MaxJobs > 0 && res.Jobs < spec.MaxJobs {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: %s has %s, fewer than --jobs %d: all of them were run\n", f.trace, count(res.Jobs, "job"), spec.MaxJobs)
 	}
 	if msg := overloadWarning(f, spec, res); msg != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: warning: %s\n", msg)

@@ -298,3 +298,28 @@ func TestOverloadWarning(t *testing.T) {
 		t.Errorf("weighted: exit %d, stderr %q; want no warning", code, stderr)
 	}
 }
+
+// TestRunFlagsThatDoNotApply: flags that would change nothing are refused
+// (exit 2) naming what they apply with, instead of being ignored.
+func TestRunFlagsThatDoNotApply(t *testing.T) {
+	trace := "testdata/four_at_zero.csv"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--trace", trace, "--sub-col", "s"}, "--sub-col applies with --dispatch column"},
+		{[]string{"--trace", trace, "--key-col", "s", "--dispatch", "least-loaded"}, "--key-col applies with --dispatch hash"},
+		{[]string{"--plot-format", "svg"}, "--plot-format applies with --plot DIR"},
+		{[]string{"--jobs-out="}, "--jobs-out '': want a file name, or - for standard output"},
+	} {
+		_, stderr, code := ratesim(t, append([]string{"run"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("run %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	// A trace shorter than --jobs runs whole, and says so.
+	_, stderr, code := ratesim(t, "run", "--trace", trace, "--jobs", "10")
+	if code != 0 || !strings.Contains(stderr, "has 4 jobs, fewer than --jobs 10: all of them were run") {
+		t.Errorf("--jobs 10 on 4 jobs: exit %d, stderr %q", code, stderr)
+	}
+}
