@@ -271,6 +271,9 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
 		return s, err
 	}
+	if f.process == "boundary" && f.trace == "" && changed("load") {
+		return s, fmt.Errorf("--load applies to poisson, periodic and arrival specs: the boundary pattern's jobs are set by --limit, --stream and --cycles")
+	}
 	if f.process != "boundary" || f.trace != "" {
 		for _, name := range []string{"gap", "cycles", "stream"} {
 			if changed(name) {
@@ -428,6 +431,9 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec
 			cycles, b.Burst, e-b.Gap, b.Burst, e+b.Gap, e)
 		if b.Stream > 0 {
 			in += fmt.Sprintf(", then %d spread over (%v, %v) s", b.Stream, e+b.Gap, e+b.Window-b.Gap)
+		}
+		if total := int64(b.Cycles) * int64(2*b.Burst+b.Stream); s.MaxJobs > 0 && s.MaxJobs < total {
+			in += fmt.Sprintf("; its first %d of %d jobs (--jobs)", s.MaxJobs, total)
 		}
 		return p, in, nil
 	case "poisson", "periodic":

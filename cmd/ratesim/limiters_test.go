@@ -379,3 +379,18 @@ func TestLimitersProfileShaper(t *testing.T) {
 		t.Errorf("nginx without nodelay delayed %d, want 5", res.Limiters[0].Delayed)
 	}
 }
+
+// TestLimitersBoundaryFlags: --load does not apply to the boundary
+// pattern (refused, naming what sets its jobs), and --jobs cutting it
+// short is said on the input line: 10 cycles of 100 + 100 + 100 jobs are
+// 3000, of which the first 10 run.
+func TestLimitersBoundaryFlags(t *testing.T) {
+	_, stderr, code := ratesim(t, "limiters", "--load", "2")
+	if code != 2 || !strings.Contains(stderr, "--load applies to poisson, periodic and arrival specs") {
+		t.Errorf("--load with boundary: exit %d, stderr %q", code, stderr)
+	}
+	stdout, _, code := ratesim(t, "limiters", "--jobs", "10")
+	if code != 0 || !strings.Contains(stdout, "; its first 10 of 3000 jobs (--jobs); seed 1") {
+		t.Errorf("--jobs 10 with boundary: exit %d, stdout %q", code, stdout)
+	}
+}
