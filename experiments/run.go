@@ -74,7 +74,7 @@ func (c CheckResult) Held() bool { return c.Violations == 0 && c.LemmaViolations
 // Result is the outcome of a run.
 type Result struct {
 	Jobs  int64       `json:"jobs"`    // arrivals processed
-	Span  float64     `json:"span_s"`  // first to last arrival, seconds
+	Span  float64     `json:"span_s"`  // time 0 (a trace's first arrival; a generated process starts at 0) to the last arrival, seconds
 	Drain float64     `json:"drain_s"` // first arrival to the last token grant of either system, seconds
 	One   Stats       `json:"one"`     // the one-bucket system
 	Split Stats       `json:"split"`   // the split system

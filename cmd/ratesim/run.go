@@ -541,7 +541,7 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 	}
 	fmt.Fprintf(w, "one        r = %v tokens/s, b = %v tokens\n", spec.One.Rate, spec.One.Burst)
 	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), experiments.DescribeSubs(spec.Subs), spec.Dispatch, spec.Order)
-	fmt.Fprintf(w, "jobs       %d over %.6g s (first to last arrival)\n", res.Jobs, res.Span)
+	fmt.Fprintf(w, "jobs       %d over %.6g s (from time 0 to the last arrival)\n", res.Jobs, res.Span)
 	if spec.Warmup > 0 {
 		fmt.Fprintf(w, "warm-up    the first %d jobs are left out of the statistics\n", spec.Warmup)
 	}
