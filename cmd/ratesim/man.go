@@ -37,7 +37,8 @@ ratesim man /usr/local/share/man/man1.`,
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // the same pages for the same build
-			header := &doc.GenManHeader{Title: "RATESIM", Section: "1", Source: "ratesim " + root.Version, Manual: "ratesim manual"}
+			manLongs(root)
+			header := &doc.GenManHeader{Section: "1", Source: "ratesim " + root.Version, Manual: "ratesim manual"}
 			if err := doc.GenManTree(root, header, dir); err != nil {
 				return fmt.Errorf("man: %w", err)
 			}
@@ -46,6 +47,27 @@ ratesim man /usr/local/share/man/man1.`,
 			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: wrote %d man pages to %s\n", n, dir)
 			return nil
 		},
+	}
+}
+
+// manLongs rewrites the long help of c and its subcommands for cobra/doc,
+// which reads it as Markdown: an indented block (a table of limiters, the
+// backoff strategies) becomes a code block, kept as written (as a no-fill
+// block, rather than its first line run into the paragraph and the others
+// indented), and elsewhere the characters Markdown would take for
+// emphasis (α*(d), r_l) are escaped.
+func manLongs(c *cobra.Command) {
+	lines := strings.Split(c.Long, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  ") {
+			lines[i] = "    " + l
+			continue
+		}
+		lines[i] = strings.NewReplacer("*", `\*`, "_", `\_`).Replace(l)
+	}
+	c.Long = strings.Join(lines, "\n")
+	for _, sub := range c.Commands() {
+		manLongs(sub)
 	}
 }
 
