@@ -117,3 +117,16 @@ func TestDatetimeHint(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxBadZero: --max-bad 0 would read as "no bad line allowed" but the
+// option's 0 is the default bound, so it is refused with what to give.
+func TestMaxBadZero(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(path, []byte("t\n1\nx\n2\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := ratesim(t, "run", "--trace", path, "--skip-bad", "--max-bad", "0")
+	if code != 2 || !strings.Contains(stderr, "to allow no bad line, leave out --skip-bad") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -33,7 +33,7 @@ var traceFormatFlagNames = []string{"format", "interval", "spread", "series", "c
 func addBadLineFlags(fl *pflag.FlagSet, opt *arrivals.TraceOptions) {
 	fl.BoolVar(&opt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&opt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many; a trace where more than 10 + 1% of the lines read are bad still fails (see --max-bad)")
-	fl.IntVar(&opt.MaxBad, "max-bad", 0, "with --skip-bad: fail once more than this many lines are bad; 0 means 10 + 1% of the lines read, -1 no bound")
+	fl.IntVar(&opt.MaxBad, "max-bad", 0, "with --skip-bad: fail once more than this many lines are bad (>= 1; default 10 + 1% of the lines read; -1 no bound)")
 }
 
 // countsNote says how a count trace became arrivals ("counts per 1m
@@ -77,8 +77,10 @@ func (f *traceFormatFlags) apply(opt *arrivals.TraceOptions, changed func(string
 		switch {
 		case !opt.SkipBad:
 			return fmt.Errorf("--max-bad bounds the lines --skip-bad skips: add --skip-bad")
+		case opt.MaxBad == 0:
+			return flagError("max-bad", opt.MaxBad, "a number of lines >= 1, or -1 for no bound (leave it out for the default, 10 + 1% of the lines read; to allow no bad line, leave out --skip-bad)")
 		case opt.MaxBad < -1:
-			return flagError("max-bad", opt.MaxBad, "a number of lines >= 0, 0 for 10 + 1% of the lines read, or -1 for no bound")
+			return flagError("max-bad", opt.MaxBad, "a number of lines >= 1, or -1 for no bound (leave it out for 10 + 1% of the lines read)")
 		}
 	}
 	if changed("interval") {
