@@ -257,8 +257,11 @@ func ReadResults(path string) (*Results, error) {
 		return nil, fmt.Errorf("experiments: %s: not a ratesim results file: %w", path, err)
 	}
 	if head.Schema != version.Schema {
-		return nil, fmt.Errorf("experiments: %s: results of schema_version %d (0: from a ratesim that recorded none); this ratesim reads %d: rerun the sweep with it",
-			path, head.Schema, version.Schema)
+		got := fmt.Sprintf("results of schema_version %d", head.Schema)
+		if head.Schema == 0 {
+			got = "results without a schema_version (from a ratesim that recorded none)"
+		}
+		return nil, fmt.Errorf("experiments: %s: %s; this ratesim reads %d: rerun the sweep with it", path, got, version.Schema)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

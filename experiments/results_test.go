@@ -132,7 +132,7 @@ func TestReadResultsErrors(t *testing.T) {
 	// refused by version, not by their first unknown key.
 	old := filepath.Join(dir, "old.json")
 	os.WriteFile(old, []byte(`{"ratesim_version": "(devel)", "points": [{"mean_one_s": 1}]}`), 0o644)
-	if _, err := ReadResults(old); err == nil || !strings.Contains(err.Error(), "schema_version 0") || !strings.Contains(err.Error(), "reads 2") {
-		t.Errorf("schema 1 results: error %v, want one naming both schema versions", err)
+	if _, err := ReadResults(old); err == nil || !strings.Contains(err.Error(), "results without a schema_version") || !strings.Contains(err.Error(), "reads 2") {
+		t.Errorf("first-layout results: error %v, want one saying it has no schema_version and which this ratesim reads", err)
 	}
 }

@@ -195,7 +195,7 @@ func (column) Dispatch(j Job, nodes []buckets.Limiter) (int, error) {
 		return 0, fmt.Errorf("systems: dispatch column: job %d names no node", j.ID)
 	}
 	if j.Sub >= len(nodes) {
-		return 0, fmt.Errorf("systems: dispatch column: job %d names node %d, want one of 0..%d", j.ID, j.Sub, len(nodes)-1)
+		return 0, fmt.Errorf("systems: dispatch column: job %d names sub-bucket %d, want one of 0..%d", j.ID, j.Sub, len(nodes)-1)
 	}
 	return j.Sub, nil
 }
