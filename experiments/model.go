@@ -1,0 +1,291 @@
+package experiments
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/ratesim/ratesim/internal/atomicfile"
+	"github.com/ratesim/ratesim/internal/crash"
+	"github.com/ratesim/ratesim/internal/version"
+)
+
+// Model is a study the sweep runner runs point by point and replication
+// by replication, other than the token-bucket split of [Spec]: the
+// distributed rate-limiting designs of package drl, say. The runner owns
+// the seeds, the workers, the shard and the progress; the model owns what
+// a replication computes and how a point's replications become rows of
+// the results table. Its methods are called from several goroutines at
+// once and must not share state across calls.
+type Model interface {
+	// NumPoints is the number of points of the sweep, >= 1.
+	NumPoints() int
+	// NumReplications is the number of replications per point, >= 1.
+	NumReplications() int
+	// RootSeed is the root seed of the sweep.
+	RootSeed() uint64
+	// Columns names the columns of the rows, units in the names
+	// (mean_delay_s).
+	Columns() []string
+	// Replicate runs replication rep of point with run seed seed
+	// (ReplicationSeed(RootSeed(), point, rep)) and returns what Rows needs
+	// of it.
+	Replicate(ctx context.Context, point, rep int, seed uint64) (any, error)
+	// Rows returns the rows of a point from its replications, in
+	// replication order: each row a value per column, a float64 (NaN for
+	// none) or a string.
+	Rows(point int, reps []any) ([][]any, error)
+}
+
+// Table is the results of a [Model]'s sweep: a row per point and
+// whatever the model distinguishes within a point (a design, say).
+type Table struct {
+	Schema       int      `json:"schema_version"`
+	Version      string   `json:"ratesim_version"`
+	Model        string   `json:"model"`
+	Name         string   `json:"name,omitempty"`
+	Seed         uint64   `json:"seed"`
+	Replications int      `json:"replications"`
+	Shard        string   `json:"shard,omitempty"` // "i/n", or "" for the whole sweep
+	PointsTotal  int      `json:"points_total"`
+	Points       []int    `json:"points"` // the points run, in order; Rows holds theirs in the same order
+	Columns      []string `json:"columns"`
+	Rows         [][]any  `json:"-"`
+	Interrupted  bool     `json:"interrupted,omitempty"`
+}
+
+// RunModel runs every replication of every point of m (or of the shard's
+// points) on opt.Workers goroutines and returns the rows of each point,
+// in point order. As [RunSweep], the results do not depend on the number
+// of workers or the sharding: replication rep of point p runs with seed
+// ReplicationSeed(m.RootSeed(), p, rep). On cancellation it returns the
+// points finished, with Interrupted set, and ctx.Err().
+//
+// opt.Done is not supported (a model's rows are not read back): it must
+// be empty.
+func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions) (*Table, error) {
+	if len(opt.Done) > 0 {
+		return nil, errors.New("experiments: resuming a model's sweep is not supported")
+	}
+	if err := opt.Shard.validate(); err != nil {
+		return nil, err
+	}
+	n, reps := m.NumPoints(), m.NumReplications()
+	if n < 1 || n > MaxPoints || reps < 1 || reps > MaxReplications {
+		return nil, fmt.Errorf("experiments: %d points of %d replications: want 1 to %d points of 1 to %d replications", n, reps, MaxPoints, MaxReplications)
+	}
+	var sel []int
+	for i := range n {
+		if opt.Shard.Has(i) {
+			sel = append(sel, i)
+		}
+	}
+	t := &Table{Schema: version.Schema, Version: version.Get().Version, Model: model, Name: name, Seed: m.RootSeed(),
+		Replications: reps, Shard: opt.Shard.String(), PointsTotal: n, Columns: m.Columns(), Points: []int{}}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type task struct{ sel, rep int }
+	type done struct {
+		task
+		r   any
+		err error
+	}
+	run, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tasks := make(chan task)
+	results := make(chan done, workers)
+	go func() {
+		defer close(tasks)
+		for si := range sel {
+			for rep := range reps {
+				select {
+				case tasks <- task{si, rep}:
+				case <-run.Done():
+					return
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for tk := range tasks {
+				p := sel[tk.sel]
+				r, err := replicateSafe(run, m, p, tk.rep, ReplicationSeed(m.RootSeed(), p, tk.rep))
+				results <- done{tk, r, err}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	pending := map[int][]any{}
+	count := map[int]int{}
+	rows := make([][][]any, len(sel))
+	finished := make([]bool, len(sel))
+	var firstErr error
+	nrep, points := 0, 0
+	for d := range results {
+		if d.err != nil {
+			if firstErr == nil && !(ctx.Err() != nil && errors.Is(d.err, ctx.Err())) {
+				firstErr = fmt.Errorf("experiments: point %d replication %d: %w", sel[d.sel], d.rep, d.err)
+				cancel()
+			}
+			continue
+		}
+		if pending[d.sel] == nil {
+			pending[d.sel] = make([]any, reps)
+		}
+		pending[d.sel][d.rep] = d.r
+		count[d.sel]++
+		if count[d.sel] == reps {
+			rs, err := m.Rows(sel[d.sel], pending[d.sel])
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("experiments: point %d: %w", sel[d.sel], err)
+				cancel()
+			}
+			rows[d.sel], finished[d.sel] = rs, err == nil
+			delete(pending, d.sel)
+			delete(count, d.sel)
+			points++
+		}
+		nrep++
+		if opt.Progress != nil {
+			opt.Progress(SweepProgress{Points: points, PointsTotal: len(sel), Replications: nrep, ReplicationsTotal: len(sel) * reps})
+		}
+	}
+	for i, ok := range finished {
+		if ok {
+			t.Points = append(t.Points, sel[i])
+			t.Rows = append(t.Rows, rows[i]...)
+		}
+	}
+	if firstErr != nil {
+		return t, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		t.Interrupted = true
+		return t, err
+	}
+	return t, nil
+}
+
+func replicateSafe(ctx context.Context, m Model, point, rep int, seed uint64) (r any, err error) {
+	defer crash.Recover(&err)
+	return m.Replicate(ctx, point, rep, seed)
+}
+
+// cell formats one value of a row for CSV: a float64 with the fewest
+// digits that read back the same ("NaN" and "+Inf" as strconv writes
+// them), a string as it is.
+func cell(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	panic(fmt.Sprintf("experiments: table value %v of type %T", v, v))
+}
+
+// WriteCSV writes the table as CSV: a header of the columns, then a line
+// per row.
+func (t *Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write(t.Columns)
+	rec := make([]string, len(t.Columns))
+	for _, r := range t.Rows {
+		for i, v := range r {
+			rec[i] = cell(v)
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonCell is a value of a row in JSON: numbers as numbers, NaN and
+// infinities (which JSON lacks) as null and "inf" / "-inf".
+func jsonCell(v any) any {
+	if x, ok := v.(float64); ok {
+		switch {
+		case math.IsNaN(x):
+			return nil
+		case math.IsInf(x, 1):
+			return "inf"
+		case math.IsInf(x, -1):
+			return "-inf"
+		}
+	}
+	return v
+}
+
+// WriteJSON writes the table as one JSON object: the header fields, then
+// "rows", a list of objects whose keys are the columns, in column order.
+func (t *Table) WriteJSON(w io.Writer) error {
+	head, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	var b []byte
+	b = append(b, head[:len(head)-2]...) // up to the closing "\n}"
+	b = append(b, ",\n  \"rows\": ["...)
+	for i, r := range t.Rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    {"...)
+		for j, v := range r {
+			if j > 0 {
+				b = append(b, ", "...)
+			}
+			k, _ := json.Marshal(t.Columns[j])
+			x, err := json.Marshal(jsonCell(v))
+			if err != nil {
+				return err
+			}
+			b = append(append(append(b, k...), ": "...), x...)
+		}
+		b = append(b, '}')
+	}
+	if len(t.Rows) > 0 {
+		b = append(b, "\n  "...)
+	}
+	b = append(b, "]\n}\n"...)
+	_, err = w.Write(b)
+	return err
+}
+
+// WriteFiles writes the table to csvPath and jsonPath, each whole or not
+// at all (see internal/atomicfile).
+func (t *Table) WriteFiles(csvPath, jsonPath string) error {
+	for _, f := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{csvPath, t.WriteCSV}, {jsonPath, t.WriteJSON}} {
+		if err := atomicfile.Write(context.Background(), f.path, f.write); err != nil {
+			return fmt.Errorf("experiments: writing %s: %w", f.path, err)
+		}
+	}
+	return nil
+}
+
+// Column returns the index of the named column, or -1.
+func (t *Table) Column(name string) int { return slices.Index(t.Columns, name) }
