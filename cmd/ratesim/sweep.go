@@ -411,6 +411,15 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if f.builtin == experiments.BackoffStudyName {
 		return runBackoffStudy(cmd, f, args)
 	}
+	if len(args) == 1 && f.builtin == "" {
+		model, err := specModel(args[0])
+		if err != nil {
+			return err
+		}
+		if model != experiments.SplitModel {
+			return runModelSweep(cmd, f, args[0], model)
+		}
+	}
 	spec, err := f.buildSpec(cmd, args)
 	if err != nil {
 		return err

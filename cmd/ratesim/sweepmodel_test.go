@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ratesim/ratesim/experiments"
+)
+
+func writeSpec(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// A DRL spec of one point and one replication gives the numbers ratesim
+// drl prints with the same flags and the replication's seed,
+// experiments.ReplicationSeed(seed, 0, 0).
+func TestSweepDRLOnePointIsDRL(t *testing.T) {
+	spec := writeSpec(t, `
+name: one-point
+model: drl
+drl:
+  designs: one,static,sync
+  police: true
+  load: 1.2
+  jobs: 2000
+  sync_delay: 5ms
+  sync_period: 10ms
+seed: 3
+`)
+	out := filepath.Join(t.TempDir(), "o")
+	_, errOut, code := ratesim(t, "sweep", spec, "-o", out, "-q", "--no-figures")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	seed := experiments.ReplicationSeed(3, 0, 0)
+	res := drlJSONRun(t, "--designs", "one,static,sync", "--police", "--load", "1.2", "--jobs", "2000", "--sync-delay", "5ms",
+		"--sync-period", "10ms", "--seed", strconv.FormatUint(seed, 10))
+	if len(rows) != 1+len(res.Designs) {
+		t.Fatalf("%d rows, want a header and %d", len(rows), len(res.Designs))
+	}
+	col := func(name string) int { return slices.Index(rows[0], name) }
+	for i, d := range res.Designs {
+		r := rows[i+1]
+		for _, c := range []struct {
+			name string
+			want float64
+		}{{"admitted", float64(d.Admitted)}, {"rejected", float64(d.Rejected)}, {"mean_delay_s", d.Mean}, {"p99_delay_s", d.P99}, {"worst_overshoot", d.Overshoot}} {
+			got, err := strconv.ParseFloat(r[col(c.name)], 64)
+			if r[0] != d.Design || err != nil || got != c.want {
+				t.Errorf("%s %s: sweep %q, drl %v", d.Design, c.name, r[col(c.name)], c.want)
+			}
+		}
+	}
+}
+
+const drlSweepSpec = `
+model: drl
+drl: {designs: "one,static,sync", police: true, load: 1.2, jobs: 400, sync_delay: "uniform:1ms:5ms"}
+replications: 2
+seed: 4
+sweep:
+  sync_period: [0, 10ms, 1s]
+  nodes: [2, 4]
+`
+
+// Same seed, same bytes, on one worker or two; and the two shards of the
+// sweep hold the rows of the whole one.
+func TestSweepDRLWorkersAndShards(t *testing.T) {
+	spec := writeSpec(t, drlSweepSpec)
+	var files [2][]byte
+	dirs := [2]string{}
+	for i, j := range []string{"1", "2"} {
+		dirs[i] = filepath.Join(t.TempDir(), "o"+j)
+		_, errOut, code := ratesim(t, "sweep", spec, "-o", dirs[i], "-q", "--no-figures", "-j", j)
+		if code != 0 {
+			t.Fatalf("-j %s: exit %d: %s", j, code, errOut)
+		}
+		for _, n := range []string{"results.csv", "results.json"} {
+			b, err := os.ReadFile(filepath.Join(dirs[i], n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[i] = append(files[i], b...)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Errorf("-j1 and -j2 wrote different results")
+	}
+	whole := readCSV(t, filepath.Join(dirs[0], "results.csv"))
+	var union [][]string
+	sh := filepath.Join(t.TempDir(), "shards")
+	for _, s := range []string{"1/2", "2/2"} {
+		_, errOut, code := ratesim(t, "sweep", spec, "-o", sh, "-q", "--shard", s)
+		if code != 0 {
+			t.Fatalf("--shard %s: exit %d: %s", s, code, errOut)
+		}
+		recs := readCSV(t, filepath.Join(sh, "shard-"+s[:1]+"-of-2.csv"))
+		union = append(union, recs[1:]...)
+	}
+	key := func(r []string) string { return strings.Join(r, ",") }
+	var a, b []string
+	for _, r := range whole[1:] {
+		a = append(a, key(r))
+	}
+	for _, r := range union {
+		b = append(b, key(r))
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	if !slices.Equal(a, b) {
+		t.Errorf("the shards' rows are not the whole sweep's:\n%v\n%v", a, b)
+	}
+}
+
+func TestSweepDRLErrors(t *testing.T) {
+	good := writeSpec(t, drlSweepSpec)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{writeSpec(t, "model: drl\ndrl:\n  nodes: 2\n  sync_perod: 1s\n")}, "spec.yaml:4: field sync_perod is not a drl parameter"},
+		{[]string{writeSpec(t, "model: drl\nsweep:\n  rtt: [1ms, 2 ms]\n")}, "spec.yaml:3: sweep.rtt: at sweep point 1 (rtt=2 ms): 2 ms: want a delay"},
+		{[]string{writeSpec(t, "model: dr1\n")}, `model "dr1": want one of split, drl`},
+		{[]string{good, "--resume"}, "--resume applies to split specs"},
+		{[]string{good, "--k", "3"}, "--k applies to split specs"},
+	} {
+		_, errOut, code := ratesim(t, append(append([]string{"sweep"}, c.args...), "-o", t.TempDir(), "-q")...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
