@@ -56,12 +56,12 @@ func Figures(s Spec, results []*Result, sums []Summary, caption string) []experi
 // (drl-sweep-overshoot-nodes-4). It returns none when no axis is
 // numeric.
 func SweepFigures(t *experiments.Table, caption string) []experiments.NamedFigure {
-	first := t.Column(Metrics[0])
-	if first < 2 {
+	dc, first := t.Column("design"), t.Column(Metrics[0])
+	if dc < 0 || first < dc+2 {
 		return nil
 	}
 	xc := -1
-	for c := 1; c < first && xc < 0; c++ {
+	for c := dc + 1; c < first && xc < 0; c++ {
 		numeric := true
 		for _, r := range t.Rows {
 			if x, ok := r[c].(float64); !ok || math.IsNaN(x) {
@@ -90,7 +90,7 @@ func SweepFigures(t *experiments.Table, caption string) []experiments.NamedFigur
 	var groups []*group
 	for _, r := range t.Rows {
 		var parts []string
-		for c := 1; c < first; c++ {
+		for c := dc + 1; c < first; c++ {
 			if c != xc {
 				parts = append(parts, t.Columns[c]+"-"+strings.ReplaceAll(fmt.Sprint(r[c]), "/", "_"))
 			}
@@ -114,7 +114,7 @@ func SweepFigures(t *experiments.Table, caption string) []experiments.NamedFigur
 		delay := &plots.LinePlot{Title: "Mean delay versus " + xname, XLabel: label, YLabel: "mean delay (s)", Caption: capt}
 		var designs []string
 		for _, r := range g.rows {
-			if d := r[0].(string); !slices.Contains(designs, d) {
+			if d := r[dc].(string); !slices.Contains(designs, d) {
 				designs = append(designs, d)
 			}
 		}
@@ -122,7 +122,7 @@ func SweepFigures(t *experiments.Table, caption string) []experiments.NamedFigur
 		for di, d := range designs {
 			var rows [][]any
 			for _, r := range g.rows {
-				if r[0] == d {
+				if r[dc] == d {
 					rows = append(rows, r)
 				}
 			}

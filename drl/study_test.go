@@ -48,15 +48,15 @@ sweep:
 	}
 	for i := 0; i < len(tab.Rows); i += 2 {
 		one, sync := tab.Rows[i], tab.Rows[i+1]
-		if one[0] != "one" || sync[0] != "sync" {
-			t.Fatalf("rows %d, %d: designs %v, %v", i, i+1, one[0], sync[0])
+		if one[1] != "one" || sync[1] != "sync" {
+			t.Fatalf("rows %d, %d: designs %v, %v", i, i+1, one[1], sync[1])
 		}
 		for c, name := range tab.Columns {
 			if strings.HasPrefix(name, "messages") {
 				continue
 			}
-			if c > 0 && !same(one[c], sync[c]) {
-				t.Errorf("point %v: %s: sync %v, one %v", one[1:3], name, sync[c], one[c])
+			if c > 1 && !same(one[c], sync[c]) {
+				t.Errorf("point %v: %s: sync %v, one %v", one[2:4], name, sync[c], one[c])
 			}
 		}
 	}
@@ -122,11 +122,11 @@ seed: 5
 		t.Fatal(err)
 	}
 	for i, sum := range c.Summaries {
-		r := tab.Rows[i]
+		r := tab.Rows[i][1:] // after the point column
 		want := []any{sum.Design, float64(sum.Admitted), float64(sum.Rejected), sum.Mean, sum.P99, sum.Overshoot, sum.OverRate, float64(sum.Messages)}
 		for j, w := range want {
 			if !same(r[j], w) {
-				t.Errorf("%s: %s = %v, want %v", sum.Design, tab.Columns[j], r[j], w)
+				t.Errorf("%s: %s = %v, want %v", sum.Design, tab.Columns[j+1], r[j], w)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -50,14 +52,17 @@ type Model interface {
 type Table struct {
 	Schema       int      `json:"schema_version"`
 	Version      string   `json:"ratesim_version"`
+	GoVersion    string   `json:"go_version,omitempty"`
+	Commit       string   `json:"commit,omitempty"`
 	Model        string   `json:"model"`
+	SpecDigest   string   `json:"spec_sha256,omitempty"` // of the spec file's bytes: merge checks the shards ran one spec
 	Name         string   `json:"name,omitempty"`
 	Seed         uint64   `json:"seed"`
 	Replications int      `json:"replications"`
 	Shard        string   `json:"shard,omitempty"` // "i/n", or "" for the whole sweep
 	PointsTotal  int      `json:"points_total"`
-	Points       []int    `json:"points"` // the points run, in order; Rows holds theirs in the same order
-	Columns      []string `json:"columns"`
+	Points       []int    `json:"points"`  // the points run, in order; Rows holds theirs in the same order
+	Columns      []string `json:"columns"` // "point" (the point's index), then the model's
 	Rows         [][]any  `json:"-"`
 	Interrupted  bool     `json:"interrupted,omitempty"`
 }
@@ -89,7 +94,7 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 		}
 	}
 	t := &Table{Schema: version.Schema, Version: version.Get().Version, Model: model, Name: name, Seed: m.RootSeed(),
-		Replications: reps, Shard: opt.Shard.String(), PointsTotal: n, Columns: m.Columns(), Points: []int{}}
+		Replications: reps, Shard: opt.Shard.String(), PointsTotal: n, Columns: append([]string{"point"}, m.Columns()...), Points: []int{}}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -153,6 +158,9 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 		count[d.sel]++
 		if count[d.sel] == reps {
 			rs, err := m.Rows(sel[d.sel], pending[d.sel])
+			for i, r := range rs {
+				rs[i] = append([]any{float64(sel[d.sel])}, r...)
+			}
 			if err != nil && firstErr == nil {
 				firstErr = fmt.Errorf("experiments: point %d: %w", sel[d.sel], err)
 				cancel()
@@ -289,3 +297,112 @@ func (t *Table) WriteFiles(csvPath, jsonPath string) error {
 
 // Column returns the index of the named column, or -1.
 func (t *Table) Column(name string) int { return slices.Index(t.Columns, name) }
+
+// ReadTable reads a table that [Table.WriteJSON] wrote (a shard's, say).
+// Numbers come back as float64, null as NaN and "inf" / "-inf" as
+// infinities, so that writing it again gives the same bytes.
+func ReadTable(path string) (*Table, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	var raw struct {
+		Table
+		Rows []map[string]any `json:"rows"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", path, err)
+	}
+	t := raw.Table
+	if t.Model == "" || len(t.Columns) == 0 {
+		return nil, fmt.Errorf("experiments: %s: not a model's results table (no model or columns)", path)
+	}
+	for i, r := range raw.Rows {
+		row := make([]any, len(t.Columns))
+		for j, c := range t.Columns {
+			v, ok := r[c]
+			if !ok {
+				return nil, fmt.Errorf("experiments: %s: row %d has no %s", path, i+1, c)
+			}
+			switch x := v.(type) {
+			case nil:
+				row[j] = math.NaN()
+			case json.Number:
+				f, err := x.Float64()
+				if err != nil {
+					return nil, fmt.Errorf("experiments: %s: row %d: %s: %w", path, i+1, c, err)
+				}
+				row[j] = f
+			case string:
+				switch x {
+				case "inf":
+					row[j] = math.Inf(1)
+				case "-inf":
+					row[j] = math.Inf(-1)
+				default:
+					row[j] = x
+				}
+			default:
+				return nil, fmt.Errorf("experiments: %s: row %d: %s is neither a number nor a string", path, i+1, c)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return &t, nil
+}
+
+// MergeTables combines the tables of the shards of one model's sweep into
+// the table a single run writes, rows in point order. The parts must come
+// from the same model, spec (SpecDigest), seed, replications and build,
+// hold disjoint points and cover every point; the error names the part.
+func MergeTables(parts []*Table) (*Table, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("experiments: nothing to merge")
+	}
+	ref := parts[0]
+	out := *ref
+	out.Shard, out.Points, out.Rows, out.Interrupted = "", nil, nil, false
+	seen := map[int]int{}
+	type prow struct {
+		point int
+		row   []any
+	}
+	var rows []prow
+	for i, p := range parts {
+		switch {
+		case p.Model != ref.Model || p.SpecDigest != ref.SpecDigest || p.Name != ref.Name || !slices.Equal(p.Columns, ref.Columns):
+			return nil, fmt.Errorf("experiments: part %d has a different spec from part 1", i+1)
+		case p.Seed != ref.Seed || p.Replications != ref.Replications:
+			return nil, fmt.Errorf("experiments: part %d has seed %d and %d replications, part 1 seed %d and %d", i+1, p.Seed, p.Replications, ref.Seed, ref.Replications)
+		case p.Schema != ref.Schema || p.Version != ref.Version || p.GoVersion != ref.GoVersion || p.Commit != ref.Commit:
+			return nil, fmt.Errorf("experiments: part %d was run by another ratesim build than part 1: results must come from one build", i+1)
+		case p.PointsTotal != ref.PointsTotal:
+			return nil, fmt.Errorf("experiments: part %d has %d points in all, part 1 %d", i+1, p.PointsTotal, ref.PointsTotal)
+		case p.Interrupted:
+			return nil, fmt.Errorf("experiments: part %d was interrupted: run its shard again", i+1)
+		}
+		for _, pt := range p.Points {
+			if j, dup := seen[pt]; dup {
+				return nil, fmt.Errorf("experiments: point %d is in part %d and part %d", pt, j+1, i+1)
+			}
+			seen[pt] = i
+		}
+		for _, r := range p.Rows {
+			pt, _ := r[0].(float64)
+			rows = append(rows, prow{int(pt), r})
+		}
+	}
+	if len(seen) != ref.PointsTotal {
+		return nil, fmt.Errorf("experiments: the parts hold %d of %d points (an interrupted or absent shard?)", len(seen), ref.PointsTotal)
+	}
+	slices.SortStableFunc(rows, func(a, b prow) int { return a.point - b.point })
+	for pt := range ref.PointsTotal {
+		out.Points = append(out.Points, pt)
+	}
+	for _, r := range rows {
+		out.Rows = append(out.Rows, r.row)
+	}
+	return &out, nil
+}

@@ -169,13 +169,15 @@ func drlStudyFlagError(err error) error {
 // drlSweepFigures draws the figures of a --sweep (drl.SweepFigures) from
 // the table of its points.
 func drlSweepFigures(study *drl.Study, axes []drlAxis, points []drlPoint, caption string) []experiments.NamedFigure {
-	t := &experiments.Table{Columns: study.Columns()}
+	t := &experiments.Table{Columns: append([]string{"point"}, study.Columns()...)}
 	for i, p := range points {
 		rows, err := study.Rows(i, []any{drl.ReplicationOf(p.Designs, p.Input)})
 		if err != nil {
 			return nil
 		}
-		t.Rows = append(t.Rows, rows...)
+		for _, r := range rows {
+			t.Rows = append(t.Rows, append([]any{float64(i)}, r...))
+		}
 	}
 	return drl.SweepFigures(t, caption)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/version"
 )
 
 // studyModels are the sweep spec models other than the split, each read
@@ -141,6 +144,11 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 	if t == nil || (runErr != nil && !t.Interrupted) {
 		return runErr
 	}
+	vi := version.Get()
+	t.GoVersion, t.Commit = vi.GoVersion, vi.Commit()
+	if data, err := os.ReadFile(path); err == nil {
+		t.SpecDigest = fmt.Sprintf("%x", sha256.Sum256(data))
+	}
 	csvPath, jsonPath := filepath.Join(f.out, stem+".csv"), filepath.Join(f.out, stem+".json")
 	if err := t.WriteFiles(csvPath, jsonPath); err != nil {
 		return err
@@ -150,21 +158,14 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 		fmt.Fprintf(stderr, "ratesim: interrupted after %.1f s: %d of %d points finished, written to %s\n", time.Since(start).Seconds(), len(t.Points), mine, strings.Join(paths, ", "))
 		return runErr
 	}
-	dir := filepath.Join(f.out, "figures")
+	caption := path
+	if name != "" {
+		caption = name + " (" + path + ")"
+	}
 	var figs []string
-	if shard.Count == 0 && !f.noFigures {
-		old, _ := filepath.Glob(filepath.Join(dir, model+"-sweep-*."+f.format))
-		for _, o := range old {
-			os.Remove(o)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", f.out, err)
-		}
-		caption := path
-		if name != "" {
-			caption = name + " (" + path + ")"
-		}
-		if figs, err = experiments.SaveFiguresContext(cmd.Context(), m.figures(t, caption), dir, f.format); err != nil {
+	dir := filepath.Join(f.out, "figures")
+	if shard.Count == 0 {
+		if figs, err = f.modelFigures(cmd, t, caption); err != nil {
 			return err
 		}
 	}
@@ -182,6 +183,81 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 	fmt.Fprintf(w, "wrote      %s", strings.Join(paths, ", "))
 	if len(figs) > 0 {
 		fmt.Fprintf(w, ", %d %s figures in %s", len(figs), f.format, dir+string(filepath.Separator))
+	}
+	fmt.Fprintln(w)
+	if w.err != nil {
+		return fmt.Errorf("writing the summary: %w", w.err)
+	}
+	return nil
+}
+
+// modelFigures replaces the figures of a model's sweep in --out/figures
+// with those of t (none with --no-figures) and returns their paths.
+func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, caption string) ([]string, error) {
+	dir := filepath.Join(o.out, "figures")
+	old, _ := filepath.Glob(filepath.Join(dir, t.Model+"-sweep-*"))
+	for _, f := range old {
+		if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
+			os.Remove(f)
+		}
+	}
+	m, ok := studyModels[t.Model]
+	if o.noFigures || !ok {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	return experiments.SaveFiguresContext(cmd.Context(), m.figures(t, caption), dir, o.format)
+}
+
+// tableModel returns the model a results file names, "" for the split's
+// results (which have none).
+func tableModel(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var head struct {
+		Model string `json:"model"`
+	}
+	json.Unmarshal(data, &head)
+	return head.Model
+}
+
+// mergeTables merges the shards of a model's sweep (see runMerge).
+func mergeTables(cmd *cobra.Command, f *outputFlags, args []string) error {
+	var parts []*experiments.Table
+	for _, path := range args {
+		t, err := experiments.ReadTable(path)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, t)
+	}
+	t, err := experiments.MergeTables(parts)
+	if err != nil {
+		return err
+	}
+	if err := f.checkNotInputs([]string{"results.csv", "results.json"}, args...); err != nil {
+		return err
+	}
+	if err := f.prepareOut("results.csv", "results.json"); err != nil {
+		return err
+	}
+	csvPath, jsonPath := filepath.Join(f.out, "results.csv"), filepath.Join(f.out, "results.json")
+	if err := t.WriteFiles(csvPath, jsonPath); err != nil {
+		return err
+	}
+	figs, err := f.modelFigures(cmd, t, t.Name)
+	if err != nil {
+		return err
+	}
+	w := &errWriter{w: cmd.OutOrStdout()}
+	fmt.Fprintf(w, "merged     %s, %s (model %s), %d rows\n", count(len(parts), "shard"), count(len(t.Points), "point"), t.Model, len(t.Rows))
+	fmt.Fprintf(w, "wrote      %s, %s", csvPath, jsonPath)
+	if len(figs) > 0 {
+		fmt.Fprintf(w, ", %d %s figures in %s", len(figs), f.format, filepath.Join(f.out, "figures")+string(filepath.Separator))
 	}
 	fmt.Fprintln(w)
 	if w.err != nil {

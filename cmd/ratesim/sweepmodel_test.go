@@ -45,8 +45,7 @@ name: one-point
 model: drl
 drl:
   designs: one,static,sync
-  police: true
-  load: 1.2
+  load: 0.95
   jobs: 2000
   sync_delay: 5ms
   sync_period: 10ms
@@ -59,7 +58,7 @@ seed: 3
 	}
 	rows := readCSV(t, filepath.Join(out, "results.csv"))
 	seed := experiments.ReplicationSeed(3, 0, 0)
-	res := drlJSONRun(t, "--designs", "one,static,sync", "--police", "--load", "1.2", "--jobs", "2000", "--sync-delay", "5ms",
+	res := drlJSONRun(t, "--designs", "one,static,sync", "--load", "0.95", "--jobs", "2000", "--sync-delay", "5ms",
 		"--sync-period", "10ms", "--seed", strconv.FormatUint(seed, 10))
 	if len(rows) != 1+len(res.Designs) {
 		t.Fatalf("%d rows, want a header and %d", len(rows), len(res.Designs))
@@ -67,12 +66,15 @@ seed: 3
 	col := func(name string) int { return slices.Index(rows[0], name) }
 	for i, d := range res.Designs {
 		r := rows[i+1]
+		if d.Mean == 0 {
+			t.Errorf("%s: mean delay 0: a shaping run should delay some jobs", d.Design)
+		}
 		for _, c := range []struct {
 			name string
 			want float64
 		}{{"admitted", float64(d.Admitted)}, {"rejected", float64(d.Rejected)}, {"mean_delay_s", d.Mean}, {"p99_delay_s", d.P99}, {"worst_overshoot", d.Overshoot}} {
 			got, err := strconv.ParseFloat(r[col(c.name)], 64)
-			if r[0] != d.Design || err != nil || got != c.want {
+			if r[col("design")] != d.Design || err != nil || got != c.want {
 				t.Errorf("%s %s: sweep %q, drl %v", d.Design, c.name, r[col(c.name)], c.want)
 			}
 		}
@@ -122,6 +124,19 @@ func TestSweepDRLWorkersAndShards(t *testing.T) {
 		}
 		recs := readCSV(t, filepath.Join(sh, "shard-"+s[:1]+"-of-2.csv"))
 		union = append(union, recs[1:]...)
+	}
+	// Merged, the shards give the whole sweep's files, byte for byte.
+	merged := filepath.Join(t.TempDir(), "merged")
+	_, errOut, code := ratesim(t, "merge", filepath.Join(sh, "shard-1-of-2.json"), filepath.Join(sh, "shard-2-of-2.json"), "-o", merged, "--no-figures")
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	for _, n := range []string{"results.csv", "results.json"} {
+		a, _ := os.ReadFile(filepath.Join(dirs[0], n))
+		b, _ := os.ReadFile(filepath.Join(merged, n))
+		if !bytes.Equal(a, b) {
+			t.Errorf("merged %s differs from the whole sweep's:\n%s\n%s", n, a, b)
+		}
 	}
 	key := func(r []string) string { return strings.Join(r, ",") }
 	var a, b []string
