@@ -77,28 +77,29 @@ func SweepFigures(t *experiments.Table, caption string) []experiments.NamedFigur
 		return nil
 	}
 	xname := t.Columns[xc]
-	label := xname
+	label, param := xname, xname
 	if n, ok := strings.CutSuffix(xname, "_s"); ok {
-		label = n + " (s)"
+		label, param = n+" (s)", n
 	}
 	ci := func(m string) int { return t.Column(m + "_ci95") }
 	// Group the rows by the values of the other axes.
 	type group struct {
-		key  string
-		rows [][]any
+		key, text string // for the figure's name and for its caption
+		rows      [][]any
 	}
 	var groups []*group
 	for _, r := range t.Rows {
-		var parts []string
+		var parts, texts []string
 		for c := dc + 1; c < first; c++ {
 			if c != xc {
 				parts = append(parts, t.Columns[c]+"-"+strings.ReplaceAll(fmt.Sprint(r[c]), "/", "_"))
+				texts = append(texts, t.Columns[c]+" = "+fmt.Sprint(r[c]))
 			}
 		}
 		k := strings.Join(parts, "-")
 		i := slices.IndexFunc(groups, func(g *group) bool { return g.key == k })
 		if i < 0 {
-			groups = append(groups, &group{key: k})
+			groups = append(groups, &group{key: k, text: strings.Join(texts, ", ")})
 			i = len(groups) - 1
 		}
 		groups[i].rows = append(groups[i].rows, r)
@@ -108,10 +109,10 @@ func SweepFigures(t *experiments.Table, caption string) []experiments.NamedFigur
 		suffix, capt := "", caption
 		if g.key != "" {
 			suffix = "-" + g.key
-			capt = strings.TrimPrefix(caption+"; "+g.key, "; ")
+			capt = strings.TrimPrefix(caption+"; "+g.text, "; ")
 		}
-		over := &plots.LinePlot{Title: "Worst overshoot versus " + xname, XLabel: label, YLabel: "α*(d)/(B + R·d), worst d and key", Caption: capt}
-		delay := &plots.LinePlot{Title: "Mean delay versus " + xname, XLabel: label, YLabel: "mean delay (s)", Caption: capt}
+		over := &plots.LinePlot{Title: "Worst overshoot versus " + param, XLabel: label, YLabel: "α*(d)/(B + R·d), worst d and key", Caption: capt}
+		delay := &plots.LinePlot{Title: "Mean delay versus " + param, XLabel: label, YLabel: "mean delay (s)", Caption: capt}
 		var designs []string
 		for _, r := range g.rows {
 			if d := r[dc].(string); !slices.Contains(designs, d) {

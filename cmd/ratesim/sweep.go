@@ -178,6 +178,19 @@ curves with confidence bands). Existing results are not overwritten without
 shard-i-of-n.csv/.json; ratesim merge combines the shards into exactly the
 files one run writes.
 
+A spec with "model: drl" is a study of the distributed rate-limiting
+designs of ratesim drl: its drl block takes drl's flags in snake case
+(designs, nodes, police, sync_period, sync_delay, rtt, load, jobs, a trace
+block with path and key_col, ...) and its sweep varies any of them but
+designs and trace, e.g. sync_period: [0, 10ms, 1s]. It writes results.csv
+and results.json with a row per point and design (the axes with units,
+then admitted, rejected, mean_delay_s, p99_delay_s, worst_overshoot,
+over_rate_fraction and messages, each the mean over the replications with
+METRIC_ci95, its 95% interval half-width, from 2 replications), and figures
+of the overshoot and mean delay against the first numeric axis. -j, --shard
+(merge combines the shards), --out, --force, --format, --no-figures and
+--quiet apply; --resume and the split's parameter flags do not.
+
 --builtin backoff runs another kind of study: Marc Brooker's "Exponential
 Backoff and Jitter" (AWS Architecture Blog, 2015), N = 10, 20, ..., 190 clients
 each updating one row of an optimistic-concurrency store once, retrying a

@@ -138,6 +138,12 @@ func TestSweepDRLWorkersAndShards(t *testing.T) {
 			t.Errorf("merged %s differs from the whole sweep's:\n%s\n%s", n, a, b)
 		}
 	}
+	// ratesim plot draws the study's figures from its results: a pair per
+	// value of nodes, against sync_period.
+	out, errOut, code := ratesim(t, "plot", filepath.Join(merged, "results.json"), "--out", filepath.Join(t.TempDir(), "f"), "--format", "svg")
+	if code != 0 || !strings.Contains(out, "plotted    6 points") || !strings.Contains(out, "drl-sweep-overshoot-nodes-4.svg") {
+		t.Errorf("plot: exit %d, %s%s", code, out, errOut)
+	}
 	key := func(r []string) string { return strings.Join(r, ",") }
 	var a, b []string
 	for _, r := range whole[1:] {
