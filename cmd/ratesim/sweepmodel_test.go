@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -174,6 +175,48 @@ func TestSweepDRLErrors(t *testing.T) {
 		_, errOut, code := ratesim(t, append(append([]string{"sweep"}, c.args...), "-o", t.TempDir(), "-q")...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// A trace block reads the trace as ratesim drl --trace does, keys
+// included.
+func TestSweepDRLTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	var b strings.Builder
+	b.WriteString("time,key\n")
+	for i := range 600 {
+		// Three keys, the first twice as often, 40 jobs/s in all.
+		fmt.Fprintf(&b, "%d.%03d,k%d\n", i/40, (i%40)*25, []int{0, 0, 1, 2}[i%4])
+	}
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := writeSpec(t, `
+model: drl
+drl:
+  designs: one,static,store
+  dispatch: hash
+  police: true
+  rate: 8
+  burst: 8
+  trace: {path: `+trace+`, key_col: key}
+`)
+	out := filepath.Join(dir, "o")
+	if _, errOut, code := ratesim(t, "sweep", spec, "-o", out, "-q", "--no-figures"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := readCSV(t, filepath.Join(out, "results.csv"))
+	res := drlJSONRun(t, "--designs", "one,static,store", "--dispatch", "hash", "--police", "--rate", "8", "--burst", "8",
+		"--trace", trace, "--key-col", "key", "--seed", strconv.FormatUint(experiments.ReplicationSeed(1, 0, 0), 10))
+	ad := slices.Index(rows[0], "admitted")
+	for i, d := range res.Designs {
+		if d.Keys != 3 || d.Jobs != 600 {
+			t.Errorf("%s: %d keys, %d jobs; want 3 and 600", d.Design, d.Keys, d.Jobs)
+		}
+		if rows[i+1][ad] != strconv.FormatInt(d.Admitted, 10) {
+			t.Errorf("%s: sweep admitted %s, drl %d", d.Design, rows[i+1][ad], d.Admitted)
 		}
 	}
 }
