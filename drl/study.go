@@ -50,8 +50,10 @@ type Study struct {
 	// independent replication seeds.
 	FixedSeed bool `yaml:"-"`
 
-	points []point
-	axes   []string // the axis names of every grid, in order of first appearance
+	points   []point
+	axes     []string // the axis names of every grid, in order of first appearance
+	axisCols []string // their columns, with units (see axisColumn)
+	axisVals [][]any  // the value of each axis column at each point
 }
 
 // Sweep is a union of grids, as experiments.Sweep: the points of the
@@ -399,6 +401,11 @@ func (s *Study) validate() error {
 				break
 			}
 		}
+	}
+	s.axisCols, s.axisVals = nil, nil
+	for _, a := range s.axes {
+		c, vals := s.axisColumn(a)
+		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
 	}
 	return nil
 }

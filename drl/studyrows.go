@@ -116,10 +116,7 @@ func (s *Study) axisColumn(name string) (string, []any) {
 // by its METRIC_ci95 with two replications or more.
 func (s *Study) Columns() []string {
 	cols := []string{"design"}
-	for _, a := range s.axes {
-		c, _ := s.axisColumn(a)
-		cols = append(cols, c)
-	}
+	cols = append(cols, s.axisCols...)
 	for _, m := range Metrics {
 		cols = append(cols, m)
 		if s.Replications > 1 {
@@ -152,8 +149,7 @@ func (s *Study) Replicate(ctx context.Context, point, rep int, seed uint64) (any
 // Rows returns a row per design of point (experiments.Model).
 func (s *Study) Rows(point int, reps []any) ([][]any, error) {
 	var axisVals []any
-	for _, a := range s.axes {
-		_, vals := s.axisColumn(a)
+	for _, vals := range s.axisVals {
 		axisVals = append(axisVals, vals[point])
 	}
 	first := reps[0].(replication)
@@ -175,22 +171,6 @@ func (s *Study) Rows(point int, reps []any) ([][]any, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
-}
-
-// Input describes the input of the first point (its first replication's
-// arrivals when generated, with the study's seed).
-func (s *Study) Input() string {
-	if len(s.points) == 0 {
-		return ""
-	}
-	p := s.points[0].params
-	if p.Trace != nil {
-		return "trace " + p.Trace.Path
-	}
-	if p.Arrivals == "poisson" || p.Arrivals == "periodic" {
-		return p.Arrivals + " arrivals, load " + strconv.FormatFloat(p.Load, 'g', -1, 64) + " (at the first point)"
-	}
-	return "arrivals " + p.Arrivals + " (at the first point)"
 }
 
 // ReplicationOf returns a replication's value for [Study.Rows] from the
