@@ -48,7 +48,7 @@ type Params struct {
 	Fanout           int      `yaml:"fanout"`            // gossip peers, >= 1
 	Arrivals         string   `yaml:"arrivals"`          // poisson, periodic or an arrival spec
 	Load             float64  `yaml:"load"`              // λ/R of generated arrivals, > 0
-	Jobs             int64    `yaml:"jobs"`              // arrivals per design, >= 1; 0 with a trace: all of it
+	Jobs             int64    `yaml:"jobs"`              // arrivals per design, >= 1; 0 with a trace: all of it (a spec's default with a trace)
 	RateWindow       string   `yaml:"rate_window"`       // the window of the time > R share, > 0
 	Trace            *Trace   `yaml:"trace,omitempty"`   // read arrivals from a trace instead
 	// Seed is the root seed of a run's random streams; a sweep sets it

@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -217,6 +218,9 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 	for k, l := range keyLines(&root, "drl") {
 		lines["drl."+k] = l
 	}
+	if _, ok := lines["drl.jobs"]; !ok && s.DRL.Trace != nil {
+		s.DRL.Jobs = 0 // a trace is read whole unless jobs says otherwise, as ratesim drl --trace does
+	}
 	if err := s.validate(); err != nil {
 		var se *StudyError
 		if errors.As(err, &se) {
@@ -334,8 +338,14 @@ func (s *Study) validate() error {
 	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
 		return studyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
 	}
-	if s.DRL.Trace != nil && s.DRL.Trace.Path == "" {
-		return studyErr("drl.trace", 0, "the trace block has no path")
+	if s.DRL.Trace != nil && !s.FixedSeed {
+		if s.DRL.Trace.Path == "" {
+			return studyErr("drl.trace", 0, "the trace block has no path")
+		}
+		// Every replication of every design reads the trace again.
+		if err := arrivals.CheckRereadable(s.DRL.Trace.Path); err != nil {
+			return studyErr("drl.trace", 0, "%v", err)
+		}
 	}
 	s.axes = nil
 	for _, g := range s.Sweep {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -172,5 +173,25 @@ sweep: {sync_period: [0, 100ms, inf], nodes: [2, 4]}
 	want := "drl-sweep-overshoot-nodes-2 drl-sweep-delay-nodes-2 drl-sweep-overshoot-nodes-4 drl-sweep-delay-nodes-4"
 	if strings.Join(names, " ") != want {
 		t.Fatalf("figures %v, want %s", names, want)
+	}
+}
+
+// A trace is read whole unless jobs is given, as ratesim drl --trace.
+func TestStudyTraceJobs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/t.csv", []byte("time\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseStudy(strings.NewReader("model: drl\ndrl:\n  trace:\n    path: "+dir+"/none.csv\n"), "s.yaml"); err == nil || !strings.Contains(err.Error(), "s.yaml:3: drl.trace: ") {
+		t.Errorf("a missing trace: %v", err)
+	}
+	for _, c := range []struct {
+		extra string
+		want  int64
+	}{{"", 0}, {"  jobs: 50\n", 50}} {
+		s := parseStudy(t, "model: drl\ndrl:\n  trace: {path: "+dir+"/t.csv}\n"+c.extra)
+		if got := s.Point(0).Jobs; got != c.want {
+			t.Errorf("%q: jobs %d, want %d", c.extra, got, c.want)
+		}
 	}
 }
