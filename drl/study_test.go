@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -193,5 +194,27 @@ func TestStudyTraceJobs(t *testing.T) {
 		if got := s.Point(0).Jobs; got != c.want {
 			t.Errorf("%q: jobs %d, want %d", c.extra, got, c.want)
 		}
+	}
+}
+
+// The example specs of model drl in ../testdata parse.
+func TestTestdataStudies(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/*.yaml")
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := experiments.SpecModel(data, f); m != ModelName {
+			continue
+		}
+		n++
+		if _, err := ReadStudy(f); err != nil {
+			t.Error(err)
+		}
+	}
+	if n == 0 {
+		t.Error("no drl example spec in ../testdata")
 	}
 }
