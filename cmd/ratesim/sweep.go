@@ -93,6 +93,10 @@ func (o *outputFlags) prepareOut(names ...string) error {
 	return nil
 }
 
+// sweepFigurePatterns match the figures a sweep writes into --out/figures,
+// of every model: a new sweep removes them first.
+var sweepFigurePatterns = []string{"heatmap-*", "ratio-*", "delay-*", "drl-sweep-*"}
+
 // writeResults writes the CSV and JSON and, unless turned off, the figures;
 // it returns the paths written.
 func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results, stem string, figures bool) ([]string, int, error) {
@@ -107,7 +111,7 @@ func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results
 	// get no figures (an interrupted sweep, a shard, --no-figures): remove
 	// the sweep figures (heatmap-, ratio-, delay- in any format) first.
 	dir := filepath.Join(o.out, "figures")
-	for _, pattern := range []string{"heatmap-*", "ratio-*", "delay-*"} {
+	for _, pattern := range sweepFigurePatterns {
 		old, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, f := range old {
 			if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {

@@ -195,10 +195,12 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 // with those of t (none with --no-figures) and returns their paths.
 func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, caption string) ([]string, error) {
 	dir := filepath.Join(o.out, "figures")
-	old, _ := filepath.Glob(filepath.Join(dir, t.Model+"-sweep-*"))
-	for _, f := range old {
-		if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
-			os.Remove(f)
+	for _, pattern := range sweepFigurePatterns {
+		old, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, f := range old {
+			if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
+				os.Remove(f)
+			}
 		}
 	}
 	m, ok := studyModels[t.Model]
