@@ -23,7 +23,7 @@
 //	model.go           the seam for studies of other models (package drl's, say): a Model
 //	                   the runner calls per point and replication, with the same seeds,
 //	                   workers, shards and progress as RunSweep, and its results Table
-//	                   (RunModel, Table, ReadTable, MergeTables, SpecModel picks the model)
+//	                   (RunModel, Table, ReadTable, MergeTables, CheckResume; SpecModel picks the model)
 //	shard.go, merge.go splitting a sweep into shards and merging their results
 //	results.go         sweep results: CSV and JSON (schema_version), reading back,
 //	                   resuming (Results, PointResult, WriteFiles, ReadResults)

@@ -74,26 +74,49 @@ type Table struct {
 // ReplicationSeed(m.RootSeed(), p, rep). On cancellation it returns the
 // points finished, with Interrupted set, and ctx.Err().
 //
-// opt.Done is not supported (a model's rows are not read back): it must
-// be empty.
+// opt.Done (a split sweep's points) must be empty; opt.DoneTable resumes
+// instead: the rows of its points are kept and only the other points run,
+// so that the table is the one an uninterrupted run gives (the caller
+// checks first with [Table.CheckResume] that it is the same sweep).
 func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions) (*Table, error) {
 	if len(opt.Done) > 0 {
-		return nil, errors.New("experiments: resuming a model's sweep is not supported")
+		return nil, errors.New("experiments: a model's sweep resumes from a Table (SweepOptions.DoneTable), not from points")
 	}
 	if err := opt.Shard.validate(); err != nil {
 		return nil, err
+	}
+	doneRows := map[int][][]any{}
+	if d := opt.DoneTable; d != nil {
+		for _, p := range d.Points {
+			if p < 0 || p >= m.NumPoints() || !opt.Shard.Has(p) {
+				return nil, fmt.Errorf("experiments: finished point %d is not a point of this sweep (%d points, shard %q)", p, m.NumPoints(), opt.Shard)
+			}
+			doneRows[p] = [][]any{}
+		}
+		for _, r := range d.Rows {
+			p, _ := r[0].(float64)
+			if _, ok := doneRows[int(p)]; !ok {
+				return nil, fmt.Errorf("experiments: a finished row has point %v, which the table does not list", r[0])
+			}
+			doneRows[int(p)] = append(doneRows[int(p)], r)
+		}
 	}
 	n, reps := m.NumPoints(), m.NumReplications()
 	if n < 1 || n > MaxPoints || reps < 1 || reps > MaxReplications {
 		return nil, fmt.Errorf("experiments: %d points of %d replications: want 1 to %d points of 1 to %d replications", n, reps, MaxPoints, MaxReplications)
 	}
 	var sel []int
+	mine := 0
 	for i := range n {
 		if opt.Shard.Has(i) {
-			sel = append(sel, i)
+			mine++
+			if _, done := doneRows[i]; !done {
+				sel = append(sel, i)
+			}
 		}
 	}
-	t := &Table{Schema: version.Schema, Version: version.Get().Version, Model: model, Name: name, Seed: m.RootSeed(),
+	vi := version.Get()
+	t := &Table{Schema: version.Schema, Version: vi.Version, GoVersion: vi.GoVersion, Commit: vi.Commit(), Model: model, Name: name, Seed: m.RootSeed(),
 		Replications: reps, Shard: opt.Shard.String(), PointsTotal: n, Columns: append([]string{"point"}, m.Columns()...), Points: []int{}}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -142,7 +165,7 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 	rows := make([][][]any, len(sel))
 	finished := make([]bool, len(sel))
 	var firstErr error
-	nrep, points := 0, 0
+	nrep, points := 0, len(doneRows)
 	for d := range results {
 		if d.err != nil {
 			if firstErr == nil && !(ctx.Err() != nil && errors.Is(d.err, ctx.Err())) {
@@ -172,13 +195,19 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 		}
 		nrep++
 		if opt.Progress != nil {
-			opt.Progress(SweepProgress{Points: points, PointsTotal: len(sel), Replications: nrep, ReplicationsTotal: len(sel) * reps})
+			opt.Progress(SweepProgress{Points: points, PointsTotal: mine, Replications: nrep, ReplicationsTotal: len(sel) * reps})
 		}
 	}
+	byPoint := doneRows
 	for i, ok := range finished {
 		if ok {
-			t.Points = append(t.Points, sel[i])
-			t.Rows = append(t.Rows, rows[i]...)
+			byPoint[sel[i]] = rows[i]
+		}
+	}
+	for p := range n {
+		if rs, ok := byPoint[p]; ok {
+			t.Points = append(t.Points, p)
+			t.Rows = append(t.Rows, rs...)
 		}
 	}
 	if firstErr != nil {
@@ -297,6 +326,26 @@ func (t *Table) WriteFiles(csvPath, jsonPath string) error {
 
 // Column returns the index of the named column, or -1.
 func (t *Table) Column(name string) int { return slices.Index(t.Columns, name) }
+
+// CheckResume reports whether t, the table of an earlier run read back
+// with [ReadTable], can be resumed by a run of model with spec digest
+// digest, seed, replications, columns (point included) and shard, by this
+// build: the error says which differs.
+func (t *Table) CheckResume(model, digest string, seed uint64, reps int, columns []string, shard Shard, ver, goVer, commit string) error {
+	switch {
+	case t.Model != model:
+		return fmt.Errorf("experiments: the results are of model %q, the spec of %q", t.Model, model)
+	case t.SpecDigest != digest || !slices.Equal(t.Columns, columns):
+		return fmt.Errorf("experiments: the results were run with another spec (its bytes have changed)")
+	case t.Seed != seed || t.Replications != reps:
+		return fmt.Errorf("experiments: the results have seed %d and %d replications, the run %d and %d", t.Seed, t.Replications, seed, reps)
+	case t.Shard != shard.String():
+		return fmt.Errorf("experiments: the results are of shard %q, the run of %q", t.Shard, shard.String())
+	case t.Schema != version.Schema || t.Version != ver || t.GoVersion != goVer || t.Commit != commit:
+		return fmt.Errorf("experiments: the results were written by ratesim %s %s (%s), this is %s %s (%s)", t.Version, t.Commit, t.GoVersion, ver, commit, goVer)
+	}
+	return nil
+}
 
 // ReadTable reads a table that [Table.WriteJSON] wrote (a shard's, say).
 // Numbers come back as float64, null as NaN and "inf" / "-inf" as

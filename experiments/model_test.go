@@ -108,6 +108,20 @@ func TestRunModel(t *testing.T) {
 	if a.String() != b.String() {
 		t.Errorf("merged shards:\n%s\nwhole:\n%s", b.String(), a.String())
 	}
+	// Resuming from the first shard runs the other points only, and gives
+	// the whole table.
+	resumed, err := RunModel(context.Background(), "n", "seeds", m, SweepOptions{Workers: 2, DoneTable: parts[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c bytes.Buffer
+	resumed.WriteJSON(&c)
+	if c.String() != a.String() {
+		t.Errorf("resumed:\n%s\nwhole:\n%s", c.String(), a.String())
+	}
+	if err := parts[0].CheckResume("seeds", "", 42, 3, whole.Columns, Shard{}, whole.Version, whole.GoVersion, whole.Commit); err == nil || !strings.Contains(err.Error(), "shard") {
+		t.Errorf("CheckResume of shard 1/2 for the whole sweep: %v", err)
+	}
 	if _, err := MergeTables(parts[:1]); err == nil || !strings.Contains(err.Error(), "3 of 5 points") {
 		t.Errorf("merging one shard of two: %v", err)
 	}

@@ -192,8 +192,8 @@ then admitted, rejected, mean_delay_s, p99_delay_s, worst_overshoot,
 over_rate_fraction and messages, each the mean over the replications with
 METRIC_ci95, its 95% interval half-width, from 2 replications), and figures
 of the overshoot and mean delay against the first numeric axis. -j, --shard
-(merge combines the shards), --out, --force, --format, --no-figures and
---quiet apply; --resume and the split's parameter flags do not.
+(merge combines the shards), --resume, --out, --force, --format,
+--no-figures and --quiet apply; the split's parameter flags do not.
 
 --builtin backoff runs another kind of study: Marc Brooker's "Exponential
 Backoff and Jitter" (AWS Architecture Blog, 2015), N = 10, 20, ..., 190 clients

@@ -67,8 +67,8 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 			return fmt.Errorf("--%s applies to split specs: a %s spec (%s) sets its parameters in the file", fl, model, path)
 		}
 	}
-	if f.resume {
-		return fmt.Errorf("--resume applies to split specs: a %s sweep cannot resume yet (run it again with --force, or run it as shards with --shard i/n)", model)
+	if f.resume && f.force {
+		return fmt.Errorf("--resume keeps the finished points and --force discards them: give one")
 	}
 	study, name, err := m.read(path)
 	if err != nil {
@@ -103,29 +103,59 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 	if err := f.checkNotInputs([]string{stem + ".csv", stem + ".json"}, path); err != nil {
 		return err
 	}
-	if err := f.prepareOut(stem+".csv", stem+".json"); err != nil {
+	var names []string
+	if !f.resume {
+		names = []string{stem + ".csv", stem + ".json"}
+	}
+	if err := f.prepareOut(names...); err != nil {
 		return err
+	}
+	digest := ""
+	if data, err := os.ReadFile(path); err == nil {
+		digest = fmt.Sprintf("%x", sha256.Sum256(data))
+	}
+	var done *experiments.Table
+	if prevPath := filepath.Join(f.out, stem+".json"); f.resume {
+		if _, err := os.Stat(prevPath); err == nil {
+			if done, err = experiments.ReadTable(prevPath); err != nil {
+				return fmt.Errorf("--resume: %w", err)
+			}
+			vi := version.Get()
+			cols := append([]string{"point"}, study.Columns()...)
+			if err := done.CheckResume(model, digest, study.RootSeed(), study.NumReplications(), cols, shard, vi.Version, vi.GoVersion, vi.Commit()); err != nil {
+				return fmt.Errorf("--resume: %s: %w (use --force to start over)", prevPath, err)
+			}
+		}
+	}
+	left := mine
+	if done != nil {
+		left -= len(done.Points)
 	}
 	stderr := cmd.ErrOrStderr()
 	reps := study.NumReplications()
 	if !f.quiet {
-		fmt.Fprintf(stderr, "ratesim: sweep %s (model %s): %s × %s on %s\n", path, model, count(mine, "point"), count(reps, "replication"), count(f.threads, "worker"))
+		resumed := ""
+		if done != nil {
+			resumed = fmt.Sprintf(" (resumed: %d finished, %d to run)", len(done.Points), left)
+		}
+		fmt.Fprintf(stderr, "ratesim: sweep %s (model %s): %s × %s on %s%s\n", path, model, count(mine, "point"), count(reps, "replication"), count(f.threads, "worker"), resumed)
 	}
 	var bar *progressbar.ProgressBar
 	var plog *progressLog
 	switch {
 	case f.quiet:
 	case isTerminal(stderr):
-		bar = progressbar.NewOptions(mine*reps, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("replications"),
+		bar = progressbar.NewOptions(left*reps, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("replications"),
 			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
 			progressbar.OptionFullWidth(), progressbar.OptionClearOnFinish())
 	case f.progressEvery > 0:
-		plog = startProgressLog(stderr, f.progressEvery, experiments.SweepProgress{PointsTotal: mine, ReplicationsTotal: mine * reps})
+		plog = startProgressLog(stderr, f.progressEvery, experiments.SweepProgress{Points: mine - left, PointsTotal: mine, ReplicationsTotal: left * reps})
 	}
 	start := time.Now()
 	t, runErr := experiments.RunModel(cmd.Context(), name, model, study, experiments.SweepOptions{
-		Workers: f.threads,
-		Shard:   shard,
+		Workers:   f.threads,
+		Shard:     shard,
+		DoneTable: done,
 		Progress: func(p experiments.SweepProgress) {
 			if bar != nil {
 				bar.Set(p.Replications)
@@ -144,18 +174,14 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 	if t == nil || (runErr != nil && !t.Interrupted) {
 		return runErr
 	}
-	vi := version.Get()
-	t.GoVersion, t.Commit = vi.GoVersion, vi.Commit()
-	if data, err := os.ReadFile(path); err == nil {
-		t.SpecDigest = fmt.Sprintf("%x", sha256.Sum256(data))
-	}
+	t.SpecDigest = digest
 	csvPath, jsonPath := filepath.Join(f.out, stem+".csv"), filepath.Join(f.out, stem+".json")
 	if err := t.WriteFiles(csvPath, jsonPath); err != nil {
 		return err
 	}
 	paths := []string{csvPath, jsonPath}
 	if t.Interrupted {
-		fmt.Fprintf(stderr, "ratesim: interrupted after %.1f s: %d of %d points finished, written to %s\n", time.Since(start).Seconds(), len(t.Points), mine, strings.Join(paths, ", "))
+		fmt.Fprintf(stderr, "ratesim: interrupted after %.1f s: %d of %d points finished, written to %s; add --resume to the same command to run the rest\n", time.Since(start).Seconds(), len(t.Points), mine, strings.Join(paths, ", "))
 		return runErr
 	}
 	caption := path

@@ -169,7 +169,7 @@ func TestSweepDRLErrors(t *testing.T) {
 		{[]string{writeSpec(t, "model: drl\ndrl:\n  nodes: 2\n  sync_perod: 1s\n")}, "spec.yaml:4: field sync_perod is not a drl parameter"},
 		{[]string{writeSpec(t, "model: drl\nsweep:\n  rtt: [1ms, 2 ms]\n")}, "spec.yaml:3: sweep.rtt: at sweep point 1 (rtt=2 ms): 2 ms: want a delay"},
 		{[]string{writeSpec(t, "model: dr1\n")}, `model "dr1": want one of split, drl`},
-		{[]string{good, "--resume"}, "--resume applies to split specs"},
+		{[]string{good, "--resume", "--force"}, "--resume keeps the finished points"},
 		{[]string{good, "--k", "3"}, "--k applies to split specs"},
 	} {
 		_, errOut, code := ratesim(t, append(append([]string{"sweep"}, c.args...), "-o", t.TempDir(), "-q")...)
@@ -218,5 +218,50 @@ drl:
 		if rows[i+1][ad] != strconv.FormatInt(d.Admitted, 10) {
 			t.Errorf("%s: sweep admitted %s, drl %d", d.Design, rows[i+1][ad], d.Admitted)
 		}
+	}
+}
+
+// --resume keeps the points an interrupted run finished and runs the
+// others: the files are those of one uninterrupted run, byte for byte.
+func TestSweepDRLResume(t *testing.T) {
+	spec := writeSpec(t, drlSweepSpec)
+	whole := filepath.Join(t.TempDir(), "whole")
+	if _, errOut, code := ratesim(t, "sweep", spec, "-o", whole, "-q", "--no-figures"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// An interrupted run: the points 0, 1 and 4 only.
+	part := filepath.Join(t.TempDir(), "part")
+	os.MkdirAll(part, 0o755)
+	tab, err := experiments.ReadTable(filepath.Join(whole, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := []int{0, 1, 4}
+	var rows [][]any
+	for _, r := range tab.Rows {
+		if slices.Contains(keep, int(r[0].(float64))) {
+			rows = append(rows, r)
+		}
+	}
+	tab.Points, tab.Rows, tab.Interrupted = keep, rows, true
+	if err := tab.WriteFiles(filepath.Join(part, "results.csv"), filepath.Join(part, "results.json")); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := ratesim(t, "sweep", spec, "-o", part, "--resume", "--no-figures", "--progress-every", "0")
+	if code != 0 || !strings.Contains(errOut, "resumed: 3 finished, 3 to run") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, n := range []string{"results.csv", "results.json"} {
+		a, _ := os.ReadFile(filepath.Join(whole, n))
+		b, _ := os.ReadFile(filepath.Join(part, n))
+		if !bytes.Equal(a, b) {
+			t.Errorf("resumed %s differs from the whole sweep's", n)
+		}
+	}
+	// Another spec (one more replication) does not resume these results.
+	other := writeSpec(t, strings.Replace(drlSweepSpec, "replications: 2", "replications: 3", 1))
+	_, errOut, code = ratesim(t, "sweep", other, "-o", part, "--resume", "-q")
+	if code != exitUsage || !strings.Contains(errOut, "--resume") || !strings.Contains(errOut, "another spec") {
+		t.Errorf("resuming another spec: exit %d, %s", code, errOut)
 	}
 }
