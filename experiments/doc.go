@@ -20,6 +20,10 @@
 //	                   validation with file:line errors (Spec, Point, SpecError)
 //	sweep.go           running a sweep: replication seeds, workers, progress,
 //	                   Pollaczek–Khinchine columns (RunSweep, ReplicationSeed, MD1Wait)
+//	model.go           the seam for studies of other models (package drl's, say): a Model
+//	                   the runner calls per point and replication, with the same seeds,
+//	                   workers, shards and progress as RunSweep, and its results Table
+//	                   (RunModel, Table, ReadTable, MergeTables, CheckResume; SpecModel picks the model)
 //	shard.go, merge.go splitting a sweep into shards and merging their results
 //	results.go         sweep results: CSV and JSON (schema_version), reading back,
 //	                   resuming (Results, PointResult, WriteFiles, ReadResults)

@@ -44,6 +44,7 @@ import (
 //	q_burst  burst share q^b_1 only
 type Spec struct {
 	Name          string    `yaml:"name" json:"name"`                                              // a label for captions and summaries
+	Model         string    `yaml:"model,omitempty" json:"-"`                                      // "" or "split"; other models have their own spec (see [SpecModel])
 	Arrivals      string    `yaml:"arrivals" json:"arrivals"`                                      // an arrival spec (arrivals.SpecHelp), such as poisson or periodic
 	Load          float64   `yaml:"load" json:"load"`                                              // offered load ρ = λ/r, > 0
 	Rate          float64   `yaml:"rate" json:"rate"`                                              // r, tokens/s, > 0
@@ -208,6 +209,38 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		return nil, &SpecError{File: name, Err: err}
 	}
 	return &spec, nil
+}
+
+// SplitModel is the model of [Spec]: a token bucket and its split.
+const SplitModel = "split"
+
+// SpecModel returns the model a sweep spec names with its top-level key
+// model: SplitModel when it has none (the default), or the name given
+// (such as "drl"), so that a caller can hand the file to the package
+// that reads that model. Errors: a YAML syntax error naming name and the
+// line, or a model that is not a plain string.
+func SpecModel(data []byte, name string) (string, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return "", yamlError(name, err)
+	}
+	n := &root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return SplitModel, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "model" {
+			v := n.Content[i+1]
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return "", &SpecError{File: name, Line: v.Line, Field: "model", Err: fmt.Errorf("want a model name, split or drl (%w)", ErrSpec)}
+			}
+			return v.Value, nil
+		}
+	}
+	return SplitModel, nil
 }
 
 // ReadSpec reads the spec file at path (see [ParseSpec]).
@@ -480,6 +513,9 @@ func (s *Spec) YAML() ([]byte, error) {
 // Validate checks every field and every point of the sweep, returning a
 // *SpecError naming the first invalid field.
 func (s *Spec) Validate() error {
+	if s.Model != "" && s.Model != SplitModel {
+		return specErr("model", "%q, want %s here (a spec of another model is read by that model's package; see SpecModel)", s.Model, SplitModel)
+	}
 	if s.Replications < 1 || s.Replications > MaxReplications {
 		return specErr("replications", "%d, want between 1 and %d", s.Replications, MaxReplications)
 	}

@@ -137,6 +137,8 @@ type SweepOptions struct {
 	// depend on (seed, point) alone, the results are those of one
 	// uninterrupted run, byte for byte once written.
 	Done []PointResult
+	// DoneTable is Done for a [Model]'s sweep (see [RunModel]).
+	DoneTable *Table
 }
 
 // SweepProgress is how far a sweep has come.

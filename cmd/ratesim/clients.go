@@ -346,12 +346,12 @@ func (f *clientsFlags) readDesign(s *experiments.ClientsSpec, changed func(strin
 			return fmt.Errorf("--%s applies to --limiter only: a --design takes --rate and --limit (its burst)", name)
 		}
 	}
-	if f.design != "one" && f.limit < int64(f.drl.nodes) {
-		return flagError("limit", f.limit, fmt.Sprintf("a burst of at least one token per node: --limit >= --nodes %d", f.drl.nodes))
+	if f.design != "one" && f.limit < int64(f.drl.p.Nodes) {
+		return flagError("limit", f.limit, fmt.Sprintf("a burst of at least one token per node: --limit >= --nodes %d", f.drl.p.Nodes))
 	}
-	d := f.drl
-	d.designs, d.rate, d.burst, d.seed = f.design, f.rate, strconv.FormatInt(f.limit, 10), f.seed
-	ds, _, err := d.spec(f.drlCmd)
+	d := *f.drl
+	d.p.Designs, d.p.Rate, d.p.Burst, d.p.Seed = f.design, f.rate, strconv.FormatInt(f.limit, 10), f.seed
+	_, ds, _, err := d.spec(f.drlCmd)
 	if err != nil {
 		return err
 	}
@@ -552,7 +552,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 		if err != nil {
 			return err
 		}
-		sm, err := drl.Summarize(r, f.designSpec.Bucket, nil, 0)
+		sm, err := drl.Summarize(r, f.designSpec.Bucket, nil, f.designSpec.RateWindow)
 		if err != nil {
 			return err
 		}

@@ -6,61 +6,29 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/arrivals"
-	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
-	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
-	"github.com/ratesim/ratesim/systems"
 )
 
-// drlFlags are the flags of ratesim drl.
+// drlFlags are the flags of ratesim drl: the parameters fill drl.Params,
+// the parser that sweep specs share; the rest are the command line's.
 type drlFlags struct {
-	designs    string
-	rate       string
-	burst      string
-	nodes      int
-	dispatch   string
-	police     bool
-	scale      []string
-	rtt        string
-	outages    []string
-	outageProc string
-	storeCache bool
-	storeLim   string
-	fail       string
-	syncPeriod string
-	batchLimit int
-	syncDelay  string
-	loss       float64
-	local      string
-	leaseSize  int64
-	leaseTTL   string
-	estimate   string
-	smoothing  float64
-	exchange   string
-	fanout     int
-	process    string
-	load       float64
+	p          drl.Params
 	trace      string
 	traceOpt   arrivals.TraceOptions
 	traceFmt   traceFormatFlags
-	jobs       int64
-	seed       uint64
 	json       bool
 	plotDir    string
 	plotFormat string
-	rateWindow string
 	sweeps     []string
 }
 
@@ -134,32 +102,32 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDRL(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", "))
-	fl.StringVar(&f.rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
-	fl.StringVar(&f.burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with local buckets)")
-	fl.IntVar(&f.nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
-	fl.StringVar(&f.dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
-	fl.BoolVar(&f.police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
-	fl.StringArrayVar(&f.scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
-	fl.StringVar(&f.rtt, "rtt", "1ms", "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)")
-	fl.StringArrayVar(&f.outages, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
-	fl.StringVar(&f.outageProc, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
-	fl.StringVar(&f.storeLim, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s); gcra and fixed-window police")
-	fl.BoolVar(&f.storeCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
-	fl.StringVar(&f.fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
-	fl.StringVar(&f.syncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
-	fl.IntVar(&f.batchLimit, "batch-limit", 1000, "sync: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
-	fl.StringVar(&f.syncDelay, "sync-delay", "0", "sync, grd, fps: one-way delay of each message, a delay as --rtt")
-	fl.Float64Var(&f.loss, "loss", 0, "sync, grd, fps: probability that a message is lost, in [0, 1)")
-	fl.StringVar(&f.local, "local", "copy", "sync: what a node decides with between reconciliations: copy (of the whole bucket, Gubernator) or share (its sub-bucket R/N, B/N)")
-	fl.Int64Var(&f.leaseSize, "lease-size", 0, "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)")
-	fl.StringVar(&f.leaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
-	fl.StringVar(&f.estimate, "estimate-interval", "100ms", "grd, fps: demand is measured and exchanged every this long (> 0)")
-	fl.Float64Var(&f.smoothing, "smoothing", 0.5, "grd, fps: weight of the newest measurement in the demand estimate, in (0, 1] (1: no smoothing)")
-	fl.StringVar(&f.exchange, "exchange", "coordinator", "grd, fps: estimates go through a coordinator, all-to-all among the nodes that saw the key (all), or by gossip to --fanout random peers (gossip)")
-	fl.IntVar(&f.fanout, "fanout", 2, "grd, fps with --exchange gossip: peers each node sends to per estimate interval (>= 1)")
-	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·R), periodic, or an arrival spec as in ratesim run (Zipf keys: 'poisson | keys:n=100,s=1.1')")
-	fl.Float64Var(&f.load, "load", 0.9, "offered load λ/R of generated arrivals (> 0)")
+	fl.StringVar(&f.p.Designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", "))
+	fl.StringVar(&f.p.Rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
+	fl.StringVar(&f.p.Burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with local buckets)")
+	fl.IntVar(&f.p.Nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
+	fl.StringVar(&f.p.Dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
+	fl.BoolVar(&f.p.Police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
+	fl.StringArrayVar(&f.p.Scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
+	fl.StringVar(&f.p.RTT, "rtt", "1ms", "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)")
+	fl.StringArrayVar(&f.p.Outage, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
+	fl.StringVar(&f.p.OutageProcess, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
+	fl.StringVar(&f.p.StoreLimiter, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s); gcra and fixed-window police")
+	fl.BoolVar(&f.p.StoreCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
+	fl.StringVar(&f.p.Fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
+	fl.StringVar(&f.p.SyncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
+	fl.IntVar(&f.p.BatchLimit, "batch-limit", 1000, "sync: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
+	fl.StringVar(&f.p.SyncDelay, "sync-delay", "0", "sync, grd, fps: one-way delay of each message, a delay as --rtt")
+	fl.Float64Var(&f.p.Loss, "loss", 0, "sync, grd, fps: probability that a message is lost, in [0, 1)")
+	fl.StringVar(&f.p.Local, "local", "copy", "sync: what a node decides with between reconciliations: copy (of the whole bucket, Gubernator) or share (its sub-bucket R/N, B/N)")
+	fl.StringVar(&f.p.LeaseSize, "lease-size", "", "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)")
+	fl.StringVar(&f.p.LeaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
+	fl.StringVar(&f.p.EstimateInterval, "estimate-interval", "100ms", "grd, fps: demand is measured and exchanged every this long (> 0)")
+	fl.Float64Var(&f.p.Smoothing, "smoothing", 0.5, "grd, fps: weight of the newest measurement in the demand estimate, in (0, 1] (1: no smoothing)")
+	fl.StringVar(&f.p.Exchange, "exchange", "coordinator", "grd, fps: estimates go through a coordinator, all-to-all among the nodes that saw the key (all), or by gossip to --fanout random peers (gossip)")
+	fl.IntVar(&f.p.Fanout, "fanout", 2, "grd, fps with --exchange gossip: peers each node sends to per estimate interval (>= 1)")
+	fl.StringVar(&f.p.Arrivals, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·R), periodic, or an arrival spec as in ratesim run (Zipf keys: 'poisson | keys:n=100,s=1.1')")
+	fl.Float64Var(&f.p.Load, "load", 0.9, "offered load λ/R of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
 	addTraceFormatFlags(fl, &f.traceFmt)
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
@@ -167,10 +135,10 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of keys: each key has its own limit (R, B), and --dispatch hash sends a key to one node")
 	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
-	fl.Int64Var(&f.jobs, "jobs", 100_000, "number of arrivals; with --trace the default is the whole trace")
-	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
+	fl.Int64Var(&f.p.Jobs, "jobs", 100_000, "number of arrivals; with --trace the default is the whole trace")
+	fl.Uint64VarP(&f.p.Seed, "seed", "s", 1, "root seed of every random stream")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
-	fl.StringVar(&f.rateWindow, "rate-window", "10s", "the admitted rate is measured over windows of this length (the table's time > R), > 0")
+	fl.StringVar(&f.p.RateWindow, "rate-window", "10s", "the admitted rate is measured over windows of this length (the table's time > R), > 0")
 	fl.StringArrayVar(&f.sweeps, "sweep", nil, "run every design at each value of a parameter, NAME=V1,V2,... with NAME a flag among "+strings.Join(drlSweepable, ", ")+"; repeatable: the grid of all the combinations")
 	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this directory (created if missing): the admitted rate over time and the delay CCDF of each design")
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
@@ -180,281 +148,110 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	return cmd, f
 }
 
-// spec validates the flags and builds the specification shared by the
-// designs, and the list of designs.
-func (f *drlFlags) spec(cmd *cobra.Command) (drl.Spec, []string, error) {
+// params returns the parameters the flags give, with the trace and its
+// options; it checks the flags that only the command line has.
+func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 	changed := cmd.Flags().Changed
-	var s drl.Spec
-	var err error
-	if s.Bucket.Rate, err = parseRat("rate", f.rate, "tokens/s"); err != nil {
-		return s, nil, err
-	}
-	if s.Bucket.Burst, err = parseRat("burst", f.burst, "tokens"); err != nil {
-		return s, nil, err
-	}
-	var pe *buckets.ParamError
-	if err := s.Bucket.Validate(); errors.As(err, &pe) {
-		return s, nil, flagError(pe.Name, pe.Value, pe.Want)
-	}
-	var names []string
-	list := f.designs
-	if list == "all" {
-		list = strings.Join(drl.Designs, ",")
-	}
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		if !slices.Contains(drl.Designs, n) || slices.Contains(names, n) {
-			return s, nil, flagError("designs", f.designs, fmt.Sprintf("a comma-separated list of distinct designs among %s (%q is not one, or is repeated)", strings.Join(drl.Designs, ", "), n))
-		}
-		names = append(names, n)
-	}
-	if f.nodes < 1 {
-		return s, nil, flagError("nodes", f.nodes, "a number of nodes >= 1")
-	}
-	s.Nodes, s.Police, s.Seed, s.Dispatch = f.nodes, f.police, f.seed, f.dispatch
-	switch f.dispatch {
-	case "rr", "random", "hash":
-	default:
-		return s, nil, flagError("dispatch", f.dispatch, "rr, random or hash")
-	}
-	for _, e := range f.scale {
-		a, n, ok := strings.Cut(e, ":")
-		t, err := drl.ParseDuration(a)
-		k, err2 := strconv.Atoi(n)
-		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
-			return s, nil, flagError("scale", e, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8")
-		}
-		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
-			return s, nil, flagError("scale", e, "scale events in time order")
-		}
-		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
-	}
-	if s.RTT, err = drl.ParseDelay(f.rtt); err != nil {
-		return s, nil, delayFlagError("rtt", f.rtt, err)
-	}
-	for _, o := range f.outages {
-		iv, err := drl.ParseInterval(o)
-		if err != nil {
-			return s, nil, flagError("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
-		}
-		s.Outages = append(s.Outages, iv)
-	}
-	if f.outageProc != "" {
-		up, down, ok := strings.Cut(f.outageProc, ":")
-		u, err1 := drl.ParseDuration(up)
-		d, err2 := drl.ParseDuration(down)
-		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
-			return s, nil, flagError("outage-process", f.outageProc, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
-		}
-		s.OutageUp, s.OutageDown = u, d
-	}
-	s.StoreCache = f.storeCache
-	if s.StoreLimiter, err = drl.ParseStoreLimiter(f.storeLim); err != nil {
-		return s, nil, flagError("store-limiter", f.storeLim, "token, gcra or fixed-window")
-	}
-	if s.Fail, err = drl.ParseFail(f.fail); err != nil {
-		return s, nil, flagError("fail", f.fail, "open, closed or local")
-	}
-	if s.SyncPeriod, err = drl.ParseDuration(f.syncPeriod); err != nil {
-		return s, nil, flagError("sync-period", f.syncPeriod, "a duration >= 0 (100ms, 2s, 0.5) or inf")
-	}
-	if f.batchLimit < 0 {
-		return s, nil, flagError("batch-limit", f.batchLimit, "a number of keys >= 1, or 0 for no limit")
-	}
-	s.BatchLimit = f.batchLimit
-	if s.SyncDelay, err = drl.ParseDelay(f.syncDelay); err != nil {
-		return s, nil, delayFlagError("sync-delay", f.syncDelay, err)
-	}
-	if !(f.loss >= 0 && f.loss < 1) {
-		return s, nil, flagError("loss", f.loss, "a probability in [0, 1)")
-	}
-	s.SyncLoss = f.loss
-	if s.Local, err = drl.ParseLocal(f.local); err != nil {
-		return s, nil, flagError("local", f.local, "copy or share")
-	}
-	if changed("lease-size") && f.leaseSize < 1 {
-		return s, nil, flagError("lease-size", f.leaseSize, "a number of tokens >= 1")
-	}
-	s.LeaseSize = f.leaseSize
-	if s.LeaseTTL, err = drl.ParseDuration(f.leaseTTL); err != nil {
-		return s, nil, flagError("lease-ttl", f.leaseTTL, "a duration >= 0 (1s, 500ms) or inf")
-	}
-	if s.EstimateInterval, err = drl.ParseDuration(f.estimate); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
-		return s, nil, flagError("estimate-interval", f.estimate, "a duration > 0 (100ms, 1s)")
-	}
-	if !(f.smoothing > 0 && f.smoothing <= 1) {
-		return s, nil, flagError("smoothing", f.smoothing, "a weight in (0, 1]")
-	}
-	s.Smoothing = f.smoothing
-	if s.Exchange, err = drl.ParseExchange(f.exchange); err != nil {
-		return s, nil, flagError("exchange", f.exchange, "coordinator, all or gossip")
-	}
-	if f.fanout < 1 {
-		return s, nil, flagError("fanout", f.fanout, "a number of peers >= 1")
-	}
-	s.Fanout = f.fanout
+	p := f.p
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
 			if changed(name) {
-				return s, nil, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
+				return p, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
 			}
 		}
-	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
-		return s, nil, err
-	}
-	if w, err := drl.ParseDuration(f.rateWindow); err != nil || w == 0 || w == engine.Forever {
-		return s, nil, flagError("rate-window", f.rateWindow, "a duration > 0 (1s, 500ms)")
+	} else {
+		opt := f.traceOpt
+		if err := f.traceFmt.apply(&opt, changed, p.Seed); err != nil {
+			return p, err
+		}
+		p.Trace, p.TraceOptions = &drl.Trace{Path: f.trace}, &opt
+		if !changed("jobs") {
+			p.Jobs = 0 // the whole trace
+		} else if p.Jobs < 1 {
+			return p, flagError("jobs", p.Jobs, "a number of arrivals >= 1")
+		}
 	}
 	if f.plotDir != "" {
 		if !slices.Contains(plots.Formats, f.plotFormat) {
-			return s, nil, flagError("plot-format", f.plotFormat, "png, svg or pdf")
+			return p, flagError("plot-format", f.plotFormat, "png, svg or pdf")
 		}
 		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
-			return s, nil, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
+			return p, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
 		}
 		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace); err != nil {
-			return s, nil, err
+			return p, err
 		}
 	} else if changed("plot-format") {
-		return s, nil, fmt.Errorf("--plot-format applies with --plot DIR only")
+		return p, fmt.Errorf("--plot-format applies with --plot DIR only")
 	}
-	if (changed("jobs") || f.trace == "") && f.jobs < 1 {
-		return s, nil, flagError("jobs", f.jobs, "a number of arrivals >= 1")
-	}
-	for _, n := range names {
-		t := s
-		t.Design = n
-		if err := t.Validate(); err != nil {
-			if n != "one" && strings.Contains(err.Error(), "per node") {
-				return s, nil, flagError("burst", f.burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())))
-			}
-			return s, nil, fmt.Errorf("invalid parameters: %w", err)
-		}
-	}
-	return s, names, nil
+	return p, nil
 }
 
-// arrivals opens the arrival process afresh, so that every design sees
-// the same jobs; it describes the input.
-func (f *drlFlags) arrivals(cmd *cobra.Command, rate exact.Rat) (arrivals.Process, func() error, string, error) {
-	if f.trace != "" {
-		tr, err := arrivals.Open(f.trace, f.traceOpt)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		in := "trace " + f.trace
-		if f.traceOpt.KeyCol != "" {
-			in += ", keyed by column " + f.traceOpt.KeyCol
-		}
-		return tr, tr.Close, in, nil
+// paramFlagError names the flag of a drl.ParamError: the parameter in
+// kebab case (sync_period is --sync-period).
+func paramFlagError(err error) error {
+	var pe *drl.ParamError
+	if errors.As(err, &pe) {
+		return flagError(strings.ReplaceAll(pe.Param, "_", "-"), pe.Value, pe.Want)
 	}
-	switch f.process {
-	case "poisson", "periodic":
-		lambda := f.load * rate.Float64()
-		if !finitePositive(f.load) || !finitePositive(lambda) || math.IsInf(1/lambda, 0) {
-			return nil, nil, "", flagError("load", f.load, "a finite load > 0 with a finite mean gap 1/(load·R)")
-		}
-		in := fmt.Sprintf("%s arrivals, load %v (λ = %.6g jobs/s)", f.process, f.load, lambda)
-		if f.process == "poisson" {
-			p, err := arrivals.NewPoisson(lambda, experiments.Source(f.seed, systems.StreamArrivals))
-			return p, nil, in, err
-		}
-		l, err := lambdaOf(f.load, rate)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		p, err := arrivals.NewPeriodicRate(l, exact.Rat{})
-		return p, nil, in, err
-	}
-	g, err := buildGenerated(f.process, f.load, rate, f.seed, cmd.Flags().Changed("load"))
+	return err
+}
+
+// spec returns the parameters the flags give and the specification and
+// designs they parse to (drl.Params.Spec, errors naming the flag).
+func (f *drlFlags) spec(cmd *cobra.Command) (drl.Params, drl.Spec, []string, error) {
+	p, err := f.params(cmd)
 	if err != nil {
-		return nil, nil, "", err
+		return p, drl.Spec{}, nil, err
 	}
-	return g, nil, fmt.Sprintf("arrivals %s (mean %.6g jobs/s)", g.Spec, g.MeanRate), nil
-}
-
-// runDesigns runs every design of names on the arrivals of f and returns
-// their summaries and results, the input's description and the trace
-// lines skipped.
-func (f *drlFlags) runDesigns(cmd *cobra.Command, spec drl.Spec, names []string) ([]drl.Summary, []*drl.Result, string, int, error) {
-	max := int64(0)
-	if cmd.Flags().Changed("jobs") || f.trace == "" {
-		max = f.jobs
+	s, names, err := p.Spec()
+	if err != nil {
+		return p, s, nil, paramFlagError(err)
 	}
-	var input string
-	skipped := 0
-	var sums []drl.Summary
-	var results []*drl.Result
-	var decided []*drl.Result // only their Admits: one bit per job
-	win, _ := drl.ParseDuration(f.rateWindow)
-	for _, n := range names {
-		proc, closeProc, in, err := f.arrivals(cmd, spec.Bucket.Rate)
+	if cmd.Flags().Changed("load") && p.Trace == nil {
+		// A process that sets its own rate ignores --load: say so.
+		a, _, err := p.OpenArrivals(cmd.Context(), s.Bucket.Rate)
 		if err != nil {
-			return nil, nil, "", 0, err
+			return p, s, nil, paramFlagError(err)
 		}
-		input = in
-		s := spec
-		s.Design = n
-		s.RateWindow = win
-		s.KeepDepartures = f.plotDir != "" // the admitted-rate figure bins every departure
-		res, err := drl.Run(cmd.Context(), s, proc, max)
-		if tr, ok := proc.(*arrivals.Trace); ok {
-			skipped = tr.Skipped()
-		}
-		if closeProc != nil {
-			closeProc()
-		}
-		if err != nil {
-			return nil, nil, "", 0, fmt.Errorf("design %s: %w", n, err)
-		}
-		sum, err := drl.Summarize(res, spec.Bucket, nil, win)
-		if err != nil {
-			return nil, nil, "", 0, err
-		}
-		sums = append(sums, sum)
-		if f.plotDir != "" { // the figures need every job; otherwise let it go
-			results = append(results, res)
-		}
-		decided = append(decided, &drl.Result{Admits: res.Admits})
-	}
-	if i := slices.Index(names, "one"); i >= 0 {
-		for j := range sums {
-			sums[j].OverOne, sums[j].UnderOne = drl.Compare(decided[j], decided[i])
+		a.Close()
+		if a.Generated != nil && !a.Generated.DefaultRate {
+			return p, s, nil, fmt.Errorf("--load %v has no effect: every process of --arrivals %q sets its own rate; leave out --load or a rate=", p.Load, p.Arrivals)
 		}
 	}
-	return sums, results, input, skipped, nil
+	return p, s, names, nil
 }
 
 func runDRL(cmd *cobra.Command, f *drlFlags) error {
 	if len(f.sweeps) > 0 {
 		return runDRLSweep(cmd, f)
 	}
-	spec, names, err := f.spec(cmd)
+	p, spec, _, err := f.spec(cmd)
 	if err != nil {
 		return err
 	}
-	sums, results, input, skipped, err := f.runDesigns(cmd, spec, names)
+	c, err := p.Run(cmd.Context(), f.plotDir != "")
 	if err != nil {
-		return err
+		return paramFlagError(err)
 	}
 	var figures []string
 	if f.plotDir != "" {
 		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
-		caption := fmt.Sprintf("%s; R = %v tokens/s, B = %v tokens per key, %d nodes", input, spec.Bucket.Rate, spec.Bucket.Burst, spec.Nodes)
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlFigures(spec, results, sums, caption), f.plotDir, f.plotFormat); err != nil {
+		caption := fmt.Sprintf("%s; R = %v tokens/s, B = %v tokens per key, %d nodes", c.Input, spec.Bucket.Rate, spec.Bucket.Burst, spec.Nodes)
+		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drl.Figures(spec, c.Results, c.Summaries, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}
-	if skipped > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s\n", skipped, f.trace)
+	if c.Skipped > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s\n", c.Skipped, f.trace)
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeDRLJSON(w, f, spec, input, sums, figures)
+		writeDRLJSON(w, f, spec, c.Input, c.Summaries, figures)
 	} else {
-		writeDRLTable(w, f, spec, input, sums)
+		writeDRLTable(w, f, spec, c.Input, c.Summaries)
 		for i, p := range figures {
 			if i == 0 {
 				fmt.Fprintf(w, "figures    %s\n", p)
@@ -641,39 +438,6 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 	if withOne {
 		fmt.Fprintf(w, "> one      jobs admitted that the one bucket rejected; < one: rejected that it admitted\n")
 	}
-}
-
-// drlFigures draws the admitted rate over time of every design (bins of
-// 1/200 of the run, at least one burst time B/R) against R, for a run
-// without keys, and the CCDF of the admitted jobs' delays.
-func drlFigures(s drl.Spec, results []*drl.Result, sums []drl.Summary, caption string) []experiments.NamedFigure {
-	rate := &plots.LinePlot{Title: "Admitted rate over time", XLabel: "time (s)", YLabel: "admitted jobs/s", Caption: caption}
-	ccdf := &plots.LinePlot{Title: "Delay of the admitted jobs", XLabel: "delay d (s)", YLabel: "P(delay > d)", LogY: true, Caption: caption}
-	burst := engine.Time(s.Bucket.Burst.Float64() / s.Bucket.Rate.Float64() * 1e9)
-	keyed := false
-	for i, r := range results {
-		keyed = keyed || sums[i].Keys > 1
-		bin := max(burst, (r.Last-r.First)/200, 1)
-		x, y := r.Rate(bin)
-		rate.Lines = append(rate.Lines, plots.Line{Label: r.Design, X: x, Y: y, Step: true, Color: i})
-		// The delays that are not 0, sorted by Summarize, after ZeroDelays
-		// zeros: P(delay > d) = (jobs with a larger delay)/n.
-		n := float64(r.ZeroDelays) + float64(len(r.Delays))
-		cx, cy := []float64{0}, []float64{float64(len(r.Delays)) / n}
-		for j, d := range r.Delays {
-			if j+1 < len(r.Delays) && r.Delays[j+1] == d {
-				continue
-			}
-			cx, cy = append(cx, d), append(cy, float64(len(r.Delays)-j-1)/n)
-		}
-		ccdf.Lines = append(ccdf.Lines, plots.Line{Label: r.Design, X: cx, Y: cy, Step: true, Color: i})
-	}
-	if !keyed && len(results) > 0 && len(rate.Lines[0].X) > 0 {
-		x := rate.Lines[0].X
-		rv := s.Bucket.Rate.Float64()
-		rate.Lines = append(rate.Lines, plots.Line{Label: "R", X: []float64{x[0], x[len(x)-1]}, Y: []float64{rv, rv}, Dashed: true, Color: -1})
-	}
-	return []experiments.NamedFigure{{Name: "drl-admitted-rate", Figure: rate}, {Name: "drl-delay-ccdf", Figure: ccdf}}
 }
 
 // sums0Window returns the rate window of the summaries, s.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
-	"github.com/ratesim/ratesim/plots"
 )
 
 // drlSweepable are the flags of ratesim drl that --sweep may vary.
@@ -75,42 +75,41 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 			return flagError("sweep", strings.Join(f.sweeps, " "), "at most 10000 points")
 		}
 	}
+	p, err := f.params(cmd)
+	if err != nil {
+		return err
+	}
+	var sa []drl.StringAxis
+	for _, a := range axes {
+		sa = append(sa, drl.StringAxis{Name: strings.ReplaceAll(a.name, "-", "_"), Values: a.values})
+	}
+	study, err := drl.NewStudy(p, sa)
+	if err != nil {
+		return drlStudyFlagError(err)
+	}
 	var points []drlPoint
-	var names []string
-	idx := make([]int, len(axes))
-	for range n {
-		p := drlPoint{Params: map[string]string{}}
-		for i, a := range axes {
-			v := a.values[idx[i]]
-			if err := cmd.Flags().Set(a.name, v); err != nil {
-				return flagError("sweep", a.name+"="+v, fmt.Sprintf("a valid --%s (%v)", a.name, err))
-			}
-			p.Params[a.name] = v
+	var input string
+	for i := range study.NumPoints() {
+		pp := study.Point(i)
+		c, err := pp.Run(cmd.Context(), false)
+		params := map[string]string{}
+		for _, a := range axes {
+			params[a.name] = study.Value(i, strings.ReplaceAll(a.name, "-", "_"))
 		}
-		spec, ns, err := f.spec(cmd)
 		if err != nil {
-			return fmt.Errorf("sweep point %s: %w", pointName(axes, p.Params), err)
+			return fmt.Errorf("sweep point %s: %w", pointName(axes, params), paramFlagError(err))
 		}
-		names = ns
-		sums, _, input, _, err := f.runDesigns(cmd, spec, ns)
-		if err != nil {
-			return fmt.Errorf("sweep point %s: %w", pointName(axes, p.Params), err)
+		if i == 0 {
+			input = c.Input
 		}
-		p.Input, p.Designs = input, sums
-		points = append(points, p)
-		for i := len(idx) - 1; i >= 0; i-- { // the last axis varies fastest
-			if idx[i]++; idx[i] < len(axes[i].values) {
-				break
-			}
-			idx[i] = 0
-		}
+		points = append(points, drlPoint{Params: params, Input: c.Input, Designs: c.Summaries})
 	}
 	var figures []string
 	if f.plotDir != "" {
 		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(axes, names, points, points[0].Input), f.plotDir, f.plotFormat); err != nil {
+		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(study, axes, points, input), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}
@@ -142,6 +141,45 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
 	return nil
+}
+
+// drlStudyFlagError names the flag of an error of drl.NewStudy: the
+// swept value (--sweep NAME=V) or the flag the value came from.
+func drlStudyFlagError(err error) error {
+	var se *experiments.SpecError
+	if !errors.As(err, &se) {
+		return err
+	}
+	var pt *drl.PointError
+	var pe *drl.ParamError
+	name := strings.ReplaceAll(strings.TrimPrefix(strings.TrimPrefix(se.Field, "sweep."), "drl."), "_", "-")
+	switch {
+	case errors.As(err, &pt) && errors.As(err, &pe):
+		flag := strings.ReplaceAll(pe.Param, "_", "-")
+		if strings.HasPrefix(se.Field, "sweep.") {
+			return fmt.Errorf("sweep point %s: --sweep %s=%v: want %s", strings.ReplaceAll(pt.Label, "_", "-"), flag, pe.Value, pe.Want)
+		}
+		return fmt.Errorf("sweep point %s: %w", strings.ReplaceAll(pt.Label, "_", "-"), flagError(flag, pe.Value, pe.Want))
+	case strings.HasPrefix(se.Field, "sweep."):
+		return flagError("sweep", name, fmt.Sprintf("a valid --%s (%v)", name, se.Err))
+	}
+	return err
+}
+
+// drlSweepFigures draws the figures of a --sweep (drl.SweepFigures) from
+// the table of its points.
+func drlSweepFigures(study *drl.Study, axes []drlAxis, points []drlPoint, caption string) []experiments.NamedFigure {
+	t := &experiments.Table{Columns: append([]string{"point"}, study.Columns()...)}
+	for i, p := range points {
+		rows, err := study.Rows(i, []any{drl.ReplicationOf(p.Designs, p.Input)})
+		if err != nil {
+			return nil
+		}
+		for _, r := range rows {
+			t.Rows = append(t.Rows, append([]any{float64(i)}, r...))
+		}
+	}
+	return drl.SweepFigures(t, caption)
 }
 
 func pointName(axes []drlAxis, params map[string]string) string {
@@ -184,71 +222,4 @@ func writeDRLSweepTable(w io.Writer, axes []drlAxis, points []drlPoint, figures 
 			fmt.Fprintf(w, "           %s\n", p)
 		}
 	}
-}
-
-// axisNumber returns a swept value as a number for a figure's x axis:
-// durations in seconds, plain numbers as they are; false when it is
-// neither.
-func axisNumber(v string) (float64, bool) {
-	if x, err := strconv.ParseFloat(v, 64); err == nil {
-		return x, true
-	}
-	if d, err := drl.ParseDuration(v); err == nil {
-		return d.Seconds(), true
-	}
-	return 0, false
-}
-
-// drlSweepFigures draws, for a sweep of one numeric axis, the worst
-// overshoot and the mean delay of each design against it.
-func drlSweepFigures(axes []drlAxis, names []string, points []drlPoint, caption string) []experiments.NamedFigure {
-	if len(axes) != 1 {
-		return nil
-	}
-	a := axes[0]
-	xs := make([]float64, len(points))
-	for i, p := range points {
-		x, ok := axisNumber(p.Params[a.name])
-		if !ok {
-			return nil
-		}
-		xs[i] = x
-	}
-	order := make([]int, len(points))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(i, j int) int {
-		switch {
-		case xs[i] < xs[j]:
-			return -1
-		case xs[i] > xs[j]:
-			return 1
-		}
-		return 0
-	})
-	label := a.name
-	switch a.name {
-	case "sync-period", "sync-delay", "rtt", "lease-ttl", "estimate-interval":
-		label = "--" + a.name + " (s)"
-	default:
-		label = "--" + a.name
-	}
-	over := &plots.LinePlot{Title: "Worst overshoot versus " + a.name, XLabel: label, YLabel: "α*(d)/(B + R·d), worst d and key", Caption: caption}
-	delay := &plots.LinePlot{Title: "Mean delay versus " + a.name, XLabel: label, YLabel: "mean delay (s)", Caption: caption}
-	for di, n := range names {
-		var x, yo, yd []float64
-		for _, i := range order {
-			x = append(x, xs[i])
-			yo = append(yo, points[i].Designs[di].Overshoot)
-			yd = append(yd, points[i].Designs[di].Mean)
-		}
-		over.Lines = append(over.Lines, plots.Line{Label: n, X: x, Y: yo, Marks: true, Color: di})
-		delay.Lines = append(delay.Lines, plots.Line{Label: n, X: x, Y: yd, Marks: true, Color: di})
-	}
-	if len(xs) > 0 {
-		lo, hi := slices.Min(xs), slices.Max(xs)
-		over.Lines = append(over.Lines, plots.Line{Label: "the promise", X: []float64{lo, hi}, Y: []float64{1, 1}, Dashed: true, Color: -1})
-	}
-	return []experiments.NamedFigure{{Name: "drl-sweep-overshoot", Figure: over}, {Name: "drl-sweep-delay", Figure: delay}}
 }

@@ -38,6 +38,9 @@ func runMerge(cmd *cobra.Command, f *outputFlags, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	if m := tableModel(args[0]); m != "" {
+		return mergeTables(cmd, f, args)
+	}
 	var parts []*experiments.Results
 	for _, path := range args {
 		if err := cmd.Context().Err(); err != nil {

@@ -53,7 +53,14 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	if strings.HasSuffix(path, ".csv") {
 		path = strings.TrimSuffix(path, ".csv") + ".json"
 	}
-	res, err := experiments.ReadResults(path)
+	var res *experiments.Results
+	var table *experiments.Table
+	var err error
+	if tableModel(path) != "" {
+		table, err = experiments.ReadTable(path)
+	} else {
+		res, err = experiments.ReadResults(path)
+	}
 	if err != nil {
 		return err
 	}
@@ -67,13 +74,23 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return flagError("out", out, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
-	figs := experiments.SweepFigures(res)
+	var figs []experiments.NamedFigure
+	points := 0
+	if table != nil {
+		m, ok := studyModels[table.Model]
+		if !ok {
+			return fmt.Errorf("%s: results of model %q, which this ratesim does not know", path, table.Model)
+		}
+		figs, points = m.figures(table, table.Name), len(table.Points)
+	} else {
+		figs, points = experiments.SweepFigures(res), len(res.Points)
+	}
 	paths, err := experiments.SaveFiguresContext(cmd.Context(), figs, out, f.format)
 	if err != nil {
 		return err
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
-	fmt.Fprintf(w, "plotted    %d points of %s: %d figures in %s\n", len(res.Points), path, len(paths), out)
+	fmt.Fprintf(w, "plotted    %d points of %s: %d figures in %s\n", points, path, len(paths), out)
 	for _, p := range paths {
 		fmt.Fprintf(w, "           %s\n", p)
 	}

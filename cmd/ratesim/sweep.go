@@ -93,6 +93,10 @@ func (o *outputFlags) prepareOut(names ...string) error {
 	return nil
 }
 
+// sweepFigurePatterns match the figures a sweep writes into --out/figures,
+// of every model: a new sweep removes them first.
+var sweepFigurePatterns = []string{"heatmap-*", "ratio-*", "delay-*", "drl-sweep-*"}
+
 // writeResults writes the CSV and JSON and, unless turned off, the figures;
 // it returns the paths written.
 func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results, stem string, figures bool) ([]string, int, error) {
@@ -107,7 +111,7 @@ func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results
 	// get no figures (an interrupted sweep, a shard, --no-figures): remove
 	// the sweep figures (heatmap-, ratio-, delay- in any format) first.
 	dir := filepath.Join(o.out, "figures")
-	for _, pattern := range []string{"heatmap-*", "ratio-*", "delay-*"} {
+	for _, pattern := range sweepFigurePatterns {
 		old, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, f := range old {
 			if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
@@ -178,6 +182,19 @@ curves with confidence bands). Existing results are not overwritten without
 --force. With --shard i/n only every n-th point runs, into
 shard-i-of-n.csv/.json; ratesim merge combines the shards into exactly the
 files one run writes.
+
+A spec with "model: drl" is a study of the distributed rate-limiting
+designs of ratesim drl: its drl block takes drl's flags in snake case
+(designs, nodes, police, sync_period, sync_delay, rtt, load, jobs, a trace
+block with path and key_col, ...) and its sweep varies any of them but
+designs and trace, e.g. sync_period: [0, 10ms, 1s]. It writes results.csv
+and results.json with a row per point and design (the axes with units,
+then admitted, rejected, mean_delay_s, p99_delay_s, worst_overshoot,
+over_rate_fraction and messages, each the mean over the replications with
+METRIC_ci95, its 95% interval half-width, from 2 replications), and figures
+of the overshoot and mean delay against the first numeric axis. -j, --shard
+(merge combines the shards), --resume, --out, --force, --format,
+--no-figures and --quiet apply; the split's parameter flags do not.
 
 --builtin backoff runs another kind of study: Marc Brooker's "Exponential
 Backoff and Jitter" (AWS Architecture Blog, 2015), N = 10, 20, ..., 190 clients
@@ -411,6 +428,15 @@ func isTerminal(w io.Writer) bool {
 func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if f.builtin == experiments.BackoffStudyName {
 		return runBackoffStudy(cmd, f, args)
+	}
+	if len(args) == 1 && f.builtin == "" {
+		model, err := specModel(args[0])
+		if err != nil {
+			return err
+		}
+		if model != experiments.SplitModel {
+			return runModelSweep(cmd, f, args[0], model)
+		}
 	}
 	spec, err := f.buildSpec(cmd, args)
 	if err != nil {

@@ -1,0 +1,480 @@
+package drl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/experiments"
+)
+
+// ModelName is the model key of a sweep spec that is a [Study].
+const ModelName = "drl"
+
+// Study is a sweep of the designs over a grid of their parameters, read
+// from a sweep spec with model: drl ([ParseStudy]) or built from ratesim
+// drl's flags ([NewStudy]):
+//
+//	name: drl-sync-period
+//	model: drl
+//	drl:                  # Params, as ratesim drl's flags in snake case
+//	  designs: one,static,sync
+//	  police: true
+//	  sync_delay: 5ms
+//	replications: 3
+//	seed: 1
+//	sweep:                # a grid, or a list of grids as in a split spec
+//	  nodes: [2, 4, 8]
+//	  sync_period: [0, 10ms, 100ms, 1s]
+//
+// Every point runs every design on the same arrivals; replication r of
+// point p runs with root seed experiments.ReplicationSeed(seed, p, r). A
+// Study is an experiments.Model: its rows are one per point and design.
+type Study struct {
+	Name         string `yaml:"name"`
+	Model        string `yaml:"model"`
+	DRL          Params `yaml:"drl"`
+	Replications int    `yaml:"replications"` // >= 1
+	Seed         uint64 `yaml:"seed"`
+	Sweep        Sweep  `yaml:"sweep"`
+	// FixedSeed runs every point and replication with DRL.Seed (or the
+	// seed axis) as it is, as ratesim drl --sweep does, instead of
+	// independent replication seeds.
+	FixedSeed bool `yaml:"-"`
+
+	points   []point
+	axes     []string // the axis names of every grid, in order of first appearance
+	axisCols []string // their columns, with units (see axisColumn)
+	axisVals [][]any  // the value of each axis column at each point
+}
+
+// Sweep is a union of grids, as experiments.Sweep: the points of the
+// first grid, then those of the second, and so on.
+type Sweep []Grid
+
+// Grid is a cartesian product of axes; points vary the last axis
+// fastest.
+type Grid []Axis
+
+// Axis is one swept parameter (a key of Params) and its values, each a
+// YAML value as the drl block would hold it.
+type Axis struct {
+	Name   string
+	Values []*yaml.Node
+	line   int
+}
+
+// point is one point of the grid: the parameters and the axis values.
+type point struct {
+	params Params
+	values map[string]*yaml.Node
+}
+
+// UnmarshalYAML reads a sweep: one grid or a list of grids.
+func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
+	*s = nil
+	switch n.Kind {
+	case yaml.MappingNode:
+		g, err := parseGrid(n)
+		if err != nil {
+			return err
+		}
+		*s = Sweep{g}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if c.Kind != yaml.MappingNode {
+				return fmt.Errorf("line %d: sweep: a grid is a mapping from parameter names to lists of values", c.Line)
+			}
+			g, err := parseGrid(c)
+			if err != nil {
+				return err
+			}
+			*s = append(*s, g)
+		}
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil
+		}
+		fallthrough
+	default:
+		return fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
+	}
+	return nil
+}
+
+func parseGrid(n *yaml.Node) (Grid, error) {
+	var g Grid
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !sweepable(k.Value) {
+			return nil, fmt.Errorf("line %d: sweep: unknown parameter %q, want one of %s", k.Line, k.Value, strings.Join(SweepableParams(), ", "))
+		}
+		if slices.ContainsFunc(g, func(a Axis) bool { return a.Name == k.Value }) {
+			return nil, fmt.Errorf("line %d: sweep: parameter %q given twice in one grid", k.Line, k.Value)
+		}
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. [0, 10ms, 100ms]", v.Line, k.Value)
+		}
+		g = append(g, Axis{Name: k.Value, Values: v.Content, line: k.Line})
+	}
+	return g, nil
+}
+
+// paramField returns the field of Params whose YAML key is name.
+func paramField(p *Params, name string) (reflect.Value, bool) {
+	v := reflect.ValueOf(p).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if tag == name && tag != "-" {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// notSwept are the parameters a sweep cannot vary: the designs are the
+// rows of every point, and the trace is a block.
+var notSwept = []string{"designs", "trace"}
+
+func sweepable(name string) bool {
+	if slices.Contains(notSwept, name) {
+		return false
+	}
+	_, ok := paramField(&Params{}, name)
+	return ok
+}
+
+// SweepableParams lists the parameters a sweep can vary: the keys of
+// Params but designs and trace.
+func SweepableParams() []string {
+	var out []string
+	t := reflect.TypeOf(Params{})
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if tag != "" && tag != "-" && !slices.Contains(notSwept, tag) {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// setParam sets the parameter name of p to the YAML value v.
+func setParam(p *Params, name string, v *yaml.Node) error {
+	f, ok := paramField(p, name)
+	if !ok {
+		return fmt.Errorf("unknown parameter %q", name)
+	}
+	ptr := reflect.New(f.Type())
+	if err := v.Decode(ptr.Interface()); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			return errors.New(yamlLine.ReplaceAllString(te.Errors[0], ""))
+		}
+		return err
+	}
+	f.Set(ptr.Elem())
+	return nil
+}
+
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line \d+: `)
+
+// StudyError is an invalid field of a study: the file and line when it
+// came from a file, and the field (drl.sync_period, sweep.nodes).
+type StudyError = experiments.SpecError
+
+// ParseStudy reads a study from YAML; name (a file name) prefixes the
+// errors, which give the line: a syntax error, an unknown field, a value
+// of the wrong type, or an invalid value (at the sweep point that has it).
+// Errors wrap experiments.ErrSpec.
+func ParseStudy(r io.Reader, name string) (*Study, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &Study{DRL: DefaultParams(), Replications: 1, Seed: 1}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(s); err != nil {
+		if err == io.EOF {
+			return nil, &StudyError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
+		}
+		return nil, studyYAMLError(name, err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, studyYAMLError(name, err)
+	}
+	lines := keyLines(&root, "")
+	for k, l := range keyLines(&root, "drl") {
+		lines["drl."+k] = l
+	}
+	if _, ok := lines["drl.jobs"]; !ok && s.DRL.Trace != nil {
+		s.DRL.Jobs = 0 // a trace is read whole unless jobs says otherwise, as ratesim drl --trace does
+	}
+	if err := s.validate(); err != nil {
+		var se *StudyError
+		if errors.As(err, &se) {
+			se.File = name
+			if se.Line == 0 {
+				se.Line = lines[se.Field]
+			}
+			if se.Line == 0 {
+				se.Line = lines[strings.SplitN(se.Field, ".", 2)[0]]
+			}
+			return nil, se
+		}
+		return nil, &StudyError{File: name, Err: err}
+	}
+	return s, nil
+}
+
+// ReadStudy reads the study file at path (see [ParseStudy]).
+func ReadStudy(path string) (*Study, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("drl: %w", err)
+	}
+	defer f.Close()
+	return ParseStudy(f, path)
+}
+
+// studyYAMLError rewrites "yaml: line N: msg" as "name:N: msg".
+func studyYAMLError(name string, err error) error {
+	var te *yaml.TypeError
+	msgs := []string{err.Error()}
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	re := regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+	for i, m := range msgs {
+		m = strings.TrimSpace(strings.TrimPrefix(m, "yaml: unmarshal errors:\n"))
+		if sm := re.FindStringSubmatchIndex(m); sm != nil {
+			m = name + ":" + m[sm[2]:sm[3]] + ": " + m[sm[1]:]
+		} else {
+			m = name + ": " + strings.TrimPrefix(m, "yaml: ")
+		}
+		m = strings.Replace(m, "not found in type drl.Study", "is not a field of a drl spec (name, model, drl, replications, seed, sweep)", 1)
+		m = strings.Replace(m, "not found in type drl.Params", "is not a drl parameter (want one of "+strings.Join(append([]string{"designs"}, SweepableParams()...), ", ")+", trace)", 1)
+		m = strings.Replace(m, "not found in type drl.Trace", "is not a trace field (path, format, time_col, time_format, key_col, sort, skip_bad)", 1)
+		msgs[i] = m
+	}
+	return fmt.Errorf("%s (%w)", strings.Join(msgs, "; "), experiments.ErrSpec)
+}
+
+// keyLines maps the keys of the top-level mapping (block "") or of its
+// mapping under key block to their lines.
+func keyLines(root *yaml.Node, block string) map[string]int {
+	lines := map[string]int{}
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return lines
+	}
+	if block != "" {
+		var sub *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == block {
+				sub = n.Content[i+1]
+			}
+		}
+		if sub == nil || sub.Kind != yaml.MappingNode {
+			return lines
+		}
+		n = sub
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		lines[n.Content[i].Value] = n.Content[i].Line
+	}
+	return lines
+}
+
+func studyErr(field string, line int, format string, args ...any) *StudyError {
+	return &StudyError{Field: field, Line: line, Err: fmt.Errorf(format+" (%w)", append(args, experiments.ErrSpec)...)}
+}
+
+// NewStudy returns the study of base over one grid of axes, each a
+// parameter name (a key of Params, or seed) and its values as written on
+// the command line; every point runs once with the seed base.Seed (or the
+// seed axis), as ratesim drl --sweep does. Errors name the axis and
+// value, as a *StudyError with Field "sweep.NAME", or come from
+// Params.Spec at the point.
+func NewStudy(base Params, axes []StringAxis) (*Study, error) {
+	s := &Study{Model: ModelName, DRL: base, Replications: 1, Seed: base.Seed, FixedSeed: true}
+	var g Grid
+	for _, a := range axes {
+		ax := Axis{Name: a.Name}
+		for _, v := range a.Values {
+			ax.Values = append(ax.Values, &yaml.Node{Kind: yaml.ScalarNode, Value: v})
+		}
+		g = append(g, ax)
+	}
+	s.Sweep = Sweep{g}
+	return s, s.validate()
+}
+
+// StringAxis is an axis with its values as strings (the command line's).
+type StringAxis struct {
+	Name   string
+	Values []string
+}
+
+// validate enumerates and checks every point.
+func (s *Study) validate() error {
+	if s.Model != ModelName {
+		return studyErr("model", 0, "%q, want %s", s.Model, ModelName)
+	}
+	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
+		return studyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
+	}
+	if s.DRL.Trace != nil && !s.FixedSeed {
+		if s.DRL.Trace.Path == "" {
+			return studyErr("drl.trace", 0, "the trace block has no path")
+		}
+		// Every replication of every design reads the trace again.
+		if err := arrivals.CheckRereadable(s.DRL.Trace.Path); err != nil {
+			return studyErr("drl.trace", 0, "%v", err)
+		}
+	}
+	s.axes = nil
+	for _, g := range s.Sweep {
+		m := 1
+		for _, a := range g {
+			if !s.FixedSeed && a.Name == "seed" {
+				return studyErr("sweep.seed", a.line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
+			}
+			m *= len(a.Values)
+			if m > experiments.MaxPoints {
+				return studyErr("sweep", a.line, "more than %d points", experiments.MaxPoints)
+			}
+			if !slices.Contains(s.axes, a.Name) {
+				s.axes = append(s.axes, a.Name)
+			}
+		}
+	}
+	grids := s.Sweep
+	if len(grids) == 0 {
+		grids = Sweep{nil}
+	}
+	s.points = nil
+	for _, g := range grids {
+		idx := make([]int, len(g))
+		for {
+			p := point{params: s.DRL, values: map[string]*yaml.Node{}}
+			var label []string
+			for i, a := range g {
+				v := a.Values[idx[i]]
+				p.values[a.Name] = v
+				label = append(label, a.Name+"="+nodeText(v))
+				var err error
+				if a.Name == "seed" {
+					err = v.Decode(&p.params.Seed)
+				} else {
+					err = setParam(&p.params, a.Name, v)
+				}
+				if err != nil {
+					return studyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
+				}
+			}
+			if _, _, err := p.params.Spec(); err != nil {
+				field, line := "drl", 0
+				var pe *ParamError
+				if errors.As(err, &pe) {
+					field = "drl." + pe.Param
+					if v, ok := p.values[pe.Param]; ok {
+						field, line = "sweep."+pe.Param, v.Line
+					}
+				}
+				err = &PointError{Point: len(s.points), Label: strings.Join(label, " "), Err: err}
+				return &StudyError{Field: field, Line: line, Err: err}
+			}
+			s.points = append(s.points, p)
+			i := len(g) - 1
+			for ; i >= 0; i-- {
+				if idx[i]++; idx[i] < len(g[i].Values) {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	s.axisCols, s.axisVals = nil, nil
+	for _, a := range s.axes {
+		c, vals := s.axisColumn(a)
+		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
+	}
+	return nil
+}
+
+// PointError is an invalid parameter at a point of a sweep.
+type PointError struct {
+	Point int    // the point's index
+	Label string // its axis values, NAME=VALUE separated by spaces; "" without a sweep
+	Err   error  // a *ParamError, or an error of Spec.Validate
+}
+
+func (e *PointError) Error() string {
+	msg := e.Err.Error()
+	var pe *ParamError
+	if errors.As(e.Err, &pe) {
+		msg = pe.Message()
+	}
+	if e.Label == "" { // a sweep of one point, or none
+		return msg
+	}
+	return fmt.Sprintf("at sweep point %d (%s): %s", e.Point, e.Label, msg)
+}
+
+func (e *PointError) Unwrap() error { return e.Err }
+
+// nodeText is a YAML value as written: a scalar's text, a list's
+// elements joined by commas.
+func nodeText(v *yaml.Node) string {
+	if v.Kind == yaml.SequenceNode {
+		var parts []string
+		for _, c := range v.Content {
+			parts = append(parts, nodeText(c))
+		}
+		return strings.Join(parts, ",")
+	}
+	return v.Value
+}
+
+// Axes returns the names of the swept parameters, in order of first
+// appearance.
+func (s *Study) Axes() []string { return slices.Clone(s.axes) }
+
+// Point returns the parameters of point i (Seed as the study gives it).
+func (s *Study) Point(i int) Params { return s.points[i].params }
+
+// Value returns the text of axis name at point i ("" when the point's
+// grid does not vary it).
+func (s *Study) Value(i int, name string) string {
+	if v, ok := s.points[i].values[name]; ok {
+		return nodeText(v)
+	}
+	return ""
+}
+
+// NumPoints returns the number of points (experiments.Model).
+func (s *Study) NumPoints() int { return len(s.points) }
+
+// NumReplications returns the replications per point (experiments.Model).
+func (s *Study) NumReplications() int { return s.Replications }
+
+// RootSeed returns the root seed (experiments.Model).
+func (s *Study) RootSeed() uint64 { return s.Seed }
