@@ -25,6 +25,9 @@ type lineLimit struct {
 	err  error // to return once the bytes before it are read
 }
 
+// newline is the line end lineLimit counts.
+var newline = []byte{'\n'}
+
 func newLineLimit(r io.Reader) *lineLimit { return &lineLimit{r: r, line: 1} }
 
 func (l *lineLimit) Read(p []byte) (int, error) {
@@ -32,6 +35,14 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 		return 0, l.err
 	}
 	n, err := l.r.Read(p)
+	if j := bytes.IndexByte(p[:n], '\n'); j >= 0 && n <= MaxLineBytes && l.run+j <= MaxLineBytes {
+		// The line going on ends within the limit, and those after it
+		// are no longer than p[:n]: count them at once.
+		last := bytes.LastIndexByte(p[:n], '\n')
+		l.line += bytes.Count(p[j:last+1], newline)
+		l.run = n - last - 1
+		return n, err
+	}
 	start := 0 // offset in p of the current line
 	for i := 0; i < n; {
 		j := bytes.IndexByte(p[i:n], '\n')

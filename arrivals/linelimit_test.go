@@ -2,6 +2,8 @@ package arrivals
 
 import (
 	"errors"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -45,5 +47,61 @@ func TestLineLimit(t *testing.T) {
 	_, _, err = readTrace(t, long+"xx\n1\n", "h.csv", TraceOptions{})
 	if !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), "h.csv:1: line 1 is longer") {
 		t.Errorf("long header: error = %v, want ErrLineTooLong at line 1", err)
+	}
+}
+
+// chunkReader returns its data in chunks of random sizes.
+type chunkReader struct {
+	data []byte
+	r    *rand.Rand
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 1+c.r.IntN(3*MaxLineBytes/2))], c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// TestLineLimitChunks: whatever the sizes of the reads, lineLimit passes
+// the input through whole when no line is longer than MaxLineBytes, and
+// otherwise names the first such line (counted by hand) after passing
+// the lines before it.
+func TestLineLimitChunks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 40 {
+		var lines []string
+		for range 1 + r.IntN(5000) {
+			lines = append(lines, strings.Repeat("x", r.IntN(40)))
+		}
+		longAt := -1
+		if i%2 == 1 {
+			at := r.IntN(len(lines))
+			lines[at] = strings.Repeat("y", MaxLineBytes+r.IntN(2)) // may fit exactly
+			if len(lines[at]) > MaxLineBytes {
+				longAt = at
+			}
+		}
+		if i%4 == 2 {
+			lines[r.IntN(len(lines))] = strings.Repeat("z", MaxLineBytes) // fits exactly
+		}
+		input := strings.Join(lines, "\n") + "\n"
+		got, err := io.ReadAll(newLineLimit(&chunkReader{data: []byte(input), r: r}))
+		if longAt < 0 {
+			if err != nil || string(got) != input {
+				t.Fatalf("case %d: %d of %d bytes, %v; want all, no error", i, len(got), len(input), err)
+			}
+			continue
+		}
+		var long *lineTooLongError
+		if !errors.As(err, &long) || long.line != longAt+1 {
+			t.Fatalf("case %d: error %v, want line %d too long", i, err, longAt+1)
+		}
+		before := len(strings.Join(lines[:longAt], "\n")) + min(longAt, 1)
+		if !strings.HasPrefix(input, string(got)) || len(got) < before || len(got) > before+MaxLineBytes {
+			t.Fatalf("case %d: passed %d bytes, want the %d before the long line and at most the limit of it", i, len(got), before)
+		}
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
+	"math/bits"
+	"sort"
 
 	"github.com/ratesim/ratesim/engine"
 )
@@ -295,7 +296,9 @@ type cluster struct {
 	n           int64
 }
 
-func (p *peakWindow) c(seq int64) *cluster { return &p.ring[seq%int64(len(p.ring))] }
+// c returns cluster seq. The ring's length is a power of two (16 doubled
+// up to limit, a power of two), so seq modulo it is a mask.
+func (p *peakWindow) c(seq int64) *cluster { return &p.ring[seq&int64(len(p.ring)-1)] }
 
 func (p *peakWindow) add(t engine.Time) {
 	cut, ok := subTime(int64(t), int64(p.w))
@@ -370,16 +373,25 @@ func (p *peakWindow) grow(cut engine.Time) {
 // mean and sum of squared deviations of the complete windows' counts.
 type dispersionScale struct {
 	tau     engine.Time
-	cur     int64 // index of the current window
-	count   int64 // arrivals in it
-	windows int64 // complete windows so far
+	end     engine.Time // end of the current window once known, or 0
+	cur     int64       // index of the current window
+	count   int64       // arrivals in it
+	windows int64       // complete windows so far
 	mean    float64
 	m2      float64
 }
 
 // add counts an arrival rel >= 0 after the first.
 func (d *dispersionScale) add(rel engine.Time) {
+	if rel < d.end {
+		d.count++ // in the current window: no division
+		return
+	}
 	k := int64(rel / d.tau) // exact: the window [kτ, (k+1)τ) holding rel
+	d.end = engine.Forever  // past the last whole window
+	if k < int64(engine.Forever/d.tau) {
+		d.end = engine.Time(k+1) * d.tau
+	}
 	if k != d.cur {
 		d.merge(1, float64(d.count)) // the current window is complete
 		if gap := k - d.cur - 1; gap > 0 {
@@ -486,6 +498,15 @@ var gapEdges, gapLimits = func() ([]float64, []int64) {
 	return edges, limits
 }()
 
+// gapStart[b] is the index of the first of gapLimits >= 2^(b-1), the
+// least gap of b significant bits (0 for b = 0), or len(gapLimits).
+var gapStart = func() (start [65]uint8) {
+	for b := 1; b <= 64; b++ {
+		start[b] = uint8(sort.Search(len(gapLimits), func(k int) bool { return uint64(gapLimits[k]) >= 1<<(b-1) }))
+	}
+	return start
+}()
+
 // gapHistogram counts gaps in bins (e_k, e_{k+1}] between the edges
 // gapEdges; gaps <= e_0 = 1 ns (including zeros) go to an underflow bin
 // and gaps > e_180 = 1e9 s to the last.
@@ -499,8 +520,13 @@ func newGapHistogram() gapHistogram {
 }
 
 func (h *gapHistogram) add(g engine.Time) {
-	// The first edge >= g: g falls in (e_{k-1}, e_k].
-	k, _ := slices.BinarySearch(gapLimits, int64(g))
+	// The first edge >= g: g falls in (e_{k-1}, e_k]. It is at or after
+	// the first edge >= 2^(bits-1) <= g, and a power of two spans about
+	// three edges.
+	k := int(gapStart[bits.Len64(uint64(g))])
+	for k < len(gapLimits) && gapLimits[k] < int64(g) {
+		k++
+	}
 	h.counts[k]++
 	h.n++
 }

@@ -405,3 +405,31 @@ func TestStatsKeysBounded(t *testing.T) {
 		t.Errorf("keys %+v, want inexact, key 1 counted at least twice", ks)
 	}
 }
+
+// TestGapHistogramBins: the bin of a gap is the first edge at or above it
+// (a binary search over gapLimits), for gaps at and around every edge and
+// power of two and at random.
+func TestGapHistogramBins(t *testing.T) {
+	gaps := []int64{0, 1, math.MaxInt64}
+	for _, l := range gapLimits {
+		gaps = append(gaps, l-1, l, l+1)
+	}
+	for b := range 63 {
+		gaps = append(gaps, 1<<b-1, 1<<b, 1<<b+1)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 10000 {
+		gaps = append(gaps, r.Int64N(1<<r.IntN(63)+1))
+	}
+	for _, g := range gaps {
+		if g < 0 {
+			continue
+		}
+		h := newGapHistogram()
+		h.add(engine.Time(g))
+		want, _ := slices.BinarySearch(gapLimits, g)
+		if h.counts[want] != 1 {
+			t.Fatalf("gap %d ns: counts %v, want bin %d", g, h.counts, want)
+		}
+	}
+}

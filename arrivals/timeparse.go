@@ -1,6 +1,7 @@
 package arrivals
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -132,6 +133,19 @@ func parseDecimal[T byteText](s T, unit int) (int64, error) {
 	frac, nfrac := uint64(0), 0
 	if i < len(s) && s[i] == '.' {
 		i++
+		if n := len(s) - i; unit == 9 && n > 0 && n <= 8 {
+			// The usual fraction of seconds (one to eight digits): its
+			// digits padded with zeros to eight, converted at once.
+			pad := [8]byte{'0', '0', '0', '0', '0', '0', '0', '0'}
+			copy(pad[:], s[i:])
+			if v, ok := digits8(binary.LittleEndian.Uint64(pad[:])); ok && !overflow && mag <= (limit-1_000_000_000)/1_000_000_000 {
+				m := mag*1e9 + v*10 // below 2^63
+				if neg {
+					return -int64(m), nil
+				}
+				return int64(m), nil
+			}
+		}
 		for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
 			if nfrac < 19 {
 				frac = frac*10 + uint64(s[i]-'0')
@@ -160,11 +174,18 @@ func parseDecimal[T byteText](s T, unit int) (int64, error) {
 }
 
 // eightDigits returns the value of s, 8 bytes, if they are all ASCII
-// digits: the SWAR conversion of Lemire ("Faster integer parsing", 2022),
-// three multiplications for eight digits.
+// digits (see digits8).
 func eightDigits[T byteText](s T) (uint64, bool) {
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	_ = s[7] // one bounds check
+	return digits8(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
+}
+
+// digits8 returns the value of the eight ASCII digits in x, the first in
+// its low byte, if they are all digits: the SWAR conversion of Lemire
+// ("Faster integer parsing", 2022), three multiplications for eight
+// digits.
+func digits8(x uint64) (uint64, bool) {
 	// Every byte in '0'..'9': high nibble 3, and adding 6 keeps it 3.
 	if x&0xF0F0F0F0F0F0F0F0 != 0x3030303030303030 || (x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 != 0x3030303030303030 {
 		return 0, false

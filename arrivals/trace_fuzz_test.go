@@ -2,8 +2,10 @@ package arrivals
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +96,42 @@ func FuzzTrace(f *testing.F) {
 		}
 		if e := tr.FirstSkipped(); e != nil {
 			check(e)
+		}
+	})
+}
+
+// FuzzOneColumn compares the one-column fast path of a CSV trace of
+// decimal times (Trace.readLine) with the general path on the same input:
+// the same arrivals, lines and errors, with and without SkipBad.
+func FuzzOneColumn(f *testing.F) {
+	for _, s := range []string{"t\n1\n2\n", "t\n1700000000.123456\n1700000000.2\n", "t\n 5 \n\"6\"\n7,8\n9;\n",
+		"t\r\n1.5\r\n\r\n-2\n+.5\n.\n5.\n", "t\n1.1234567891\n\u00a03\u00a0\n", "t;x\n1\n", "t\n9223372036.854775807\n9223372036.854775808\n"} {
+		f.Add(s, false, uint8(0))
+		f.Add(s, true, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, data string, skip bool, unit uint8) {
+		opt := TraceOptions{SkipBad: skip, TimeFormat: fuzzFormats[int(unit)%4]}
+		read := func(fast bool) []string {
+			tr, err := NewTrace(strings.NewReader(data), "fuzz.csv", opt)
+			if err != nil {
+				return []string{err.Error()}
+			}
+			if !fast {
+				tr.oneDecimal = false
+			}
+			var out []string
+			for range 1000 {
+				a, err := tr.Next()
+				if err != nil {
+					out = append(out, err.Error())
+					break
+				}
+				out = append(out, fmt.Sprint(a.T, a.Line, a.Sub, a.Key))
+			}
+			return append(out, fmt.Sprint(tr.Skipped()))
+		}
+		if fast, general := read(true), read(false); !slices.Equal(fast, general) {
+			t.Errorf("fast path %q\ngeneral path %q", fast, general)
 		}
 	})
 }

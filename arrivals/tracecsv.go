@@ -78,18 +78,29 @@ func (r *csvReader) index(b []byte) int {
 // At the end of the input it returns io.EOF; a malformed record is a
 // *csv.ParseError, and the next call reads on from the line after it.
 func (r *csvReader) read() ([][]byte, error) {
-	var b []byte
-	var errRead error
-	for errRead == nil {
-		b, errRead = r.rawLine()
-		if errRead == nil && len(b) == lengthNL(b) {
-			continue // an empty line
-		}
-		break
-	}
+	b, errRead := r.nextLine()
 	if errRead == io.EOF {
 		return nil, io.EOF
 	}
+	return r.split(b, errRead)
+}
+
+// nextLine returns the next line that is not empty, as rawLine does (and
+// io.EOF at the end of the input); the line is r.line. The caller splits
+// it with split unless it knows its one field (see Trace.readLine).
+func (r *csvReader) nextLine() ([]byte, error) {
+	for {
+		b, err := r.rawLine()
+		if err == nil && len(b) == lengthNL(b) {
+			continue // an empty line
+		}
+		return b, err
+	}
+}
+
+// split returns the fields of the record that starts with line b, read
+// with error errRead (not io.EOF), as read does.
+func (r *csvReader) split(b []byte, errRead error) ([][]byte, error) {
 	r.fields, r.lines = r.fields[:0], r.lines[:0]
 	if len(r.comma) == 1 && len(b) <= 128 {
 		// A short line, split in one pass unless it holds a quote.

@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -15,8 +14,11 @@ import (
 // (0-based, in arrival order), its arrival instant in seconds from the
 // origin (exact: the nanoseconds written out), the sub-bucket it was
 // dispatched to (0-based), and its delay in seconds in the one-bucket and
-// in the split system (the exact delay rounded once to float64, shortest
-// form).
+// in the split system. Times and delays are plain decimals (no exponent):
+// the arrival exact to the nanosecond, a delay exact when it is a whole
+// number of nanoseconds (always when every token period 1/r is, as with
+// r = 1 or 0.5 tokens/s), otherwise the exact delay rounded once to
+// float64, shortest form.
 const JobsHeader = "job,arrival_s,sub_bucket,delay_one_s,delay_split_s"
 
 // jobRow is a job whose row is not written yet.
@@ -70,37 +72,43 @@ func newJobWriter(w io.Writer) *jobWriter {
 }
 
 // format writes the header and then every batch received on full, until
-// full is closed (full is passed in: close sets jw.full to nil); after a write error it only recycles batches.
+// full is closed (full is passed in: close sets jw.full to nil); after a
+// write error it only recycles batches. Rows are appended to one buffer,
+// written out whenever it holds more than flushAt bytes.
 func (jw *jobWriter) format(w io.Writer, full <-chan []rawRow) {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	_, err := bw.WriteString(JobsHeader + "\n")
-	line := make([]byte, 0, 128)
+	const flushAt = 1<<16 - 256 // a row is at most about 130 bytes
+	buf := make([]byte, 0, 1<<16)
+	buf = append(buf, JobsHeader+"\n"...)
+	var err error
 	for b := range full {
 		for i := range b {
 			if err != nil {
 				break
 			}
-			line = appendRow(line[:0], &b[i])
-			_, err = bw.Write(line)
+			buf = appendRow(buf, &b[i])
+			if len(buf) > flushAt {
+				_, err = w.Write(buf)
+				buf = buf[:0]
+			}
 		}
 		if err != nil && jw.err.Load() == nil {
 			jw.err.Store(&err)
 		}
 		jw.free <- b[:0]
 	}
-	if err == nil {
-		err = bw.Flush()
+	if err == nil && len(buf) > 0 {
+		_, err = w.Write(buf)
 	}
 	jw.done <- err
 }
 
 // appendRow appends r's CSV line (see JobsHeader).
 func appendRow(b []byte, r *rawRow) []byte {
-	b = strconv.AppendInt(b, r.id, 10)
+	b = appendUint(b, uint64(r.id))
 	b = append(b, ',')
 	b, _ = r.at.AppendText(b)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(r.sub), 10)
+	b = appendUint(b, uint64(r.sub))
 	b = append(b, ',')
 	b = appendWait(b, r.one, r.oneDen)
 	b = append(b, ',')
@@ -108,18 +116,68 @@ func appendRow(b []byte, r *rawRow) []byte {
 	return append(b, '\n')
 }
 
-// appendWait appends w/den ns in seconds: the float64 nearest the exact
-// value, shortest form.
+// appendUint appends u in decimal, as strconv.AppendUint does, two digits
+// at a time (job numbers and sub-buckets are never negative).
+func appendUint(b []byte, u uint64) []byte {
+	if u < 10 {
+		return append(b, byte('0'+u))
+	}
+	var buf [20]byte
+	i := len(buf)
+	for u >= 100 {
+		q := u / 100
+		d := (u - q*100) * 2
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[d], digitPairs[d+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		i--
+		buf[i] = byte('0' + u)
+	}
+	return append(b, buf[i:]...)
+}
+
+// digitPairs is "00", "01", ... "99" end to end.
+var digitPairs = func() (d [200]byte) {
+	for i := range 100 {
+		d[2*i], d[2*i+1] = byte('0'+i/10), byte('0'+i%10)
+	}
+	return d
+}()
+
+// appendWait appends w/den ns in seconds as a plain decimal (no
+// exponent): exactly, as [engine.Time.AppendText] writes it, when w/den
+// is a whole number of nanoseconds (always when the token periods are
+// whole nanoseconds), and otherwise the float64 nearest the exact value
+// in its shortest form. den is positive.
 func appendWait(b []byte, w exact.Int128, den int64) []byte {
 	if w.Sign() == 0 {
-		return append(b, '0')
+		return append(b, '0') // most jobs wait for nothing
+	}
+	if w.IsInt64() {
+		v := w.Int64()
+		if den == 1 {
+			b, _ = engine.Time(v).AppendText(b)
+			return b
+		}
+		if v%den == 0 {
+			b, _ = engine.Time(v / den).AppendText(b)
+			return b
+		}
+	} else if q, r := w.QuoRem(den); r == 0 && q.IsInt64() {
+		b, _ = engine.Time(q.Int64()).AppendText(b)
+		return b
 	}
 	const exactly = 1 << 53 // integers float64 holds exactly
 	if w.IsInt64() && w.Int64() <= exactly && w.Int64() >= -exactly && den <= exactly/1_000_000_000 {
 		// Both operands exact: one division rounds once.
-		return strconv.AppendFloat(b, float64(w.Int64())/float64(den*1_000_000_000), 'g', -1, 64)
+		return strconv.AppendFloat(b, float64(w.Int64())/float64(den*1_000_000_000), 'f', -1, 64)
 	}
-	return strconv.AppendFloat(b, exact.Frac(w, den).QuoFloat64(1e9), 'g', -1, 64)
+	return strconv.AppendFloat(b, exact.Frac(w, den).QuoFloat64(1e9), 'f', -1, 64)
 }
 
 // emit queues a complete row, handing a full batch to the formatter. It

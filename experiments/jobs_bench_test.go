@@ -15,6 +15,7 @@ func BenchmarkAppendRow(b *testing.B) {
 	r := rawRow{id: 123456, at: 1_112_370*engine.Second + 123_456_789, sub: 1,
 		one: exact.Int128{}, oneDen: 1, split: exact.I128(1_534_800_000), splitDen: 1}
 	buf := make([]byte, 0, 128)
+	b.ReportAllocs()
 	for b.Loop() {
 		buf = appendRow(buf[:0], &r)
 	}

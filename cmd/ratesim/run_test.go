@@ -122,8 +122,9 @@ func TestTinyRate(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	got, _ := os.ReadFile(jobs)
-	// strconv's shortest form writes 999999999 as 9.99999999e+08.
-	want := "job,arrival_s,sub_bucket,delay_one_s,delay_split_s\n0,0,0,0,0\n1,1,0,9.99999999e+08,9.99999999e+08\n"
+	// The wait is a whole number of nanoseconds: written exactly, as a
+	// plain decimal (strconv's shortest form was 9.99999999e+08).
+	want := "job,arrival_s,sub_bucket,delay_one_s,delay_split_s\n0,0,0,0,0\n1,1,0,999999999,999999999\n"
 	if string(got) != want {
 		t.Errorf("jobs CSV:\n%s\nwant:\n%s", got, want)
 	}
