@@ -21,7 +21,7 @@ func runBackoffStudy(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("give a SPEC file or --builtin, not both")
 	}
-	applies := map[string]bool{"builtin": true, "out": true, "force": true, "format": true, "no-figures": true, "quiet": true,
+	applies := map[string]bool{"builtin": true, "out": true, "force": true, "plot-format": true, "no-figures": true, "quiet": true,
 		"threads": true, "seed": true, "replications": true}
 	var bad []string
 	cmd.Flags().Visit(func(fl *pflag.Flag) {

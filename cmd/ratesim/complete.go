@@ -18,9 +18,8 @@ import (
 var figureFormats = []string{"png", "svg", "pdf"}
 
 // flagValues lists the values shell completion offers for the flags that
-// take one of a fixed set, by flag name; commentary after a tab is shown by
-// shells that show descriptions. --format is the trace format except in
-// sweep and plot, where it is the figure format (see completeValues).
+// take one of a fixed set, by flag name: --format is always a trace
+// format, and --plot-format a figure format.
 func flagValues() map[string][]string {
 	return map[string][]string{
 		"dispatch":    systems.DispatchNames,
@@ -48,9 +47,6 @@ func completeValues(root *cobra.Command) {
 			vals, ok := values[fl.Name]
 			if !ok {
 				return
-			}
-			if fl.Name == "format" && (c.Name() == "sweep" || c.Name() == "plot") {
-				vals = figureFormats
 			}
 			c.RegisterFlagCompletionFunc(fl.Name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
 		})

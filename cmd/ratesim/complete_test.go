@@ -6,8 +6,8 @@ import (
 )
 
 // TestCompleteValues: the shell completion of a flag with a fixed set of
-// values offers them (the dispatch names of systems; --format is the
-// trace format in run and the figure format in sweep), and no file names.
+// values offers them (the dispatch names of systems; --format is a trace
+// format, --plot-format a figure format), and no file names.
 func TestCompleteValues(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -15,7 +15,7 @@ func TestCompleteValues(t *testing.T) {
 	}{
 		{[]string{"__complete", "run", "--dispatch", ""}, "rr\nrandom\nhash\nleast-loaded\ncolumn\nweighted\n:4\n"},
 		{[]string{"__complete", "run", "--format", ""}, "csv\nclf\njsonl\ncounts\nwide\n:4\n"},
-		{[]string{"__complete", "sweep", "--format", ""}, "png\nsvg\npdf\n:4\n"},
+		{[]string{"__complete", "sweep", "--plot-format", ""}, "png\nsvg\npdf\n:4\n"},
 		{[]string{"__complete", "run", "--order", ""}, "fcfs\nlifo\nrandom\n:4\n"},
 	} {
 		stdout, _, code := ratesim(t, tc.args...)

@@ -31,24 +31,24 @@ are the traffic share p and a rate or burst share q, the ratio against the
 last axis with 95% confidence bands, and both systems' mean delays with the
 Pollaczek-Khinchine prediction where every sub-bucket is an M/D/1 queue.
 Every figure has a title, axes with units, a legend and a caption line with
-the parameters and the seed. The format is --format (png, svg or pdf).
+the parameters and the seed. The format is --plot-format (png, svg or pdf).
 
 Exit codes: 0 success, 2 bad usage or input, 3 internal error, 128 + the
 signal's number when stopped (130 for SIGINT).`,
-		Example: `  ratesim plot ratesim-sweep/results.json --out figs --format pdf`,
+		Example: `  ratesim plot ratesim-sweep/results.json --out figs --plot-format pdf`,
 		Args:    cobra.ExactArgs(1),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runPlot(cmd, f, args[0]) },
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "folder for the figures (default: figures/ beside RESULTS)")
 	markOutput(cmd, "out", outputFolder)
-	fl.StringVar(&f.format, "format", "png", "figure format: png, svg or pdf")
+	fl.StringVar(&f.format, "plot-format", "png", "figure format: png, svg or pdf")
 	return cmd
 }
 
 func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	if !validFormat(f.format) {
-		return flagError("format", f.format, "png, svg or pdf")
+		return flagError("plot-format", f.format, "png, svg or pdf")
 	}
 	if strings.HasSuffix(path, ".csv") {
 		path = strings.TrimSuffix(path, ".csv") + ".json"

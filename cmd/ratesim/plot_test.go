@@ -18,7 +18,7 @@ func TestPlotCommand(t *testing.T) {
 		t.Fatalf("sweep: exit %d: %s", code, stderr)
 	}
 	figs := filepath.Join(out, "svg")
-	stdout, stderr, code := ratesim(t, "plot", filepath.Join(out, "results.csv"), "--out", figs, "--format", "svg")
+	stdout, stderr, code := ratesim(t, "plot", filepath.Join(out, "results.csv"), "--out", figs, "--plot-format", "svg")
 	if code != 0 || !strings.Contains(stdout, "6 figures") {
 		t.Fatalf("plot: exit %d, %s %s", code, stdout, stderr)
 	}

@@ -38,14 +38,14 @@ func (o *outputFlags) register(cmd *cobra.Command, what string) {
 	fl.StringVarP(&o.out, "out", "o", "ratesim-sweep", "output folder for results.csv, results.json and "+what)
 	markOutput(cmd, "out", outputFolder)
 	fl.BoolVar(&o.force, "force", false, "overwrite existing results in --out")
-	fl.StringVar(&o.format, "format", "png", "figure format: png, svg or pdf")
+	fl.StringVar(&o.format, "plot-format", "png", "figure format: png, svg or pdf")
 	fl.BoolVar(&o.noFigures, "no-figures", false, "write the results only, no figures")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar or messages on standard error")
 }
 
 func (o *outputFlags) check() error {
 	if !validFormat(o.format) {
-		return flagError("format", o.format, "png, svg or pdf")
+		return flagError("plot-format", o.format, "png, svg or pdf")
 	}
 	if o.out == "" {
 		return flagError("out", `""`, "a folder")

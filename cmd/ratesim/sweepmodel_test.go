@@ -141,7 +141,7 @@ func TestSweepDRLWorkersAndShards(t *testing.T) {
 	}
 	// ratesim plot draws the study's figures from its results: a pair per
 	// value of nodes, against sync_period.
-	out, errOut, code := ratesim(t, "plot", filepath.Join(merged, "results.json"), "--out", filepath.Join(t.TempDir(), "f"), "--format", "svg")
+	out, errOut, code := ratesim(t, "plot", filepath.Join(merged, "results.json"), "--out", filepath.Join(t.TempDir(), "f"), "--plot-format", "svg")
 	if code != 0 || !strings.Contains(out, "plotted    6 points") || !strings.Contains(out, "drl-sweep-overshoot-nodes-4.svg") {
 		t.Errorf("plot: exit %d, %s%s", code, out, errOut)
 	}
