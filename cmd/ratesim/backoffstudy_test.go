@@ -63,7 +63,7 @@ func TestSweepBackoffErrors(t *testing.T) {
 		{[]string{"--rate", "2"}, "--rate: not for --builtin backoff"},
 		{[]string{"--replications", "1"}, "--replications 1: want at least 2 runs"},
 		{[]string{"spec.yaml"}, "give a SPEC file or --builtin, not both"},
-		{[]string{"--format", "gif"}, "--format gif"},
+		{[]string{"--plot-format", "gif"}, "--plot-format gif"},
 	} {
 		out, errOut, code := ratesim(t, append([]string{"sweep", "--builtin", "backoff", "-o", t.TempDir()}, c.args...)...)
 		if code != exitUsage || out != "" || !strings.Contains(errOut, c.want) {

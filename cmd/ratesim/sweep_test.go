@@ -140,7 +140,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"sweep", "--grid", "p=0.3,0.5"}, "--grid"}, // p needs dispatch weighted
 		{[]string{"sweep", "--shard", "3/2"}, "--shard"},
 		{[]string{"sweep", "--builtin", "nope"}, "--builtin"},
-		{[]string{"sweep", "--format", "gif"}, "--format"},
+		{[]string{"sweep", "--plot-format", "gif"}, "--plot-format gif"},
 		{[]string{"sweep", "-j", "-1"}, "--threads"},
 		{[]string{"sweep", "--rate-shares", "0.5,x"}, "--rate-shares"},
 		{[]string{"sweep", bad}, "bad.yaml:2"},
