@@ -42,10 +42,13 @@ type curve struct {
 	total  engine.Time
 	ii, jj int
 	done   bool
+
+	promise *promiseCheck // the exact check of α(d) <= B + R·d at every d
 }
 
 // streams is every key's curve and the departures not yet final.
 type streams struct {
+	p        buckets.Params // the promise (R, B)
 	ds       []engine.Time
 	w        engine.Time // overRate's window, ns; 0: not measured
 	over     func(n int64) bool
@@ -56,7 +59,7 @@ type streams struct {
 }
 
 func newStreams(p buckets.Params, w engine.Time) *streams {
-	return &streams{ds: Durations(p), w: w, over: overLimit(p.Rate, w), end: engine.Forever, keys: map[uint64]*curve{}}
+	return &streams{p: p, ds: Durations(p), w: w, over: overLimit(p.Rate, w), end: engine.Forever, keys: map[uint64]*curve{}}
 }
 
 // add records a departure of key at instant x, >= the frontier. The
@@ -68,7 +71,7 @@ func (s *streams) add(key uint64, x engine.Time) error {
 	}
 	c := s.keys[key]
 	if c == nil {
-		c = &curve{t: s.first}
+		c = &curve{t: s.first, promise: newPromiseCheck(s.p)}
 		s.keys[key] = c
 	}
 	c.release(s)
@@ -105,6 +108,7 @@ func (c *curve) release(s *streams) {
 
 // feed appends the final instant x (>= every earlier one) to the stream.
 func (c *curve) feed(s *streams, x engine.Time) {
+	c.promise.add(x)
 	if s.w > 0 {
 		c.walk(s, x, s.end) // every event before x is known
 	}

@@ -513,3 +513,48 @@ func TestStreamedMemory(t *testing.T) {
 		t.Error("Summarize at other lengths without the departures: want an error")
 	}
 }
+
+// TestPromiseCheck: the exact check of α(d) <= B + R·d at every length d.
+// By hand, (R, B) = (1, 2) and jobs at 0, 0, 0, 0.5 s: the third waits for
+// the token of 1 s, the fourth for that of 2 s: 2 jobs over, the longest
+// 1.5 s. A job every 0.9 s against (1, 10): before job i the bucket holds
+// 10 − 0.1·i tokens, exactly 1 at i = 90 (a tie: it passes), 0.9 at
+// i = 91, which waits 0.1 s, and job 90 + j waits 0.1·j s: of 200 jobs,
+// 109 over the promise, the longest 10.9 s; the sampled lengths end at
+// 4·B/R = 40 s, where α*(40 s) = 45 against 50, so the overshoot reads
+// 0.9 although the promise breaks at d = 81.9 s (92 jobs against 91.9).
+func TestPromiseCheck(t *testing.T) {
+	pc := newPromiseCheck(params("1", "2"))
+	for _, x := range []engine.Time{0, 0, 0, sec / 2} {
+		pc.add(x)
+	}
+	if pc.err != nil || pc.jobs != 2 || pc.maxDelay() != 1.5 {
+		t.Errorf("by hand: %d jobs over, longest %v s (%v); want 2 and 1.5", pc.jobs, pc.maxDelay(), pc.err)
+	}
+	xs := make([]engine.Time, 200)
+	for i := range xs {
+		xs[i] = engine.Time(i) * 900 * engine.Time(1e6)
+	}
+	r := &Result{Admitted: 200, ZeroDelays: 200, Scale: 1, Departures: map[uint64][]engine.Time{0: xs}}
+	s, err := Summarize(r, params("1", "10"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Overshoot != 0.9 || s.OverPromise != 109 || math.Abs(s.OverPromiseDelay-10.9) > 1e-12 {
+		t.Errorf("0.9 s apart: overshoot %v, %d jobs over the promise, longest %v s; want 0.9, 109, 10.9", s.Overshoot, s.OverPromise, s.OverPromiseDelay)
+	}
+}
+
+// TestPromiseCheckDesigns: the one bucket, shaping or policing, keeps the
+// promise at every length (0 jobs over it); the streamed check and the one
+// over the kept departures agree (run compares the whole summaries).
+func TestPromiseCheckDesigns(t *testing.T) {
+	as := zipfJobs(t, 20000, 30, 20)
+	for _, police := range []bool{false, true} {
+		s := Spec{Design: "one", Bucket: params("5", "8"), Nodes: 4, Dispatch: "rr", Seed: 3, Police: police}
+		sum, err := Summarize(run(t, s, as), s.Bucket, nil, 0)
+		if err != nil || sum.OverPromise != 0 || sum.OverPromiseDelay != 0 {
+			t.Errorf("one, police %v: %d jobs over the promise, longest %v s (%v); want 0", police, sum.OverPromise, sum.OverPromiseDelay, err)
+		}
+	}
+}

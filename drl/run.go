@@ -494,7 +494,14 @@ type Summary struct {
 	OverJobs  int     `json:"worst_overshoot_jobs"`   // α*(d) there
 	OverFrom  float64 `json:"worst_overshoot_from_s"` // the interval achieving it, s
 	OverTo    float64 `json:"worst_overshoot_to_s"`
-	Keys      int     `json:"keys"` // keys with an admitted job
+	// OverPromise is the number of admitted jobs, over the keys, that a
+	// shaping bucket (R, B) fed a key's admitted stream would delay, and
+	// OverPromiseDelay the longest of those delays, s: both 0 exactly when
+	// every key's admitted stream keeps α(d) <= B + R·d at every length d
+	// (decided exactly, see promiseCheck; the overshoot samples d).
+	OverPromise      int64   `json:"jobs_over_promise"`
+	OverPromiseDelay float64 `json:"over_promise_max_delay_s"`
+	Keys             int     `json:"keys"` // keys with an admitted job
 	// JainNodes and JainKeys are Jain's fairness index of the admitted
 	// fractions across nodes and across keys (see Jain).
 	JainNodes float64 `json:"jain_nodes"`
@@ -590,6 +597,9 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 				return s, err
 			}
 			measure(pts)
+			if err := s.addPromise(c.promise); err != nil {
+				return s, err
+			}
 			if w > 0 && r.Last > r.First {
 				s.OverRate = max(s.OverRate, float64(c.total)/float64(r.Last-r.First))
 			}
@@ -608,12 +618,29 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 			return s, err
 		}
 		measure(pts)
+		pc := newPromiseCheck(p)
+		for _, x := range xs {
+			pc.add(x)
+		}
+		if err := s.addPromise(pc); err != nil {
+			return s, err
+		}
 		if w > 0 && r.Last > r.First {
 			s.OverRate = max(s.OverRate, overRate(xs, p.Rate, w, r.First, r.Last))
 		}
 	}
 	s.OverRateWindow = w.Seconds()
 	return s, nil
+}
+
+// addPromise adds a key's promise check to the summary.
+func (s *Summary) addPromise(c *promiseCheck) error {
+	if c.err != nil {
+		return c.err
+	}
+	s.OverPromise += c.jobs
+	s.OverPromiseDelay = max(s.OverPromiseDelay, c.maxDelay())
+	return nil
 }
 
 // overRate returns the share of [from, to] during which more than R·w

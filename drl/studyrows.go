@@ -14,7 +14,7 @@ import (
 // the mean over the replications (with a 95% confidence half-width in a
 // column METRIC_ci95 when there are two or more), from the fields of
 // [Summary] of the same JSON names.
-var Metrics = []string{"admitted", "rejected", "mean_delay_s", "p99_delay_s", "worst_overshoot", "over_rate_fraction", "messages"}
+var Metrics = []string{"admitted", "rejected", "mean_delay_s", "p99_delay_s", "worst_overshoot", "jobs_over_promise", "over_rate_fraction", "messages"}
 
 func metric(s *Summary, i int) float64 {
 	switch i {
@@ -29,6 +29,8 @@ func metric(s *Summary, i int) float64 {
 	case 4:
 		return s.Overshoot
 	case 5:
+		return float64(s.OverPromise)
+	case 6:
 		return s.OverRate
 	}
 	return float64(s.Messages)
