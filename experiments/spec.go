@@ -930,7 +930,7 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 			sum += x
 		}
 		if math.Abs(sum-1) > shareTolerance {
-			err = specErr(name, "%v adds up to %v, want 1", given, sum)
+			err = specErr(name, "%v adds up to %s, want 1", given, decimalSum(given))
 			return nil
 		}
 		return slices.Clone(given)
@@ -1049,4 +1049,25 @@ func (s *Spec) sweeps(names ...string) bool {
 		}
 	}
 	return false
+}
+
+// decimalSum returns the sum of xs written as their shortest decimals,
+// exactly (0.7 + 0.2 is 0.9, not float64's 0.8999999999999999); the
+// float64 sum when a share has no exact form.
+func decimalSum(xs []float64) string {
+	sum := exact.Rat{}
+	for _, x := range xs {
+		r, err := exact.FromFloat64(x)
+		if err == nil {
+			sum, err = sum.Add(r)
+		}
+		if err != nil {
+			t := 0.0
+			for _, x := range xs {
+				t += x
+			}
+			return strconv.FormatFloat(t, 'g', -1, 64)
+		}
+	}
+	return sum.String()
 }
