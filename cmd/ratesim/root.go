@@ -232,6 +232,9 @@ func count[N ~int | ~int64 | ~uint64](n N, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// badFloatArg matches pflag's error for a value a float flag cannot parse.
+var badFloatArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: strconv\.ParseFloat`)
+
 // badIntArg matches pflag's error for a value an integer flag cannot parse.
 var badIntArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: strconv\.Parse(?:Int|Uint)`)
 
@@ -240,6 +243,16 @@ var badIntArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([
 // its value, and a whole number as its usage describes; other errors are
 // returned as they are.
 func wholeNumberError(c *cobra.Command, err error) error {
+	if m := badFloatArg.FindStringSubmatch(err.Error()); m != nil {
+		want := "a decimal number"
+		if fl := c.Flags().Lookup(m[2]); fl != nil {
+			want += " (--" + fl.Name + ": " + fl.Usage + ")"
+		}
+		if strings.Contains(m[1], "/") {
+			want += "; this flag takes decimals, each used exactly as written (fractions such as 10/3 are taken by run, limiters, clients and drl)"
+		}
+		return flagError(m[2], m[1], want)
+	}
 	m := badIntArg.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
