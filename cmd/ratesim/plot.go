@@ -91,6 +91,9 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	fmt.Fprintf(w, "plotted    %d points of %s: %d figures in %s\n", points, path, len(paths), out)
+	if len(paths) == 0 {
+		fmt.Fprintf(w, "           (a figure draws a swept numeric parameter with at least two values against the others; these results have none)\n")
+	}
 	for _, p := range paths {
 		fmt.Fprintf(w, "           %s\n", p)
 	}
