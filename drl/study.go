@@ -79,54 +79,22 @@ type point struct {
 	values map[string]*yaml.Node
 }
 
-// UnmarshalYAML reads a sweep: one grid or a list of grids.
+// UnmarshalYAML reads a sweep: one grid or a list of grids
+// (experiments.ParseYAMLSweep), over the parameters SweepableParams lists.
 func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
+	gs, err := experiments.ParseYAMLSweep(n, sweepable, SweepableParams(), "[0, 10ms, 100ms]")
+	if err != nil {
+		return err
+	}
 	*s = nil
-	switch n.Kind {
-	case yaml.MappingNode:
-		g, err := parseGrid(n)
-		if err != nil {
-			return err
+	for _, yg := range gs {
+		var g Grid
+		for _, ya := range yg {
+			g = append(g, Axis{Name: ya.Name, Values: ya.Values, line: ya.Line})
 		}
-		*s = Sweep{g}
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			if c.Kind != yaml.MappingNode {
-				return fmt.Errorf("line %d: sweep: a grid is a mapping from parameter names to lists of values", c.Line)
-			}
-			g, err := parseGrid(c)
-			if err != nil {
-				return err
-			}
-			*s = append(*s, g)
-		}
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return nil
-		}
-		fallthrough
-	default:
-		return fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
+		*s = append(*s, g)
 	}
 	return nil
-}
-
-func parseGrid(n *yaml.Node) (Grid, error) {
-	var g Grid
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if !sweepable(k.Value) {
-			return nil, fmt.Errorf("line %d: sweep: unknown parameter %q, want one of %s", k.Line, k.Value, strings.Join(SweepableParams(), ", "))
-		}
-		if slices.ContainsFunc(g, func(a Axis) bool { return a.Name == k.Value }) {
-			return nil, fmt.Errorf("line %d: sweep: parameter %q given twice in one grid", k.Line, k.Value)
-		}
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. [0, 10ms, 100ms]", v.Line, k.Value)
-		}
-		g = append(g, Axis{Name: k.Value, Values: v.Content, line: k.Line})
-	}
-	return g, nil
 }
 
 // paramField returns the field of Params whose YAML key is name.

@@ -290,64 +290,92 @@ func keyLines(root *yaml.Node) map[string]int {
 	return lines
 }
 
+// YAMLAxis is one axis of a sweep grid as a spec file writes it: the
+// parameter, its line, and the YAML nodes of its values, for a study to
+// read into its own types ([ParseYAMLSweep]).
+type YAMLAxis struct {
+	Name   string
+	Line   int
+	Values []*yaml.Node
+}
+
+// ParseYAMLSweep reads the sweep block of a spec: one grid (a mapping from
+// parameter names to non-empty lists of values) or a list of such grids,
+// each a list of axes in the file's order; a null block is no grid. Every
+// name must satisfy known (names lists them in the error), and appear once
+// per grid; example is a list of values shown in the error for an empty
+// or scalar list ("[0.5, 0.9]"). Errors start "line N: sweep".
+func ParseYAMLSweep(n *yaml.Node, known func(string) bool, names []string, example string) ([][]YAMLAxis, error) {
+	grid := func(n *yaml.Node) ([]YAMLAxis, error) {
+		var g []YAMLAxis
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if !known(k.Value) {
+				return nil, fmt.Errorf("line %d: sweep: unknown parameter %q, want one of %s", k.Line, k.Value, strings.Join(names, ", "))
+			}
+			if slices.ContainsFunc(g, func(a YAMLAxis) bool { return a.Name == k.Value }) {
+				return nil, fmt.Errorf("line %d: sweep: parameter %q given twice in one grid", k.Line, k.Value)
+			}
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. %s", v.Line, k.Value, example)
+			}
+			g = append(g, YAMLAxis{Name: k.Value, Line: k.Line, Values: v.Content})
+		}
+		return g, nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		g, err := grid(n)
+		if err != nil {
+			return nil, err
+		}
+		return [][]YAMLAxis{g}, nil
+	case yaml.SequenceNode:
+		var gs [][]YAMLAxis
+		for _, c := range n.Content {
+			if c.Kind != yaml.MappingNode {
+				return nil, fmt.Errorf("line %d: sweep: a grid is a mapping from parameter names to lists of values", c.Line)
+			}
+			g, err := grid(c)
+			if err != nil {
+				return nil, err
+			}
+			gs = append(gs, g)
+		}
+		return gs, nil
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil, nil
+		}
+	}
+	return nil, fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
+}
+
 // UnmarshalYAML reads a sweep: one grid (a mapping from parameter names to
 // lists of values) or a list of grids.
 func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
+	known := func(name string) bool { _, ok := axisKind[name]; return ok }
+	gs, err := ParseYAMLSweep(n, known, AxisNames, "[0.5, 0.9]")
+	if err != nil {
+		return err
+	}
 	*s = nil
-	switch n.Kind {
-	case yaml.MappingNode:
-		g, err := parseGrid(n)
-		if err != nil {
-			return err
-		}
-		*s = Sweep{g}
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			if c.Kind != yaml.MappingNode {
-				return fmt.Errorf("line %d: sweep: a grid is a mapping from parameter names to lists of values", c.Line)
+	for _, yg := range gs {
+		var g Grid
+		for _, ya := range yg {
+			a := Axis{Name: ya.Name, line: ya.Line}
+			for _, c := range ya.Values {
+				x, err := parseAxisValue(axisKind[ya.Name], c.Value, c.Kind == yaml.ScalarNode)
+				if err != nil {
+					return fmt.Errorf("line %d: sweep.%s: %v", c.Line, ya.Name, err)
+				}
+				a.Values = append(a.Values, x)
 			}
-			g, err := parseGrid(c)
-			if err != nil {
-				return err
-			}
-			*s = append(*s, g)
+			g = append(g, a)
 		}
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return nil
-		}
-		fallthrough
-	default:
-		return fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
+		*s = append(*s, g)
 	}
 	return nil
-}
-
-func parseGrid(n *yaml.Node) (Grid, error) {
-	var g Grid
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		kind, ok := axisKind[k.Value]
-		if !ok {
-			return nil, fmt.Errorf("line %d: sweep: unknown parameter %q, want one of %s", k.Line, k.Value, strings.Join(AxisNames, ", "))
-		}
-		if slices.ContainsFunc(g, func(a Axis) bool { return a.Name == k.Value }) {
-			return nil, fmt.Errorf("line %d: sweep: parameter %q given twice in one grid", k.Line, k.Value)
-		}
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. [0.5, 0.9]", v.Line, k.Value)
-		}
-		a := Axis{Name: k.Value, line: k.Line}
-		for _, c := range v.Content {
-			x, err := parseAxisValue(kind, c.Value, c.Kind == yaml.ScalarNode)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: sweep.%s: %v", c.Line, k.Value, err)
-			}
-			a.Values = append(a.Values, x)
-		}
-		g = append(g, a)
-	}
-	return g, nil
 }
 
 func parseAxisValue(kind byte, s string, scalar bool) (any, error) {
