@@ -450,28 +450,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		_, err = cmd.OutOrStdout().Write(y)
 		return err
 	}
-	if err := f.check(); err != nil {
+	shard, stem, err := f.runFlags()
+	if err != nil {
 		return err
-	}
-	if f.threads == 0 {
-		f.threads = runtime.GOMAXPROCS(0)
-	}
-	if f.threads < 1 || f.threads > 4096 {
-		return flagError("threads", f.threads, "between 1 and 4096 workers, or 0 for all cores")
-	}
-	var shard experiments.Shard
-	stem := "results"
-	if f.shard != "" {
-		if shard, err = experiments.ParseShard(f.shard); err != nil {
-			return flagError("shard", f.shard, "i/n with 1 <= i <= n, e.g. 2/8")
-		}
-		stem = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
-	}
-	if f.resume && f.force {
-		return fmt.Errorf("--resume keeps the finished points and --force discards them: give one")
-	}
-	if f.progressEvery < 0 {
-		return flagError("progress-every", f.progressEvery, "a duration >= 0, e.g. 1m (0: no progress lines)")
 	}
 	pts := spec.NumPoints()
 	mine := 0
@@ -649,4 +630,33 @@ func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Res
 		fmt.Fprintf(w, "%-22s %-28s %-26s %d of %d\n", r.Group, r.Point, fmt.Sprintf("%.3g [%.3g, %.3g]", r.Ratio, r.Lo, r.Hi), r.Stable, r.Points)
 	}
 	fmt.Fprintln(w)
+}
+
+// runFlags checks the flags every sweep runs with (outputs, -j, --shard,
+// --resume with --force, --progress-every) and returns the shard and the
+// stem of its results files ("results", or "shard-I-of-N").
+func (f *sweepFlags) runFlags() (shard experiments.Shard, stem string, err error) {
+	if err := f.check(); err != nil {
+		return shard, "", err
+	}
+	if f.threads == 0 {
+		f.threads = runtime.GOMAXPROCS(0)
+	}
+	if f.threads < 1 || f.threads > 4096 {
+		return shard, "", flagError("threads", f.threads, "between 1 and 4096 workers, or 0 for all cores")
+	}
+	stem = "results"
+	if f.shard != "" {
+		if shard, err = experiments.ParseShard(f.shard); err != nil {
+			return shard, "", flagError("shard", f.shard, "i/n with 1 <= i <= n, e.g. 2/8")
+		}
+		stem = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
+	}
+	if f.resume && f.force {
+		return shard, "", fmt.Errorf("--resume keeps the finished points and --force discards them: give one")
+	}
+	if f.progressEvery < 0 {
+		return shard, "", flagError("progress-every", f.progressEvery, "a duration >= 0, e.g. 1m (0: no progress lines)")
+	}
+	return shard, stem, nil
 }

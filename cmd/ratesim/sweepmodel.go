@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -67,32 +66,13 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 			return fmt.Errorf("--%s applies to split specs: a %s spec (%s) sets its parameters in the file", fl, model, path)
 		}
 	}
-	if f.resume && f.force {
-		return fmt.Errorf("--resume keeps the finished points and --force discards them: give one")
-	}
 	study, name, err := m.read(path)
 	if err != nil {
 		return err
 	}
-	if err := f.check(); err != nil {
+	shard, stem, err := f.runFlags()
+	if err != nil {
 		return err
-	}
-	if f.threads == 0 {
-		f.threads = runtime.GOMAXPROCS(0)
-	}
-	if f.threads < 1 || f.threads > 4096 {
-		return flagError("threads", f.threads, "between 1 and 4096 workers, or 0 for all cores")
-	}
-	var shard experiments.Shard
-	stem := "results"
-	if f.shard != "" {
-		if shard, err = experiments.ParseShard(f.shard); err != nil {
-			return flagError("shard", f.shard, "i/n with 1 <= i <= n, e.g. 2/8")
-		}
-		stem = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
-	}
-	if f.progressEvery < 0 {
-		return flagError("progress-every", f.progressEvery, "a duration >= 0, e.g. 1m (0: no progress lines)")
 	}
 	mine := 0
 	for p := range study.NumPoints() {
