@@ -95,7 +95,7 @@ func (o *outputFlags) prepareOut(names ...string) error {
 
 // sweepFigurePatterns match the figures a sweep writes into --out/figures,
 // of every model: a new sweep removes them first.
-var sweepFigurePatterns = []string{"heatmap-*", "ratio-*", "delay-*", "drl-sweep-*"}
+var sweepFigurePatterns = []string{"heatmap-*", "ratio-*", "delay-*", "drl-sweep-*", "clients-sweep-*"}
 
 // writeResults writes the CSV and JSON and, unless turned off, the figures;
 // it returns the paths written.

@@ -35,6 +35,16 @@ var studyModels = map[string]struct {
 		},
 		figures: drl.SweepFigures,
 	},
+	experiments.ClientsModel: {
+		read: func(path string) (experiments.Model, string, error) {
+			s, err := experiments.ReadClientsStudy(path)
+			if err != nil {
+				return nil, "", err
+			}
+			return s, s.Name, nil
+		},
+		figures: experiments.ClientsSweepFigures,
+	},
 }
 
 // specModel returns the model of the spec file at path ("split" when it
