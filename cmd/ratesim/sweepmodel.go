@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func specModel(path string) (string, error) {
 }
 
 // runModelSweep runs the sweep of a spec of another model than the split
-// (model: drl): every point and replication through experiments.RunModel,
+// (model: drl, clients): every point and replication through experiments.RunModel,
 // the results table written to results.csv and results.json (or the
 // shard's files), and the model's figures for a whole sweep.
 func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error {
@@ -68,6 +69,7 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 		for n := range studyModels {
 			names = append(names, n)
 		}
+		slices.Sort(names[1:])
 		return fmt.Errorf("%s: model %q: want one of %s", path, model, strings.Join(names, ", "))
 	}
 	changed := cmd.Flags().Changed
