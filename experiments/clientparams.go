@@ -73,8 +73,13 @@ type ClientsParams struct {
 	// replication (see [ClientsStudy]).
 	Seed uint64 `yaml:"-"`
 	// Design names a distributed design the caller builds as
-	// ClientsSpec.Remote; "" for Limiter or Profile.
-	Design string `yaml:"-"`
+	// ClientsSpec.Remote (see [ClientsDesigns]), with the limit R = Rate,
+	// B = Limit; "" for Limiter or Profile.
+	Design string `yaml:"design"`
+	// DesignParams are the design's parameters in a sweep spec: the keys
+	// of the clients block that are not ClientsParams', each as YAML
+	// decodes it, checked by the [ClientsDesigns] of the study.
+	DesignParams map[string]any `yaml:",inline"`
 	// TraceOptions, when not nil, are the options the trace is read with
 	// in place of Trace's fields (the command line's); Trace.Path still
 	// names the file.
@@ -121,7 +126,12 @@ type ParamError struct {
 	text  string // the message, the parameters named by ClientsParams.Name
 }
 
-func (e *ParamError) Error() string { return e.text }
+func (e *ParamError) Error() string {
+	if e.text == "" {
+		return fmt.Sprintf("%s %v: want %s", e.Param, e.Value, e.Want)
+	}
+	return e.text
+}
 
 // Unwrap returns ErrSpec, and the underlying error.
 func (e *ParamError) Unwrap() []error {

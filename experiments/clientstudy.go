@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/exact"
 )
 
@@ -42,8 +44,9 @@ const ClientsModel = "clients"
 // values then the mean over the replications of each of
 // [ClientsMetrics] (with a 95% confidence half-width in METRIC_ci95 when
 // there are two or more). A distributed design (ratesim clients
-// --design) is not a parameter of the study: package experiments does
-// not build designs.
+// --design) is built by the [ClientsDesigns] the study is read with
+// (package drl's; experiments does not import drl): the block's design key
+// and the design's parameters, keys of the block beside the clients' own.
 type ClientsStudy struct {
 	Name         string        `yaml:"name"`
 	Model        string        `yaml:"model"`
@@ -52,6 +55,7 @@ type ClientsStudy struct {
 	Seed         uint64        `yaml:"seed"`
 	Sweep        ParamSweep    `yaml:"sweep"`
 
+	designs  ClientsDesigns
 	given    map[string]bool // the keys of the clients block
 	points   []clientsPoint
 	axes     []string // the axis names of every grid, in order of first appearance
@@ -169,18 +173,33 @@ func setYAMLParam(p any, name string, v *yaml.Node) error {
 	return nil
 }
 
+// ClientsDesigns builds the distributed designs of a clients study, for a
+// package experiments does not import (drl).
+type ClientsDesigns interface {
+	// Params lists the YAML keys of the designs' parameters.
+	Params() []string
+	// Remote validates the parameters of design (keys of Params, each a
+	// YAML value) for the run of p (its Rate and Limit are the design's
+	// limit R, B; its Seed the run's) and returns the builder of a fresh
+	// design per run and a description of its parameters. Errors are
+	// *ParamError naming the key.
+	Remote(design string, params map[string]*yaml.Node, p *ClientsParams) (func() (clients.Remote, error), string, error)
+}
+
 // clientsPoint is one point of the grid: the parameters and the axis
 // values.
 type clientsPoint struct {
 	params ClientsParams
 	values map[string]*yaml.Node
+	design map[string]*yaml.Node // the design's parameters, as YAML values
 }
 
 // ParseClientsStudy reads a clients study from YAML; name (a file name)
 // prefixes the errors, which give the line: a syntax error, an unknown
 // field, a value of the wrong type, or an invalid value (at the sweep
-// point that has it). Errors wrap ErrSpec.
-func ParseClientsStudy(r io.Reader, name string) (*ClientsStudy, error) {
+// point that has it). designs builds the distributed designs; nil
+// refuses the design key. Errors wrap ErrSpec.
+func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*ClientsStudy, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -192,7 +211,6 @@ func ParseClientsStudy(r io.Reader, name string) (*ClientsStudy, error) {
 	lines := keyLines(&root)
 	block := blockLines(&root, "clients")
 	for _, k := range []struct{ key, why string }{
-		{"design", "a distributed design is not a parameter of a clients sweep (run ratesim clients --design, or sweep the designs with model: drl)"},
 		{"seed", "the seed is the study's top-level seed: replication r of point p runs with its own seed"},
 		{"bin", "a sweep keeps no series: leave bin out"},
 	} {
@@ -200,7 +218,7 @@ func ParseClientsStudy(r io.Reader, name string) (*ClientsStudy, error) {
 			return nil, &SpecError{File: name, Line: l, Field: "clients." + k.key, Err: fmt.Errorf("%s (%w)", k.why, ErrSpec)}
 		}
 	}
-	s := &ClientsStudy{Clients: DefaultClientsParams(), Replications: 1, Seed: 1}
+	s := &ClientsStudy{Clients: DefaultClientsParams(), Replications: 1, Seed: 1, designs: designs}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
@@ -212,6 +230,12 @@ func ParseClientsStudy(r io.Reader, name string) (*ClientsStudy, error) {
 	s.given = map[string]bool{}
 	for k := range block {
 		s.given[k] = true
+	}
+	for k := range s.Clients.DesignParams {
+		if !slices.Contains(s.designParams(), k) {
+			return nil, &SpecError{File: name, Line: block[k], Field: "clients", Err: fmt.Errorf("field %s is not a clients parameter (want one of %s, trace) (%w)",
+				k, strings.Join(s.sweepable(), ", "), ErrSpec)}
+		}
 	}
 	if err := s.validate(); err != nil {
 		var se *SpecError
@@ -233,13 +257,13 @@ func ParseClientsStudy(r io.Reader, name string) (*ClientsStudy, error) {
 }
 
 // ReadClientsStudy reads the study file at path (see [ParseClientsStudy]).
-func ReadClientsStudy(path string) (*ClientsStudy, error) {
+func ReadClientsStudy(path string, designs ClientsDesigns) (*ClientsStudy, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	defer f.Close()
-	return ParseClientsStudy(f, path)
+	return ParseClientsStudy(f, path, designs)
 }
 
 // clientsYAMLError rewrites "yaml: line N: msg" as "name:N: msg", and the
@@ -294,7 +318,7 @@ func (s *ClientsStudy) validate() error {
 			return clientsStudyErr("clients.trace", 0, "%v", err)
 		}
 	}
-	sweepable := SweepableClientsParams()
+	sweepable := s.sweepable()
 	s.axes = nil
 	for _, g := range s.Sweep {
 		m := 1
@@ -305,7 +329,7 @@ func (s *ClientsStudy) validate() error {
 				case "seed":
 					why = "%q: the seed is the study's top-level seed: replication r of point p runs with its own seed"
 				case "design":
-					why = "%q: a distributed design is not a parameter of a clients sweep (sweep the designs with model: drl)"
+					why = "%q: a distributed design is not a parameter of this clients sweep (sweep the designs with model: drl)"
 				}
 				return clientsStudyErr("sweep", a.Line, why, a.Name)
 			}
@@ -327,19 +351,34 @@ func (s *ClientsStudy) validate() error {
 		idx := make([]int, len(g))
 		for {
 			p := clientsPoint{params: s.Clients, values: map[string]*yaml.Node{}}
+			p.params.DesignParams = maps.Clone(s.Clients.DesignParams)
+			p.design = map[string]*yaml.Node{}
+			for k, v := range s.Clients.DesignParams {
+				var n yaml.Node
+				if err := n.Encode(v); err != nil {
+					return clientsStudyErr("clients."+k, 0, "%v", err)
+				}
+				p.design[k] = &n
+			}
 			var label []string
 			for i, a := range g {
 				v := a.Values[idx[i]]
 				p.values[a.Name] = v
 				label = append(label, a.Name+"="+v.Value)
-				if err := setYAMLParam(&p.params, a.Name, v); err != nil {
+				if slices.Contains(s.designParams(), a.Name) {
+					if p.params.DesignParams == nil {
+						p.params.DesignParams = map[string]any{}
+					}
+					p.params.DesignParams[a.Name] = v.Value
+					p.design[a.Name] = v
+				} else if err := setYAMLParam(&p.params, a.Name, v); err != nil {
 					return clientsStudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
 				}
 			}
 			values := p.values
 			p.params.Given = func(param string) bool { return s.given[param] || values[param] != nil }
 			p.params.Bin = "0"
-			spec, err := p.params.Spec()
+			spec, err := s.spec(&p.params, p.design)
 			if err == nil && spec.MaxJobs > 0 && p.params.Trace == nil {
 				_, err = p.params.generated(&spec) // an invalid arrival spec or load, before the run
 			}
@@ -378,6 +417,49 @@ func (s *ClientsStudy) validate() error {
 	return nil
 }
 
+// designParams returns the keys of the designs' parameters, none
+// without designs.
+func (s *ClientsStudy) designParams() []string {
+	if s.designs == nil {
+		return nil
+	}
+	return s.designs.Params()
+}
+
+// sweepable returns the parameters a sweep can vary: the clients' but
+// the trace, and with designs the designs'; design only with designs.
+func (s *ClientsStudy) sweepable() []string {
+	out := SweepableClientsParams()
+	if s.designs == nil {
+		return slices.DeleteFunc(out, func(k string) bool { return k == "design" })
+	}
+	return append(out, s.designParams()...)
+}
+
+// spec returns the specification of a run of p: ClientsParams.Spec, and
+// the design built by the study's designs.
+func (s *ClientsStudy) spec(p *ClientsParams, design map[string]*yaml.Node) (ClientsSpec, error) {
+	spec, err := p.Spec()
+	if err != nil {
+		return spec, err
+	}
+	if p.Design == "" {
+		for k := range p.DesignParams {
+			return spec, &ParamError{Param: k, text: fmt.Sprintf("%s applies with design only", k)}
+		}
+		return spec, nil
+	}
+	if s.designs == nil {
+		return spec, &ParamError{Param: "design", text: "a distributed design is not a parameter of this clients sweep"}
+	}
+	remote, desc, err := s.designs.Remote(p.Design, design, p)
+	if err != nil {
+		return spec, err
+	}
+	spec.Remote, spec.RemoteName, spec.RemoteParams = remote, "drl "+p.Design, desc
+	return spec, nil
+}
+
 // clientsColumns are the columns of the numeric parameters, with their
 // units; time parameters are in seconds (name_s), the others as
 // written.
@@ -409,9 +491,24 @@ func (s *ClientsStudy) axisColumn(name string) (string, []any) {
 			return r.Float64(), err == nil
 		}
 	case clientsNumColumns[name] != "":
-		col, parse = clientsNumColumns[name], func(t string) (float64, bool) {
-			x, err := strconv.ParseFloat(t, 64)
-			return x, err == nil
+		col, parse = clientsNumColumns[name], number
+	case slices.Contains(s.designParams(), name):
+		// A design's parameter: a number, or a time in seconds (inf for
+		// never), or text.
+		col, parse = name, number
+		for _, p := range s.points {
+			if v, in := p.values[name]; in {
+				if _, ok := number(v.Value); !ok {
+					col, parse = name+"_s", func(t string) (float64, bool) {
+						if x, ok := number(t); ok && math.IsInf(x, 1) {
+							return x, true
+						}
+						r, ok := ParseSeconds(t)
+						return r.Float64(), ok
+					}
+					break
+				}
+			}
 		}
 	}
 	if parse != nil {
@@ -437,6 +534,12 @@ func (s *ClientsStudy) axisColumn(name string) (string, []any) {
 		}
 	}
 	return name, vals
+}
+
+// number parses a plain number.
+func number(t string) (float64, bool) {
+	x, err := strconv.ParseFloat(t, 64)
+	return x, err == nil
 }
 
 // ClientsMetrics are the columns a clients study reports of each point,
@@ -495,7 +598,7 @@ func (s *ClientsStudy) Columns() []string {
 func (s *ClientsStudy) Replicate(ctx context.Context, point, rep int, seed uint64) (any, error) {
 	p := s.points[point].params
 	p.Seed = seed
-	spec, err := p.Spec()
+	spec, err := s.spec(&p, s.points[point].design)
 	if err != nil {
 		return nil, err
 	}

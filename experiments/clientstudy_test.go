@@ -32,7 +32,7 @@ sweep:
   - {server_rate: [1], buffer: [0]}
   - {max_attempts: [0]}
 `
-	s, err := ParseClientsStudy(strings.NewReader(spec), "hand.yaml")
+	s, err := ParseClientsStudy(strings.NewReader(spec), "hand.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -260,35 +260,13 @@ func (f *clientsFlags) readDesign(s *experiments.ClientsSpec) error {
 	}
 	ds.Design = f.p.Design
 	s.RemoteName = "drl " + f.p.Design
-	s.RemoteParams = designParams(ds)
+	s.RemoteParams = ds.Describe()
 	s.Remote = func() (clients.Remote, error) {
 		o, err := drl.NewOnline(ds)
 		f.online, f.designSpec = o, ds
 		return o, err
 	}
 	return nil
-}
-
-// designParams describes the parameters of a design that matter to it.
-func designParams(s drl.Spec) string {
-	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
-	if s.Design != "one" {
-		p += fmt.Sprintf(", %d nodes, dispatch %s", s.Nodes, s.Dispatch)
-	}
-	switch s.Design {
-	case "store":
-		p += fmt.Sprintf(", round trip %v", s.RTT)
-	case "sync":
-		p += fmt.Sprintf(", sync period %v s, message delay %v, local %v", s.SyncPeriod, s.SyncDelay, s.Local)
-	case "lease":
-		p += fmt.Sprintf(", round trip %v, lease TTL %v s", s.RTT, s.LeaseTTL)
-	case "grd", "fps":
-		p += fmt.Sprintf(", estimate interval %v s, message delay %v", s.EstimateInterval, s.SyncDelay)
-	}
-	if s.Police || s.Design == "lease" || s.Design == "grd" || s.Design == "fps" {
-		return p + ", policing"
-	}
-	return p + ", shaping"
 }
 
 func runClients(cmd *cobra.Command, f *clientsFlags) error {

@@ -27,6 +27,10 @@ func TestSweepClientsOnePointIsClients(t *testing.T) {
 		block: "{arrivals: 'cron:n=20,period=2', jobs: 400, rate: 10, limit: 5, backoff: full, max_attempts: 4}",
 		flags: []string{"--arrivals", "cron:n=20,period=2", "--jobs", "400", "--rate", "10", "--limit", "5", "--backoff", "full", "--max-attempts", "4"},
 	}, {
+		name:  "design",
+		block: "{arrivals: 'cron:n=100,period=10', jobs: 1000, design: sync, nodes: 4, police: true, sync_period: 100ms, sync_delay: 5ms, backoff: full}",
+		flags: []string{"--arrivals", "cron:n=100,period=10", "--jobs", "1000", "--design", "sync", "--nodes", "4", "--police", "--sync-period", "100ms", "--sync-delay", "5ms", "--backoff", "full"},
+	}, {
 		name:  "server",
 		block: "{arrivals: poisson, load: 1.5, jobs: 500, backoff: decorrelated, server_rate: 8, buffer: 2}",
 		flags: []string{"--arrivals", "poisson", "--load", "1.5", "--jobs", "500", "--backoff", "decorrelated", "--server-rate", "8", "--buffer", "2"},
@@ -114,8 +118,11 @@ sweep:
 // and parameter, with the flag's words of ratesim clients.
 func TestSweepClientsErrors(t *testing.T) {
 	for _, tt := range []struct{ spec, want string }{
-		{"model: clients\nclients:\n  jobs: 10\n  bakoff: full\n", `:4: field bakoff is not a clients parameter (want one of limiter, profile, rate`},
-		{"model: clients\nclients:\n  design: sync\n", `:3: clients.design: a distributed design is not a parameter of a clients sweep`},
+		{"model: clients\nclients:\n  jobs: 10\n  bakoff: full\n", `:4: clients: field bakoff is not a clients parameter (want one of limiter, profile, rate`},
+		{"model: clients\nclients:\n  jobs: 10\n  design: sink\n", `:4: clients.design: design sink: want one of one, static, store`},
+		{"model: clients\nclients:\n  jobs: 10\n  nodes: 4\n", `:4: clients.nodes: nodes applies with design only`},
+		{"model: clients\nclients:\n  jobs: 10\n  nodez: 4\n", `:4: clients: field nodez is not a clients parameter (want one of limiter, profile`},
+		{"model: clients\nclients: {jobs: 10, design: sync, limit: 10}\nsweep:\n  nodes: [4, 20]\n", `:2: clients.limit: at sweep point 1 (nodes=20): limit 10: want a burst of at least one token per node`},
 		{"model: clients\nclients: {jobs: 10}\nsweep:\n  backoff: [full, slow]\n", `:4: sweep.backoff: at sweep point 1 (backoff=slow): backoff slow: want one of none, exponential`},
 		{"model: clients\nclients:\n  jobs: 10\n  cap: 1ms\n", `:4: clients.cap: cap 1ms: want a cap >= base 0.1 s`},
 		{"model: clients\nclients:\n  jobs: 10\n  buffer: 3\n", `:4: clients.buffer: buffer applies with server_rate only`},

@@ -199,8 +199,10 @@ of the overshoot and mean delay against the first numeric axis. -j, --shard
 A spec with "model: clients" is a study of the reacting clients of ratesim
 clients: its clients block takes clients' flags in snake case (backoff,
 base, cap, max_attempts, retry_after, pace, server_rate, buffer, users,
-arrivals, jobs, a trace block with path, ...; not design) and its sweep
-varies any of them but the trace, e.g. backoff: [none, exponential, full].
+arrivals, jobs, a trace block with path, ...; design with the design
+flags clients borrows from drl: nodes, police, sync_period, ...) and its
+sweep varies any of them but the trace, e.g. backoff: [none, exponential,
+full].
 Its rows are one per point: the axes, then requests, attempts_per_request,
 goodput_per_s, give_ups, mean_latency_s, p99_latency_s and overflows, each
 with METRIC_ci95 from 2 replications; its figures the attempts per request

@@ -38,7 +38,7 @@ var studyModels = map[string]struct {
 	},
 	experiments.ClientsModel: {
 		read: func(path string) (experiments.Model, string, error) {
-			s, err := experiments.ReadClientsStudy(path)
+			s, err := experiments.ReadClientsStudy(path, drl.ClientsDesigns{})
 			if err != nil {
 				return nil, "", err
 			}
