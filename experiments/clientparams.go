@@ -296,6 +296,12 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 	var s ClientsSpec
 	var err error
 	s.Scenario.Seed = p.Seed
+	// The command line refuses these pairs as mutually exclusive flags.
+	for _, pair := range [][2]string{{"limiter", "profile"}, {"limiter", "design"}, {"profile", "design"}, {"arrivals", "trace"}, {"load", "trace"}} {
+		if p.given(pair[0]) && (p.given(pair[1]) || pair[1] == "design" && p.Design != "" || pair[1] == "trace" && p.Trace != nil) {
+			return s, p.misplaced(pair[0], "%s and %s: give one", pair[0], pair[1])
+		}
+	}
 	switch {
 	case p.given("profile"):
 		pr, err := profiles.Parse(p.Profile)

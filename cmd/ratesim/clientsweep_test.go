@@ -120,6 +120,7 @@ func TestSweepClientsErrors(t *testing.T) {
 	for _, tt := range []struct{ spec, want string }{
 		{"model: clients\nclients:\n  jobs: 10\n  bakoff: full\n", `:4: clients: field bakoff is not a clients parameter (want one of limiter, profile, rate`},
 		{"model: clients\nclients:\n  jobs: 10\n  design: sink\n", `:4: clients.design: design sink: want one of one, static, store`},
+		{"model: clients\nclients:\n  jobs: 10\n  limiter: gcra\n  design: sync\n", `:4: clients.limiter: limiter and design: give one`},
 		{"model: clients\nclients:\n  jobs: 10\n  nodes: 4\n", `:4: clients.nodes: nodes applies with design only`},
 		{"model: clients\nclients:\n  jobs: 10\n  nodez: 4\n", `:4: clients: field nodez is not a clients parameter (want one of limiter, profile`},
 		{"model: clients\nclients: {jobs: 10, design: sync, limit: 10}\nsweep:\n  nodes: [4, 20]\n", `:2: clients.limit: at sweep point 1 (nodes=20): limit 10: want a burst of at least one token per node`},
