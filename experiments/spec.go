@@ -235,7 +235,7 @@ func SpecModel(data []byte, name string) (string, error) {
 		if n.Content[i].Value == "model" {
 			v := n.Content[i+1]
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return "", &SpecError{File: name, Line: v.Line, Field: "model", Err: fmt.Errorf("want a model name, split or drl (%w)", ErrSpec)}
+				return "", &SpecError{File: name, Line: v.Line, Field: "model", Err: fmt.Errorf("want a model name, split, drl or clients (%w)", ErrSpec)}
 			}
 			return v.Value, nil
 		}

@@ -17,53 +17,22 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
-	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 )
 
-// clientsFlags are the flags of ratesim clients.
+// clientsFlags are the flags of ratesim clients: the parameters of the
+// run (experiments.ClientsParams, parsed by its Spec as a sweep spec's
+// clients block is) and the outputs.
 type clientsFlags struct {
-	limiter  string
-	profile  string
-	rate     string
-	limit    int64
-	window   string
-	queue    int
-	process  string
-	load     float64
-	jobs     int64
+	p        experiments.ClientsParams
 	trace    string
 	traceOpt arrivals.TraceOptions
 	traceFmt traceFormatFlags
 
-	users   int
-	think   string
-	horizon string
+	json             bool
+	plot, plotFormat string
+	meanRate         float64 // of the generated process, requests/s
 
-	backoff          string
-	base, cap        string
-	maxAttempts      int
-	deadline         string
-	retryAfter       bool
-	retryAfterJitter string
-
-	pace       string
-	paceJitter string
-
-	serverRate string
-	buffer     int
-
-	backfill                 int64
-	bfFraction, bfMin, bfMax float64
-	bfIncrease, bfDecrease   float64
-	bfTarget, bfInterval     string
-	bin                      string
-	seed                     uint64
-	json                     bool
-	plot, plotFormat         string
-	meanRate                 float64 // of the generated process, requests/s
-
-	design string         // a drl design instead of --limiter
 	drlCmd *cobra.Command // the drl command whose design flags are borrowed
 	drl    *drlFlags
 	// online is the design of the run, and designSpec its specification.
@@ -161,50 +130,50 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.limiter, "limiter", "token-police", "the limiter, one of "+strings.Join(experiments.LimiterNames, ", "))
-	fl.StringVar(&f.profile, "profile", "", "a library-faithful limiter instead of --limiter, 'NAME:key=value,...' (see 'ratesim limiters --help')")
-	fl.StringVar(&f.rate, "rate", "10", "--limiter: rate R, tokens/s (exact: a decimal or p/q, > 0)")
-	fl.Int64Var(&f.limit, "limit", 10, "--limiter: burst b in tokens, or window limit in jobs (>= 1)")
-	fl.StringVar(&f.window, "window", "1", "--limiter: window length of the window limiters, seconds or with a unit (> 0)")
-	fl.IntVar(&f.queue, "queue", 0, "--limiter: queue capacity of token-shape and leaky-queue, jobs (0: unbounded; default --limit)")
-	fl.StringVar(&f.process, "arrivals", "poisson", "open-loop requests: poisson, periodic (λ = load·rate) or an arrival spec as in ratesim run, such as 'cron:n=100,period=10'")
-	fl.Float64Var(&f.load, "load", 1.2, "offered load λ/R where the arrival spec gives no rate (> 0)")
-	fl.Int64Var(&f.jobs, "jobs", 10_000, "open-loop requests (>= 0; 0 with --users for closed-loop users only); with --trace, all unless given")
+	fl.StringVar(&f.p.Limiter, "limiter", "token-police", "the limiter, one of "+strings.Join(experiments.LimiterNames, ", "))
+	fl.StringVar(&f.p.Profile, "profile", "", "a library-faithful limiter instead of --limiter, 'NAME:key=value,...' (see 'ratesim limiters --help')")
+	fl.StringVar(&f.p.Rate, "rate", "10", "--limiter: rate R, tokens/s (exact: a decimal or p/q, > 0)")
+	fl.Int64Var(&f.p.Limit, "limit", 10, "--limiter: burst b in tokens, or window limit in jobs (>= 1)")
+	fl.StringVar(&f.p.Window, "window", "1", "--limiter: window length of the window limiters, seconds or with a unit (> 0)")
+	fl.IntVar(&f.p.Queue, "queue", 0, "--limiter: queue capacity of token-shape and leaky-queue, jobs (0: unbounded; default --limit)")
+	fl.StringVar(&f.p.Arrivals, "arrivals", "poisson", "open-loop requests: poisson, periodic (λ = load·rate) or an arrival spec as in ratesim run, such as 'cron:n=100,period=10'")
+	fl.Float64Var(&f.p.Load, "load", 1.2, "offered load λ/R where the arrival spec gives no rate (> 0)")
+	fl.Int64Var(&f.p.Jobs, "jobs", 10_000, "open-loop requests (>= 0; 0 with --users for closed-loop users only); with --trace, all unless given")
 	fl.StringVar(&f.trace, "trace", "", "read the open-loop request instants from this trace (formats as in ratesim run)")
 	addTraceFormatFlags(fl, &f.traceFmt)
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
 	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
 	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
-	fl.IntVar(&f.users, "users", 0, "closed-loop users (>= 0), each sending its next request --think after the previous one ends")
-	fl.StringVar(&f.think, "think", "1", "closed-loop users' think time, seconds or with a unit (>= 0)")
-	fl.StringVar(&f.horizon, "horizon", "60", "closed-loop users start requests until this instant, seconds or with a unit (> 0)")
-	fl.StringVar(&f.backoff, "backoff", "exponential", "retry backoff: "+strings.Join(clients.BackoffNames(), ", "))
-	fl.StringVar(&f.base, "base", "100ms", "backoff base, seconds or with a unit (> 0 except for none)")
-	fl.StringVar(&f.cap, "cap", "10s", "backoff cap, seconds or with a unit (>= --base)")
-	fl.IntVar(&f.maxAttempts, "max-attempts", 10, "attempts of one request, the first included, before it is given up (>= 1; 0 for no bound)")
-	fl.StringVar(&f.deadline, "deadline", "0", "give a request up when its next attempt would come this long after its arrival, seconds or with a unit (0: no deadline)")
-	fl.BoolVar(&f.retryAfter, "retry-after", false, "obey the limiter's Retry-After where it gives one, and --backoff elsewhere")
-	fl.StringVar(&f.retryAfterJitter, "retry-after-jitter", "0", "with --retry-after: add a draw uniform on [0, this] to Retry-After, seconds or with a unit")
-	fl.StringVar(&f.pace, "pace", "", "pace the open-loop requests to at most this many per second in front of the limiter (exact, > 0)")
-	fl.StringVar(&f.paceJitter, "pace-jitter", "0", "with --pace: add a draw uniform on [0, this] to each gap, seconds or with a unit")
-	fl.StringVar(&f.serverRate, "server-rate", "", "feed every passing request to a downstream FIFO server of this service rate, jobs/s (exact, > 0)")
-	fl.IntVar(&f.buffer, "buffer", 10, "with --server-rate: the server's waiting room, jobs (>= 0), not counting the job in service")
-	fl.Int64Var(&f.backfill, "backfill", 0, "add a backfill of this many requests, paced to a fraction of --server-rate adjusted by AIMD (needs --server-rate)")
-	fl.Float64Var(&f.bfFraction, "backfill-fraction", 0.5, "backfill: initial fraction of --server-rate, in [--backfill-min, --backfill-max]")
-	fl.Float64Var(&f.bfMin, "backfill-min", 0.05, "backfill: least fraction, in (0, 1]")
-	fl.Float64Var(&f.bfMax, "backfill-max", 1, "backfill: largest fraction, in (0, 1]")
-	fl.Float64Var(&f.bfIncrease, "backfill-increase", 0.05, "backfill: added to the fraction after an interval at or under target (>= 0)")
-	fl.Float64Var(&f.bfDecrease, "backfill-decrease", 0.5, "backfill: factor of the fraction after an interval over target, in (0, 1]")
-	fl.StringVar(&f.bfTarget, "backfill-target", "10ms", "backfill: the foreground's mean queueing delay downstream over which it slows down, seconds or with a unit")
-	fl.StringVar(&f.bfInterval, "backfill-interval", "1s", "backfill: control period, seconds or with a unit (> 0)")
-	fl.StringVar(&f.bin, "bin", "1s", "width of the series bins in the JSON and --plot, seconds or with a unit (0: no series; at most 10^6 bins over the run)")
-	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed: each client's jitter and each component draw from their own streams of it")
+	fl.IntVar(&f.p.Users, "users", 0, "closed-loop users (>= 0), each sending its next request --think after the previous one ends")
+	fl.StringVar(&f.p.Think, "think", "1", "closed-loop users' think time, seconds or with a unit (>= 0)")
+	fl.StringVar(&f.p.Horizon, "horizon", "60", "closed-loop users start requests until this instant, seconds or with a unit (> 0)")
+	fl.StringVar(&f.p.Backoff, "backoff", "exponential", "retry backoff: "+strings.Join(clients.BackoffNames(), ", "))
+	fl.StringVar(&f.p.Base, "base", "100ms", "backoff base, seconds or with a unit (> 0 except for none)")
+	fl.StringVar(&f.p.Cap, "cap", "10s", "backoff cap, seconds or with a unit (>= --base)")
+	fl.IntVar(&f.p.MaxAttempts, "max-attempts", 10, "attempts of one request, the first included, before it is given up (>= 1; 0 for no bound)")
+	fl.StringVar(&f.p.Deadline, "deadline", "0", "give a request up when its next attempt would come this long after its arrival, seconds or with a unit (0: no deadline)")
+	fl.BoolVar(&f.p.RetryAfter, "retry-after", false, "obey the limiter's Retry-After where it gives one, and --backoff elsewhere")
+	fl.StringVar(&f.p.RetryAfterJitter, "retry-after-jitter", "0", "with --retry-after: add a draw uniform on [0, this] to Retry-After, seconds or with a unit")
+	fl.StringVar(&f.p.Pace, "pace", "", "pace the open-loop requests to at most this many per second in front of the limiter (exact, > 0)")
+	fl.StringVar(&f.p.PaceJitter, "pace-jitter", "0", "with --pace: add a draw uniform on [0, this] to each gap, seconds or with a unit")
+	fl.StringVar(&f.p.ServerRate, "server-rate", "", "feed every passing request to a downstream FIFO server of this service rate, jobs/s (exact, > 0)")
+	fl.IntVar(&f.p.Buffer, "buffer", 10, "with --server-rate: the server's waiting room, jobs (>= 0), not counting the job in service")
+	fl.Int64Var(&f.p.Backfill, "backfill", 0, "add a backfill of this many requests, paced to a fraction of --server-rate adjusted by AIMD (needs --server-rate)")
+	fl.Float64Var(&f.p.BackfillFraction, "backfill-fraction", 0.5, "backfill: initial fraction of --server-rate, in [--backfill-min, --backfill-max]")
+	fl.Float64Var(&f.p.BackfillMin, "backfill-min", 0.05, "backfill: least fraction, in (0, 1]")
+	fl.Float64Var(&f.p.BackfillMax, "backfill-max", 1, "backfill: largest fraction, in (0, 1]")
+	fl.Float64Var(&f.p.BackfillIncrease, "backfill-increase", 0.05, "backfill: added to the fraction after an interval at or under target (>= 0)")
+	fl.Float64Var(&f.p.BackfillDecrease, "backfill-decrease", 0.5, "backfill: factor of the fraction after an interval over target, in (0, 1]")
+	fl.StringVar(&f.p.BackfillTarget, "backfill-target", "10ms", "backfill: the foreground's mean queueing delay downstream over which it slows down, seconds or with a unit")
+	fl.StringVar(&f.p.BackfillInterval, "backfill-interval", "1s", "backfill: control period, seconds or with a unit (> 0)")
+	fl.StringVar(&f.p.Bin, "bin", "1s", "width of the series bins in the JSON and --plot, seconds or with a unit (0: no series; at most 10^6 bins over the run)")
+	fl.Uint64VarP(&f.p.Seed, "seed", "s", 1, "root seed: each client's jitter and each component draw from their own streams of it")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
 	fl.StringVar(&f.plot, "plot", "", "draw the figures into this folder: offered, retried, admitted requests and retry amplification over time (in bins of --bin), the latency tail (CCDF)")
 	markOutput(cmd, "plot", outputFolder)
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "format of the --plot figures: png, svg or pdf")
-	fl.StringVar(&f.design, "design", "", "a distributed rate-limiting design instead of --limiter, one of "+strings.Join(drl.Designs, ", ")+", with limit (--rate, --limit) and the design flags of ratesim drl")
+	fl.StringVar(&f.p.Design, "design", "", "a distributed rate-limiting design instead of --limiter, one of "+strings.Join(drl.Designs, ", ")+", with limit (--rate, --limit) and the design flags of ratesim drl")
 	f.drlCmd, f.drl = newDRLCmdFlags()
 	for _, name := range drlClientFlags {
 		fl.AddFlag(f.drlCmd.Flags().Lookup(name))
@@ -215,90 +184,42 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	return cmd
 }
 
-// span parses a time flag into whole nanoseconds >= 0 (> 0 when positive
-// is set).
-func span(flag, text string, positive bool) (engine.Time, error) {
-	secs, err := parseSeconds(flag, text)
-	if err != nil {
-		return 0, err
-	}
-	if secs.Sign() < 0 || positive && secs.Sign() == 0 {
-		want := "a time >= 0 s"
-		if positive {
-			want = "a time > 0 s"
-		}
-		return 0, flagError(flag, text, want)
-	}
-	return nanos(flag, text, secs)
-}
+// paramFlag is the flag of a parameter of experiments.ClientsParams: its
+// YAML key in kebab case (max_attempts is --max-attempts).
+func paramFlag(param string) string { return strings.ReplaceAll(param, "_", "-") }
 
-// spec validates the flags and builds the run specification.
+// spec binds the flags given to the parameters and parses them with
+// experiments.ClientsParams.Spec, the parser of a sweep spec's clients
+// block, its errors naming the flags; then builds the --design.
 func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error) {
 	changed := cmd.Flags().Changed
-	var s experiments.ClientsSpec
-	var err error
-	s.Scenario.Seed = f.seed
-	if changed("profile") {
-		ps, err := parseProfiles([]string{f.profile})
-		if err != nil {
-			return s, err
-		}
-		s.Profile = &ps[0]
-		for _, name := range []string{"rate", "limit", "window", "queue"} {
-			if changed(name) {
-				return s, fmt.Errorf("--%s applies to --limiter only: a --profile gives its own parameters", name)
-			}
-		}
-	} else if changed("design") {
-		if err := f.readDesign(&s, changed); err != nil {
-			return s, err
-		}
-	} else if !slices.Contains(experiments.LimiterNames, f.limiter) {
-		return s, flagError("limiter", f.limiter, "one of "+strings.Join(experiments.LimiterNames, ", "))
+	p := &f.p
+	p.Given = func(param string) bool { return changed(paramFlag(param)) }
+	p.Name = func(param string) string { return "--" + paramFlag(param) }
+	p.Trace, p.TraceOptions = nil, nil
+	if f.trace != "" {
+		p.Trace, p.TraceOptions = &experiments.ClientsTrace{Path: f.trace}, &f.traceOpt
 	}
-	if !changed("design") {
+	if changed("design") {
+		if !slices.Contains(drl.Designs, p.Design) {
+			return experiments.ClientsSpec{}, flagError("design", p.Design, "one of "+strings.Join(drl.Designs, ", "))
+		}
+	} else {
+		p.Design = ""
 		for _, name := range drlClientFlags {
 			if changed(name) {
-				return s, fmt.Errorf("--%s applies with --design only", name)
+				return experiments.ClientsSpec{}, fmt.Errorf("--%s applies with --design only", name)
 			}
 		}
 	}
-	s.Limiter = f.limiter
-	l, err := familyLimits(changed, f.limit, f.rate, f.window, f.queue, false)
+	s, err := p.Spec()
 	if err != nil {
-		return s, err
+		return s, clientsParamError(err)
 	}
-	l.Seed = f.seed
-	s.Limits = l
-
-	sc := &s.Scenario
-	if err := f.retry(sc, changed); err != nil {
-		return s, err
-	}
-	if f.users < 0 {
-		return s, flagError("users", f.users, "a number of closed-loop users >= 0")
-	}
-	if f.users > 0 {
-		sc.Users = f.users
-		think, err := span("think", f.think, false)
-		if err != nil {
+	if p.Design != "" {
+		if err := f.readDesign(&s); err != nil {
 			return s, err
 		}
-		sc.Think = clients.Fixed(think.Seconds())
-		if sc.Horizon, err = span("horizon", f.horizon, true); err != nil {
-			return s, err
-		}
-	} else if changed("think") || changed("horizon") {
-		return s, fmt.Errorf("--think and --horizon apply with --users only")
-	}
-	if f.jobs < 0 {
-		return s, flagError("jobs", f.jobs, "a number of requests >= 0")
-	}
-	if f.jobs == 0 && f.users == 0 {
-		return s, flagError("jobs", f.jobs, "at least one request: --jobs >= 1, or closed-loop --users")
-	}
-	if changed("jobs") || f.trace == "" {
-		s.MaxJobs = f.jobs
 	}
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "sort", "skip-bad"}, traceFormatFlagNames...) {
@@ -306,211 +227,46 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 				return s, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
 			}
 		}
-	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
-		return s, err
-	}
-	if changed("pace") {
-		rate, err := parseRat("pace", f.pace, "requests/s")
-		if err != nil {
-			return s, err
-		}
-		if rate.Sign() <= 0 || rate.Cmp(exact.Int(1e9)) > 0 {
-			return s, flagError("pace", f.pace, "a rate in (0, 1e9] requests/s")
-		}
-		jit, err := span("pace-jitter", f.paceJitter, false)
-		if err != nil {
-			return s, err
-		}
-		sc.Pace = &clients.PaceParams{Rate: rate, Jitter: jit, MaxAttempts: sc.Retry.MaxAttempts}
-	} else if changed("pace-jitter") {
-		return s, fmt.Errorf("--pace-jitter applies with --pace only")
-	}
-	if err := f.server(sc, changed); err != nil {
-		return s, err
-	}
-	if sc.Bin, err = span("bin", f.bin, false); err != nil {
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, p.Seed); err != nil {
 		return s, err
 	}
 	return s, nil
 }
 
+// clientsParamError words an invalid --profile as ratesim limiters does
+// (with the profile's keys); other errors already name their flags.
+func clientsParamError(err error) error {
+	var pe *experiments.ParamError
+	if errors.As(err, &pe) && pe.Param == "profile" {
+		if _, perr := parseProfiles([]string{pe.Value.(string)}); perr != nil {
+			return perr
+		}
+	}
+	return err
+}
+
 // readDesign reads --design, its limit (--rate, --limit) and the design
 // flags borrowed from ratesim drl into s.Remote: a fresh drl.Online per
 // run, every request of one key.
-func (f *clientsFlags) readDesign(s *experiments.ClientsSpec, changed func(string) bool) error {
-	if !slices.Contains(drl.Designs, f.design) {
-		return flagError("design", f.design, "one of "+strings.Join(drl.Designs, ", "))
-	}
-	for _, name := range []string{"window", "queue"} {
-		if changed(name) {
-			return fmt.Errorf("--%s applies to --limiter only: a --design takes --rate and --limit (its burst)", name)
-		}
-	}
-	if f.design != "one" && f.limit < int64(f.drl.p.Nodes) {
-		return flagError("limit", f.limit, fmt.Sprintf("a burst of at least one token per node: --limit >= --nodes %d", f.drl.p.Nodes))
+func (f *clientsFlags) readDesign(s *experiments.ClientsSpec) error {
+	if f.p.Design != "one" && f.p.Limit < int64(f.drl.p.Nodes) {
+		return flagError("limit", f.p.Limit, fmt.Sprintf("a burst of at least one token per node: --limit >= --nodes %d", f.drl.p.Nodes))
 	}
 	d := *f.drl
-	d.p.Designs, d.p.Rate, d.p.Burst, d.p.Seed = f.design, f.rate, strconv.FormatInt(f.limit, 10), f.seed
+	d.p.Designs, d.p.Rate, d.p.Burst, d.p.Seed = f.p.Design, f.p.Rate, strconv.FormatInt(f.p.Limit, 10), f.p.Seed
 	_, ds, _, err := d.spec(f.drlCmd)
 	if err != nil {
 		return err
 	}
-	ds.Design = f.design
-	s.RemoteName = "drl " + f.design
-	s.RemoteParams = designParams(ds)
+	ds.Design = f.p.Design
+	s.RemoteName = "drl " + f.p.Design
+	s.RemoteParams = ds.Describe()
 	s.Remote = func() (clients.Remote, error) {
 		o, err := drl.NewOnline(ds)
 		f.online, f.designSpec = o, ds
 		return o, err
 	}
 	return nil
-}
-
-// designParams describes the parameters of a design that matter to it.
-func designParams(s drl.Spec) string {
-	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
-	if s.Design != "one" {
-		p += fmt.Sprintf(", %d nodes, dispatch %s", s.Nodes, s.Dispatch)
-	}
-	switch s.Design {
-	case "store":
-		p += fmt.Sprintf(", round trip %v", s.RTT)
-	case "sync":
-		p += fmt.Sprintf(", sync period %v s, message delay %v, local %v", s.SyncPeriod, s.SyncDelay, s.Local)
-	case "lease":
-		p += fmt.Sprintf(", round trip %v, lease TTL %v s", s.RTT, s.LeaseTTL)
-	case "grd", "fps":
-		p += fmt.Sprintf(", estimate interval %v s, message delay %v", s.EstimateInterval, s.SyncDelay)
-	}
-	if s.Police || s.Design == "lease" || s.Design == "grd" || s.Design == "fps" {
-		return p + ", policing"
-	}
-	return p + ", shaping"
-}
-
-// retry reads the retry flags into sc.Retry.
-func (f *clientsFlags) retry(sc *clients.Scenario, changed func(string) bool) error {
-	if !slices.Contains(clients.BackoffNames(), f.backoff) {
-		return flagError("backoff", f.backoff, "one of "+strings.Join(clients.BackoffNames(), ", "))
-	}
-	base, err := span("base", f.base, f.backoff != "none")
-	if err != nil {
-		return err
-	}
-	capT, err := span("cap", f.cap, false)
-	if err != nil {
-		return err
-	}
-	if f.backoff != "none" && f.backoff != "constant" && capT < base {
-		return flagError("cap", f.cap, fmt.Sprintf("a cap >= --base %v s", base))
-	}
-	b, err := clients.NewBackoff(f.backoff, base, capT)
-	if err != nil {
-		return fmt.Errorf("--backoff %s with --base %s and --cap %s: %v", f.backoff, f.base, f.cap, strings.TrimPrefix(err.Error(), "clients: "))
-	}
-	if f.retryAfter {
-		jit, err := span("retry-after-jitter", f.retryAfterJitter, false)
-		if err != nil {
-			return err
-		}
-		b = clients.HonorRetryAfter{Fallback: b, Spread: jit}
-	} else if changed("retry-after-jitter") {
-		return fmt.Errorf("--retry-after-jitter applies with --retry-after only")
-	}
-	if f.maxAttempts < 0 {
-		return flagError("max-attempts", f.maxAttempts, "a number of attempts >= 1, or 0 for no bound")
-	}
-	deadline, err := span("deadline", f.deadline, false)
-	if err != nil {
-		return err
-	}
-	sc.Retry = clients.RetryPolicy{Backoff: b, MaxAttempts: f.maxAttempts, Deadline: deadline}
-	return nil
-}
-
-// server reads the downstream and backfill flags into sc.
-func (f *clientsFlags) server(sc *clients.Scenario, changed func(string) bool) error {
-	bfFlags := []string{"backfill-fraction", "backfill-min", "backfill-max", "backfill-increase", "backfill-decrease", "backfill-target", "backfill-interval"}
-	if !changed("server-rate") {
-		for _, name := range append([]string{"buffer", "backfill"}, bfFlags...) {
-			if changed(name) {
-				return fmt.Errorf("--%s applies with --server-rate only", name)
-			}
-		}
-		return nil
-	}
-	rate, err := parseRat("server-rate", f.serverRate, "jobs/s")
-	if err != nil {
-		return err
-	}
-	if rate.Sign() <= 0 || rate.Cmp(exact.Int(1e9)) > 0 {
-		return flagError("server-rate", f.serverRate, "a service rate in (0, 1e9] jobs/s")
-	}
-	if f.buffer < 0 {
-		return flagError("buffer", f.buffer, "a waiting room >= 0 jobs")
-	}
-	sc.Server = &clients.ServerParams{Rate: rate, Buffer: f.buffer}
-	if !changed("backfill") {
-		for _, name := range bfFlags {
-			if changed(name) {
-				return fmt.Errorf("--%s applies with --backfill only", name)
-			}
-		}
-		return nil
-	}
-	if f.backfill < 1 {
-		return flagError("backfill", f.backfill, "a number of backfill requests >= 1")
-	}
-	p := clients.BackfillParams{Capacity: rate, Initial: f.bfFraction, Min: f.bfMin, Max: f.bfMax,
-		Increase: f.bfIncrease, Decrease: f.bfDecrease, Live: sc.Retry.Class, Class: sc.Retry.Class + 1, MaxAttempts: sc.Retry.MaxAttempts}
-	if p.Target, err = span("backfill-target", f.bfTarget, false); err != nil {
-		return err
-	}
-	if p.Interval, err = span("backfill-interval", f.bfInterval, true); err != nil {
-		return err
-	}
-	switch {
-	case !(p.Min > 0 && p.Min <= 1):
-		return flagError("backfill-min", f.bfMin, "a fraction in (0, 1]")
-	case !(p.Max >= p.Min && p.Max <= 1):
-		return flagError("backfill-max", f.bfMax, fmt.Sprintf("a fraction in [--backfill-min %v, 1]", p.Min))
-	case !(p.Initial >= p.Min && p.Initial <= p.Max):
-		return flagError("backfill-fraction", f.bfFraction, fmt.Sprintf("a fraction in [--backfill-min %v, --backfill-max %v]", p.Min, p.Max))
-	case !(p.Increase >= 0 && !math.IsInf(p.Increase, 0)):
-		return flagError("backfill-increase", f.bfIncrease, "a finite increase >= 0")
-	case !(p.Decrease > 0 && p.Decrease <= 1):
-		return flagError("backfill-decrease", f.bfDecrease, "a factor in (0, 1]")
-	}
-	if err := p.Validate(); err != nil {
-		return fmt.Errorf("--backfill: %v", strings.TrimPrefix(err.Error(), "clients: "))
-	}
-	sc.Backfill, sc.BackfillItems = &p, f.backfill
-	return nil
-}
-
-// arrivalProcess builds the open-loop request process, or nil for
-// closed-loop users only.
-func (f *clientsFlags) arrivalProcess(cmd *cobra.Command, s experiments.ClientsSpec) (arrivals.Process, func() error, string, error) {
-	if f.trace != "" {
-		a, err := experiments.BuildArrivals(cmd.Context(), experiments.ArrivalsSpec{Trace: f.trace, TraceOptions: f.traceOpt}, f.seed)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		return a.Process, a.Close, "trace " + f.trace, nil
-	}
-	if s.MaxJobs == 0 {
-		return nil, nil, fmt.Sprintf("%d closed-loop users, think %v s, until %v s", f.users, float64(s.Scenario.Think.(clients.Fixed)), s.Scenario.Horizon.Seconds()), nil
-	}
-	rate := s.Limits.Rate
-	if s.Profile != nil && !strings.Contains(f.process, "rate=") {
-		return nil, nil, "", fmt.Errorf("--arrivals %s: with --profile give the arrival rate in the spec (such as 'poisson:rate=15'): --load is relative to --rate, which a profile does not use", f.process)
-	}
-	g, err := buildGenerated(f.process, f.load, rate, f.seed, cmd.Flags().Changed("load"))
-	if err != nil {
-		return nil, nil, "", err
-	}
-	f.meanRate = g.MeanRate
-	return g, nil, fmt.Sprintf("%s, %d requests (mean %.6g requests/s)", g.Spec, s.MaxJobs, g.MeanRate), nil
 }
 
 func runClients(cmd *cobra.Command, f *clientsFlags) error {
@@ -521,29 +277,25 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	if err := f.checkPlot(cmd); err != nil {
 		return err
 	}
-	proc, closeProc, input, err := f.arrivalProcess(cmd, spec)
+	a, err := f.p.OpenArrivals(cmd.Context(), &spec)
 	if err != nil {
 		return err
 	}
-	if closeProc != nil {
-		defer closeProc()
-	}
-	if f.users > 0 && proc != nil {
-		input += fmt.Sprintf("; %d closed-loop users, think %s, until %s", f.users, f.think, f.horizon)
-	}
-	spec.Input, spec.Offered = input, f.meanRate
+	defer a.Close()
+	f.meanRate = spec.Offered
+	proc := a.Process
 	if err := f.checkBins(spec); err != nil {
 		return err
 	}
 	res, err := experiments.RunClients(cmd.Context(), spec, proc)
 	var tooMany *clients.ErrTooManyBins
 	if errors.As(err, &tooMany) {
-		return binError(f.bin, tooMany)
+		return binError(f.p.Bin, tooMany)
 	}
 	if err != nil {
 		return err
 	}
-	if tr, ok := proc.(*arrivals.Trace); ok && tr.Skipped() > 0 {
+	if tr := a.Trace; tr != nil && tr.Skipped() > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: skipped %d bad lines of %s; the first: %v\n", tr.Skipped(), f.trace, cliMessage(tr.FirstSkipped()))
 	}
 	var design *drl.Summary
@@ -593,11 +345,11 @@ func (f *clientsFlags) checkBins(spec experiments.ClientsSpec) error {
 	if f.meanRate > 0 && spec.MaxJobs > 1 {
 		end = engine.Time(min(float64(spec.MaxJobs-1)/f.meanRate*1e9, math.MaxInt64/2))
 	}
-	if f.users > 0 {
+	if f.p.Users > 0 {
 		end = max(end, spec.Scenario.Horizon)
 	}
 	if end/w >= clients.MaxBins {
-		return binError(f.bin, &clients.ErrTooManyBins{Bin: w, At: end})
+		return binError(f.p.Bin, &clients.ErrTooManyBins{Bin: w, At: end})
 	}
 	return nil
 }
@@ -638,21 +390,21 @@ func (f *clientsFlags) caption(res *experiments.ClientsResult) string {
 	sc := res.Spec.Scenario
 	c := fmt.Sprintf("%s; limiter %s %s", res.Spec.Input, res.Limiter, res.Params)
 	switch {
-	case f.pace != "":
-		c += fmt.Sprintf("; paced to %s requests/s", f.pace)
+	case f.p.Pace != "":
+		c += fmt.Sprintf("; paced to %s requests/s", f.p.Pace)
 	default:
-		c += fmt.Sprintf("; backoff %s (base %s, cap %s)", f.backoff, f.base, f.cap)
+		c += fmt.Sprintf("; backoff %s (base %s, cap %s)", f.p.Backoff, f.p.Base, f.p.Cap)
 		if sc.Retry.MaxAttempts > 0 {
 			c += fmt.Sprintf(", at most %d attempts", sc.Retry.MaxAttempts)
 		}
-		if f.retryAfter {
+		if f.p.RetryAfter {
 			c += ", obeying Retry-After"
 		}
 	}
-	if f.serverRate != "" {
-		c += fmt.Sprintf("; downstream server %s jobs/s, buffer %d", f.serverRate, f.buffer)
+	if f.p.ServerRate != "" {
+		c += fmt.Sprintf("; downstream server %s jobs/s, buffer %d", f.p.ServerRate, f.p.Buffer)
 	}
-	return c + fmt.Sprintf("; seed %d", f.seed)
+	return c + fmt.Sprintf("; seed %d", f.p.Seed)
 }
 
 // clientsJSON is the --json output.
@@ -678,9 +430,9 @@ type clientsJSON struct {
 
 func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
 	sc := res.Spec.Scenario
-	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.seed, Backoff: f.backoff, MaxAtt: sc.Retry.MaxAttempts,
-		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.retryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res, Design: design}
-	out.Base, out.Cap = secondsOf(f.base), secondsOf(f.cap)
+	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.p.Seed, Backoff: f.p.Backoff, MaxAtt: sc.Retry.MaxAttempts,
+		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.p.RetryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res, Design: design}
+	out.Base, out.Cap = secondsOf(f.p.Base), secondsOf(f.p.Cap)
 	if sc.Pace != nil {
 		out.Pace = sc.Pace.Rate.String()
 	}
@@ -701,13 +453,13 @@ func secondsOf(text string) float64 {
 
 func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
 	sc := res.Spec.Scenario
-	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.seed)
+	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.p.Seed)
 	fmt.Fprintf(w, "limiter    %s: %s\n", res.Limiter, res.Params)
-	retry := fmt.Sprintf("backoff %s, base %s, cap %s", f.backoff, f.base, f.cap)
-	if f.backoff == "none" {
+	retry := fmt.Sprintf("backoff %s, base %s, cap %s", f.p.Backoff, f.p.Base, f.p.Cap)
+	if f.p.Backoff == "none" {
 		retry = "no backoff"
 	}
-	if f.retryAfter {
+	if f.p.RetryAfter {
 		if h, ok := sc.Retry.Backoff.(clients.HonorRetryAfter); ok && h.Spread > 0 {
 			retry = fmt.Sprintf("Retry-After plus up to %v s, else %s", h.Spread, retry)
 		} else {

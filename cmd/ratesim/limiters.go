@@ -737,35 +737,7 @@ func exactSeconds(exactText string, x float64) string {
 // is --limit/--window (the windows' long-run rate); otherwise --rate is
 // parsed.
 func familyLimits(changed func(string) bool, limit int64, rate, window string, queue int, rateFromWindow bool) (experiments.LimitersSpec, error) {
-	s := experiments.LimitersSpec{Limit: limit}
-	if limit < 1 || limit > 1<<40 {
-		return s, flagError("limit", limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
-	}
-	var err error
-	if s.Window, err = parseSeconds("window", window); err != nil {
-		return s, err
-	}
-	if s.Window.Sign() <= 0 {
-		return s, flagError("window", window, "a window > 0 s")
-	}
-	if rateFromWindow && !changed("rate") {
-		if s.Rate, err = exact.Int(limit).Quo(s.Window); err != nil {
-			return s, flagError("window", window, "a window whose rate limit/window fits the exact model")
-		}
-	} else if s.Rate, err = parseRat("rate", rate, "tokens/s"); err != nil {
-		return s, err
-	}
-	if s.Rate.Sign() <= 0 {
-		return s, flagError("rate", rate, "a rate > 0 tokens/s")
-	}
-	s.Queue = int(min(limit, math.MaxInt32))
-	if changed("queue") {
-		if queue < 0 {
-			return s, flagError("queue", queue, "a queue capacity >= 1 job, or 0 for unbounded")
-		}
-		s.Queue = queue
-	}
-	s.Hard = exact.Int(limit - 1)
-	s.Soft, _ = s.Hard.Quo(exact.Int(2))
-	return s, nil
+	p := experiments.ClientsParams{Limit: limit, Rate: rate, Window: window, Queue: queue,
+		Given: func(param string) bool { return changed(param) }, Name: func(param string) string { return "--" + param }}
+	return p.FamilyLimits(rateFromWindow)
 }

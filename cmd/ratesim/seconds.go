@@ -1,46 +1,18 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 )
 
-// durationUnits are the unit suffixes a time flag accepts, in seconds,
-// longest first so that "ms" is not read as "m" followed by "s".
-var durationUnits = []struct {
-	suffix string
-	secs   exact.Rat
-}{
-	{"ns", exact.NewRat(1, 1_000_000_000)},
-	{"us", exact.NewRat(1, 1_000_000)},
-	{"µs", exact.NewRat(1, 1_000_000)},
-	{"ms", exact.NewRat(1, 1000)},
-	{"s", exact.Int(1)},
-	{"m", exact.Int(60)},
-	{"h", exact.Int(3600)},
-	{"d", exact.Int(86400)},
-}
-
-// parseSeconds parses a time flag exactly: plain seconds as a decimal or a
-// fraction ("60", "0.5", "1/3"), or a number with a unit ("500ms", "1m",
-// "2h", "1.5s", "10us"). It returns seconds as an exact rational and an
-// error naming the flag and what fits.
+// parseSeconds parses a time flag exactly (experiments.ParseSeconds):
+// plain seconds as a decimal or a fraction ("60", "0.5", "1/3"), or a
+// number with a unit ("500ms", "1m", "2h", "1.5s", "10us"). It returns
+// seconds as an exact rational and an error naming the flag and what fits.
 func parseSeconds(flag, s string) (exact.Rat, error) {
-	t := strings.TrimSpace(s)
-	num, unit := t, exact.Int(1)
-	for _, u := range durationUnits {
-		if strings.HasSuffix(t, u.suffix) {
-			num, unit = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.secs
-			break
-		}
-	}
-	r, err := exact.ParseRat(num)
-	if err == nil {
-		r, err = r.Mul(unit)
-	}
-	if err != nil {
+	r, ok := experiments.ParseSeconds(s)
+	if !ok {
 		return exact.Rat{}, flagError(flag, s, "a time in seconds (60, 0.5, 1/3) or with a unit (500ms, 1m, 2h, 10us, 1d)")
 	}
 	return r, nil

@@ -95,7 +95,7 @@ func (o *outputFlags) prepareOut(names ...string) error {
 
 // sweepFigurePatterns match the figures a sweep writes into --out/figures,
 // of every model: a new sweep removes them first.
-var sweepFigurePatterns = []string{"heatmap-*", "ratio-*", "delay-*", "drl-sweep-*"}
+var sweepFigurePatterns = []string{"heatmap-*", "ratio-*", "delay-*", "drl-sweep-*", "clients-sweep-*"}
 
 // writeResults writes the CSV and JSON and, unless turned off, the figures;
 // it returns the paths written.
@@ -195,6 +195,19 @@ METRIC_ci95, its 95% interval half-width, from 2 replications), and figures
 of the overshoot and mean delay against the first numeric axis. -j, --shard
 (merge combines the shards), --resume, --out, --force, --format,
 --no-figures and --quiet apply; the split's parameter flags do not.
+
+A spec with "model: clients" is a study of the reacting clients of ratesim
+clients: its clients block takes clients' flags in snake case (backoff,
+base, cap, max_attempts, retry_after, pace, server_rate, buffer, users,
+arrivals, jobs, a trace block with path, ...; design with the design
+flags clients borrows from drl: nodes, police, sync_period, ...) and its
+sweep varies any of them but the trace, e.g. backoff: [none, exponential,
+full].
+Its rows are one per point: the axes, then requests, attempts_per_request,
+goodput_per_s, give_ups, mean_latency_s, p99_latency_s and overflows, each
+with METRIC_ci95 from 2 replications; its figures the attempts per request
+and the p99 latency against the first numeric axis, a line per value of the
+first text axis. The same flags apply.
 
 --builtin backoff runs another kind of study: Marc Brooker's "Exponential
 Backoff and Jitter" (AWS Architecture Blog, 2015), N = 10, 20, ..., 190 clients

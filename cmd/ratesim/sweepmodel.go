@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,16 @@ var studyModels = map[string]struct {
 		},
 		figures: drl.SweepFigures,
 	},
+	experiments.ClientsModel: {
+		read: func(path string) (experiments.Model, string, error) {
+			s, err := experiments.ReadClientsStudy(path, drl.ClientsDesigns{})
+			if err != nil {
+				return nil, "", err
+			}
+			return s, s.Name, nil
+		},
+		figures: experiments.ClientsSweepFigures,
+	},
 }
 
 // specModel returns the model of the spec file at path ("split" when it
@@ -47,7 +58,7 @@ func specModel(path string) (string, error) {
 }
 
 // runModelSweep runs the sweep of a spec of another model than the split
-// (model: drl): every point and replication through experiments.RunModel,
+// (model: drl, clients): every point and replication through experiments.RunModel,
 // the results table written to results.csv and results.json (or the
 // shard's files), and the model's figures for a whole sweep.
 func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error {
@@ -57,6 +68,7 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 		for n := range studyModels {
 			names = append(names, n)
 		}
+		slices.Sort(names[1:])
 		return fmt.Errorf("%s: model %q: want one of %s", path, model, strings.Join(names, ", "))
 	}
 	changed := cmd.Flags().Changed

@@ -1,0 +1,90 @@
+package drl
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/experiments"
+)
+
+// ClientsDesigns builds the designs of a clients study
+// (experiments.ClientsStudy, model: clients): a clients block's design
+// key names one of [Designs], enforcing R = rate, B = limit, and its
+// design parameters are those ratesim clients --design borrows from
+// ratesim drl, as keys of [Params] (nodes, police, sync_period, ...).
+// It implements experiments.ClientsDesigns.
+type ClientsDesigns struct{}
+
+// clientDesignParams are the keys of Params a clients block takes with a
+// design: the flags ratesim clients borrows from ratesim drl.
+var clientDesignParams = []string{"nodes", "dispatch", "police", "rtt", "outage", "outage_process", "store_limiter", "store_cache", "fail",
+	"sync_period", "batch_limit", "sync_delay", "loss", "local", "lease_size", "lease_ttl", "estimate_interval", "smoothing", "exchange", "fanout"}
+
+// Params returns the keys of the design parameters, in the order of
+// ratesim drl's flags.
+func (ClientsDesigns) Params() []string { return slices.Clone(clientDesignParams) }
+
+// Remote validates the design and its parameters for the run of p and
+// returns the builder of a fresh design per run (a *Online, every request
+// of one key) and a description of its parameters. Errors are
+// *experiments.ParamError naming the key: design for an unknown design,
+// limit for a burst below one token per node.
+func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *experiments.ClientsParams) (func() (clients.Remote, error), string, error) {
+	if !slices.Contains(Designs, design) {
+		return nil, "", &experiments.ParamError{Param: "design", Value: design, Want: "one of " + strings.Join(Designs, ", ")}
+	}
+	dp := DefaultParams()
+	dp.Designs, dp.Rate, dp.Burst, dp.Seed = design, p.Rate, strconv.FormatInt(p.Limit, 10), p.Seed
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if !slices.Contains(clientDesignParams, k) {
+			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: "a parameter of a design (one of " + strings.Join(clientDesignParams, ", ") + ")"}
+		}
+		if err := setParam(&dp, k, params[k]); err != nil {
+			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: err.Error()}
+		}
+	}
+	s, _, err := dp.Spec()
+	var pe *ParamError
+	if errors.As(err, &pe) {
+		name := map[string]string{"burst": "limit", "designs": "design"}[pe.Param]
+		if name == "" {
+			name = pe.Param
+		}
+		return nil, "", &experiments.ParamError{Param: name, Value: pe.Value, Want: pe.Want}
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	s.Design = design
+	return func() (clients.Remote, error) { return NewOnline(s) }, s.Describe(), nil
+}
+
+// Describe describes the parameters of s that matter to its design, for
+// humans: "R = 10 tokens/s, B = 10 tokens, 4 nodes, dispatch rr, ...".
+func (s Spec) Describe() string {
+	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
+	if s.Design != "one" {
+		p += fmt.Sprintf(", %d nodes, dispatch %s", s.Nodes, s.Dispatch)
+	}
+	switch s.Design {
+	case "store":
+		p += fmt.Sprintf(", round trip %v", s.RTT)
+	case "sync":
+		p += fmt.Sprintf(", sync period %v s, message delay %v, local %v", s.SyncPeriod, s.SyncDelay, s.Local)
+	case "lease":
+		p += fmt.Sprintf(", round trip %v, lease TTL %v s", s.RTT, s.LeaseTTL)
+	case "grd", "fps":
+		p += fmt.Sprintf(", estimate interval %v s, message delay %v", s.EstimateInterval, s.SyncDelay)
+	}
+	if s.Police || s.Design == "lease" || s.Design == "grd" || s.Design == "fps" {
+		return p + ", policing"
+	}
+	return p + ", shaping"
+}

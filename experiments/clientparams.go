@@ -1,0 +1,566 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/profiles"
+)
+
+// ClientsParams are the parameters of a run of reacting clients as a user
+// writes them: the flags of ratesim clients and the clients block of a
+// sweep spec (see [ClientsStudy]) fill this one struct, and
+// [ClientsParams.Spec] is the one parser of both. Each YAML key is the
+// flag's name in snake case (max_attempts for --max-attempts); times take
+// a unit (100ms, 2s) or are plain seconds, rates are exact decimals or
+// fractions p/q.
+//
+// A distributed design (ratesim clients --design) is built by the caller
+// (experiments does not import drl): Design names it, and Spec then
+// refuses the family limiter's window and queue.
+type ClientsParams struct {
+	Limiter string `yaml:"limiter"` // a member of LimiterNames
+	Profile string `yaml:"profile"` // NAME:key=value,... instead of Limiter
+	Rate    string `yaml:"rate"`    // R, tokens/s, exact, > 0
+	Limit   int64  `yaml:"limit"`   // burst, tokens, or window limit, jobs; >= 1
+	Window  string `yaml:"window"`  // window length of the window limiters, > 0
+	Queue   int    `yaml:"queue"`   // queue of token-shape and leaky-queue, jobs; 0: unbounded; default Limit
+
+	Arrivals string        `yaml:"arrivals"`        // poisson, periodic or an arrival spec (open loop)
+	Load     float64       `yaml:"load"`            // λ/R where the arrival spec gives no rate, > 0
+	Jobs     int64         `yaml:"jobs"`            // open-loop requests, >= 0; with a trace, all unless given
+	Trace    *ClientsTrace `yaml:"trace,omitempty"` // read the open-loop requests from a trace instead
+
+	Users   int    `yaml:"users"`   // closed-loop users, >= 0
+	Think   string `yaml:"think"`   // their think time, >= 0
+	Horizon string `yaml:"horizon"` // they start requests until this instant, > 0
+
+	Backoff          string `yaml:"backoff"`            // one of clients.BackoffNames
+	Base             string `yaml:"base"`               // backoff base, > 0 except for none
+	Cap              string `yaml:"cap"`                // backoff cap, >= Base
+	MaxAttempts      int    `yaml:"max_attempts"`       // attempts of a request, >= 1; 0: no bound
+	Deadline         string `yaml:"deadline"`           // give up past this after arrival; 0: none
+	RetryAfter       bool   `yaml:"retry_after"`        // obey the limiter's Retry-After where it gives one
+	RetryAfterJitter string `yaml:"retry_after_jitter"` // with RetryAfter: a draw on [0, this] added
+
+	Pace       string `yaml:"pace"`        // pace open-loop requests to this many per second, exact; "": no pacing
+	PaceJitter string `yaml:"pace_jitter"` // with Pace: a draw on [0, this] added to each gap
+
+	ServerRate string `yaml:"server_rate"` // downstream FIFO server, jobs/s, exact; "": none
+	Buffer     int    `yaml:"buffer"`      // with ServerRate: its waiting room, jobs
+
+	Backfill         int64   `yaml:"backfill"`          // requests of a backfill (needs ServerRate); 0: none
+	BackfillFraction float64 `yaml:"backfill_fraction"` // initial fraction of ServerRate
+	BackfillMin      float64 `yaml:"backfill_min"`
+	BackfillMax      float64 `yaml:"backfill_max"`
+	BackfillIncrease float64 `yaml:"backfill_increase"`
+	BackfillDecrease float64 `yaml:"backfill_decrease"`
+	BackfillTarget   string  `yaml:"backfill_target"`
+	BackfillInterval string  `yaml:"backfill_interval"`
+
+	// Bin is the width of the series bins; 0 for no series. A sweep keeps
+	// no series.
+	Bin string `yaml:"-"`
+	// Seed is the root seed of a run's random streams; a sweep sets it per
+	// replication (see [ClientsStudy]).
+	Seed uint64 `yaml:"-"`
+	// Design names a distributed design the caller builds as
+	// ClientsSpec.Remote (see [ClientsDesigns]), with the limit R = Rate,
+	// B = Limit; "" for Limiter or Profile.
+	Design string `yaml:"design"`
+	// DesignParams are the design's parameters in a sweep spec: the keys
+	// of the clients block that are not ClientsParams', each as YAML
+	// decodes it, checked by the [ClientsDesigns] of the study.
+	DesignParams map[string]any `yaml:",inline"`
+	// TraceOptions, when not nil, are the options the trace is read with
+	// in place of Trace's fields (the command line's); Trace.Path still
+	// names the file.
+	TraceOptions *arrivals.TraceOptions `yaml:"-"`
+	// Given reports whether a parameter (a YAML key) was given rather than
+	// left at its default: a flag set on the command line, a key of the
+	// block or a swept axis. nil: none was.
+	Given func(param string) bool `yaml:"-"`
+	// Name writes a parameter's name in errors, as the caller's user
+	// knows it (--max-attempts on a command line); nil: the YAML key.
+	Name func(param string) string `yaml:"-"`
+}
+
+// ClientsTrace is a trace file read for the open-loop requests (see
+// arrivals.TraceOptions for the fields).
+type ClientsTrace struct {
+	Path       string `yaml:"path"`
+	Format     string `yaml:"format,omitempty"`
+	TimeCol    string `yaml:"time_col,omitempty"`
+	TimeFormat string `yaml:"time_format,omitempty"`
+	Sort       bool   `yaml:"sort,omitempty"`
+	SkipBad    bool   `yaml:"skip_bad,omitempty"`
+}
+
+// DefaultClientsParams returns the defaults of ratesim clients' flags:
+// 10000 Poisson requests at load 1.2 against a policing token bucket of
+// rate 10 tokens/s and burst 10, retried with exponential backoff (base
+// 100 ms, cap 10 s, at most 10 attempts).
+func DefaultClientsParams() ClientsParams {
+	return ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
+		Think: "1", Horizon: "60", Backoff: "exponential", Base: "100ms", Cap: "10s", MaxAttempts: 10, Deadline: "0",
+		RetryAfterJitter: "0", PaceJitter: "0", Buffer: 10, BackfillFraction: 0.5, BackfillMin: 0.05, BackfillMax: 1,
+		BackfillIncrease: 0.05, BackfillDecrease: 0.5, BackfillTarget: "10ms", BackfillInterval: "1s", Bin: "1s", Seed: 1}
+}
+
+// ParamError is an invalid parameter of [ClientsParams]: its name (the
+// YAML key), the value given and what would fit; or, when Value is nil,
+// a parameter given where it does not apply.
+type ParamError struct {
+	Param string
+	Value any
+	Want  string
+	Err   error  // the underlying error, if any (a profile's)
+	text  string // the message, the parameters named by ClientsParams.Name
+}
+
+func (e *ParamError) Error() string {
+	if e.text == "" {
+		return fmt.Sprintf("%s %v: want %s", e.Param, e.Value, e.Want)
+	}
+	return e.text
+}
+
+// Unwrap returns ErrSpec, and the underlying error.
+func (e *ParamError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrSpec, e.Err}
+	}
+	return []error{ErrSpec}
+}
+
+// name writes param as the caller's user knows it.
+func (p *ClientsParams) name(param string) string {
+	if p.Name != nil {
+		return p.Name(param)
+	}
+	return param
+}
+
+func (p *ClientsParams) given(param string) bool { return p.Given != nil && p.Given(param) }
+
+// bad returns a *ParamError: "NAME VALUE: want WANT".
+func (p *ClientsParams) bad(param string, value any, want string) error {
+	v := value
+	if v == "" {
+		v = "''" // an empty value, shown as a shell would take it
+	}
+	return &ParamError{Param: param, Value: value, Want: want, text: fmt.Sprintf("%s %v: want %s", p.name(param), v, want)}
+}
+
+// misplaced returns a *ParamError for param given where it does not
+// apply; format names the parameters it refers to with %[n]s, where
+// names are written by ClientsParams.Name.
+func (p *ClientsParams) misplaced(param, format string, names ...string) error {
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = p.name(n)
+	}
+	return &ParamError{Param: param, text: fmt.Sprintf(format, args...)}
+}
+
+// ParseSeconds parses a time exactly: plain seconds as a decimal or a
+// fraction ("60", "0.5", "1/3"), or a number with a unit ("500ms", "1m",
+// "2h", "1.5s", "10us", "1d"). It reports false for anything else.
+func ParseSeconds(s string) (exact.Rat, bool) {
+	t := strings.TrimSpace(s)
+	num, unit := t, exact.Int(1)
+	for _, u := range durationUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			num, unit = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.secs
+			break
+		}
+	}
+	r, err := exact.ParseRat(num)
+	if err == nil {
+		r, err = r.Mul(unit)
+	}
+	return r, err == nil
+}
+
+// durationUnits are the unit suffixes ParseSeconds accepts, in seconds,
+// longest first so that "ms" is not read as "m" followed by "s".
+var durationUnits = []struct {
+	suffix string
+	secs   exact.Rat
+}{
+	{"ns", exact.NewRat(1, 1_000_000_000)},
+	{"us", exact.NewRat(1, 1_000_000)},
+	{"µs", exact.NewRat(1, 1_000_000)},
+	{"ms", exact.NewRat(1, 1000)},
+	{"s", exact.Int(1)},
+	{"m", exact.Int(60)},
+	{"h", exact.Int(3600)},
+	{"d", exact.Int(86400)},
+}
+
+// seconds parses a time parameter exactly.
+func (p *ClientsParams) seconds(param, text string) (exact.Rat, error) {
+	r, ok := ParseSeconds(text)
+	if !ok {
+		return r, p.bad(param, text, "a time in seconds (60, 0.5, 1/3) or with a unit (500ms, 1m, 2h, 10us, 1d)")
+	}
+	return r, nil
+}
+
+// span parses a time parameter into whole nanoseconds >= 0 (> 0 when
+// positive is set).
+func (p *ClientsParams) span(param, text string, positive bool) (engine.Time, error) {
+	secs, err := p.seconds(param, text)
+	if err != nil {
+		return 0, err
+	}
+	if secs.Sign() < 0 || positive && secs.Sign() == 0 {
+		want := "a time >= 0 s"
+		if positive {
+			want = "a time > 0 s"
+		}
+		return 0, p.bad(param, text, want)
+	}
+	ns, err := secs.Mul(exact.Int(1e9))
+	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() {
+		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years")
+	}
+	return engine.Time(ns.Num().Int64()), nil
+}
+
+// rat parses an exact parameter: a decimal or a fraction p/q.
+func (p *ClientsParams) rat(param, s, unit string) (exact.Rat, error) {
+	r, err := exact.ParseRat(s)
+	if errors.Is(err, exact.ErrRange) {
+		return r, p.bad(param, s, "a number whose exact value fits the model (a fraction with a denominator below 2^63, such as a decimal with at most 18 places), "+unit)
+	}
+	if err != nil {
+		return r, p.bad(param, s, "a decimal such as 0.7 or a fraction such as 10/13, "+unit)
+	}
+	return r, nil
+}
+
+// FamilyLimits validates the parameters every family limiter shares
+// (limit, window, rate, queue) and returns them in a LimitersSpec with
+// the throttle's hard deficit at limit - 1 and its soft one at half that.
+// With rateFromWindow and no rate given, the rate is limit/window (the
+// windows' long-run rate). Errors are *ParamError.
+func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (LimitersSpec, error) {
+	s := LimitersSpec{Limit: p.Limit}
+	if p.Limit < 1 || p.Limit > 1<<40 {
+		return s, p.bad("limit", p.Limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
+	}
+	var err error
+	if s.Window, err = p.seconds("window", p.Window); err != nil {
+		return s, err
+	}
+	if s.Window.Sign() <= 0 {
+		return s, p.bad("window", p.Window, "a window > 0 s")
+	}
+	if rateFromWindow && !p.given("rate") {
+		if s.Rate, err = exact.Int(p.Limit).Quo(s.Window); err != nil {
+			return s, p.bad("window", p.Window, "a window whose rate limit/window fits the exact model")
+		}
+	} else if s.Rate, err = p.rat("rate", p.Rate, "tokens/s"); err != nil {
+		return s, err
+	}
+	if s.Rate.Sign() <= 0 {
+		return s, p.bad("rate", p.Rate, "a rate > 0 tokens/s")
+	}
+	s.Queue = int(min(p.Limit, math.MaxInt32))
+	if p.given("queue") {
+		if p.Queue < 0 {
+			return s, p.bad("queue", p.Queue, "a queue capacity >= 1 job, or 0 for unbounded")
+		}
+		s.Queue = p.Queue
+	}
+	s.Hard = exact.Int(p.Limit - 1)
+	s.Soft, _ = s.Hard.Quo(exact.Int(2))
+	s.Seed = p.Seed
+	return s, nil
+}
+
+// Spec validates the parameters and returns the specification of the run
+// (Remote unset with a Design: the caller builds it; Input and Offered
+// set by [ClientsParams.OpenArrivals]). Errors are *ParamError naming the
+// parameter.
+func (p *ClientsParams) Spec() (ClientsSpec, error) {
+	var s ClientsSpec
+	var err error
+	s.Scenario.Seed = p.Seed
+	// The command line refuses these pairs as mutually exclusive flags.
+	for _, pair := range [][2]string{{"limiter", "profile"}, {"limiter", "design"}, {"profile", "design"}, {"arrivals", "trace"}, {"load", "trace"}} {
+		if p.given(pair[0]) && (p.given(pair[1]) || pair[1] == "design" && p.Design != "" || pair[1] == "trace" && p.Trace != nil) {
+			return s, p.misplaced(pair[0], "%s and %s: give one", pair[0], pair[1])
+		}
+	}
+	switch {
+	case p.given("profile"):
+		pr, err := profiles.Parse(p.Profile)
+		if err != nil {
+			return s, &ParamError{Param: "profile", Value: p.Profile, Err: err,
+				text: fmt.Sprintf("%s %q: %s", p.name("profile"), p.Profile, strings.TrimPrefix(err.Error(), "profiles: "))}
+		}
+		s.Profile = &pr
+		for _, name := range []string{"rate", "limit", "window", "queue"} {
+			if p.given(name) {
+				return s, p.misplaced(name, "%s applies to %s only: a %s gives its own parameters", name, "limiter", "profile")
+			}
+		}
+	case p.Design != "":
+		for _, name := range []string{"window", "queue"} {
+			if p.given(name) {
+				return s, p.misplaced(name, "%s applies to %s only: a %s takes %s and %s (its burst)", name, "limiter", "design", "rate", "limit")
+			}
+		}
+	case !slices.Contains(LimiterNames, p.Limiter):
+		return s, p.bad("limiter", p.Limiter, "one of "+strings.Join(LimiterNames, ", "))
+	}
+	s.Limiter = p.Limiter
+	if s.Limits, err = p.FamilyLimits(false); err != nil {
+		return s, err
+	}
+	sc := &s.Scenario
+	if err := p.retry(sc); err != nil {
+		return s, err
+	}
+	if p.Users < 0 {
+		return s, p.bad("users", p.Users, "a number of closed-loop users >= 0")
+	}
+	if p.Users > 0 {
+		sc.Users = p.Users
+		think, err := p.span("think", p.Think, false)
+		if err != nil {
+			return s, err
+		}
+		sc.Think = clients.Fixed(think.Seconds())
+		if sc.Horizon, err = p.span("horizon", p.Horizon, true); err != nil {
+			return s, err
+		}
+	} else if p.given("think") || p.given("horizon") {
+		param := "think"
+		if !p.given("think") {
+			param = "horizon"
+		}
+		return s, p.misplaced(param, "%s and %s apply with %s only", "think", "horizon", "users")
+	}
+	if p.Jobs < 0 {
+		return s, p.bad("jobs", p.Jobs, "a number of requests >= 0")
+	}
+	if p.Jobs == 0 && p.Users == 0 {
+		return s, p.bad("jobs", p.Jobs, fmt.Sprintf("at least one request: %s >= 1, or closed-loop %s", p.name("jobs"), p.name("users")))
+	}
+	if p.given("jobs") || p.Trace == nil {
+		s.MaxJobs = p.Jobs
+	}
+	if p.Trace != nil && p.Trace.Path == "" {
+		return s, p.bad("trace", "''", "a trace block with a path")
+	}
+	if p.given("pace") {
+		rate, err := p.rat("pace", p.Pace, "requests/s")
+		if err != nil {
+			return s, err
+		}
+		if rate.Sign() <= 0 || rate.Cmp(exact.Int(1e9)) > 0 {
+			return s, p.bad("pace", p.Pace, "a rate in (0, 1e9] requests/s")
+		}
+		jit, err := p.span("pace_jitter", p.PaceJitter, false)
+		if err != nil {
+			return s, err
+		}
+		sc.Pace = &clients.PaceParams{Rate: rate, Jitter: jit, MaxAttempts: sc.Retry.MaxAttempts}
+	} else if p.given("pace_jitter") {
+		return s, p.misplaced("pace_jitter", "%s applies with %s only", "pace_jitter", "pace")
+	}
+	if err := p.server(sc); err != nil {
+		return s, err
+	}
+	bin := p.Bin
+	if bin == "" {
+		bin = "0"
+	}
+	if sc.Bin, err = p.span("bin", bin, false); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// retry reads the retry parameters into sc.Retry.
+func (p *ClientsParams) retry(sc *clients.Scenario) error {
+	if !slices.Contains(clients.BackoffNames(), p.Backoff) {
+		return p.bad("backoff", p.Backoff, "one of "+strings.Join(clients.BackoffNames(), ", "))
+	}
+	base, err := p.span("base", p.Base, p.Backoff != "none")
+	if err != nil {
+		return err
+	}
+	capT, err := p.span("cap", p.Cap, false)
+	if err != nil {
+		return err
+	}
+	if p.Backoff != "none" && p.Backoff != "constant" && capT < base {
+		return p.bad("cap", p.Cap, fmt.Sprintf("a cap >= %s %v s", p.name("base"), base))
+	}
+	b, err := clients.NewBackoff(p.Backoff, base, capT)
+	if err != nil {
+		return &ParamError{Param: "backoff", Value: p.Backoff, Err: err, text: fmt.Sprintf("%s %s with %s %s and %s %s: %v",
+			p.name("backoff"), p.Backoff, p.name("base"), p.Base, p.name("cap"), p.Cap, strings.TrimPrefix(err.Error(), "clients: "))}
+	}
+	if p.RetryAfter {
+		jit, err := p.span("retry_after_jitter", p.RetryAfterJitter, false)
+		if err != nil {
+			return err
+		}
+		b = clients.HonorRetryAfter{Fallback: b, Spread: jit}
+	} else if p.given("retry_after_jitter") {
+		return p.misplaced("retry_after_jitter", "%s applies with %s only", "retry_after_jitter", "retry_after")
+	}
+	if p.MaxAttempts < 0 {
+		return p.bad("max_attempts", p.MaxAttempts, "a number of attempts >= 1, or 0 for no bound")
+	}
+	deadline, err := p.span("deadline", p.Deadline, false)
+	if err != nil {
+		return err
+	}
+	sc.Retry = clients.RetryPolicy{Backoff: b, MaxAttempts: p.MaxAttempts, Deadline: deadline}
+	return nil
+}
+
+// backfillParams are the parameters of the backfill but its size.
+var backfillParams = []string{"backfill_fraction", "backfill_min", "backfill_max", "backfill_increase", "backfill_decrease", "backfill_target", "backfill_interval"}
+
+// server reads the downstream and backfill parameters into sc.
+func (p *ClientsParams) server(sc *clients.Scenario) error {
+	if !p.given("server_rate") {
+		for _, name := range append([]string{"buffer", "backfill"}, backfillParams...) {
+			if p.given(name) {
+				return p.misplaced(name, "%s applies with %s only", name, "server_rate")
+			}
+		}
+		return nil
+	}
+	rate, err := p.rat("server_rate", p.ServerRate, "jobs/s")
+	if err != nil {
+		return err
+	}
+	if rate.Sign() <= 0 || rate.Cmp(exact.Int(1e9)) > 0 {
+		return p.bad("server_rate", p.ServerRate, "a service rate in (0, 1e9] jobs/s")
+	}
+	if p.Buffer < 0 {
+		return p.bad("buffer", p.Buffer, "a waiting room >= 0 jobs")
+	}
+	sc.Server = &clients.ServerParams{Rate: rate, Buffer: p.Buffer}
+	if !p.given("backfill") {
+		for _, name := range backfillParams {
+			if p.given(name) {
+				return p.misplaced(name, "%s applies with %s only", name, "backfill")
+			}
+		}
+		return nil
+	}
+	if p.Backfill < 1 {
+		return p.bad("backfill", p.Backfill, "a number of backfill requests >= 1")
+	}
+	b := clients.BackfillParams{Capacity: rate, Initial: p.BackfillFraction, Min: p.BackfillMin, Max: p.BackfillMax,
+		Increase: p.BackfillIncrease, Decrease: p.BackfillDecrease, Live: sc.Retry.Class, Class: sc.Retry.Class + 1, MaxAttempts: sc.Retry.MaxAttempts}
+	if b.Target, err = p.span("backfill_target", p.BackfillTarget, false); err != nil {
+		return err
+	}
+	if b.Interval, err = p.span("backfill_interval", p.BackfillInterval, true); err != nil {
+		return err
+	}
+	switch {
+	case !(b.Min > 0 && b.Min <= 1):
+		return p.bad("backfill_min", p.BackfillMin, "a fraction in (0, 1]")
+	case !(b.Max >= b.Min && b.Max <= 1):
+		return p.bad("backfill_max", p.BackfillMax, fmt.Sprintf("a fraction in [%s %v, 1]", p.name("backfill_min"), b.Min))
+	case !(b.Initial >= b.Min && b.Initial <= b.Max):
+		return p.bad("backfill_fraction", p.BackfillFraction, fmt.Sprintf("a fraction in [%s %v, %s %v]", p.name("backfill_min"), b.Min, p.name("backfill_max"), b.Max))
+	case !(b.Increase >= 0 && !math.IsInf(b.Increase, 0)):
+		return p.bad("backfill_increase", p.BackfillIncrease, "a finite increase >= 0")
+	case !(b.Decrease > 0 && b.Decrease <= 1):
+		return p.bad("backfill_decrease", p.BackfillDecrease, "a factor in (0, 1]")
+	}
+	if err := b.Validate(); err != nil {
+		return &ParamError{Param: "backfill", Value: p.Backfill, Err: err, text: fmt.Sprintf("%s: %v", p.name("backfill"), strings.TrimPrefix(err.Error(), "clients: "))}
+	}
+	sc.Backfill, sc.BackfillItems = &b, p.Backfill
+	return nil
+}
+
+// traceOptions returns the options the trace is read with.
+func (p *ClientsParams) traceOptions() arrivals.TraceOptions {
+	if p.TraceOptions != nil {
+		return *p.TraceOptions
+	}
+	t := p.Trace
+	return arrivals.TraceOptions{Format: t.Format, TimeCol: t.TimeCol, TimeFormat: t.TimeFormat, Sort: t.Sort, SkipBad: t.SkipBad}
+}
+
+// OpenArrivals opens the open-loop requests of a run of spec (from
+// [ClientsParams.Spec]) with root seed p.Seed, through BuildArrivals: the
+// trace, or the arrival spec whose processes without rate= take
+// λ = Load·Rate. It sets spec.Input (a description of the requests and
+// users) and spec.Offered (a generated process's mean rate) and returns
+// the process, nil for closed-loop users only, and the trace read, if
+// any; the caller closes the returned Arrivals. Errors: those of
+// BuildArrivals for a trace, and *ParamError naming arrivals or load.
+func (p *ClientsParams) OpenArrivals(ctx context.Context, spec *ClientsSpec) (*Arrivals, error) {
+	var a *Arrivals
+	closedLoop := fmt.Sprintf("%d closed-loop users, think %s, until %s", p.Users, p.Think, p.Horizon)
+	switch {
+	case p.Trace != nil:
+		var err error
+		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: p.traceOptions()}, p.Seed)
+		if err != nil {
+			return nil, err
+		}
+		spec.Input = "trace " + p.Trace.Path
+	case spec.MaxJobs == 0:
+		spec.Input = fmt.Sprintf("%d closed-loop users, think %v s, until %v s", p.Users, float64(spec.Scenario.Think.(clients.Fixed)), spec.Scenario.Horizon.Seconds())
+		return &Arrivals{}, nil
+	default:
+		g, err := p.generated(spec)
+		if err != nil {
+			return nil, err
+		}
+		a = &Arrivals{Process: g, Generated: g}
+		spec.Offered = g.MeanRate
+		spec.Input = fmt.Sprintf("%s, %d requests (mean %.6g requests/s)", g.Spec, spec.MaxJobs, g.MeanRate)
+	}
+	if p.Users > 0 {
+		spec.Input += "; " + closedLoop
+	}
+	return a, nil
+}
+
+// generated builds the generated open-loop requests of spec.
+func (p *ClientsParams) generated(spec *ClientsSpec) (*arrivals.Generated, error) {
+	if spec.Profile != nil && !strings.Contains(p.Arrivals, "rate=") {
+		return nil, &ParamError{Param: "arrivals", Value: p.Arrivals, text: fmt.Sprintf("%s %s: with %s give the arrival rate in the spec (such as 'poisson:rate=15'): %s is relative to %s, which a profile does not use",
+			p.name("arrivals"), p.Arrivals, p.name("profile"), p.name("load"), p.name("rate"))}
+	}
+	rate, loadGiven := spec.Limits.Rate, p.given("load")
+	if _, ok := DefaultLambda(p.Load, rate); !ok && (loadGiven || !strings.Contains(p.Arrivals, "rate=")) {
+		return nil, p.bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", p.Load*rate.Float64()))
+	}
+	a, err := BuildArrivals(context.Background(), ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}, p.Seed)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("arrivals: spec %q: ", p.Arrivals))
+		return nil, p.bad("arrivals", p.Arrivals, "a valid arrival spec (see 'ratesim run --help'): "+msg)
+	}
+	g := a.Generated
+	if loadGiven && !g.DefaultRate {
+		return nil, &ParamError{Param: "load", Value: p.Load, text: fmt.Sprintf("%s %v has no effect: every process of %s %q sets its own rate; leave out %s or a rate=",
+			p.name("load"), p.Load, p.name("arrivals"), p.Arrivals, p.name("load"))}
+	}
+	return g, nil
+}
