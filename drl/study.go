@@ -40,12 +40,12 @@ const ModelName = "drl"
 // point p runs with root seed experiments.ReplicationSeed(seed, p, r). A
 // Study is an experiments.Model: its rows are one per point and design.
 type Study struct {
-	Name         string `yaml:"name"`
-	Model        string `yaml:"model"`
-	DRL          Params `yaml:"drl"`
-	Replications int    `yaml:"replications"` // >= 1
-	Seed         uint64 `yaml:"seed"`
-	Sweep        Sweep  `yaml:"sweep"`
+	Name         string                 `yaml:"name"`
+	Model        string                 `yaml:"model"`
+	DRL          Params                 `yaml:"drl"`
+	Replications int                    `yaml:"replications"` // >= 1
+	Seed         uint64                 `yaml:"seed"`
+	Sweep        experiments.ParamSweep `yaml:"sweep"` // over the keys of Params but designs and trace
 	// FixedSeed runs every point and replication with DRL.Seed (or the
 	// seed axis) as it is, as ratesim drl --sweep does, instead of
 	// independent replication seeds.
@@ -57,44 +57,10 @@ type Study struct {
 	axisVals [][]any  // the value of each axis column at each point
 }
 
-// Sweep is a union of grids, as experiments.Sweep: the points of the
-// first grid, then those of the second, and so on.
-type Sweep []Grid
-
-// Grid is a cartesian product of axes; points vary the last axis
-// fastest.
-type Grid []Axis
-
-// Axis is one swept parameter (a key of Params) and its values, each a
-// YAML value as the drl block would hold it.
-type Axis struct {
-	Name   string
-	Values []*yaml.Node
-	line   int
-}
-
 // point is one point of the grid: the parameters and the axis values.
 type point struct {
 	params Params
 	values map[string]*yaml.Node
-}
-
-// UnmarshalYAML reads a sweep: one grid or a list of grids
-// (experiments.ParseYAMLSweep), over the parameters SweepableParams lists.
-func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
-	gs, err := experiments.ParseYAMLSweep(n, sweepable, SweepableParams(), "[0, 10ms, 100ms]")
-	if err != nil {
-		return err
-	}
-	*s = nil
-	for _, yg := range gs {
-		var g Grid
-		for _, ya := range yg {
-			g = append(g, Axis{Name: ya.Name, Values: ya.Values, line: ya.Line})
-		}
-		*s = append(*s, g)
-	}
-	return nil
 }
 
 // paramField returns the field of Params whose YAML key is name.
@@ -280,15 +246,15 @@ func studyErr(field string, line int, format string, args ...any) *StudyError {
 // Params.Spec at the point.
 func NewStudy(base Params, axes []StringAxis) (*Study, error) {
 	s := &Study{Model: ModelName, DRL: base, Replications: 1, Seed: base.Seed, FixedSeed: true}
-	var g Grid
+	var g experiments.ParamGrid
 	for _, a := range axes {
-		ax := Axis{Name: a.Name}
+		ax := experiments.ParamAxis{Name: a.Name}
 		for _, v := range a.Values {
 			ax.Values = append(ax.Values, &yaml.Node{Kind: yaml.ScalarNode, Value: v})
 		}
 		g = append(g, ax)
 	}
-	s.Sweep = Sweep{g}
+	s.Sweep = experiments.ParamSweep{g}
 	return s, s.validate()
 }
 
@@ -319,12 +285,15 @@ func (s *Study) validate() error {
 	for _, g := range s.Sweep {
 		m := 1
 		for _, a := range g {
+			if !sweepable(a.Name) {
+				return studyErr("sweep", a.Line, "unknown parameter %q, want one of %s", a.Name, strings.Join(SweepableParams(), ", "))
+			}
 			if !s.FixedSeed && a.Name == "seed" {
-				return studyErr("sweep.seed", a.line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
+				return studyErr("sweep.seed", a.Line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
 			}
 			m *= len(a.Values)
 			if m > experiments.MaxPoints {
-				return studyErr("sweep", a.line, "more than %d points", experiments.MaxPoints)
+				return studyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
 			}
 			if !slices.Contains(s.axes, a.Name) {
 				s.axes = append(s.axes, a.Name)
@@ -333,7 +302,7 @@ func (s *Study) validate() error {
 	}
 	grids := s.Sweep
 	if len(grids) == 0 {
-		grids = Sweep{nil}
+		grids = experiments.ParamSweep{nil}
 	}
 	s.points = nil
 	for _, g := range grids {

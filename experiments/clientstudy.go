@@ -80,51 +80,12 @@ type ParamAxis struct {
 	Line   int // of the key in the spec
 }
 
-// UnmarshalYAML reads a sweep: one grid or a list of grids.
+// UnmarshalYAML reads a sweep: one grid or a list of grids (see
+// [ParseYAMLSweep]); the study checks the parameters' names.
 func (s *ParamSweep) UnmarshalYAML(n *yaml.Node) error {
-	*s = nil
-	switch n.Kind {
-	case yaml.MappingNode:
-		g, err := parseParamGrid(n)
-		if err != nil {
-			return err
-		}
-		*s = ParamSweep{g}
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			if c.Kind != yaml.MappingNode {
-				return fmt.Errorf("line %d: sweep: a grid is a mapping from parameter names to lists of values", c.Line)
-			}
-			g, err := parseParamGrid(c)
-			if err != nil {
-				return err
-			}
-			*s = append(*s, g)
-		}
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return nil
-		}
-		fallthrough
-	default:
-		return fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
-	}
-	return nil
-}
-
-func parseParamGrid(n *yaml.Node) (ParamGrid, error) {
-	var g ParamGrid
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if slices.ContainsFunc(g, func(a ParamAxis) bool { return a.Name == k.Value }) {
-			return nil, fmt.Errorf("line %d: sweep: parameter %q given twice in one grid", k.Line, k.Value)
-		}
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. [0, 10ms, 100ms]", v.Line, k.Value)
-		}
-		g = append(g, ParamAxis{Name: k.Value, Values: v.Content, Line: k.Line})
-	}
-	return g, nil
+	g, err := ParseYAMLSweep(n, func(string) bool { return true }, nil, "[0, 10ms, 100ms]")
+	*s = g
+	return err
 }
 
 // yamlField returns the field of the struct *p whose YAML key is name.

@@ -290,36 +290,28 @@ func keyLines(root *yaml.Node) map[string]int {
 	return lines
 }
 
-// YAMLAxis is one axis of a sweep grid as a spec file writes it: the
-// parameter, its line, and the YAML nodes of its values, for a study to
-// read into its own types ([ParseYAMLSweep]).
-type YAMLAxis struct {
-	Name   string
-	Line   int
-	Values []*yaml.Node
-}
-
 // ParseYAMLSweep reads the sweep block of a spec: one grid (a mapping from
 // parameter names to non-empty lists of values) or a list of such grids,
-// each a list of axes in the file's order; a null block is no grid. Every
+// each a list of axes in the file's order with their values as YAML nodes,
+// for a study to read into its own types; a null block is no grid. Every
 // name must satisfy known (names lists them in the error), and appear once
 // per grid; example is a list of values shown in the error for an empty
 // or scalar list ("[0.5, 0.9]"). Errors start "line N: sweep".
-func ParseYAMLSweep(n *yaml.Node, known func(string) bool, names []string, example string) ([][]YAMLAxis, error) {
-	grid := func(n *yaml.Node) ([]YAMLAxis, error) {
-		var g []YAMLAxis
+func ParseYAMLSweep(n *yaml.Node, known func(string) bool, names []string, example string) (ParamSweep, error) {
+	grid := func(n *yaml.Node) (ParamGrid, error) {
+		var g ParamGrid
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if !known(k.Value) {
 				return nil, fmt.Errorf("line %d: sweep: unknown parameter %q, want one of %s", k.Line, k.Value, strings.Join(names, ", "))
 			}
-			if slices.ContainsFunc(g, func(a YAMLAxis) bool { return a.Name == k.Value }) {
+			if slices.ContainsFunc(g, func(a ParamAxis) bool { return a.Name == k.Value }) {
 				return nil, fmt.Errorf("line %d: sweep: parameter %q given twice in one grid", k.Line, k.Value)
 			}
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 				return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. %s", v.Line, k.Value, example)
 			}
-			g = append(g, YAMLAxis{Name: k.Value, Line: k.Line, Values: v.Content})
+			g = append(g, ParamAxis{Name: k.Value, Line: k.Line, Values: v.Content})
 		}
 		return g, nil
 	}
@@ -329,9 +321,9 @@ func ParseYAMLSweep(n *yaml.Node, known func(string) bool, names []string, examp
 		if err != nil {
 			return nil, err
 		}
-		return [][]YAMLAxis{g}, nil
+		return ParamSweep{g}, nil
 	case yaml.SequenceNode:
-		var gs [][]YAMLAxis
+		var gs ParamSweep
 		for _, c := range n.Content {
 			if c.Kind != yaml.MappingNode {
 				return nil, fmt.Errorf("line %d: sweep: a grid is a mapping from parameter names to lists of values", c.Line)
