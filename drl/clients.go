@@ -46,7 +46,7 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *exp
 		if !slices.Contains(clientDesignParams, k) {
 			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: "a parameter of a design (one of " + strings.Join(clientDesignParams, ", ") + ")"}
 		}
-		if err := setParam(&dp, k, params[k]); err != nil {
+		if err := experiments.SetYAMLField(&dp, k, params[k]); err != nil {
 			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: err.Error()}
 		}
 	}

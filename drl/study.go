@@ -63,19 +63,6 @@ type point struct {
 	values map[string]*yaml.Node
 }
 
-// paramField returns the field of Params whose YAML key is name.
-func paramField(p *Params, name string) (reflect.Value, bool) {
-	v := reflect.ValueOf(p).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if tag == name && tag != "-" {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, false
-}
-
 // notSwept are the parameters a sweep cannot vary: the designs are the
 // rows of every point, and the trace is a block.
 var notSwept = []string{"designs", "trace"}
@@ -84,43 +71,15 @@ func sweepable(name string) bool {
 	if slices.Contains(notSwept, name) {
 		return false
 	}
-	_, ok := paramField(&Params{}, name)
+	_, ok := experiments.YAMLField(&Params{}, name)
 	return ok
 }
 
 // SweepableParams lists the parameters a sweep can vary: the keys of
 // Params but designs and trace.
 func SweepableParams() []string {
-	var out []string
-	t := reflect.TypeOf(Params{})
-	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if tag != "" && tag != "-" && !slices.Contains(notSwept, tag) {
-			out = append(out, tag)
-		}
-	}
-	return out
+	return experiments.YAMLKeys(reflect.TypeOf(Params{}), notSwept...)
 }
-
-// setParam sets the parameter name of p to the YAML value v.
-func setParam(p *Params, name string, v *yaml.Node) error {
-	f, ok := paramField(p, name)
-	if !ok {
-		return fmt.Errorf("unknown parameter %q", name)
-	}
-	ptr := reflect.New(f.Type())
-	if err := v.Decode(ptr.Interface()); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			return errors.New(yamlLine.ReplaceAllString(te.Errors[0], ""))
-		}
-		return err
-	}
-	f.Set(ptr.Elem())
-	return nil
-}
-
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line \d+: `)
 
 // StudyError is an invalid field of a study: the file and line when it
 // came from a file, and the field (drl.sync_period, sweep.nodes).
@@ -148,8 +107,8 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, studyYAMLError(name, err)
 	}
-	lines := keyLines(&root, "")
-	for k, l := range keyLines(&root, "drl") {
+	lines := experiments.KeyLines(&root, "")
+	for k, l := range experiments.KeyLines(&root, "drl") {
 		lines["drl."+k] = l
 	}
 	if _, ok := lines["drl.jobs"]; !ok && s.DRL.Trace != nil {
@@ -205,39 +164,6 @@ func studyYAMLError(name string, err error) error {
 	return fmt.Errorf("%s (%w)", strings.Join(msgs, "; "), experiments.ErrSpec)
 }
 
-// keyLines maps the keys of the top-level mapping (block "") or of its
-// mapping under key block to their lines.
-func keyLines(root *yaml.Node, block string) map[string]int {
-	lines := map[string]int{}
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	if n.Kind != yaml.MappingNode {
-		return lines
-	}
-	if block != "" {
-		var sub *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == block {
-				sub = n.Content[i+1]
-			}
-		}
-		if sub == nil || sub.Kind != yaml.MappingNode {
-			return lines
-		}
-		n = sub
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		lines[n.Content[i].Value] = n.Content[i].Line
-	}
-	return lines
-}
-
-func studyErr(field string, line int, format string, args ...any) *StudyError {
-	return &StudyError{Field: field, Line: line, Err: fmt.Errorf(format+" (%w)", append(args, experiments.ErrSpec)...)}
-}
-
 // NewStudy returns the study of base over one grid of axes, each a
 // parameter name (a key of Params, or seed) and its values as written on
 // the command line; every point runs once with the seed base.Seed (or the
@@ -267,18 +193,18 @@ type StringAxis struct {
 // validate enumerates and checks every point.
 func (s *Study) validate() error {
 	if s.Model != ModelName {
-		return studyErr("model", 0, "%q, want %s", s.Model, ModelName)
+		return experiments.StudyErr("model", 0, "%q, want %s", s.Model, ModelName)
 	}
 	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
-		return studyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
+		return experiments.StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
 	}
 	if s.DRL.Trace != nil && !s.FixedSeed {
 		if s.DRL.Trace.Path == "" {
-			return studyErr("drl.trace", 0, "the trace block has no path")
+			return experiments.StudyErr("drl.trace", 0, "the trace block has no path")
 		}
 		// Every replication of every design reads the trace again.
 		if err := arrivals.CheckRereadable(s.DRL.Trace.Path); err != nil {
-			return studyErr("drl.trace", 0, "%v", err)
+			return experiments.StudyErr("drl.trace", 0, "%v", err)
 		}
 	}
 	s.axes = nil
@@ -286,14 +212,14 @@ func (s *Study) validate() error {
 		m := 1
 		for _, a := range g {
 			if !sweepable(a.Name) {
-				return studyErr("sweep", a.Line, "unknown parameter %q, want one of %s", a.Name, strings.Join(SweepableParams(), ", "))
+				return experiments.StudyErr("sweep", a.Line, "unknown parameter %q, want one of %s", a.Name, strings.Join(SweepableParams(), ", "))
 			}
 			if !s.FixedSeed && a.Name == "seed" {
-				return studyErr("sweep.seed", a.Line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
+				return experiments.StudyErr("sweep.seed", a.Line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
 			}
 			m *= len(a.Values)
 			if m > experiments.MaxPoints {
-				return studyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
+				return experiments.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
 			}
 			if !slices.Contains(s.axes, a.Name) {
 				s.axes = append(s.axes, a.Name)
@@ -318,10 +244,10 @@ func (s *Study) validate() error {
 				if a.Name == "seed" {
 					err = v.Decode(&p.params.Seed)
 				} else {
-					err = setParam(&p.params, a.Name, v)
+					err = experiments.SetYAMLField(&p.params, a.Name, v)
 				}
 				if err != nil {
-					return studyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
+					return experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
 				}
 			}
 			if _, _, err := p.params.Spec(); err != nil {

@@ -88,50 +88,10 @@ func (s *ParamSweep) UnmarshalYAML(n *yaml.Node) error {
 	return err
 }
 
-// yamlField returns the field of the struct *p whose YAML key is name.
-func yamlField(p any, name string) (reflect.Value, bool) {
-	v := reflect.ValueOf(p).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if tag == name && tag != "-" {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, false
-}
-
 // SweepableClientsParams lists the parameters a clients sweep can vary:
 // the keys of ClientsParams but the trace block.
 func SweepableClientsParams() []string {
-	var out []string
-	t := reflect.TypeOf(ClientsParams{})
-	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if tag != "" && tag != "-" && tag != "trace" {
-			out = append(out, tag)
-		}
-	}
-	return out
-}
-
-// setYAMLParam sets the field of *p whose YAML key is name to the YAML
-// value v.
-func setYAMLParam(p any, name string, v *yaml.Node) error {
-	f, ok := yamlField(p, name)
-	if !ok {
-		return fmt.Errorf("unknown parameter %q", name)
-	}
-	ptr := reflect.New(f.Type())
-	if err := v.Decode(ptr.Interface()); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			return errors.New(yamlLine.ReplaceAllString(te.Errors[0], ""))
-		}
-		return err
-	}
-	f.Set(ptr.Elem())
-	return nil
+	return YAMLKeys(reflect.TypeOf(ClientsParams{}), "trace")
 }
 
 // ClientsDesigns builds the distributed designs of a clients study, for a
@@ -169,8 +129,8 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, clientsYAMLError(name, err)
 	}
-	lines := keyLines(&root)
-	block := blockLines(&root, "clients")
+	lines := KeyLines(&root, "")
+	block := KeyLines(&root, "clients")
 	for _, k := range []struct{ key, why string }{
 		{"seed", "the seed is the study's top-level seed: replication r of point p runs with its own seed"},
 		{"bin", "a sweep keeps no series: leave bin out"},
@@ -237,46 +197,21 @@ func clientsYAMLError(name string, err error) error {
 	return fmt.Errorf("%s (%w)", msg, ErrSpec)
 }
 
-// blockLines maps the keys of the mapping under the top-level key block
-// to their lines.
-func blockLines(root *yaml.Node, block string) map[string]int {
-	lines := map[string]int{}
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	if n.Kind != yaml.MappingNode {
-		return lines
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if sub := n.Content[i+1]; n.Content[i].Value == block && sub.Kind == yaml.MappingNode {
-			for j := 0; j+1 < len(sub.Content); j += 2 {
-				lines[sub.Content[j].Value] = sub.Content[j].Line
-			}
-		}
-	}
-	return lines
-}
-
-func clientsStudyErr(field string, line int, format string, args ...any) *SpecError {
-	return &SpecError{Field: field, Line: line, Err: fmt.Errorf(format+" (%w)", append(args, ErrSpec)...)}
-}
-
 // validate enumerates and checks every point.
 func (s *ClientsStudy) validate() error {
 	if s.Model != ClientsModel {
-		return clientsStudyErr("model", 0, "%q, want %s", s.Model, ClientsModel)
+		return StudyErr("model", 0, "%q, want %s", s.Model, ClientsModel)
 	}
 	if s.Replications < 1 || s.Replications > MaxReplications {
-		return clientsStudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, MaxReplications)
+		return StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, MaxReplications)
 	}
 	if t := s.Clients.Trace; t != nil {
 		if t.Path == "" {
-			return clientsStudyErr("clients.trace", 0, "the trace block has no path")
+			return StudyErr("clients.trace", 0, "the trace block has no path")
 		}
 		// Every replication reads the trace again.
 		if err := arrivals.CheckRereadable(t.Path); err != nil {
-			return clientsStudyErr("clients.trace", 0, "%v", err)
+			return StudyErr("clients.trace", 0, "%v", err)
 		}
 	}
 	sweepable := s.sweepable()
@@ -292,11 +227,11 @@ func (s *ClientsStudy) validate() error {
 				case "design":
 					why = "%q: a distributed design is not a parameter of this clients sweep (sweep the designs with model: drl)"
 				}
-				return clientsStudyErr("sweep", a.Line, why, a.Name)
+				return StudyErr("sweep", a.Line, why, a.Name)
 			}
 			m *= len(a.Values)
 			if m > MaxPoints {
-				return clientsStudyErr("sweep", a.Line, "more than %d points", MaxPoints)
+				return StudyErr("sweep", a.Line, "more than %d points", MaxPoints)
 			}
 			if !slices.Contains(s.axes, a.Name) {
 				s.axes = append(s.axes, a.Name)
@@ -317,7 +252,7 @@ func (s *ClientsStudy) validate() error {
 			for k, v := range s.Clients.DesignParams {
 				var n yaml.Node
 				if err := n.Encode(v); err != nil {
-					return clientsStudyErr("clients."+k, 0, "%v", err)
+					return StudyErr("clients."+k, 0, "%v", err)
 				}
 				p.design[k] = &n
 			}
@@ -332,8 +267,8 @@ func (s *ClientsStudy) validate() error {
 					}
 					p.params.DesignParams[a.Name] = v.Value
 					p.design[a.Name] = v
-				} else if err := setYAMLParam(&p.params, a.Name, v); err != nil {
-					return clientsStudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
+				} else if err := SetYAMLField(&p.params, a.Name, v); err != nil {
+					return StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
 				}
 			}
 			values := p.values

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -187,7 +188,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, yamlError(name, err)
 	}
-	lines := keyLines(&root)
+	lines := KeyLines(&root, "")
 	if _, ok := lines["k"]; !ok {
 		// k defaults to the length of the share lists.
 		for _, s := range [][]float64{spec.RateShares, spec.BurstShares, spec.TrafficShares} {
@@ -275,7 +276,11 @@ func yamlError(name string, err error) error {
 }
 
 // keyLines maps the top-level keys of a YAML document to their lines.
-func keyLines(root *yaml.Node) map[string]int {
+
+// KeyLines maps the keys of a spec's top-level mapping (block "") or of
+// its mapping under the key block to their lines, for errors that name a
+// line.
+func KeyLines(root *yaml.Node, block string) map[string]int {
 	lines := map[string]int{}
 	n := root
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
@@ -284,10 +289,75 @@ func keyLines(root *yaml.Node) map[string]int {
 	if n.Kind != yaml.MappingNode {
 		return lines
 	}
+	if block != "" {
+		var sub *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == block {
+				sub = n.Content[i+1]
+			}
+		}
+		if sub == nil || sub.Kind != yaml.MappingNode {
+			return lines
+		}
+		n = sub
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		lines[n.Content[i].Value] = n.Content[i].Line
 	}
 	return lines
+}
+
+// YAMLField returns the field of the struct *p whose YAML key is name.
+func YAMLField(p any, name string) (reflect.Value, bool) {
+	v := reflect.ValueOf(p).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if tag == name && tag != "-" {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// YAMLKeys lists the YAML keys of the fields of struct type t, but those
+// in skip, in field order.
+func YAMLKeys(t reflect.Type, skip ...string) []string {
+	var out []string
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if tag != "" && tag != "-" && !slices.Contains(skip, tag) {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// SetYAMLField sets the field of the struct *p whose YAML key is name to
+// the YAML value v (a sweep's value of that parameter). Errors: an unknown
+// name, or a value of the wrong type, without the decoder's line.
+func SetYAMLField(p any, name string, v *yaml.Node) error {
+	f, ok := YAMLField(p, name)
+	if !ok {
+		return fmt.Errorf("unknown parameter %q", name)
+	}
+	ptr := reflect.New(f.Type())
+	if err := v.Decode(ptr.Interface()); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			return errors.New(yamlLine.ReplaceAllString(te.Errors[0], ""))
+		}
+		return err
+	}
+	f.Set(ptr.Elem())
+	return nil
+}
+
+// StudyErr is the error of a study's field (drl.sync_period,
+// sweep.nodes) at line (0: found by the reader from the field), wrapping
+// ErrSpec.
+func StudyErr(field string, line int, format string, args ...any) *SpecError {
+	return &SpecError{Field: field, Line: line, Err: fmt.Errorf(format+" (%w)", append(args, ErrSpec)...)}
 }
 
 // ParseYAMLSweep reads the sweep block of a spec: one grid (a mapping from
