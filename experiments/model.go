@@ -10,10 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/internal/crash"
@@ -118,86 +116,26 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 	vi := version.Get()
 	t := &Table{Schema: version.Schema, Version: vi.Version, GoVersion: vi.GoVersion, Commit: vi.Commit(), Model: model, Name: name, Seed: m.RootSeed(),
 		Replications: reps, Shard: opt.Shard.String(), PointsTotal: n, Columns: append([]string{"point"}, m.Columns()...), Points: []int{}}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	type task struct{ sel, rep int }
-	type done struct {
-		task
-		r   any
-		err error
-	}
-	run, cancel := context.WithCancel(ctx)
-	defer cancel()
-	tasks := make(chan task)
-	results := make(chan done, workers)
-	go func() {
-		defer close(tasks)
-		for si := range sel {
-			for rep := range reps {
-				select {
-				case tasks <- task{si, rep}:
-				case <-run.Done():
-					return
-				}
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for tk := range tasks {
-				p := sel[tk.sel]
-				r, err := replicateSafe(run, m, p, tk.rep, ReplicationSeed(m.RootSeed(), p, tk.rep))
-				results <- done{tk, r, err}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
-	pending := map[int][]any{}
-	count := map[int]int{}
 	rows := make([][][]any, len(sel))
 	finished := make([]bool, len(sel))
-	var firstErr error
-	nrep, points := 0, len(doneRows)
-	for d := range results {
-		if d.err != nil {
-			if firstErr == nil && !(ctx.Err() != nil && errors.Is(d.err, ctx.Err())) {
-				firstErr = fmt.Errorf("experiments: point %d replication %d: %w", sel[d.sel], d.rep, d.err)
-				cancel()
-			}
-			continue
+	run := func(ctx context.Context, p, rep int) (any, error) {
+		return replicateSafe(ctx, m, p, rep, ReplicationSeed(m.RootSeed(), p, rep))
+	}
+	done := func(i int, reps []any) error {
+		rs, err := m.Rows(sel[i], reps)
+		for j, r := range rs {
+			rs[j] = append([]any{float64(sel[i])}, r...)
 		}
-		if pending[d.sel] == nil {
-			pending[d.sel] = make([]any, reps)
-		}
-		pending[d.sel][d.rep] = d.r
-		count[d.sel]++
-		if count[d.sel] == reps {
-			rs, err := m.Rows(sel[d.sel], pending[d.sel])
-			for i, r := range rs {
-				rs[i] = append([]any{float64(sel[d.sel])}, r...)
-			}
-			if err != nil && firstErr == nil {
-				firstErr = fmt.Errorf("experiments: point %d: %w", sel[d.sel], err)
-				cancel()
-			}
-			rows[d.sel], finished[d.sel] = rs, err == nil
-			delete(pending, d.sel)
-			delete(count, d.sel)
-			points++
-		}
-		nrep++
-		if opt.Progress != nil {
-			opt.Progress(SweepProgress{Points: points, PointsTotal: mine, Replications: nrep, ReplicationsTotal: len(sel) * reps})
+		rows[i], finished[i] = rs, err == nil
+		return err
+	}
+	var progress func(points, replications int)
+	if opt.Progress != nil {
+		progress = func(points, nrep int) {
+			opt.Progress(SweepProgress{Points: len(doneRows) + points, PointsTotal: mine, Replications: nrep, ReplicationsTotal: len(sel) * reps})
 		}
 	}
+	firstErr := replicate(ctx, sel, reps, opt.Workers, run, done, progress)
 	byPoint := doneRows
 	for i, ok := range finished {
 		if ok {

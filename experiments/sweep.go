@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
@@ -189,83 +187,23 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 		}
 	}
 	res := &Results{Schema: version.Schema, Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	reps := spec.Replications
-	total := len(sel) * reps
-
-	type task struct{ sel, rep int }
-	type done struct {
-		task
-		r   repStats
-		err error
-	}
-	run, cancel := context.WithCancel(ctx)
-	defer cancel()
-	tasks := make(chan task)
-	results := make(chan done, workers)
-	go func() {
-		defer close(tasks)
-		for si := range sel {
-			for rep := range reps {
-				select {
-				case tasks <- task{si, rep}:
-				case <-run.Done():
-					return
-				}
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range tasks {
-				r, err := runReplicationSafe(run, &pts[sel[t.sel]], spec.Seed, t.rep)
-				results <- done{t, r, err}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
-
-	pending := map[int][]repStats{}
-	count := map[int]int{}
 	finished := make([]*PointResult, len(sel))
-	var firstErr error
-	n, points := 0, len(opt.Done)
-	for d := range results {
-		if d.err != nil {
-			// Replications stopped by the caller's cancellation are not
-			// errors; the sweep reports ctx.Err() below.
-			if firstErr == nil && !(ctx.Err() != nil && errors.Is(d.err, ctx.Err())) {
-				firstErr = fmt.Errorf("experiments: point %d replication %d: %w", sel[d.sel], d.rep, d.err)
-				cancel()
-			}
-			continue
-		}
-		if pending[d.sel] == nil {
-			pending[d.sel] = make([]repStats, reps)
-		}
-		pending[d.sel][d.rep] = d.r
-		count[d.sel]++
-		if count[d.sel] == reps {
-			pr := aggregate(&pts[sel[d.sel]], pending[d.sel])
-			finished[d.sel] = &pr
-			delete(pending, d.sel)
-			delete(count, d.sel)
-			points++
-		}
-		n++
-		if opt.Progress != nil {
-			opt.Progress(SweepProgress{Points: points, PointsTotal: mine, Replications: n, ReplicationsTotal: total})
+	run := func(ctx context.Context, p, rep int) (repStats, error) {
+		return runReplicationSafe(ctx, &pts[p], spec.Seed, rep)
+	}
+	done := func(i int, rs []repStats) error {
+		pr := aggregate(&pts[sel[i]], rs)
+		finished[i] = &pr
+		return nil
+	}
+	var progress func(points, replications int)
+	if opt.Progress != nil {
+		progress = func(points, n int) {
+			opt.Progress(SweepProgress{Points: len(opt.Done) + points, PointsTotal: mine, Replications: n, ReplicationsTotal: len(sel) * reps})
 		}
 	}
+	firstErr := replicate(ctx, sel, reps, opt.Workers, run, done, progress)
 	res.Points = append(res.Points, opt.Done...)
 	for _, pr := range finished {
 		if pr != nil {
