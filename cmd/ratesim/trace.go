@@ -387,7 +387,11 @@ func writeStats(w io.Writer, path, format string, info passInfo, s arrivals.Trac
 	fmt.Fprintf(w, "in which no job waits, and in which at most %s of jobs (%d of %d) wait\n", pct(fit.fraction), fit.allowed, s.Jobs)
 	fmt.Fprintf(w, "%18s %8s %14s %14s\n", "r (tokens/s)", "r/mean", "b: none wait", "b: "+pct(fit.fraction)+" wait")
 	for i, r := range fit.rates {
-		fmt.Fprintf(w, "%18.6g %8.4g %14.6g %14.6g\n", r, r/s.MeanRate, fit.none[i], fit.target[i])
+		rel := "-" // a trace of one instant has no mean rate
+		if s.MeanRate > 0 && !math.IsInf(s.MeanRate, 0) {
+			rel = fmt.Sprintf("%.4g", r/s.MeanRate)
+		}
+		fmt.Fprintf(w, "%18.6g %8s %14.6g %14.6g\n", r, rel, fit.none[i], fit.target[i])
 	}
 }
 
