@@ -121,15 +121,23 @@ func downstreamSeries(res *ClientsResult, width float64, buffer int, caption str
 			total += y
 		}
 	}
+	// Both panels start at 0, the jobs' with room above the capacity.
+	top := float64(buffer+1) + max(1, math.Ceil(0.1*float64(buffer+1)))
+	lostTop := 1.0
+	for _, l := range lost {
+		for _, y := range l.Y {
+			lostTop = max(lostTop, 1.1*y)
+		}
+	}
 	return &plots.Stack{
 		Title: "Jobs at the downstream server and jobs lost to its full buffer, per bin",
 		Caption: caption + fmt.Sprintf("; bins of %s s; largest number of jobs at the server in each bin (in service and waiting); jobs lost to the full buffer in all: %s",
 			textNumber(width), textNumber(total)),
 		Heights: []float64{1.6, 1},
 		Panels: []*plots.LinePlot{
-			{XLabel: "time t (s)", YLabel: "jobs at the server (max in the bin)", Lines: []plots.Line{
+			{XLabel: "time t (s)", YLabel: "jobs at the server (max in the bin)", YRange: [2]float64{0, top}, Lines: []plots.Line{
 				{Label: "jobs at the server", X: jx, Y: jy, Step: true, Color: 0}, capLine}},
-			{XLabel: "time t (s)", YLabel: "jobs lost per bin", Lines: lost},
+			{XLabel: "time t (s)", YLabel: "jobs lost per bin", YRange: [2]float64{0, lostTop}, Lines: lost},
 		},
 	}
 }
