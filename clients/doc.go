@@ -66,7 +66,10 @@
 // A [Server] is a finite FIFO queue in front of one server with service
 // time 1/μ: the buffer downstream of the limiter. It counts arrivals (every
 // attempt that passed the limiter), overflows and queueing delays per
-// class of job. A burst inside the limiter's promise
+// class of job, and with [Server.SetBin] a series per bin of time: the
+// overflows of each class and the largest number of jobs at the server,
+// exact over the step function of its occupancy ([Bin].Server in a
+// [Scenario]'s series). A burst inside the limiter's promise
 // B + R·d can overflow a buffer sized for the average; pacing the same
 // traffic does not (see TestDownstreamBufferOverflowAndPacing).
 //

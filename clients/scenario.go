@@ -90,7 +90,10 @@ type Result struct {
 	BackfillSeries []Bin
 	Controls       []Control
 	// Server holds the downstream counts per class (index = class), after
-	// every job has been served; nil without a server.
+	// every job has been served; nil without a server. With a server and
+	// a series, each bin of ForegroundSeries and BackfillSeries holds the
+	// server's series (see [Bin]), the series then reaching the server's
+	// last event.
 	Server []ServerStats
 	// End is the instant of the last event run, ns.
 	End engine.Time
@@ -124,6 +127,7 @@ func RunRemote(sc Scenario, l Remote) (Result, error) {
 		if srv, err = NewServer(*sc.Server); err != nil {
 			return Result{}, err
 		}
+		srv.SetBin(sc.Bin)
 		g.Serve(srv)
 	}
 	fg := Stream(sc.Seed, sc.Point, sc.Replication, StreamForeground)
@@ -188,8 +192,30 @@ func RunRemote(sc Scenario, l Remote) (Result, error) {
 		for c := range srv.Classes() {
 			res.Server = append(res.Server, srv.Final(c))
 		}
+		if sc.Bin > 0 {
+			res.ForegroundSeries = withServer(res.ForegroundSeries, srv.Series(sc.Retry.Class), sc.Bin)
+			if bf != nil {
+				res.BackfillSeries = withServer(res.BackfillSeries, srv.Series(sc.Backfill.Class), sc.Bin)
+			}
+		}
 	}
 	return res, nil
+}
+
+// withServer returns bins with the server's series of their class
+// attached, extended with empty bins to the server's last bin.
+func withServer(bins []Bin, srv []ServerBin, width engine.Time) []Bin {
+	for len(bins) < len(srv) {
+		bins = append(bins, Bin{Start: engine.Time(len(bins)) * width})
+	}
+	for i := range bins {
+		sb := ServerBin{}
+		if i < len(srv) {
+			sb = srv[i]
+		}
+		bins[i].Server = &sb
+	}
+	return bins
 }
 
 // foreground merges the statistics of the retrying and the paced

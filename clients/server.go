@@ -88,6 +88,27 @@ type Server struct {
 	last    exact.Rat           // D' of the last accepted job
 	stats   []ServerStats
 	gate    *Gate // told the outcome of tagged arrivals (see Gate.Serve)
+
+	// The series (see SetBin): bin width in ns (0: none), the largest
+	// number of jobs in the system in each bin, the overflows of each
+	// class in each bin, and the first bin whose start value is not yet
+	// fixed (its occupancy at its start instant).
+	bin       engine.Time
+	maxJobs   []int
+	overflows [][]int64
+	fixed     int64
+}
+
+// ServerBin is the server's series in one bin of time [k·width,
+// (k+1)·width) (see [Server.SetBin]).
+type ServerBin struct {
+	// Overflows is the number of jobs of the class asked for that
+	// arrived in the bin and were lost to the full buffer.
+	Overflows int64
+	// MaxJobs is the largest number of jobs at the server (in service
+	// and waiting, all classes) at any instant of the bin, the number
+	// carried in at its start included; at most Buffer + 1.
+	MaxJobs int
 }
 
 type inSystem struct {
@@ -122,6 +143,76 @@ func NewServer(p ServerParams) (*Server, error) {
 	return &Server{service: s, buffer: p.Buffer, pending: heap.New(arrivalBefore, nil)}, nil
 }
 
+// SetBin makes the server keep a series in bins of width ns (0: none; at
+// most [MaxBins] bins, events past them are not binned), before any
+// arrival is sent.
+func (sv *Server) SetBin(width engine.Time) { sv.bin = max(width, 0) }
+
+// Series returns the server's series for class, from the bin of 0 to the
+// bin of its last event (an arrival or a departure), after
+// [Server.Flush]; nil without a series. The occupancy is a step function
+// of time, right-continuous: at an instant its value is the one after the
+// departures and arrivals made there, so that a job departing at the
+// start of a bin is not counted in it.
+func (sv *Server) Series(class int) []ServerBin {
+	if sv.bin <= 0 {
+		return nil
+	}
+	out := make([]ServerBin, len(sv.maxJobs))
+	for i, m := range sv.maxJobs {
+		out[i].MaxJobs = m
+		if class >= 0 && class < len(sv.overflows) && i < len(sv.overflows[class]) {
+			out[i].Overflows = sv.overflows[class][i]
+		}
+	}
+	return out
+}
+
+// advance fixes the occupancy at the start of every bin that starts
+// before the exact instant t, before an event at t: events come in
+// non-decreasing order of their instants, so that every event at or
+// before such a start has been made.
+func (sv *Server) advance(t exact.Rat) {
+	if sv.bin <= 0 {
+		return
+	}
+	last := sv.binOf(t) // the bins up to last start at or before t
+	for sv.fixed <= last && sv.fixed < MaxBins && exact.Int(int64(sv.fixed)*int64(sv.bin)).Cmp(t) < 0 {
+		sv.recordJobs(sv.fixed)
+		sv.fixed++
+	}
+}
+
+// binOf returns floor(t/bin) = floor(floor(t)/bin) for t >= 0.
+func (sv *Server) binOf(t exact.Rat) int64 { return t.Floor().Int64() / int64(sv.bin) }
+
+// recordJobs raises bin i's maximum to the jobs in the system now.
+func (sv *Server) recordJobs(i int64) {
+	if i < 0 || i >= MaxBins {
+		return
+	}
+	for int64(len(sv.maxJobs)) <= i {
+		sv.maxJobs = append(sv.maxJobs, 0)
+	}
+	sv.maxJobs[i] = max(sv.maxJobs[i], len(sv.system))
+}
+
+// recordOverflow counts an overflow of class at t in its bin.
+func (sv *Server) recordOverflow(t exact.Rat, class int) {
+	i := sv.binOf(t)
+	if i < 0 || i >= MaxBins {
+		return
+	}
+	sv.recordJobs(i) // the series reaches the bin
+	for class >= len(sv.overflows) {
+		sv.overflows = append(sv.overflows, nil)
+	}
+	for int64(len(sv.overflows[class])) <= i {
+		sv.overflows[class] = append(sv.overflows[class], 0)
+	}
+	sv.overflows[class][i]++
+}
+
 // ServiceTime returns the exact service time 1/μ in nanoseconds.
 func (sv *Server) ServiceTime() exact.Rat { return sv.service }
 
@@ -147,11 +238,28 @@ func (sv *Server) send(s *engine.Sim, a arrival) {
 
 // Stats returns the counts of class as of s.Now(): arrivals committed
 // so far and departures at or before Now().
+//
+// The jobs departing in (Now() - 1 ns, Now()] are counted without
+// leaving the system: an arrival in that interval may still be sent, and
+// must find them there.
 func (sv *Server) Stats(s *engine.Sim, class int) ServerStats {
 	now := int64(s.Now())
 	sv.commit(exact.Int(now - 1))
-	sv.depart(exact.Int(now))
-	return sv.classStats(class)
+	sv.depart(exact.Int(now - 1))
+	st := sv.classStats(class)
+	for _, j := range sv.system {
+		if j.depart.Cmp(exact.Int(now)) > 0 {
+			break
+		}
+		if j.class == class {
+			st.Departed++
+			st.QueueDelay = addRat(st.QueueDelay, j.delay)
+			if j.delay.Cmp(st.MaxQueueDelay) > 0 {
+				st.MaxQueueDelay = j.delay
+			}
+		}
+	}
+	return st
 }
 
 // Flush commits every arrival sent and lets every accepted job depart,
@@ -188,11 +296,15 @@ func (sv *Server) commit(t exact.Rat) {
 // admit decides one arrival: the departures at or before it happen first.
 func (sv *Server) admit(a arrival) {
 	sv.depart(a.at)
+	sv.advance(a.at)
 	st := sv.class(a.class)
 	st.Arrived++
 	// The system holds the job in service and those waiting.
 	if len(sv.system) > sv.buffer {
 		st.Overflows++
+		if sv.bin > 0 {
+			sv.recordOverflow(a.at, a.class)
+		}
 		if a.tagged {
 			sv.gate.lost(a.id)
 		}
@@ -206,6 +318,9 @@ func (sv *Server) admit(a arrival) {
 	delay := subRat(start, a.at)
 	sv.last = d
 	sv.system = append(sv.system, inSystem{depart: d, delay: delay, class: a.class})
+	if sv.bin > 0 {
+		sv.recordJobs(sv.binOf(a.at))
+	}
 	if a.tagged {
 		sv.gate.served(a.id, d)
 	}
@@ -220,7 +335,12 @@ func (sv *Server) depart(t exact.Rat) {
 
 func (sv *Server) leave() {
 	j := sv.system[0]
+	sv.advance(j.depart)
 	sv.system = sv.system[1:]
+	if sv.bin > 0 && len(sv.system) == 0 {
+		// The series reaches the bin of the last departure.
+		sv.recordJobs(sv.binOf(j.depart))
+	}
 	st := sv.class(j.class)
 	st.Departed++
 	st.QueueDelay = addRat(st.QueueDelay, j.delay)

@@ -282,3 +282,209 @@ func TestServedIsSuccess(t *testing.T) {
 		t.Errorf("at most 2 attempts: %+v, want 4 attempts, 2 served, 1 give-up", f)
 	}
 }
+
+// serverSeries returns the (max jobs, overflows) of each bin of bins.
+func serverSeries(t *testing.T, bins []Bin) [][2]int64 {
+	t.Helper()
+	var out [][2]int64
+	for _, b := range bins {
+		if b.Server == nil {
+			t.Fatalf("bin at %v s without the server's series", b.Start)
+		}
+		out = append(out, [2]int64{int64(b.Server.MaxJobs), b.Server.Overflows})
+	}
+	return out
+}
+
+// The server's series by hand. A server of 1 job/s (service 1 s) with
+// room for 1, fed everything (a limiter that admits all), no retries
+// (max attempts 1), bins of 0.5 s; requests at 0, 0, 0, 0.6 and 1.5 s:
+//
+//	A at 0:   served [0, 1]
+//	B at 0:   waits, served [1, 2]
+//	C at 0:   A in service, B waiting: lost
+//	D at 0.6: the same: lost
+//	E at 1.5: A left at 1, B in service: waits, served [2, 3]
+//
+// Jobs at the server: 2 on [0, 1), 1 on [1, 1.5), 2 on [1.5, 2), 1 on
+// [2, 3), 0 from 3 (the departure at a bin's start is not counted in it).
+// Per bin of 0.5 s, (max jobs, overflows): [0, 0.5) (2, 1), [0.5, 1)
+// (2, 1), [1, 1.5) (1, 0), [1.5, 2) (2, 0), [2, 2.5) (1, 0), [2.5, 3)
+// (1, 0), [3, 3.5) (0, 0): the series ends with the bin of the last
+// departure.
+//
+// With constant backoff 0.5 s and no bound on attempts instead (requests
+// A, B, C at 0, as in TestServedIsSuccess), C is lost at 0 and 0.5 s and
+// arrives at 1 s as A leaves (the departure first): 2 jobs on [0, 2), 1
+// on [2, 3): bins (2, 1), (2, 1), (2, 0), (2, 0), (1, 0), (1, 0), (0, 0).
+// With bins of 1 s: (2, 2), (2, 0), (1, 0), (0, 0).
+func TestServerSeriesByHand(t *testing.T) {
+	run := func(arr []engine.Time, retry RetryPolicy, bin engine.Time) Result {
+		t.Helper()
+		res, err := Run(Scenario{
+			Arrivals: times(arr...),
+			Retry:    retry,
+			Server:   &ServerParams{Rate: exact.Int(1), Buffer: 1},
+			Bin:      bin,
+		}, admitAll{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	once := RetryPolicy{Backoff: NoBackoff{}, MaxAttempts: 1}
+	res := run([]engine.Time{0, 0, 0, ms(600), ms(1500)}, once, ms(500))
+	want := [][2]int64{{2, 1}, {2, 1}, {1, 0}, {2, 0}, {1, 0}, {1, 0}, {0, 0}}
+	if diff := cmp.Diff(want, serverSeries(t, res.ForegroundSeries)); diff != "" {
+		t.Errorf("no retries, bins of 0.5 s: (max jobs, overflows) (-want +got):\n%s", diff)
+	}
+	if got := res.Server[0].Overflows; got != 2 {
+		t.Errorf("no retries: %d overflows, want 2", got)
+	}
+
+	retry := RetryPolicy{Backoff: Constant{Base: ms(500)}}
+	res = run([]engine.Time{0, 0, 0}, retry, ms(500))
+	want = [][2]int64{{2, 1}, {2, 1}, {2, 0}, {2, 0}, {1, 0}, {1, 0}, {0, 0}}
+	if diff := cmp.Diff(want, serverSeries(t, res.ForegroundSeries)); diff != "" {
+		t.Errorf("retries, bins of 0.5 s: (max jobs, overflows) (-want +got):\n%s", diff)
+	}
+	res = run([]engine.Time{0, 0, 0}, retry, engine.Second)
+	want = [][2]int64{{2, 2}, {2, 0}, {1, 0}, {0, 0}}
+	if diff := cmp.Diff(want, serverSeries(t, res.ForegroundSeries)); diff != "" {
+		t.Errorf("retries, bins of 1 s: (max jobs, overflows) (-want +got):\n%s", diff)
+	}
+
+	// Three requests at 0 into a server of 1 job/s, room for 1, bins of
+	// 1 s: [0, 1) holds A in service and B waiting, C lost; [1, 2) holds B
+	// (A left at 1); B leaves at 2.
+	res = run([]engine.Time{0, 0, 0}, once, engine.Second)
+	want = [][2]int64{{2, 1}, {1, 0}, {0, 0}}
+	if diff := cmp.Diff(want, serverSeries(t, res.ForegroundSeries)); diff != "" {
+		t.Errorf("3 at 0, bins of 1 s: (max jobs, overflows) (-want +got):\n%s", diff)
+	}
+}
+
+// The server's series against an independent count: 300 random
+// arrivals (a few at the same instant, some at bin starts) into a server
+// of 4 jobs/s (service 250 ms) with room for 2, bins of 100 ms. The D/1/K
+// queue is rebuilt by hand in integer nanoseconds (departures at or
+// before an arrival first); the occupancy at an instant u is the number
+// of accepted jobs with arrival <= u < departure, counted job by job at
+// each bin's start and at every arrival and departure in it: the largest
+// count of each bin must be its max jobs (never above buffer + 1), and
+// the lost arrivals of each bin its overflows.
+func TestServerSeriesInvariants(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 13))
+	var ts []engine.Time
+	at := engine.Time(0)
+	for range 300 {
+		switch r.IntN(4) {
+		case 0: // the same instant
+		case 1:
+			at = (at/ms(100) + 1) * ms(100) // the next bin's start
+		default:
+			at += engine.Time(r.Int64N(int64(300 * engine.Millisecond)))
+		}
+		ts = append(ts, at)
+	}
+	const buffer = 2
+	bin, service := ms(100), ms(250)
+
+	s := engine.NewSim()
+	srv, err := NewServer(ServerParams{Rate: exact.Int(4), Buffer: buffer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetBin(bin)
+	for _, a := range ts {
+		s.Schedule(a, handlerFunc(func(now engine.Time) { srv.Arrive(s, exact.Int(int64(now)), 0) }), 0)
+	}
+	s.Run()
+	srv.Flush()
+	got := srv.Series(0)
+
+	// By hand.
+	type job struct{ arrive, depart engine.Time }
+	var served []job
+	lost := map[int64]int64{}
+	var last engine.Time
+	for _, a := range ts {
+		n := 0
+		for _, j := range served {
+			if j.depart > a {
+				n++
+			}
+		}
+		if n > buffer {
+			lost[int64(a/bin)]++
+			continue
+		}
+		start := a
+		if n > 0 {
+			start = max(a, last)
+		}
+		last = start + service
+		served = append(served, job{a, last})
+	}
+	occ := func(u engine.Time) int {
+		n := 0
+		for _, j := range served {
+			if j.arrive <= u && u < j.depart {
+				n++
+			}
+		}
+		return n
+	}
+	end := served[len(served)-1].depart
+	if len(got) != int(end/bin)+1 {
+		t.Fatalf("%d bins, want %d (to the last departure at %v s)", len(got), end/bin+1, end)
+	}
+	var overflows int64
+	for k, b := range got {
+		lo, hi := engine.Time(k)*bin, engine.Time(k+1)*bin
+		want := occ(lo)
+		for _, j := range served {
+			for _, u := range []engine.Time{j.arrive, j.depart} {
+				if lo <= u && u < hi {
+					want = max(want, occ(u))
+				}
+			}
+		}
+		if b.MaxJobs != want || b.Overflows != lost[int64(k)] {
+			t.Errorf("bin [%v, %v) s: max %d jobs, %d overflows; want %d, %d", lo, hi, b.MaxJobs, b.Overflows, want, lost[int64(k)])
+		}
+		if b.MaxJobs > buffer+1 {
+			t.Errorf("bin [%v, %v) s: %d jobs > buffer + 1", lo, hi, b.MaxJobs)
+		}
+		overflows += b.Overflows
+	}
+	if st := srv.Final(0); overflows != st.Overflows || overflows == 0 {
+		t.Errorf("overflows in the bins add up to %d, the server counted %d (want equal, > 0)", overflows, st.Overflows)
+	}
+}
+
+// Stats at an instant must not take a job out of the server before an
+// arrival that is still to be decided and comes before its departure. A
+// server of 10 jobs/s (service 0.1 s) with no waiting room: A arrives at
+// 0 and departs at 0.1 s; B passes at 0.1 s - 0.5 ns, sent at the
+// nanosecond before, and is decided once the clock is past it. Stats at
+// 0.1 s counts A as departed, yet B arrived while A was in service: B is
+// lost.
+func TestServerStatsKeepsJobsForLaterArrivals(t *testing.T) {
+	s := engine.NewSim()
+	srv, _ := NewServer(ServerParams{Rate: exact.Int(10), Buffer: 0})
+	s.Schedule(0, handlerFunc(func(engine.Time) { srv.Arrive(s, exact.Int(0), 0) }), 0)
+	s.Schedule(ms(100)-1, handlerFunc(func(engine.Time) {
+		srv.Arrive(s, exact.NewRat(2*int64(ms(100))-1, 2), 0)
+	}), 0)
+	s.Schedule(ms(100), handlerFunc(func(engine.Time) {
+		if got := srv.Stats(s, 0).Departed; got != 1 {
+			t.Errorf("at 0.1 s: %d departed, want 1", got)
+		}
+	}), 0)
+	s.Run()
+	srv.Flush()
+	if st := srv.Final(0); st.Arrived != 2 || st.Overflows != 1 || st.Departed != 1 {
+		t.Errorf("%+v: want 2 arrived, 1 lost, 1 departed", st)
+	}
+}

@@ -49,7 +49,7 @@ type Stats struct {
 }
 
 // MaxBins is the most series bins one population keeps (a bound on the
-// series' memory, 48 bytes a bin). A run whose span needs more bins of
+// series' memory, 56 bytes a bin and 16 more with a server). A run whose span needs more bins of
 // its width fails with an [*ErrTooManyBins].
 const MaxBins = 1_000_000
 
@@ -83,9 +83,15 @@ func (e *ErrTooManyBins) Fits() engine.Time {
 // Requests and Attempts are counted at the instant they are made,
 // Successes at the exact instant the request passed, GiveUps at the
 // instant the client gave up.
+//
+// With a downstream server (a [Scenario] with a Server and a series),
+// Server holds the server's series in the bin: the overflows of the
+// population's own jobs and the largest number of jobs (all classes) at
+// the server; nil otherwise.
 type Bin struct {
 	Start                                  engine.Time
 	Requests, Attempts, Successes, GiveUps int64
+	Server                                 *ServerBin
 }
 
 // Amplification returns the bin's retry amplification, attempts per

@@ -16,6 +16,11 @@ import (
 //     admitted requests when there is one; under them, the retry
 //     amplification of each bin (attempts per request made in it). Left
 //     out when the run has no series (bin width 0).
+//   - "downstream", with a downstream server and a series: the largest
+//     number of jobs at the server in each bin (in service and waiting,
+//     every class) against its capacity, the buffer + 1 (dashed), over
+//     the jobs lost to the full buffer in each bin (foreground, and the
+//     backfill's when there is one).
 //   - "latency-ccdf": the tail P(latency > x) of the latency users saw,
 //     first attempt to success, on log-log axes, with P(latency > 0) in
 //     the legend; give-ups are not latencies and are counted in the
@@ -26,6 +31,9 @@ func ClientsFigures(res *ClientsResult, caption string) []NamedFigure {
 	var figs []NamedFigure
 	if width := res.Spec.Scenario.Bin.Seconds(); width > 0 && len(res.ForegroundSeries) > 0 {
 		figs = append(figs, NamedFigure{"clients-series", clientsSeries(res, width, caption)})
+		if sv := res.Spec.Scenario.Server; sv != nil && res.ForegroundSeries[0].DownstreamMaxJobs != nil {
+			figs = append(figs, NamedFigure{"downstream", downstreamSeries(res, width, sv.Buffer, caption)})
+		}
 	}
 	if len(res.Latencies) > 0 {
 		figs = append(figs, NamedFigure{"latency-ccdf", latencyCCDF(res, caption)})
@@ -83,6 +91,53 @@ func clientsSeries(res *ClientsResult, width float64, caption string) *plots.Sta
 		Panels: []*plots.LinePlot{
 			{XLabel: "time t (s)", YLabel: "requests/s", Lines: rates},
 			{XLabel: "time t (s)", YLabel: "retry amplification", Lines: []plots.Line{amp}},
+		},
+	}
+}
+
+// downstreamSeries draws the server's occupancy and overflows per bin.
+func downstreamSeries(res *ClientsResult, width float64, buffer int, caption string) *plots.Stack {
+	bins := res.ForegroundSeries
+	jx, jy := binSteps(bins, width, func(b ClientBin) float64 { return float64(*b.DownstreamMaxJobs) })
+	capacity := float64(buffer + 1)
+	capLine := plots.Line{Label: fmt.Sprintf("capacity: buffer + 1 in service = %d", buffer+1),
+		X: []float64{jx[0], jx[len(jx)-1]}, Y: []float64{capacity, capacity}, Color: -1, Dashed: true}
+	overflows := func(b ClientBin) float64 {
+		if b.DownstreamOverflows == nil {
+			return 0
+		}
+		return float64(*b.DownstreamOverflows)
+	}
+	ox, oy := binSteps(bins, width, overflows)
+	lost := []plots.Line{{Label: "foreground jobs lost", X: ox, Y: oy, Step: true, Color: 3}}
+	var total float64
+	for _, y := range oy[:len(oy)-1] {
+		total += y
+	}
+	if len(res.BackfillSeries) > 0 {
+		bx, by := binSteps(res.BackfillSeries, width, overflows)
+		lost = append(lost, plots.Line{Label: "backfill jobs lost", X: bx, Y: by, Step: true, Color: 4, Dashed: true})
+		for _, y := range by[:len(by)-1] {
+			total += y
+		}
+	}
+	// Both panels start at 0, the jobs' with room above the capacity.
+	top := float64(buffer+1) + max(1, math.Ceil(0.1*float64(buffer+1)))
+	lostTop := 1.0
+	for _, l := range lost {
+		for _, y := range l.Y {
+			lostTop = max(lostTop, 1.1*y)
+		}
+	}
+	return &plots.Stack{
+		Title: "Jobs at the downstream server and jobs lost to its full buffer, per bin",
+		Caption: caption + fmt.Sprintf("; bins of %s s; largest number of jobs at the server in each bin (in service and waiting); jobs lost to the full buffer in all: %s",
+			textNumber(width), textNumber(total)),
+		Heights: []float64{1.6, 1},
+		Panels: []*plots.LinePlot{
+			{XLabel: "time t (s)", YLabel: "jobs at the server (max in the bin)", YRange: [2]float64{0, top}, Lines: []plots.Line{
+				{Label: "jobs at the server", X: jx, Y: jy, Step: true, Color: 0}, capLine}},
+			{XLabel: "time t (s)", YLabel: "jobs lost per bin", YRange: [2]float64{0, lostTop}, Lines: lost},
 		},
 	}
 }

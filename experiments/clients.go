@@ -131,13 +131,26 @@ type ClientBin struct {
 	// the ratio infinite or 0/0 (JSON has no infinity).
 	Amplification Num     `json:"retry_amplification"`
 	Goodput       float64 `json:"admitted_per_s"`
+	// With a downstream server only (absent from JSON otherwise):
+	// DownstreamOverflows is the population's jobs that reached the
+	// server in the bin and were lost to its full buffer; DownstreamMaxJobs
+	// the largest number of jobs at the server (in service and waiting,
+	// every class) at any instant of the bin, those carried in at its
+	// start included: at most the buffer + 1.
+	DownstreamOverflows *int64 `json:"downstream_overflows,omitempty"`
+	DownstreamMaxJobs   *int   `json:"downstream_max_jobs,omitempty"`
 }
 
 func clientBins(bins []clients.Bin, width engine.Time) []ClientBin {
 	var out []ClientBin
 	for _, b := range bins {
-		out = append(out, ClientBin{Start: b.Start.Seconds(), Requests: b.Requests, Attempts: b.Attempts, Successes: b.Successes,
-			GiveUps: b.GiveUps, Amplification: finiteOrNaN(b.Amplification()), Goodput: b.Goodput(width)})
+		cb := ClientBin{Start: b.Start.Seconds(), Requests: b.Requests, Attempts: b.Attempts, Successes: b.Successes,
+			GiveUps: b.GiveUps, Amplification: finiteOrNaN(b.Amplification()), Goodput: b.Goodput(width)}
+		if b.Server != nil {
+			over, jobs := b.Server.Overflows, b.Server.MaxJobs
+			cb.DownstreamOverflows, cb.DownstreamMaxJobs = &over, &jobs
+		}
+		out = append(out, cb)
 	}
 	return out
 }

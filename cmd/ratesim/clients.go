@@ -108,7 +108,9 @@ give-ups counted apart) and the downstream overflows. With --server-rate
 limiter let pass, those the buffer lost included; --json adds the series in
 bins of --bin (their "admitted" counts successes: served, with a server). --plot DIR draws clients-series (offered, retried and admitted requests
 and give-ups per second over time, in bins of --bin, over the retry
-amplification of each bin) and latency-ccdf (the tail of the latency users
+amplification of each bin), with --server-rate downstream (the largest
+number of jobs at the server in each bin against the buffer + 1, over the
+jobs its full buffer lost) and latency-ccdf (the tail of the latency users
 saw, log-log), and lists the files written on stderr.
 
 The series keeps at most 10^6 bins: a --bin that would cut the run into
