@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -73,17 +74,26 @@ func (s Spec) Describe() string {
 	if s.Design != "one" {
 		p += fmt.Sprintf(", %d nodes, dispatch %s", s.Nodes, s.Dispatch)
 	}
+	span := func(t engine.Time) string {
+		if t == engine.Forever {
+			return "never"
+		}
+		return fmt.Sprintf("%v s", t.Seconds())
+	}
 	switch s.Design {
 	case "store":
 		p += fmt.Sprintf(", round trip %v", s.RTT)
 	case "sync":
-		p += fmt.Sprintf(", sync period %v s, message delay %v, local %v", s.SyncPeriod, s.SyncDelay, s.Local)
+		p += fmt.Sprintf(", sync period %s, message delay %v, local %v", span(s.SyncPeriod), s.SyncDelay, s.Local)
 	case "lease":
-		p += fmt.Sprintf(", round trip %v, lease TTL %v s", s.RTT, s.LeaseTTL)
+		p += fmt.Sprintf(", round trip %v, lease TTL %s", s.RTT, span(s.LeaseTTL))
 	case "grd", "fps":
-		p += fmt.Sprintf(", estimate interval %v s, message delay %v", s.EstimateInterval, s.SyncDelay)
+		p += fmt.Sprintf(", estimate interval %s, message delay %v", span(s.EstimateInterval), s.SyncDelay)
 	}
-	if s.Police || s.Design == "lease" || s.Design == "grd" || s.Design == "fps" {
+	switch {
+	case s.Design == "grd":
+		return p + ", policing (drops)" // a drop is the design, with or without Police
+	case s.Police:
 		return p + ", policing"
 	}
 	return p + ", shaping"

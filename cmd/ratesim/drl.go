@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"io"
 	"os"
 	"slices"
@@ -269,47 +270,47 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 // drlJSON is the --json output.
 type drlJSON struct {
 	jsonHeader
-	Input      string        `json:"input"`
-	Rate       float64       `json:"rate_tokens_per_s"`
-	RateExact  string        `json:"rate_tokens_per_s_exact"`
-	Burst      float64       `json:"burst_tokens"`
-	BurstExact string        `json:"burst_tokens_exact"`
-	Nodes      int           `json:"nodes"`
-	Dispatch   string        `json:"dispatch"`
-	Police     bool          `json:"police"`
-	RTT        string        `json:"rtt_distribution"` // "1ms", "uniform:1ms:3ms", "lognormal:2ms:0.5"
-	RTTSeconds *float64      `json:"rtt_s,omitempty"`  // the fixed round-trip time; absent for a random one
-	Outages    [][2]float64  `json:"outages_s"`
-	OutageTime float64       `json:"outages_total_s"`  // the length of the --outage intervals, overlaps counted once
-	OutageUp   float64       `json:"outage_mean_up_s"` // 0: no on/off process
-	OutageDown float64       `json:"outage_mean_down_s"`
-	Fail       string        `json:"fail"`
-	StoreCache bool          `json:"store_cache"`
-	StoreLim   string        `json:"store_limiter"`
-	SyncPeriod float64       `json:"sync_period_s"` // -1: never
-	BatchLimit int           `json:"batch_limit_keys"`
-	SyncDelay  string        `json:"sync_delay_distribution"` // as rtt_distribution
-	SyncDelayS *float64      `json:"sync_delay_s,omitempty"`  // the fixed one-way delay; absent for a random one
-	Loss       float64       `json:"loss"`
-	Local      string        `json:"local"`
-	LeaseSize  int64         `json:"lease_size_tokens"` // 0: B/N
-	LeaseTTL   float64       `json:"lease_ttl_s"`       // -1: never
-	Estimate   float64       `json:"estimate_interval_s"`
-	Smoothing  float64       `json:"smoothing"`
-	Exchange   string        `json:"exchange"`
-	Fanout     int           `json:"gossip_fanout"`
-	Seed       uint64        `json:"seed"`
-	Designs    []drl.Summary `json:"designs"`
-	Figures    []string      `json:"figures,omitempty"`
+	Input      string          `json:"input"`
+	Rate       float64         `json:"rate_tokens_per_s"`
+	RateExact  string          `json:"rate_tokens_per_s_exact"`
+	Burst      float64         `json:"burst_tokens"`
+	BurstExact string          `json:"burst_tokens_exact"`
+	Nodes      int             `json:"nodes"`
+	Dispatch   string          `json:"dispatch"`
+	Police     bool            `json:"police"`
+	RTT        string          `json:"rtt_distribution"` // "1ms", "uniform:1ms:3ms", "lognormal:2ms:0.5"
+	RTTSeconds *float64        `json:"rtt_s,omitempty"`  // the fixed round-trip time; absent for a random one
+	Outages    [][2]float64    `json:"outages_s"`
+	OutageTime float64         `json:"outages_total_s"`  // the length of the --outage intervals, overlaps counted once
+	OutageUp   float64         `json:"outage_mean_up_s"` // 0: no on/off process
+	OutageDown float64         `json:"outage_mean_down_s"`
+	Fail       string          `json:"fail"`
+	StoreCache bool            `json:"store_cache"`
+	StoreLim   string          `json:"store_limiter"`
+	SyncPeriod experiments.Num `json:"sync_period_s"` // "+Inf": never
+	BatchLimit int             `json:"batch_limit_keys"`
+	SyncDelay  string          `json:"sync_delay_distribution"` // as rtt_distribution
+	SyncDelayS *float64        `json:"sync_delay_s,omitempty"`  // the fixed one-way delay; absent for a random one
+	Loss       float64         `json:"loss"`
+	Local      string          `json:"local"`
+	LeaseSize  int64           `json:"lease_size_tokens"` // 0: B/N
+	LeaseTTL   experiments.Num `json:"lease_ttl_s"`       // "+Inf": never
+	Estimate   float64         `json:"estimate_interval_s"`
+	Smoothing  float64         `json:"smoothing"`
+	Exchange   string          `json:"exchange"`
+	Fanout     int             `json:"gossip_fanout"`
+	Seed       uint64          `json:"seed"`
+	Designs    []drl.Summary   `json:"designs"`
+	Figures    []string        `json:"figures,omitempty"`
 }
 
 func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary, figures []string) {
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
-		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, StoreLim: s.StoreLimiter.String(), SyncPeriod: -1, BatchLimit: s.BatchLimit,
-		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: -1, Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: sums, Figures: figures}
+		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, StoreLim: s.StoreLimiter.String(), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.BatchLimit,
+		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: experiments.Num(math.Inf(1)), Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: sums, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
-		out.LeaseTTL = s.LeaseTTL.Seconds()
+		out.LeaseTTL = experiments.Num(s.LeaseTTL.Seconds())
 	}
 	if s.RTT.Fixed() {
 		x := s.RTT.A.Seconds()
@@ -324,7 +325,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	}
 	out.OutageTime = outageTime(s.Outages).Seconds()
 	if s.SyncPeriod != engine.Forever {
-		out.SyncPeriod = s.SyncPeriod.Seconds()
+		out.SyncPeriod = experiments.Num(s.SyncPeriod.Seconds())
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
