@@ -17,7 +17,9 @@ import (
 // ReadDelayColumn reads the empirical delay distribution of column col of
 // the CSV or TSV file path (tab-separated when its first line holds a tab):
 // the first line is the header, col a header name or a column number from
-// 1, and every later line's cell in that column a delay >= 0, in seconds
+// 1 (with a number, a first line whose cell is a delay is data: a file of
+// one measured delay a line needs no header), and every later line's cell
+// in that column a delay >= 0, in seconds
 // ("0.0021", "32.0") or with a unit ("2.1ms", "850us"); plain seconds are
 // rounded to the nearest nanosecond, exactly. The Delay draws one of them
 // uniformly at random (each line equally likely) from the stream of its
@@ -52,18 +54,12 @@ func ReadDelayColumn(path, col string) (Delay, error) {
 	r.ReuseRecord = true
 	hdr, err := r.Read()
 	if errors.Is(err, io.EOF) {
-		return fail(0, "empty file: want a header line, then one delay per line")
+		return fail(0, "empty file: want one delay per line, after a header line when COL is a name")
 	}
 	if err != nil {
 		return fail(0, "%v", err)
 	}
-	idx := -1
-	for i, h := range hdr {
-		if strings.TrimSpace(h) == col {
-			idx = i
-			break
-		}
-	}
+	idx, _ := headerIndex(hdr, col)
 	if idx < 0 {
 		if k, err := strconv.Atoi(col); err == nil && k >= 1 && k <= len(hdr) {
 			idx = k - 1
@@ -72,6 +68,13 @@ func ReadDelayColumn(path, col string) (Delay, error) {
 		}
 	}
 	var xs []engine.Time
+	if _, named := headerIndex(hdr, col); !named {
+		// A column given by number whose first cell is a delay is a file
+		// without a header: the first line is data.
+		if v, err := parseDelayCell(strings.TrimSpace(hdr[idx])); err == nil {
+			xs = append(xs, v)
+		}
+	}
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -94,6 +97,17 @@ func ReadDelayColumn(path, col string) (Delay, error) {
 		return fail(0, "no values under the header: want one delay per line")
 	}
 	return Delay{Kind: "trace", Path: path, Col: col, samples: &xs}, nil
+}
+
+// headerIndex returns the index of the header name col in hdr, and
+// whether it is one; -1 and false when it is not.
+func headerIndex(hdr []string, col string) (int, bool) {
+	for i, h := range hdr {
+		if strings.TrimSpace(h) == col {
+			return i, true
+		}
+	}
+	return -1, false
 }
 
 // parseDelayCell reads a delay >= 0: a duration with a unit, or plain

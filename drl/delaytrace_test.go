@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,6 +133,32 @@ func TestRTTTraceReal(t *testing.T) {
 	for _, x := range r.Delays {
 		if x < 1 {
 			t.Fatalf("delay %v s: a non-zero round trip here is >= 1 s", x)
+		}
+	}
+}
+
+// TestDelayColumnHeaderless: with COL a number, a first line that is a
+// delay is data (a file of one measurement a line): "0.5, 0.1" gives both
+// values, 500 and 100 ms; with a header line its name is not a value.
+func TestDelayColumnHeaderless(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		text, col string
+		want      []engine.Time
+	}{
+		{"0.5\n0.1\n", "1", []engine.Time{500 * engine.Millisecond, 100 * engine.Millisecond}},
+		{"0.5\n", "1", []engine.Time{500 * engine.Millisecond}},
+		{"rtt\n0.5\n", "1", []engine.Time{500 * engine.Millisecond}},
+		{"rtt\n0.5\n", "rtt", []engine.Time{500 * engine.Millisecond}},
+		{"a,b\n1ms,2ms\n", "2", []engine.Time{2 * engine.Millisecond}},
+	} {
+		path := filepath.Join(dir, "d.csv")
+		if err := os.WriteFile(path, []byte(c.text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReadDelayColumn(path, c.col)
+		if err != nil || !slices.Equal(d.Samples(), c.want) {
+			t.Errorf("%q column %s: %v (%v), want %v", c.text, c.col, d.Samples(), err, c.want)
 		}
 	}
 }
