@@ -95,7 +95,8 @@ type Result struct {
 	// server's series (see [Bin]), the series then reaching the server's
 	// last event.
 	Server []ServerStats
-	// End is the instant of the last event run, ns.
+	// End is the instant of the last event run, ns, or of the downstream
+	// server's last departure when later (rounded up to the nanosecond).
 	End engine.Time
 }
 
@@ -189,6 +190,7 @@ func RunRemote(sc Scenario, l Remote) (Result, error) {
 	}
 	if srv != nil {
 		srv.Flush()
+		res.End = max(res.End, srv.LastDeparture())
 		for c := range srv.Classes() {
 			res.Server = append(res.Server, srv.Final(c))
 		}

@@ -216,6 +216,16 @@ func (sv *Server) recordOverflow(t exact.Rat, class int) {
 // ServiceTime returns the exact service time 1/μ in nanoseconds.
 func (sv *Server) ServiceTime() exact.Rat { return sv.service }
 
+// LastDeparture returns the instant the last job accepted leaves, rounded
+// up to the nanosecond (0 before any job).
+func (sv *Server) LastDeparture() engine.Time {
+	c := sv.last.Ceil()
+	if !c.IsInt64() {
+		return engine.Forever
+	}
+	return engine.Time(c.Int64())
+}
+
 // Arrive sends the server a job of the given class (>= 0) arriving at the
 // exact instant at, in nanoseconds. It panics if at <= s.Now() - 1 ns.
 func (sv *Server) Arrive(s *engine.Sim, at exact.Rat, class int) {

@@ -273,6 +273,10 @@ func TestServedIsSuccess(t *testing.T) {
 	if got := res.ForegroundLatencies; !slices.Equal(got, []float64{1, 2, 3}) {
 		t.Errorf("latencies %v s, want 1, 2, 3", got)
 	}
+	// The run ends at the last departure, 3 s, not at the last attempt.
+	if res.End != 3*engine.Second {
+		t.Errorf("end %v, want 3 s (the last departure)", res.End)
+	}
 	st := res.Server[0]
 	if st.Arrived != 5 || st.Overflows != 2 || st.Departed != 3 || st.QueueDelay.Cmp(exact.Int(2e9)) != 0 || st.MaxQueueDelay.Cmp(exact.Int(1e9)) != 0 {
 		t.Errorf("server %+v, want 5 arrived, 2 lost, 3 served, queueing 2 s in all, at most 1 s", st)

@@ -198,7 +198,7 @@ type ClientsResult struct {
 	BackfillSeries []ClientBin       `json:"backfill_series,omitempty"`
 	Controls       []BackfillControl `json:"backfill_controls,omitempty"`
 	Downstream     []ServerClass     `json:"downstream,omitempty"`
-	End            float64           `json:"end_s"` // instant of the last event
+	End            float64           `json:"end_s"` // instant of the last event, the downstream server's last departure included
 }
 
 // RunClients runs the clients of spec against a fresh limiter of spec, the
