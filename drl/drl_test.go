@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ratesim/ratesim/arrivals"
@@ -556,5 +557,29 @@ func TestPromiseCheckDesigns(t *testing.T) {
 		if err != nil || sum.OverPromise != 0 || sum.OverPromiseDelay != 0 {
 			t.Errorf("one, police %v: %d jobs over the promise, longest %v s (%v); want 0", police, sum.OverPromise, sum.OverPromiseDelay, err)
 		}
+	}
+}
+
+// TestNoLocalBucketsAnyBurst: a store failing open and sync deciding with
+// a copy of the whole bucket keep no bucket per node, so a burst below one
+// token per node is valid for them (B = 1 over 4 nodes) and, with no
+// delays, they decide as the one bucket; the static split, which keeps
+// (R/N, B/N) per node, refuses it.
+func TestNoLocalBucketsAnyBurst(t *testing.T) {
+	as := zipfJobs(t, 5000, 3, 5)
+	one := Spec{Design: "one", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true}
+	for _, s := range []Spec{
+		{Design: "store", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Fail: FailOpen},
+		{Design: "sync", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Local: LocalCopy, BatchLimit: 1000},
+	} {
+		if err := s.Validate(); err != nil {
+			t.Fatalf("%s: %v", s.Design, err)
+		}
+		sameDecisions(t, s.Design, run(t, s, as), run(t, one, as))
+	}
+	st := one
+	st.Design = "static"
+	if err := st.Validate(); err == nil || !strings.Contains(err.Error(), "0.25 tokens per node") {
+		t.Errorf("static, B = 1 over 4 nodes: err %v, want a refusal", err)
 	}
 }

@@ -317,7 +317,7 @@ func ParseInterval(s string) (Interval, error) {
 type Spec struct {
 	Design string         // one of Designs
 	Bucket buckets.Params // the promise (R tokens/s, B tokens) for every key
-	Nodes  int            // N, >= 1; every local bucket is (R/N, B/N), so B/N >= 1
+	Nodes  int            // N, >= 1; every local bucket is (R/N, B/N), so B/N >= 1 for the designs that keep one
 	Police bool           // reject a job that finds no token, instead of delaying it (shaping); grd drops either way
 	// Dispatch is the policy sending jobs to nodes: rr, random, hash (of
 	// the job's key) or column (the node the job names), as
@@ -430,7 +430,11 @@ func (s Spec) Validate() error {
 		}
 		ns = append(ns, e.Nodes)
 	}
-	if s.Design != "one" {
+	// Designs that keep a bucket per node need B/N >= 1 (a bucket with less
+	// than one token admits nothing); a store failing open or closed and
+	// sync deciding with a copy of the whole bucket keep none.
+	local := s.Design != "one" && !(s.Design == "store" && s.Fail != FailLocal) && !(s.Design == "sync" && s.Local == LocalCopy)
+	if local {
 		for _, n := range ns {
 			b, _ := s.Bucket.Burst.Quo(exact.Int(int64(n)))
 			if b.Cmp(exact.Int(1)) < 0 {

@@ -251,14 +251,21 @@ func clientsParamError(err error) error {
 // flags borrowed from ratesim drl into s.Remote: a fresh drl.Online per
 // run, every request of one key.
 func (f *clientsFlags) readDesign(s *experiments.ClientsSpec) error {
-	if f.p.Design != "one" && f.p.Limit < int64(f.drl.p.Nodes) {
-		return flagError("limit", f.p.Limit, fmt.Sprintf("a burst of at least one token per node: --limit >= --nodes %d", f.drl.p.Nodes))
-	}
 	d := *f.drl
 	d.p.Designs, d.p.Rate, d.p.Burst, d.p.Seed = f.p.Design, f.p.Rate, strconv.FormatInt(f.p.Limit, 10), f.p.Seed
-	_, ds, _, err := d.spec(f.drlCmd)
+	p, err := d.params(f.drlCmd)
 	if err != nil {
 		return err
+	}
+	ds, _, err := p.Spec()
+	var pe *drl.ParamError
+	if errors.As(err, &pe) && pe.Param == "burst" {
+		// The design's burst is --limit (a burst below one token per node
+		// of a design that keeps a bucket per node, say).
+		return flagError("limit", f.p.Limit, pe.Want)
+	}
+	if err != nil {
+		return paramFlagError(err)
 	}
 	ds.Design = f.p.Design
 	s.RemoteName = "drl " + f.p.Design

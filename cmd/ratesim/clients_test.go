@@ -433,7 +433,7 @@ func TestClientsDesign(t *testing.T) {
 	}{
 		{[]string{"--design", "ring"}, "--design ring: want one of one, static"},
 		{[]string{"--nodes", "2"}, "--nodes applies with --design only"},
-		{[]string{"--design", "sync", "--nodes", "4", "--limit", "2"}, "--limit 2: want a burst of at least one token per node"},
+		{[]string{"--design", "static", "--nodes", "4", "--limit", "2"}, "--limit 2: want a burst of at least one token per node"},
 		{[]string{"--design", "sync", "--window", "2"}, "--window applies to --limiter only"},
 		{[]string{"--design", "store", "--rtt", "soon"}, "--rtt soon"},
 		{[]string{"--design", "one", "--limiter", "gcra"}, "none of the others"},

@@ -123,7 +123,7 @@ func TestSweepClientsErrors(t *testing.T) {
 		{"model: clients\nclients:\n  jobs: 10\n  limiter: gcra\n  design: sync\n", `:4: clients.limiter: limiter and design: give one`},
 		{"model: clients\nclients:\n  jobs: 10\n  nodes: 4\n", `:4: clients.nodes: nodes applies with design only`},
 		{"model: clients\nclients:\n  jobs: 10\n  nodez: 4\n", `:4: clients: field nodez is not a clients parameter (want one of limiter, profile`},
-		{"model: clients\nclients: {jobs: 10, design: sync, limit: 10}\nsweep:\n  nodes: [4, 20]\n", `:2: clients.limit: at sweep point 1 (nodes=20): limit 10: want a burst of at least one token per node`},
+		{"model: clients\nclients: {jobs: 10, design: static, limit: 10}\nsweep:\n  nodes: [4, 20]\n", `:2: clients.limit: at sweep point 1 (nodes=20): limit 10: want a burst of at least one token per node`},
 		{"model: clients\nclients: {jobs: 10}\nsweep:\n  backoff: [full, slow]\n", `:4: sweep.backoff: at sweep point 1 (backoff=slow): backoff slow: want one of none, exponential`},
 		{"model: clients\nclients:\n  jobs: 10\n  cap: 1ms\n", `:4: clients.cap: cap 1ms: want a cap >= base 0.1 s`},
 		{"model: clients\nclients:\n  jobs: 10\n  buffer: 3\n", `:4: clients.buffer: buffer applies with server_rate only`},

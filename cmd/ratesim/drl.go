@@ -105,7 +105,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.p.Designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", "))
 	fl.StringVar(&f.p.Rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
-	fl.StringVar(&f.p.Burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with local buckets)")
+	fl.StringVar(&f.p.Burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with a bucket per node: static, store with --fail local, sync with --local share, lease, grd, fps)")
 	fl.IntVar(&f.p.Nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
 	fl.StringVar(&f.p.Dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
 	fl.BoolVar(&f.p.Police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
