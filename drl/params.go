@@ -262,6 +262,16 @@ func (p *Params) Spec() (Spec, []string, error) {
 	} else if p.Jobs < 0 {
 		return s, nil, bad("jobs", p.Jobs, "a number of arrivals >= 1, or 0 for the whole trace")
 	}
+	if slices.Contains(names, "store") && !s.Police {
+		// The store's policing options, named as parameters (Validate
+		// refuses them too, in the Spec's words).
+		if s.StoreLimiter != StoreToken {
+			return s, nil, bad("store_limiter", p.StoreLimiter, "token when shaping: gcra and fixed-window admit or refuse (add police)")
+		}
+		if s.StoreCache {
+			return s, nil, bad("store_cache", p.StoreCache, "false when shaping: the cache refuses jobs, which only policing does (add police)")
+		}
+	}
 	for _, n := range names {
 		t := s
 		t.Design = n

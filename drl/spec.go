@@ -460,8 +460,11 @@ func (s Spec) Validate() error {
 	if (s.Design == "grd" || s.Design == "fps") && s.Exchange == ExchangeGossip && s.Fanout < 1 {
 		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
 	}
-	if s.StoreLimiter != StoreToken && !s.Police {
-		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police (--police): %w", s.StoreLimiter, ErrSpec)
+	if s.Design == "store" && s.StoreLimiter != StoreToken && !s.Police {
+		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police: %w", s.StoreLimiter, ErrSpec)
+	}
+	if s.Design == "store" && s.StoreCache && !s.Police {
+		return fmt.Errorf("drl: the store's cache refuses jobs, which only policing does: want Police, or no StoreCache: %w", ErrSpec)
 	}
 	if s.StoreLimiter == StoreFixedWindow && !s.Bucket.Burst.IsInt() {
 		return fmt.Errorf("drl: store limiter fixed-window admits L = B jobs per window: burst %v is not a whole number: %w", s.Bucket.Burst, ErrSpec)

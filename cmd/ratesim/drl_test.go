@@ -105,6 +105,8 @@ func TestDRLFlagErrors(t *testing.T) {
 		{[]string{"--scale", "10s:8", "--scale", "5s:2"}, "--scale 5s:2"},
 		{[]string{"--dispatch", "least-loaded"}, "--dispatch"},
 		{[]string{"--key-col", "k"}, "--key-col applies"},
+		{[]string{"--store-cache", "--designs", "one,store"}, "--store-cache true: want false when shaping: the cache refuses jobs"},
+		{[]string{"--store-limiter", "gcra", "--designs", "store"}, "--store-limiter gcra: want token when shaping"},
 	} {
 		_, errOut, code := ratesim(t, append([]string{"drl", "--jobs", "10"}, c.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
