@@ -381,6 +381,11 @@ func ParseYAMLSweep(n *yaml.Node, known func(string) bool, names []string, examp
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 				return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. %s", v.Line, k.Value, example)
 			}
+			for i, c := range v.Content {
+				if c.Kind == yaml.ScalarNode && slices.ContainsFunc(v.Content[:i], func(d *yaml.Node) bool { return d.Kind == yaml.ScalarNode && d.Value == c.Value }) {
+					return nil, fmt.Errorf("line %d: sweep.%s: value %s given twice: each value once (a point runs its replications already)", c.Line, k.Value, c.Value)
+				}
+			}
 			g = append(g, ParamAxis{Name: k.Value, Line: k.Line, Values: v.Content})
 		}
 		return g, nil
@@ -474,6 +479,9 @@ func ParseAxis(s string) (Axis, error) {
 		x, err := parseAxisValue(kind, strings.TrimSpace(v), true)
 		if err != nil {
 			return Axis{}, fmt.Errorf("%q: %v", s, err)
+		}
+		if slices.Contains(a.Values, x) {
+			return Axis{}, fmt.Errorf("%q: value %s given twice: each value once", s, strings.TrimSpace(v))
 		}
 		a.Values = append(a.Values, x)
 	}

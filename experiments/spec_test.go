@@ -54,6 +54,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"bad dispatch", "dispatch: hash\n", []string{"bad.yaml:1", "dispatch", "hash"}},
 		{"shares sum", "k: 2\nrate_shares: [0.6, 0.6]\n", []string{"bad.yaml:2", "rate_shares", "adds up to 1.2"}},
 		{"shares sum, exactly", "k: 2\nrate_shares: [0.7, 0.2]\n", []string{"bad.yaml:2", "rate_shares", "adds up to 0.9, want 1"}},
+		{"duplicate axis value", "sweep:\n  load: [0.5, 0.5]\n", []string{"bad.yaml:2", "sweep.load", "value 0.5 given twice"}},
 		{"share count", "k: 3\nburst_shares: [0.5, 0.5]\n", []string{"bad.yaml:2", "burst_shares", "2 shares for k = 3"}},
 		{"traffic without weighted", "traffic_shares: [0.7, 0.3]\n", []string{"bad.yaml:1", "weighted"}},
 		{"unknown axis", "sweep:\n  load: [0.5]\n  lod: [1]\n", []string{"bad.yaml:3", "lod"}},

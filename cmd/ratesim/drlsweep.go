@@ -39,7 +39,13 @@ func parseDRLSweeps(sweeps []string) ([]drlAxis, error) {
 				return nil, flagError("sweep", sw, "each parameter swept once ("+name+" is repeated)")
 			}
 		}
-		axes = append(axes, drlAxis{name: name, values: strings.Split(vals, ",")})
+		values := strings.Split(vals, ",")
+		for i, v := range values {
+			if slices.Contains(values[:i], v) {
+				return nil, flagError("sweep", sw, "each value once ("+v+" is repeated)")
+			}
+		}
+		axes = append(axes, drlAxis{name: name, values: values})
 	}
 	return axes, nil
 }
