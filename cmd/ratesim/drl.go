@@ -149,6 +149,23 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	return cmd, f
 }
 
+// designFlags are the flags that only some designs read: one given when
+// none of them runs would change nothing, and is refused.
+var designFlags = []struct {
+	name    string
+	designs []string
+}{
+	{"scale", []string{"static"}},
+	{"rtt", []string{"store", "lease"}},
+	{"outage", []string{"store"}}, {"outage-process", []string{"store"}}, {"fail", []string{"store"}},
+	{"store-limiter", []string{"store"}}, {"store-cache", []string{"store"}},
+	{"sync-period", []string{"sync"}}, {"batch-limit", []string{"sync"}}, {"local", []string{"sync"}},
+	{"sync-delay", []string{"sync", "grd", "fps"}}, {"loss", []string{"sync", "grd", "fps"}},
+	{"lease-size", []string{"lease"}}, {"lease-ttl", []string{"lease"}},
+	{"estimate-interval", []string{"grd", "fps"}}, {"smoothing", []string{"grd", "fps"}},
+	{"exchange", []string{"grd", "fps"}}, {"fanout", []string{"grd", "fps"}},
+}
+
 // params returns the parameters the flags give, with the trace and its
 // options; it checks the flags that only the command line has.
 func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
@@ -170,6 +187,17 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 			p.Jobs = 0 // the whole trace
 		} else if p.Jobs < 1 {
 			return p, flagError("jobs", p.Jobs, "a number of arrivals >= 1")
+		}
+	}
+	if p.Designs != "all" {
+		designs := strings.Split(p.Designs, ",")
+		for i := range designs {
+			designs[i] = strings.TrimSpace(designs[i])
+		}
+		for _, fl := range designFlags {
+			if changed(fl.name) && !slices.ContainsFunc(fl.designs, func(d string) bool { return slices.Contains(designs, d) }) {
+				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl.name, strings.Join(fl.designs, ", "), p.Designs)
+			}
 		}
 	}
 	if f.plotDir != "" {

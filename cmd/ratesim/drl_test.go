@@ -107,6 +107,7 @@ func TestDRLFlagErrors(t *testing.T) {
 		{[]string{"--key-col", "k"}, "--key-col applies"},
 		{[]string{"--store-cache", "--designs", "one,store"}, "--store-cache true: want false when shaping: the cache refuses jobs"},
 		{[]string{"--store-limiter", "gcra", "--designs", "store"}, "--store-limiter gcra: want token when shaping"},
+		{[]string{"--designs", "one,static", "--outage", "1s:5s"}, "--outage applies to store only, not to the designs run (one,static)"},
 	} {
 		_, errOut, code := ratesim(t, append([]string{"drl", "--jobs", "10"}, c.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
@@ -259,7 +260,7 @@ func TestDRLStoreLimiter(t *testing.T) {
 // *_distribution keys, and in seconds under *_s keys when fixed; the
 // over-rate fraction is named so; a sweep's numeric values are numbers.
 func TestDRLJSONKeys(t *testing.T) {
-	out, errOut, code := ratesim(t, "drl", "--json", "--jobs", "200", "--designs", "one,sync", "--rtt", "2ms", "--sync-delay", "uniform:1ms:3ms")
+	out, errOut, code := ratesim(t, "drl", "--json", "--jobs", "200", "--designs", "one,store,sync", "--rtt", "2ms", "--sync-delay", "uniform:1ms:3ms")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
