@@ -47,21 +47,10 @@ type Online struct {
 // ErrSpec if s is invalid or its dispatch needs a column of the
 // arrivals (column).
 func NewOnline(s Spec) (*Online, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
 	if s.Dispatch == "column" {
 		return nil, fmt.Errorf("drl: dispatch %q needs arrivals naming their node; clients have none: %w", s.Dispatch, ErrSpec)
 	}
-	u, err := newUnits(s.Bucket)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Design: s.Design, Scale: u.scale}
-	if !s.KeepDepartures {
-		res.streams = newStreams(s.Bucket, s.RateWindow)
-	}
-	d, err := newDesign(s, u, res)
+	d, res, err := start(s)
 	if err != nil {
 		return nil, err
 	}

@@ -228,18 +228,7 @@ type design interface {
 // an error wrapping ErrSpec for an invalid s, the error of proc, or
 // ctx.Err() (checked every 4096 jobs).
 func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	u, err := newUnits(s.Bucket)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Design: s.Design, Scale: u.scale}
-	if !s.KeepDepartures {
-		res.streams = newStreams(s.Bucket, s.RateWindow)
-	}
-	d, err := newDesign(s, u, res)
+	d, res, err := start(s)
 	if err != nil {
 		return nil, err
 	}
@@ -694,4 +683,26 @@ func overRate(xs []engine.Time, rate exact.Rat, w, from, to engine.Time) float64
 // jobOf returns the job of arrival a, numbered id.
 func jobOf(id int64, a arrivals.Arrival) systems.Job {
 	return systems.Job{ID: id, T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}
+}
+
+// start validates s and builds its design and the result it fills (the
+// arrival curves measured as the run goes unless s keeps the departures),
+// for Run and NewOnline.
+func start(s Spec) (design, *Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
+	u, err := newUnits(s.Bucket)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Design: s.Design, Scale: u.scale}
+	if !s.KeepDepartures {
+		res.streams = newStreams(s.Bucket, s.RateWindow)
+	}
+	d, err := newDesign(s, u, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, res, nil
 }

@@ -515,46 +515,13 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		}
 		fmt.Fprintf(stderr, "ratesim: sweep %s: %s × %s on %s%s\n", describeSpec(spec, args, f.builtin), count(mine, "point"), count(spec.Replications, "replication"), count(f.threads, "worker"), resumed)
 	}
-	var bar *progressbar.ProgressBar
-	var plog *progressLog
-	switch {
-	case f.quiet:
-	case isTerminal(stderr):
-		bar = progressbar.NewOptions((mine-len(done))*spec.Replications,
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("replications"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionFullWidth(),
-			progressbar.OptionClearOnFinish(),
-		)
-	case f.progressEvery > 0:
-		plog = startProgressLog(stderr, f.progressEvery, experiments.SweepProgress{
-			Points: len(done), PointsTotal: mine, ReplicationsTotal: (mine - len(done)) * spec.Replications})
-	}
+	progress, stop := f.progress(stderr, len(done), mine, (mine-len(done))*spec.Replications)
 	start := time.Now()
 	res, runErr := experiments.RunSweep(cmd.Context(), spec, experiments.SweepOptions{
-		Workers: f.threads,
-		Shard:   shard,
-		Done:    done,
-		Progress: func(p experiments.SweepProgress) {
-			if bar != nil {
-				bar.Set(p.Replications)
-			}
-			if plog != nil {
-				plog.update(p)
-			}
-		},
+		Workers: f.threads, Shard: shard, Done: done, Progress: progress,
 	})
 	elapsed := time.Since(start)
-	if bar != nil {
-		bar.Exit()
-	}
-	if plog != nil {
-		plog.close()
-	}
+	stop()
 	if res == nil {
 		return runErr
 	}
@@ -672,4 +639,47 @@ func (f *sweepFlags) runFlags() (shard experiments.Shard, stem string, err error
 		return shard, "", flagError("progress-every", f.progressEvery, "a duration >= 0, e.g. 1m (0: no progress lines)")
 	}
 	return shard, stem, nil
+}
+
+// progress returns the progress callback of a sweep (a bar on a terminal,
+// a line every --progress-every otherwise, nothing with --quiet) with
+// finished of points points already done and replications to run, and the
+// function that ends it.
+func (f *sweepFlags) progress(stderr io.Writer, finished, points, replications int) (func(experiments.SweepProgress), func()) {
+	var bar *progressbar.ProgressBar
+	var plog *progressLog
+	switch {
+	case f.quiet:
+	case isTerminal(stderr):
+		bar = progressbar.NewOptions(replications,
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription("replications"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionFullWidth(),
+			progressbar.OptionClearOnFinish(),
+		)
+	case f.progressEvery > 0:
+		plog = startProgressLog(stderr, f.progressEvery, experiments.SweepProgress{
+			Points: finished, PointsTotal: points, ReplicationsTotal: replications})
+	}
+	update := func(p experiments.SweepProgress) {
+		if bar != nil {
+			bar.Set(p.Replications)
+		}
+		if plog != nil {
+			plog.update(p)
+		}
+	}
+	stop := func() {
+		if bar != nil {
+			bar.Exit()
+		}
+		if plog != nil {
+			plog.close()
+		}
+	}
+	return update, stop
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/drl"
@@ -132,37 +131,12 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 		}
 		fmt.Fprintf(stderr, "ratesim: sweep %s (model %s): %s × %s on %s%s\n", path, model, count(mine, "point"), count(reps, "replication"), count(f.threads, "worker"), resumed)
 	}
-	var bar *progressbar.ProgressBar
-	var plog *progressLog
-	switch {
-	case f.quiet:
-	case isTerminal(stderr):
-		bar = progressbar.NewOptions(left*reps, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("replications"),
-			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionFullWidth(), progressbar.OptionClearOnFinish())
-	case f.progressEvery > 0:
-		plog = startProgressLog(stderr, f.progressEvery, experiments.SweepProgress{Points: mine - left, PointsTotal: mine, ReplicationsTotal: left * reps})
-	}
+	progress, stop := f.progress(stderr, mine-left, mine, left*reps)
 	start := time.Now()
 	t, runErr := experiments.RunModel(cmd.Context(), name, model, study, experiments.SweepOptions{
-		Workers:   f.threads,
-		Shard:     shard,
-		DoneTable: done,
-		Progress: func(p experiments.SweepProgress) {
-			if bar != nil {
-				bar.Set(p.Replications)
-			}
-			if plog != nil {
-				plog.update(p)
-			}
-		},
+		Workers: f.threads, Shard: shard, DoneTable: done, Progress: progress,
 	})
-	if bar != nil {
-		bar.Exit()
-	}
-	if plog != nil {
-		plog.close()
-	}
+	stop()
 	if t == nil || (runErr != nil && !t.Interrupted) {
 		return runErr
 	}
