@@ -118,4 +118,3 @@ func TailRange(lines []plots.Line) [2]float64 {
 	}
 	return [2]float64{lo / 2, 1.05}
 }
-
