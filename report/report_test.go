@@ -18,7 +18,7 @@ import (
 func TestPaperQuick(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "paper")
 	traces := "../../shared/traces" // skipped in the report when absent
-	compare := "../paper" // the committed full version
+	compare := "../paper"           // the committed full version
 	if err := Write(context.Background(), Config{Out: out, Quick: true, Seed: 1, Traces: traces, Compare: compare}); err != nil {
 		t.Fatal(err)
 	}
