@@ -255,7 +255,7 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 	if len(f.sweeps) > 0 {
 		return runDRLSweep(cmd, f)
 	}
-	p, spec, _, err := f.spec(cmd)
+	p, spec, designs, err := f.spec(cmd)
 	if err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
-		caption := fmt.Sprintf("%s; R = %v tokens/s, B = %v tokens per key, %d nodes", c.Input, spec.Bucket.Rate, spec.Bucket.Burst, spec.Nodes)
+		caption := drl.Caption(spec, designs, c.Input)
 		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drl.Figures(spec, c.Results, c.Summaries, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
