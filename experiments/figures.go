@@ -632,10 +632,20 @@ func shortName(axis string) string {
 	return axis
 }
 
-// RunCaption describes a single run for figure captions.
+// RunCaption describes a single run for figure captions: the input, both
+// systems, the dispatch (with its traffic shares when weighted), the
+// order, the jobs, the warm-up left out of the statistics and the seed.
 func RunCaption(input string, spec RunSpec, jobs int64) string {
-	return fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d: %s; dispatch %s, order %s; %d jobs; seed %d",
-		input, spec.One.Rate, spec.One.Burst, len(spec.Subs), DescribeSubs(spec.Subs), spec.Dispatch, spec.Order, jobs, spec.Seed)
+	disp := spec.Dispatch
+	if spec.Dispatch == "weighted" && spec.Shares != nil {
+		disp += " (traffic shares " + textShares(spec.Shares) + ")"
+	}
+	c := fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d: %s; dispatch %s, order %s; %d jobs",
+		input, spec.One.Rate, spec.One.Burst, len(spec.Subs), DescribeSubs(spec.Subs), disp, spec.Order, jobs)
+	if spec.Warmup > 0 {
+		c += fmt.Sprintf(" (the first %d left out of the delay statistics)", spec.Warmup)
+	}
+	return c + fmt.Sprintf("; seed %d", spec.Seed)
 }
 
 // DescribeSubs lists the sub-buckets as (rate, burst) pairs, compressing an

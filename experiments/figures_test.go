@@ -401,3 +401,21 @@ func TestGeometricAxis(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCaptionParameters: a run's caption names the warm-up and the
+// traffic shares of weighted dispatch when they change the numbers, and
+// leaves them out when they do not.
+func TestRunCaptionParameters(t *testing.T) {
+	spec, _ := fourAtZero()
+	plain := RunCaption("four jobs", spec, 4)
+	spec.Dispatch, spec.Shares, spec.Warmup = "weighted", []float64{0.25, 0.75}, 2
+	c := RunCaption("four jobs", spec, 4)
+	for _, want := range []string{"dispatch weighted (traffic shares 0.25 : 0.75)", "the first 2 left out of the delay statistics", "seed"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("caption %q lacks %q", c, want)
+		}
+	}
+	if strings.Contains(plain, "left out") || strings.Contains(plain, "traffic shares") {
+		t.Errorf("caption without warm-up or weights %q names them", plain)
+	}
+}
