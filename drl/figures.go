@@ -152,8 +152,14 @@ func Figures(s Spec, results []*Result, sums []Summary, caption string) []experi
 		rate.Lines = append(rate.Lines, plots.Line{Label: r.Design, X: x, Y: y, Step: true, Color: i})
 		ccdf.Lines = append(ccdf.Lines, experiments.TailLines(delayDistribution(r), r.Design, i, false)...)
 	}
-	if len(ccdf.Lines) == 0 {
-		ccdf.Caption += "; no admitted job waited"
+	var none []string
+	for _, r := range results {
+		if len(r.Delays) == 0 {
+			none = append(none, r.Design)
+		}
+	}
+	if len(none) > 0 {
+		ccdf.Caption += "; no admitted job waited under " + strings.Join(none, ", ") + " (no curve)"
 	}
 	ccdf.YRange = experiments.TailRange(ccdf.Lines)
 	if !keyed && len(results) > 0 && len(rate.Lines[0].X) > 0 {
