@@ -109,7 +109,7 @@ func sectionConclusions(d *doc) error {
 	for _, c := range d.conclusions {
 		rows = append(rows, []string{"`" + c.ID + "`", c.Value})
 	}
-	d.table("The qualitative conclusions of this report, each computed from the table or figure it names (also in "+conclusionsFile+").", []string{"conclusion", "value"}, rows)
+	d.table("The qualitative conclusions of this report, each computed from the tables and figure data above (also in "+conclusionsFile+", which ratesim paper --quick --compare reads).", []string{"conclusion", "value"}, rows)
 	if d.cfg.Quick {
 		ref, why := d.reference, d.referenceWhy
 		switch {
