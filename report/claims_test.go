@@ -371,3 +371,33 @@ func checkClaims(t *testing.T, md, compare string) {
 		t.Errorf("%d conclusions differ from the full version's; the report does not say so", differ)
 	}
 }
+
+// TestTrend: the words and the conclusion for sequences read by hand.
+func TestTrend(t *testing.T) {
+	for _, c := range []struct {
+		xs, ys     []float64
+		text, want string
+	}{
+		{[]float64{2, 4, 8}, []float64{1.1, 1.5, 3}, "rises at every step, from 1.1 at k = 2 to 3 at k = 8", "rises"},
+		{[]float64{2, 4, 8}, []float64{3, 1.5, 1.1}, "falls at every step, from 3 at k = 2 to 1.1 at k = 8", "falls"},
+		// 1.5 -> 1.2 falls, 1.2 -> 2 rises: smallest 1.2 at 4, largest 2 at 8.
+		{[]float64{2, 4, 8}, []float64{1.5, 1.2, 2}, "is not monotone in k: smallest at k = 4 (1.2), largest at k = 8 (2)", "not monotone"},
+		{[]float64{2, 4}, []float64{1, 1}, "is not monotone in k", "not monotone"}, // flat is neither
+		{[]float64{64}, []float64{333}, "is defined at one point only, k = 64 (333)", "one point"},
+	} {
+		text, v := trend("k", c.xs, c.ys, f4)
+		if !strings.HasPrefix(text, c.text) || v != c.want {
+			t.Errorf("trend(%v, %v) = %q, %q; want %q, %q", c.xs, c.ys, text, v, c.text, c.want)
+		}
+	}
+}
+
+// TestDifferences: conclusions compared by identifier.
+func TestDifferences(t *testing.T) {
+	quick := []conclusion{{"a", "rises"}, {"b", "0"}, {"q", "x"}}
+	full := []conclusion{{"a", "falls"}, {"b", "0"}, {"f", "y"}}
+	differ, onlyQuick, onlyFull := differences(quick, full)
+	if len(differ) != 1 || differ[0] != "`a`: quick \"rises\", full \"falls\"" || !slices.Equal(onlyQuick, []string{"q"}) || !slices.Equal(onlyFull, []string{"f"}) {
+		t.Errorf("differences: %q, %q, %q", differ, onlyQuick, onlyFull)
+	}
+}
