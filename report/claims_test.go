@@ -337,6 +337,9 @@ func checkClaims(t *testing.T, md, compare string) {
 	for _, r := range conc.rows {
 		mine[strings.Trim(r[0], "`")] = r[1]
 	}
+	if !strings.Contains(md, "**This is the quick version**") {
+		return // a full version compares with nothing
+	}
 	b, err := os.ReadFile(filepath.Join(compare, "conclusions.json"))
 	if err != nil {
 		if !strings.Contains(md, "Compared with the full version: not done") {
