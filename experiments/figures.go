@@ -507,9 +507,10 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		if name != "" {
 			label += ", " + name
 		}
+		// The bands of mean delays stop at 0: a delay is never negative.
 		y := col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay) })
 		lp.Lines = append(lp.Lines, plots.Line{Label: label, X: x, Y: y,
-			Lo:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay - r.Split.MeanDelayCI) }),
+			Lo:    col(func(r *PointResult) float64 { return math.Max(0, float64(r.Split.MeanDelay-r.Split.MeanDelayCI)) }),
 			Hi:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay + r.Split.MeanDelayCI) }),
 			Color: si, Marks: true})
 		lo, hi = minMax(lo, hi, y)
@@ -521,7 +522,7 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		if si == len(series)/2 {
 			one := col(func(r *PointResult) float64 { return float64(r.One.MeanDelay) })
 			lp.Lines = append(lp.Lines, plots.Line{Label: "one bucket" + strings.TrimPrefix(label, "split"), X: x, Y: one,
-				Lo:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay - r.One.MeanDelayCI) }),
+				Lo:    col(func(r *PointResult) float64 { return math.Max(0, float64(r.One.MeanDelay-r.One.MeanDelayCI)) }),
 				Hi:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay + r.One.MeanDelayCI) }),
 				Color: -1, Marks: true})
 			lo, hi = minMax(lo, hi, one)

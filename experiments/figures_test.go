@@ -55,6 +55,18 @@ func TestSweepFiguresData(t *testing.T) {
 		t.Fatalf("no point at load %v, q %v, p %v", load, q, p)
 		return nil
 	}
+	// No band of a mean delay reaches below 0.
+	for _, f := range figs {
+		if lp, ok := f.Figure.(*plots.LinePlot); ok && strings.HasPrefix(f.Name, "delay-") {
+			for _, l := range lp.Lines {
+				for _, lo := range l.Lo {
+					if lo < 0 {
+						t.Errorf("%s, %s: band down to %v < 0", f.Name, l.Label, lo)
+					}
+				}
+			}
+		}
+	}
 	hm := figureByName(t, figs, "heatmap-load0.8").(*plots.HeatMap)
 	if want := []float64{0.25, 0.5, 0.75}; !equalFloats(hm.X, want) || !equalFloats(hm.Y, want) {
 		t.Errorf("heat map cells x %v, y %v; want %v", hm.X, hm.Y, want)
