@@ -179,7 +179,7 @@ func eventLines(s Spec, designs map[string]bool, top float64) []plots.Line {
 	var out []plots.Line
 	if designs["store"] {
 		for i, o := range s.Outages {
-			l := plots.Line{X: []float64{o.From.Seconds(), o.To.Seconds()}, Y: []float64{top, top}, Lo: []float64{0, 0}, Hi: []float64{top, top}, Color: -1}
+			l := plots.Line{X: []float64{o.From.Seconds(), o.To.Seconds()}, Y: []float64{top, top}, Lo: []float64{0, 0}, Hi: []float64{top, top}, Color: -1, Dashed: true} // dashed: no marks on the band's edge
 			if i == 0 {
 				l.Label = "store down (outage)"
 			}
