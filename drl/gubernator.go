@@ -237,8 +237,8 @@ func newGubernator(s Spec, u units, res *Result) (*gubDesign, error) {
 		inline: s.SyncLoss == 0 && s.SyncDelay.Fixed() && s.SyncDelay.A == 0}, nil
 }
 
-// ms is Gubernator's epoch milliseconds of instant t ns (floor).
-func ms(t engine.Time) int64 {
+// epochMs is Gubernator's epoch milliseconds of instant t ns (floor).
+func epochMs(t engine.Time) int64 {
 	q := int64(t) / 1e6
 	if int64(t)%1e6 < 0 {
 		q--
@@ -266,7 +266,7 @@ func (g *gubDesign) offer(sim *engine.Sim, j systems.Job) error {
 	if err != nil {
 		return err
 	}
-	now := ms(j.T)
+	now := epochMs(j.T)
 	req := gubReq{hits: 1, createdAt: now}
 	o := g.owner(j.Key)
 	if it := g.items[nodeKey{l, j.Key}]; l == o || it == nil || it.from < 0 {
@@ -498,7 +498,7 @@ func (g *gubDesign) flush(sim *engine.Sim, l int, keys []uint64, reqs map[uint64
 			for _, k := range ks {
 				r := *reqs[k]
 				r.drain = true
-				g.apply(o, k, r, ms(at))
+				g.apply(o, k, r, epochMs(at))
 				g.queue(sim, &g.updates[o], o, k, r, at, true)
 			}
 		})
@@ -514,14 +514,14 @@ func (g *gubDesign) broadcast(sim *engine.Sim, o int, keys []uint64, reqs map[ui
 	for i, k := range keys {
 		r := *reqs[k]
 		r.hits = 0
-		sts[i] = g.apply(o, k, r, ms(t))
+		sts[i] = g.apply(o, k, r, epochMs(t))
 	}
 	for p := range g.s.Nodes {
 		if p == o {
 			continue
 		}
 		g.message(sim, t, func(at engine.Time) {
-			now := ms(at)
+			now := epochMs(at)
 			for i, k := range keys {
 				st := sts[i]
 				it := &gubItem{expireAt: st.reset, from: at}
