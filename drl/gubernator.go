@@ -166,9 +166,14 @@ type gubInterval struct {
 //
 // Queued hits of one key add up into the first request, which keeps its
 // CreatedAt (global.go:98-111); the queue is sent when it holds
-// GlobalBatchLimit keys (Spec.BatchLimit, global.go:115) or when the
-// ticker started by the first hit into an empty queue ticks
-// GlobalSyncWait later (Spec.SyncPeriod, global.go:122-133). The owner
+// GlobalBatchLimit keys (Spec.BatchLimit, global.go:115) or when its
+// ticker ticks, GlobalSyncWait after the Next that started it
+// (Spec.SyncPeriod, global.go:122-133). Next is called on every request
+// queued while the queue holds one key, the key it already holds
+// included (global.go:124-126), and a Next made during a sleep starts
+// the next one at the tick (gubInterval): a key hit at least once per
+// GlobalSyncWait is sent every GlobalSyncWait from its first hit, not
+// GlobalSyncWait after the first hit of each batch. The owner
 // applies each key's request as one request of the summed hits at the
 // first hit's CreatedAt, with DRAIN_OVER_LIMIT set (gubernator.go:506-512),
 // and queues it for broadcast. A broadcast (same batching, the latest
