@@ -24,14 +24,15 @@ package gubernator_test
 // through the other path Gubernator sends batches by, the batch limit
 // (global.go:115 for hits, :204 for broadcasts):
 //
-//   - every daemon but daemon 0 has GlobalBatchLimit 2: to flush its
-//     hits, the test sends it one GLOBAL hit of a flush key owned by
-//     daemon 0; the queue then holds 2 keys and is sent at once
+//   - one daemon, the owner, owns the key under test, a flush key and two
+//     filler keys, and has GlobalBatchLimit 3; every other daemon has
+//     GlobalBatchLimit 2;
+//   - to flush a daemon's hits, the test sends it one GLOBAL hit of the
+//     flush key: its queue then holds 2 keys and is sent at once
 //     (sendHits), at the frozen instant;
-//   - daemon 0 owns the key under test, the flush key and two filler
-//     keys, and has GlobalBatchLimit 3: its queue of changed keys holds
-//     the key under test and, after a flush, the flush key; to broadcast,
-//     the test sends it filler hits until the queue holds 3 keys.
+//   - the owner's queue of changed keys holds the key under test and,
+//     after a flush, the flush key; to broadcast, the test sends the owner
+//     filler hits until its queue holds 3 keys.
 //
 // After each trigger the test waits until the daemon's own
 // gubernator_global_send_duration (or gubernator_broadcast_duration)
@@ -46,8 +47,8 @@ package gubernator_test
 // the wait times out).
 //
 // Daemons listen on 127.0.0.1 only. A cluster of n daemons is started once
-// per n and kept for the whole test binary (its tickers sleep an hour, so
-// Close would wait for them); each scenario uses a fresh key.
+// per (n, owner) and kept for the whole test binary (its tickers sleep an
+// hour, so Close would wait for them); each scenario uses a fresh key.
 
 import (
 	"context"
@@ -81,12 +82,13 @@ type cluster struct {
 	daemons []*guber.Daemon
 	clients []guber.V1Client
 	addrs   []string
-	flush   string   // a flush key's UniqueKey (name "flush"), owned by daemon 0
-	fillers []string // two filler UniqueKeys (name "fill"), owned by daemon 0
+	owner   int      // the daemon that owns the keys under test
+	flush   string   // a flush key's UniqueKey (name "flush"), owned by the owner
+	fillers []string // two filler UniqueKeys (name "fill"), owned by the owner
 }
 
 var (
-	clusters   = map[int]*cluster{}
+	clusters   = map[[2]int]*cluster{} // by (daemons, owner)
 	clockOnce  sync.Once
 	nextKey    uint64 = 1
 	quietLog          = func() *logrus.Entry { l := logrus.New(); l.SetOutput(io.Discard); return logrus.NewEntry(l) }()
@@ -104,20 +106,22 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func getCluster(t *testing.T, n int) *cluster {
+// getCluster returns the cluster of n daemons whose daemon owner owns
+// the keys under test (it has GlobalBatchLimit 3, the others 2).
+func getCluster(t *testing.T, n, owner int) *cluster {
 	t.Helper()
 	clockOnce.Do(func() {
 		frozenBase = time.Unix(1_700_000_000, 0)
 		clock.Freeze(frozenBase)
 	})
-	if c := clusters[n]; c != nil {
+	if c := clusters[[2]int{n, owner}]; c != nil {
 		return c
 	}
-	c := &cluster{}
+	c := &cluster{owner: owner}
 	for i := range n {
 		addr := freeAddr(t)
 		limit := 2
-		if i == 0 {
+		if i == owner {
 			limit = 3
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -158,7 +162,7 @@ func getCluster(t *testing.T, n int) *cluster {
 		var ks []string
 		for i := 0; len(ks) < want; i++ {
 			k := "k" + strconv.Itoa(i)
-			if drl.GubernatorOwner(c.addrs, name+"_"+k) == 0 {
+			if drl.GubernatorOwner(c.addrs, name+"_"+k) == owner {
 				ks = append(ks, k)
 			}
 		}
@@ -166,7 +170,7 @@ func getCluster(t *testing.T, n int) *cluster {
 	}
 	c.flush = own("flush", 1)[0]
 	c.fillers = own("fill", 2)
-	clusters[n] = c
+	clusters[[2]int{n, owner}] = c
 	return c
 }
 
@@ -247,6 +251,7 @@ type scenario struct {
 	name     string
 	alg      drl.SyncAlgorithm
 	nodes    int
+	owner    int         // the daemon that owns the key
 	wait     engine.Time // GlobalSyncWait, ns
 	rate     string      // R, tokens/s
 	burst    string      // B, tokens
@@ -272,18 +277,18 @@ func (p *sliceProc) Next() (arrivals.Arrival, error) {
 // returns the jobs and the disagreements.
 func run(t *testing.T, sc scenario) (jobs, admitted, disagree int) {
 	t.Helper()
-	c := getCluster(t, sc.nodes)
-	// A fresh key owned by daemon 0, by the model's ring and Gubernator's.
+	c := getCluster(t, sc.nodes, sc.owner)
+	// A fresh key owned by sc.owner, by the model's ring and Gubernator's.
 	var key uint64
 	for {
 		key = nextKey
 		nextKey++
-		if drl.GubernatorOwner(c.addrs, drl.GubernatorHashKey(key)) == 0 {
+		if drl.GubernatorOwner(c.addrs, drl.GubernatorHashKey(key)) == sc.owner {
 			break
 		}
 	}
-	if o := c.realOwner(t, drl.GubernatorHashKey(key)); o != 0 {
-		t.Fatalf("key %s: Gubernator's owner is daemon %d, the model's daemon 0", drl.GubernatorHashKey(key), o)
+	if o := c.realOwner(t, drl.GubernatorHashKey(key)); o != sc.owner {
+		t.Fatalf("key %s: Gubernator's owner is daemon %d, the model's daemon %d", drl.GubernatorHashKey(key), o, sc.owner)
 	}
 	rate, err1 := exact.ParseRat(sc.rate)
 	burst, err2 := exact.ParseRat(sc.burst)
@@ -310,7 +315,7 @@ func run(t *testing.T, sc scenario) (jobs, admitted, disagree int) {
 	// scenario starts on a whole millisecond after every earlier one.
 	base := clock.Now().Truncate(time.Second).Add(1000 * time.Second)
 	ctx := context.Background()
-	flushPending := false // daemon 0's queue of changed keys holds the flush key
+	flushPending := false // the owner's queue of changed keys holds the flush key
 	for _, st := range steps {
 		now := setClock(base, st.At)
 		switch st.Kind {
@@ -329,7 +334,7 @@ func run(t *testing.T, sc scenario) (jobs, admitted, disagree int) {
 				disagree++
 			}
 		case drl.StepFlush:
-			if st.Node == 0 {
+			if st.Node == sc.owner {
 				t.Fatalf("%s: the model flushes hits at the owner", sc.name)
 			}
 			before := c.sendCount(t, st.Node, "gubernator_global_send_duration")
@@ -338,19 +343,19 @@ func run(t *testing.T, sc scenario) (jobs, admitted, disagree int) {
 			c.waitCount(t, st.Node, "gubernator_global_send_duration", before, fmt.Sprintf("%s: flush at %v s", sc.name, st.At.Seconds()))
 			flushPending = true
 		case drl.StepBroadcast:
-			if st.Node != 0 {
+			if st.Node != sc.owner {
 				t.Fatalf("%s: the model broadcasts from daemon %d, not the owner", sc.name, st.Node)
 			}
-			before := c.sendCount(t, 0, "gubernator_broadcast_duration")
+			before := c.sendCount(t, sc.owner, "gubernator_broadcast_duration")
 			n := 2 // the key under test and a filler make 2 of 3
 			if flushPending {
 				n = 1
 			}
 			for _, f := range c.fillers[:n] {
-				hit(ctx, t, c.clients[0], &guber.RateLimitReq{Name: "fill", UniqueKey: f, Hits: 1, Limit: 1 << 40,
+				hit(ctx, t, c.clients[sc.owner], &guber.RateLimitReq{Name: "fill", UniqueKey: f, Hits: 1, Limit: 1 << 40,
 					Duration: 3_600_000, Behavior: guber.Behavior_GLOBAL, CreatedAt: millis(now)})
 			}
-			c.waitCount(t, 0, "gubernator_broadcast_duration", before, fmt.Sprintf("%s: broadcast at %v s", sc.name, st.At.Seconds()))
+			c.waitCount(t, sc.owner, "gubernator_broadcast_duration", before, fmt.Sprintf("%s: broadcast at %v s", sc.name, st.At.Seconds()))
 			flushPending = false
 		}
 	}
@@ -425,8 +430,9 @@ func readTrace(t *testing.T, path string, opt arrivals.TraceOptions, n int) []en
 
 // scenarios returns the generated scenarios of algorithm alg: 2 to 5
 // daemons, GlobalSyncWait 10 ms, 100 ms and 1 s, grouped bursts (round
-// robin, Limit 10 per 10 s) and Poisson arrivals (random dispatch, Limit
-// 9 per 3 s: 333.33... ms per token, a leak in fractions), 24 in all.
+// robin, Limit 10 per 10 s, 25 groups) and 120 Poisson arrivals at 8/s
+// (random dispatch, Limit 9 per 3 s: 333.33... ms per token, a leak in
+// fractions; the owner varies), 24 in all.
 func scenarios(t *testing.T, alg drl.SyncAlgorithm) []scenario {
 	var scs []scenario
 	for n := 2; n <= 5; n++ {
@@ -434,9 +440,9 @@ func scenarios(t *testing.T, alg drl.SyncAlgorithm) []scenario {
 			seed := uint64(100*n + i)
 			scs = append(scs,
 				scenario{name: fmt.Sprintf("%v/groups/n=%d/wait=%vs", alg, n, w.Seconds()), alg: alg, nodes: n, wait: w,
-					rate: "1", burst: "10", dispatch: "rr", times: groups(40, rand.NewPCG(seed, 1))},
-				scenario{name: fmt.Sprintf("%v/poisson/n=%d/wait=%vs", alg, n, w.Seconds()), alg: alg, nodes: n, wait: w,
-					rate: "3", burst: "9", dispatch: "random", times: poisson(t, 200, 8, rand.NewPCG(seed, 2))})
+					rate: "1", burst: "10", dispatch: "rr", times: groups(25, rand.NewPCG(seed, 1))},
+				scenario{name: fmt.Sprintf("%v/poisson/n=%d/owner=%d/wait=%vs", alg, n, (i+1)%n, w.Seconds()), alg: alg, nodes: n, owner: (i + 1) % n, wait: w,
+					rate: "3", burst: "9", dispatch: "random", times: poisson(t, 120, 8, rand.NewPCG(seed, 2))})
 		}
 	}
 	return scs
@@ -447,14 +453,16 @@ func testAlgorithm(t *testing.T, alg drl.SyncAlgorithm) {
 	if p := shared("cases/gubernator-groups-3s.csv"); p != "" {
 		ts := readTrace(t, p, arrivals.TraceOptions{TimeCol: "t"}, 0)
 		for _, w := range []engine.Time{100e6, 1e9} {
-			scs = append(scs, scenario{name: fmt.Sprintf("%v/gubernator-groups-3s/n=2/wait=%vs", alg, w.Seconds()), alg: alg, nodes: 2, wait: w,
-				rate: "1", burst: "10", dispatch: "rr", times: ts})
+			for owner := range 2 {
+				scs = append(scs, scenario{name: fmt.Sprintf("%v/gubernator-groups-3s/n=2/owner=%d/wait=%vs", alg, owner, w.Seconds()), alg: alg, nodes: 2, owner: owner, wait: w,
+					rate: "1", burst: "10", dispatch: "rr", times: ts})
+			}
 		}
 	} else {
 		t.Logf("../shared/cases/gubernator-groups-3s.csv is not beside the repository: its scenarios are skipped")
 	}
 	if p := shared("traces/azure-llm-inference-2023/AzureLLMInferenceTrace_code.csv"); p != "" {
-		ts := readTrace(t, p, arrivals.TraceOptions{TimeCol: "TIMESTAMP", TimeFormat: "datetime"}, 600)
+		ts := readTrace(t, p, arrivals.TraceOptions{TimeCol: "TIMESTAMP", TimeFormat: "datetime"}, 300)
 		scs = append(scs, scenario{name: fmt.Sprintf("%v/azure-llm-code/n=3/wait=0.1s", alg), alg: alg, nodes: 3, wait: 100e6,
 			rate: "2", burst: "4", dispatch: "rr", times: ts},
 			scenario{name: fmt.Sprintf("%v/azure-llm-code/n=5/wait=1s", alg), alg: alg, nodes: 5, wait: 1e9,
@@ -486,7 +494,7 @@ func TestLeakyBucket(t *testing.T) { testAlgorithm(t, drl.SyncLeakyBucket) }
 func TestRing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for n := 2; n <= 5; n++ {
-		c := getCluster(t, n)
+		c := getCluster(t, n, 0)
 		seen := map[int]int{}
 		for i := range 600 {
 			k := drl.GubernatorHashKey(uint64(i))
