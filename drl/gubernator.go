@@ -566,9 +566,10 @@ func (s Spec) validateGubernator() error {
 }
 
 // DescribeGubernator returns one line saying what the sync design of s
-// runs with a Gubernator algorithm: the rate limit, GlobalSyncWait,
-// GlobalBatchLimit, the messages' delay and loss, and each key's owner
-// for the first keys... as far as the ring goes: the peers.
+// runs with a Gubernator algorithm: the rate limit (GubernatorLimits),
+// GlobalSyncWait, GlobalBatchLimit, the messages' delay and loss, the
+// peers and the owner of key id 0 (ratesim_0, the key of arrivals
+// without keys) among them.
 func DescribeGubernator(s Spec) string {
 	limit, dur, burst, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst)
 	if err != nil {

@@ -230,6 +230,20 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if s.Algorithm, err = ParseSyncAlgorithm(p.Algorithm); err != nil {
 		return s, nil, bad("algorithm", p.Algorithm, "token-bucket, leaky-bucket (Gubernator v2.13.0's GLOBAL behaviour) or ideal")
 	}
+	if s.Algorithm != SyncIdeal && slices.Contains(names, "sync") {
+		if !p.Police {
+			return s, nil, bad("police", p.Police, "true with --algorithm "+p.Algorithm+": Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (algorithm ideal shapes)")
+		}
+		if s.Local != LocalCopy {
+			return s, nil, bad("local", p.Local, "copy with --algorithm "+p.Algorithm+": every Gubernator daemon keeps its own copy of the whole limit (share is the ideal design's)")
+		}
+		if _, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst); err != nil {
+			if !s.Bucket.Burst.IsInt() {
+				return s, nil, bad("burst", p.Burst, "a whole number of tokens with --algorithm "+p.Algorithm+" (Gubernator's Limit and Burst are integers)")
+			}
+			return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate making burst/rate = %v/rate s a whole number of milliseconds with --algorithm %s (Gubernator's Duration is integer ms)", s.Bucket.Burst, p.Algorithm))
+		}
+	}
 	if p.Peers != "" {
 		s.Peers = strings.Split(p.Peers, ",")
 		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {

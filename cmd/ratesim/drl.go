@@ -324,6 +324,8 @@ type drlJSON struct {
 	SyncDelayS *float64        `json:"sync_delay_s,omitempty"`  // the fixed one-way delay; absent for a random one
 	Loss       float64         `json:"loss"`
 	Local      string          `json:"local"`
+	Algorithm  string          `json:"sync_algorithm"`    // ideal, token-bucket or leaky-bucket (Gubernator v2.13.0's)
+	Peers      []string        `json:"peers,omitempty"`   // the Gubernator daemons' gRPC addresses (a Gubernator algorithm only)
 	LeaseSize  int64           `json:"lease_size_tokens"` // 0: B/N
 	LeaseTTL   experiments.Num `json:"lease_ttl_s"`       // "+Inf": never
 	Estimate   float64         `json:"estimate_interval_s"`
@@ -357,6 +359,13 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	out.OutageTime = outageTime(s.Outages).Seconds()
 	if s.SyncPeriod != engine.Forever {
 		out.SyncPeriod = experiments.Num(s.SyncPeriod.Seconds())
+	}
+	out.Algorithm = s.Algorithm.String()
+	if s.Algorithm != drl.SyncIdeal {
+		out.Peers = s.Peers
+		if len(out.Peers) == 0 {
+			out.Peers = drl.DefaultGubernatorPeers(s.Nodes)
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
