@@ -40,6 +40,8 @@ type Params struct {
 	SyncDelay        string   `yaml:"sync_delay"`        // sync, grd, fps: a delay
 	Loss             float64  `yaml:"loss"`              // probability in [0, 1)
 	Local            string   `yaml:"local"`             // copy or share
+	Algorithm        string   `yaml:"algorithm"`         // sync: token-bucket, leaky-bucket (Gubernator's) or ideal
+	Peers            string   `yaml:"peers"`             // sync: the daemons' gRPC addresses, comma-separated ("" : cluster.Start's)
 	LeaseSize        string   `yaml:"lease_size"`        // tokens >= 1; "" for B/N
 	LeaseTTL         string   `yaml:"lease_ttl"`         // a duration, or inf
 	EstimateInterval string   `yaml:"estimate_interval"` // grd, fps: a duration > 0
@@ -77,7 +79,7 @@ type Trace struct {
 // round-robin dispatch, shaping, and 100000 Poisson arrivals at load 0.9.
 func DefaultParams() Params {
 	return Params{Designs: "all", Rate: "10", Burst: "20", Nodes: 4, Dispatch: "rr", RTT: "1ms", StoreLimiter: "token",
-		Fail: "open", SyncPeriod: "100ms", BatchLimit: 1000, SyncDelay: "0", Local: "copy", LeaseTTL: "1s",
+		Fail: "open", SyncPeriod: "100ms", BatchLimit: 1000, SyncDelay: "0", Local: "copy", Algorithm: "ideal", LeaseTTL: "1s",
 		EstimateInterval: "100ms", Smoothing: 0.5, Exchange: "coordinator", Fanout: 2, Arrivals: "poisson",
 		Load: 0.9, Jobs: 100_000, RateWindow: "10s", Seed: 1}
 }
@@ -224,6 +226,29 @@ func (p *Params) Spec() (Spec, []string, error) {
 	s.SyncLoss = p.Loss
 	if s.Local, err = ParseLocal(p.Local); err != nil {
 		return s, nil, bad("local", p.Local, "copy or share")
+	}
+	if s.Algorithm, err = ParseSyncAlgorithm(p.Algorithm); err != nil {
+		return s, nil, bad("algorithm", p.Algorithm, "token-bucket, leaky-bucket (Gubernator v2.13.0's GLOBAL behaviour) or ideal")
+	}
+	if s.Algorithm != SyncIdeal && slices.Contains(names, "sync") {
+		if !p.Police {
+			return s, nil, bad("police", p.Police, "true with --algorithm "+p.Algorithm+": Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (algorithm ideal shapes)")
+		}
+		if s.Local != LocalCopy {
+			return s, nil, bad("local", p.Local, "copy with --algorithm "+p.Algorithm+": every Gubernator daemon keeps its own copy of the whole limit (share is the ideal design's)")
+		}
+		if _, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst); err != nil {
+			if !s.Bucket.Burst.IsInt() {
+				return s, nil, bad("burst", p.Burst, "a whole number of tokens with --algorithm "+p.Algorithm+" (Gubernator's Limit and Burst are integers)")
+			}
+			return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate making burst/rate = %v/rate s a whole number of milliseconds with --algorithm %s (Gubernator's Duration is integer ms)", s.Bucket.Burst, p.Algorithm))
+		}
+	}
+	if p.Peers != "" {
+		s.Peers = strings.Split(p.Peers, ",")
+		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {
+			return s, nil, bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(DefaultGubernatorPeers(p.Nodes), ",")))
+		}
 	}
 	if p.LeaseSize != "" {
 		n, err := strconv.ParseInt(p.LeaseSize, 10, 64)

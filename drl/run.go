@@ -293,6 +293,9 @@ func newDesign(s Spec, u units, res *Result) (design, error) {
 	case "store":
 		return newStore(s, u, res)
 	case "sync":
+		if s.Algorithm != SyncIdeal {
+			return newGubernator(s, u, res)
+		}
 		return newSync(s, u, res)
 	case "lease":
 		if s.LeaseSize == 0 {

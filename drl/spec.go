@@ -362,6 +362,18 @@ type Spec struct {
 	SyncDelay  Delay       // one-way delay of every message
 	SyncLoss   float64     // probability that a message is lost, in [0, 1)
 	Local      Local       // what a node decides with between reconciliations
+	// Algorithm is what sync runs: Gubernator v2.13.0's GLOBAL behaviour
+	// with its token or leaky bucket (gubDesign), or the idealized
+	// reconciliation (SyncIdeal, the zero value).
+	Algorithm SyncAlgorithm
+	// Peers are the gRPC addresses of the Gubernator daemons, node i
+	// being Peers[i]; the hash ring picks each key's owner from them
+	// (empty: DefaultGubernatorPeers(Nodes), cluster.Start's).
+	Peers []string
+	// OnStep, when not nil, is told every step of the Gubernator model in
+	// order (jobs with their answers, flushes, broadcasts), for tests that
+	// replay them on real daemons.
+	OnStep func(SyncStep)
 
 	// Lease.
 	LeaseSize int64       // tokens a node asks for at a time, >= 1 (0: B/N rounded down, at least 1)
@@ -474,6 +486,9 @@ func (s Spec) Validate() error {
 	}
 	if s.BatchLimit < 0 {
 		return fmt.Errorf("drl: batch limit %d: want >= 0 keys (0: none): %w", s.BatchLimit, ErrSpec)
+	}
+	if err := s.validateGubernator(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -121,6 +121,8 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.p.SyncDelay, "sync-delay", "0", "sync, grd, fps: one-way delay of each message, a delay as --rtt")
 	fl.Float64Var(&f.p.Loss, "loss", 0, "sync, grd, fps: probability that a message is lost, in [0, 1)")
 	fl.StringVar(&f.p.Local, "local", "copy", "sync: what a node decides with between reconciliations: copy (of the whole bucket, Gubernator) or share (its sub-bucket R/N, B/N)")
+	fl.StringVar(&f.p.Algorithm, "algorithm", "ideal", "sync: token-bucket or leaky-bucket runs Gubernator v2.13.0's GLOBAL behaviour with that algorithm (Limit = Burst = B per B/R, --sync-period its GlobalSyncWait, policing; Gubernator's own default is token-bucket); ideal reconciles exact bucket states")
+	fl.StringVar(&f.p.Peers, "peers", "", "sync with a Gubernator algorithm: the daemons' gRPC addresses, one per node, comma-separated; the hash ring picks each key's owner from them (default: cluster.Start's, 127.0.0.1:1112,127.0.0.1:1114,...)")
 	fl.StringVar(&f.p.LeaseSize, "lease-size", "", "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)")
 	fl.StringVar(&f.p.LeaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
 	fl.StringVar(&f.p.EstimateInterval, "estimate-interval", "100ms", "grd, fps: demand is measured and exchanged every this long (> 0)")
@@ -160,6 +162,7 @@ var designFlags = []struct {
 	{"outage", []string{"store"}}, {"outage-process", []string{"store"}}, {"fail", []string{"store"}},
 	{"store-limiter", []string{"store"}}, {"store-cache", []string{"store"}},
 	{"sync-period", []string{"sync"}}, {"batch-limit", []string{"sync"}}, {"local", []string{"sync"}},
+	{"algorithm", []string{"sync"}}, {"peers", []string{"sync"}},
 	{"sync-delay", []string{"sync", "grd", "fps"}}, {"loss", []string{"sync", "grd", "fps"}},
 	{"lease-size", []string{"lease"}}, {"lease-ttl", []string{"lease"}},
 	{"estimate-interval", []string{"grd", "fps"}}, {"smoothing", []string{"grd", "fps"}},
@@ -321,6 +324,8 @@ type drlJSON struct {
 	SyncDelayS *float64        `json:"sync_delay_s,omitempty"`  // the fixed one-way delay; absent for a random one
 	Loss       float64         `json:"loss"`
 	Local      string          `json:"local"`
+	Algorithm  string          `json:"sync_algorithm"`    // ideal, token-bucket or leaky-bucket (Gubernator v2.13.0's)
+	Peers      []string        `json:"peers,omitempty"`   // the Gubernator daemons' gRPC addresses (a Gubernator algorithm only)
 	LeaseSize  int64           `json:"lease_size_tokens"` // 0: B/N
 	LeaseTTL   experiments.Num `json:"lease_ttl_s"`       // "+Inf": never
 	Estimate   float64         `json:"estimate_interval_s"`
@@ -354,6 +359,13 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	out.OutageTime = outageTime(s.Outages).Seconds()
 	if s.SyncPeriod != engine.Forever {
 		out.SyncPeriod = experiments.Num(s.SyncPeriod.Seconds())
+	}
+	out.Algorithm = s.Algorithm.String()
+	if s.Algorithm != drl.SyncIdeal {
+		out.Peers = s.Peers
+		if len(out.Peers) == 0 {
+			out.Peers = drl.DefaultGubernatorPeers(s.Nodes)
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -406,6 +418,10 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			period := "never"
 			if s.SyncPeriod != engine.Forever {
 				period = fmt.Sprintf("%v s", s.SyncPeriod.Seconds())
+			}
+			if s.Algorithm != drl.SyncIdeal {
+				fmt.Fprintf(w, "sync       %s\n", drl.DescribeGubernator(s))
+				break
 			}
 			fmt.Fprintf(w, "sync       period %s, batch limit %d keys, message delay %v, loss %v, local %s\n", period, s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
 		case "lease":
