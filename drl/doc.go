@@ -12,7 +12,9 @@
 //	        instants in ns) re-split the limit over a new N: a surviving
 //	        node keeps its fill level (its unfinished work U, so its tokens
 //	        scale by N/N'), a new node starts full (as an autoscaled pod
-//	        does), a removed node's state is dropped.
+//	        does), a removed node's state is dropped. Spec.NodeLimiter puts
+//	        any library profile on each node instead, configured per node
+//	        (also the store's local fallback).
 //	store   a central store: every decision is a round trip of delay D
 //	        (Spec.RTT, ns: fixed, uniform, lognormal, or drawn from a
 //	        column of measured delays, ReadDelayColumn) to one bucket (R, B)

@@ -337,6 +337,20 @@ type Spec struct {
 	// Scale: static design, re-splits at given instants (non-decreasing).
 	Scale []ScaleEvent
 
+	// NodeLimiter, when not nil, builds the limiter a node keeps per key
+	// in place of its sub-bucket (R/N, B/N): a library profile (package
+	// profiles) configured per node, as a user configures each gateway,
+	// so that the fleet admits up to N times the limiter's arrival curve.
+	// The static design (at a scale event a surviving node keeps its
+	// limiters, a new one starts with fresh ones, a removed one's are
+	// dropped) and the store's local fallback (Fail = FailLocal) read it;
+	// sync, lease, grd and fps refuse it, as they keep no per-node limiter
+	// a library could stand in for. The limiter decides by itself (Police
+	// is not consulted) and must never answer Queue (no profile does).
+	// NodeLimiterName is its spec, for reports.
+	NodeLimiter     func() buckets.Limiter
+	NodeLimiterName string
+
 	// Central store.
 	StoreLimiter StoreLimiter // the store's limiter per key
 	RTT          Delay        // round trip to the store; the store decides at half of it
@@ -434,6 +448,13 @@ func (s Spec) Validate() error {
 	// than one token admits nothing); a store failing open or closed and
 	// sync deciding with a copy of the whole bucket keep none.
 	local := s.Design != "one" && !(s.Design == "store" && s.Fail != FailLocal) && !(s.Design == "sync" && s.Local == LocalCopy)
+	if s.NodeLimiter != nil {
+		switch s.Design {
+		case "sync", "lease", "grd", "fps":
+			return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.NodeLimiterName, s.Design, ErrSpec)
+		}
+		local = false // the node limiter, not a sub-bucket (R/N, B/N)
+	}
 	if local {
 		for _, n := range ns {
 			b, _ := s.Bucket.Burst.Quo(exact.Int(int64(n)))
