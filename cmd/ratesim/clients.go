@@ -503,6 +503,9 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.
 	if res.Backfill != nil {
 		row("backfill", *res.Backfill)
 	}
+	if fg.NoRetry > 0 {
+		fmt.Fprintf(w, "no retry   %d of the %d give-ups were refusals the limiter said no retry would ever pass (an infinite wait); they have no latency\n", fg.NoRetry, fg.GiveUps)
+	}
 	if res.Offered > 0 {
 		if fg.ServedRate != nil {
 			fmt.Fprintf(w, "\noffered    %.6g requests/s, served %.6g requests/s\n", res.Offered, *fg.ServedRate)

@@ -640,6 +640,11 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	fmt.Fprintf(w, "\novershoot  the largest α*(d)/promise(d) over the lengths d, where α*(d) is the most jobs\n")
 	fmt.Fprintf(w, "           passing (leaving, for shapers) in any interval of length d, found in [from, to]\n")
 	writeColours(w, res)
+	for _, l := range res.Limiters {
+		if l.NoRetry > 0 {
+			fmt.Fprintf(w, "no retry   %s: %d of its %d refusals say no retry would ever pass (an infinite wait: refused, not delayed)\n", l.Name, l.NoRetry, l.Rejected)
+		}
+	}
 	writeCurves(w, curves)
 	if s.Keyed && topKeys > 0 && len(res.Limiters) > 0 {
 		writeKeys(w, res, topKeys)
