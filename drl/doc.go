@@ -28,7 +28,10 @@
 //	        bucket by GCRA(1/R, (B - 1)/R) as redis-cell keeps it (a refused
 //	        hit leaves it unchanged) or by a fixed window of B jobs per
 //	        B/R s (Redis INCR, which counts refused hits: no decision
-//	        changes), both policing.
+//	        changes), both policing, or by a library profile
+//	        (Spec.StoreProfile: redis-rate is go-redis/redis_rate's Lua
+//	        script). interop/redis checks the three against a real
+//	        redis-server, job for job.
 //	sync    local decisions reconciled through an owner per key, in the way
 //	        of Gubernator's global behaviour (mailgun/gubernator global.go:
 //	        hits are queued and sent to the key's owner GlobalSyncWait after

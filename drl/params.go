@@ -212,7 +212,11 @@ func (p *Params) Spec() (Spec, []string, error) {
 		s.NodeLimiter, s.NodeLimiterName = prof.New, prof.String()
 	}
 	if s.StoreLimiter, err = ParseStoreLimiter(p.StoreLimiter); err != nil {
-		return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra or fixed-window")
+		prof, perr := profiles.Parse(p.StoreLimiter)
+		if perr != nil {
+			return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
+		}
+		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = StoreLibrary, prof.New, prof.String()
 	}
 	if s.Fail, err = ParseFail(p.Fail); err != nil {
 		return s, nil, bad("fail", p.Fail, "open, closed or local")
@@ -274,7 +278,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if slices.Contains(names, "store") && !s.Police {
 		// The store's policing options, named as parameters (Validate
 		// refuses them too, in the Spec's words).
-		if s.StoreLimiter != StoreToken {
+		if s.StoreLimiter == StoreGCRA || s.StoreLimiter == StoreFixedWindow {
 			return s, nil, bad("store_limiter", p.StoreLimiter, "token when shaping: gcra and fixed-window admit or refuse (add police)")
 		}
 		if s.StoreCache {

@@ -78,6 +78,12 @@ const (
 	// changes no decision, and buckets.FixedWindow (which counts the
 	// admitted) decides the same. B must be a whole number. Polices.
 	StoreFixedWindow
+	// StoreLibrary: a library profile (package profiles) per key, built by
+	// Spec.StoreProfile, deciding as its library does at the store's
+	// instant (redis-rate: go-redis/redis_rate's Lua script; redis-cell:
+	// CL.THROTTLE). The profile decides by itself (Police is not
+	// consulted); a Delay verdict's wait is added to the round trip.
+	StoreLibrary
 )
 
 // ParseStoreLimiter returns the StoreLimiter named s: "token", "gcra" or
@@ -94,7 +100,9 @@ func ParseStoreLimiter(s string) (StoreLimiter, error) {
 	return 0, fmt.Errorf("drl: store limiter %q: want token, gcra or fixed-window: %w", s, ErrSpec)
 }
 
-func (l StoreLimiter) String() string { return [...]string{"token", "gcra", "fixed-window"}[l] }
+func (l StoreLimiter) String() string {
+	return [...]string{"token", "gcra", "fixed-window", "profile"}[l]
+}
 
 // Local is what a node of the sync design decides with between two
 // reconciliations.
@@ -353,9 +361,13 @@ type Spec struct {
 
 	// Central store.
 	StoreLimiter StoreLimiter // the store's limiter per key
-	RTT          Delay        // round trip to the store; the store decides at half of it
-	Outages      []Interval   // the store is down for a job sent in any of them
-	Fail         Fail         // what a node does while the store is down
+	// StoreProfile builds the store's limiter per key when StoreLimiter
+	// is StoreLibrary; StoreProfileName is its spec, for reports.
+	StoreProfile     func() buckets.Limiter
+	StoreProfileName string
+	RTT              Delay      // round trip to the store; the store decides at half of it
+	Outages          []Interval // the store is down for a job sent in any of them
+	Fail             Fail       // what a node does while the store is down
 	// StoreCache: a node that the store refused a job of key k (policing)
 	// caches "k over limit" until the store's next token and refuses k's
 	// jobs sent before it without asking; the store only loses tokens to
@@ -481,7 +493,10 @@ func (s Spec) Validate() error {
 	if (s.Design == "grd" || s.Design == "fps") && s.Exchange == ExchangeGossip && s.Fanout < 1 {
 		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
 	}
-	if s.Design == "store" && s.StoreLimiter != StoreToken && !s.Police {
+	if s.StoreLimiter == StoreLibrary && s.StoreProfile == nil {
+		return fmt.Errorf("drl: store limiter profile without StoreProfile: %w", ErrSpec)
+	}
+	if s.Design == "store" && s.StoreLimiter != StoreToken && s.StoreLimiter != StoreLibrary && !s.Police {
 		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police: %w", s.StoreLimiter, ErrSpec)
 	}
 	if s.Design == "store" && s.StoreCache && !s.Police {

@@ -116,7 +116,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.p.RTT, "rtt", "1ms", "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)")
 	fl.StringArrayVar(&f.p.Outage, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
 	fl.StringVar(&f.p.OutageProcess, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
-	fl.StringVar(&f.p.StoreLimiter, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s); gcra and fixed-window police")
+	fl.StringVar(&f.p.StoreLimiter, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s), both policing, or a library profile such as 'redis-rate:rate=10,burst=20' (redis_rate's Lua script) deciding as its library does")
 	fl.BoolVar(&f.p.StoreCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
 	fl.StringVar(&f.p.Fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
 	fl.StringVar(&f.p.SyncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
@@ -355,7 +355,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	}
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
-		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, StoreLim: s.StoreLimiter.String(), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.BatchLimit,
+		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, StoreLim: storeLimiterName(s), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.BatchLimit,
 		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: experiments.Num(math.Inf(1)), Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: designs, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = experiments.Num(s.LeaseTTL.Seconds())
@@ -433,6 +433,8 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			case drl.StoreFixedWindow:
 				w, _ := s.Bucket.Burst.Quo(s.Bucket.Rate)
 				lim = fmt.Sprintf("fixed window of %v jobs per %v s per key, ", s.Bucket.Burst, w)
+			case drl.StoreLibrary:
+				lim = s.StoreProfileName + " per key, "
 			}
 			fmt.Fprintf(w, "store      %sround trip %v; %s%s\n", lim, s.RTT, out, cache)
 		case "sync":
@@ -568,4 +570,13 @@ func nodeFleet(s drl.Spec) nodeLimiterJSON {
 		nl.FleetRate, nl.FleetBurst = netcalc.LongTermRate(fa).Float64(), netcalc.InitialBurst(fa).Float64()
 	}
 	return nl
+}
+
+// storeLimiterName is --store-limiter as the JSON echoes it: token, gcra,
+// fixed-window, or the canonical spec of a library profile.
+func storeLimiterName(s drl.Spec) string {
+	if s.StoreLimiter == drl.StoreLibrary {
+		return s.StoreProfileName
+	}
+	return s.StoreLimiter.String()
 }
