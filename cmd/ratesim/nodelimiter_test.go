@@ -2,12 +2,20 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/ratesim/ratesim/arrivals"
 )
 
 // splitRoundRobin writes the data lines of the CSV file path (one header
@@ -43,7 +51,7 @@ func splitRoundRobin(t *testing.T, path, dir string, n int) []string {
 // each node's share of it, and requires each node's admitted and rejected
 // counts in drl to equal what limiters gives on that node's share, and the
 // fleet's to be their sum.
-func checkNodeLimiterSum(t *testing.T, trace string, traceArgs []string, profile string, n int) {
+func checkNodeLimiterSum(t *testing.T, trace string, traceArgs []string, profile string, n int) []int64 {
 	t.Helper()
 	out, errOut, code := ratesim(t, append([]string{"drl", "--json", "--designs", "static", "--node-limiter", profile,
 		"--nodes", fmt.Sprint(n), "--dispatch", "rr", "--police", "--rate", "1", "--burst", fmt.Sprint(n), "--trace", trace}, traceArgs...)...)
@@ -85,13 +93,48 @@ func checkNodeLimiterSum(t *testing.T, trace string, traceArgs []string, profile
 		t.Errorf("fleet: drl admitted %d, rejected %d; the nodes' shares sum to %d, %d", d.Designs[0].Admitted, d.Designs[0].Rejected, sumA, sumR)
 	}
 	t.Logf("%s on %d nodes: admitted %d, rejected %d, equal to limiters on each share, node by node", profile, n, sumA, sumR)
+	var per []int64
+	for _, c := range d.Designs[0].PerNode {
+		per = append(per, c.Admitted)
+	}
+	return per
 }
 
 // The case: x/time/rate 1.5/s burst 5 on each of 4 gateways, on the
 // Azure LLM inference (code) trace.
 func TestDRLNodeLimiterIsSumOfShares(t *testing.T) {
 	trace := sharedTrace(t, "azure-llm-inference-2023/AzureLLMInferenceTrace_code.csv")
-	checkNodeLimiterSum(t, trace, []string{"--time-col", "TIMESTAMP", "--time-format", "datetime"}, "xrate:limit=1.5,burst=5", 4)
+	per := checkNodeLimiterSum(t, trace, []string{"--time-col", "TIMESTAMP", "--time-format", "datetime"}, "xrate:limit=1.5,burst=5", 4)
+
+	// And against the real golang.org/x/time/rate: one rate.NewLimiter(1.5,
+	// 5) per node, fed that node's round-robin share with AllowN at the
+	// trace's own instants.
+	tr, err := arrivals.Open(trace, arrivals.TraceOptions{TimeCol: "TIMESTAMP", TimeFormat: "datetime"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	lims := make([]*rate.Limiter, 4)
+	for i := range lims {
+		lims[i] = rate.NewLimiter(1.5, 5)
+	}
+	lib := make([]int64, 4)
+	base := time.Unix(1700000000, 0)
+	for i := 0; ; i++ {
+		a, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lims[i%4].AllowN(base.Add(time.Duration(a.T)), 1) {
+			lib[i%4]++
+		}
+	}
+	if !slices.Equal(per, lib) {
+		t.Errorf("admitted per node: drl %v, x/time/rate itself %v", per, lib)
+	}
 }
 
 // The same on a random trace kept in the test (it runs without
