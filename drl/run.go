@@ -185,10 +185,17 @@ func (r *Result) reject(node int, j systems.Job) { r.rejectAfter(node, j, 0) }
 // rejectAfter keeps a rejection that the job's node learns back ns after
 // the instant of the decision (the rest of a round trip to the store).
 func (r *Result) rejectAfter(node int, j systems.Job, back engine.Time) {
+	r.rejectHint(node, j, back, 0)
+}
+
+// rejectHint is rejectAfter with the retry hint the deciding limiter gave
+// (buckets.Decision.RetryAfter; 0 for none), passed on to an online
+// client.
+func (r *Result) rejectHint(node int, j systems.Job, back, hint engine.Time) {
 	r.count(node, j.Key, false)
 	r.Rejected++
 	if r.online != nil {
-		r.online.rejected(j, back)
+		r.online.rejected(j, back, hint)
 	}
 }
 
@@ -412,8 +419,10 @@ func (f *fleet) dispatch(j systems.Job) (int, error) {
 }
 
 // local decides j at node l with its sub-bucket of j's key, or its node
-// limiter of the key (Spec.NodeLimiter), and returns the wait in units.
-func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool) (exact.Int128, bool) {
+// limiter of the key (Spec.NodeLimiter), and returns the wait in units;
+// hint is a refusing node limiter's retry hint (0 for none, and for a
+// sub-bucket).
+func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool) (w exact.Int128, ok bool, hint engine.Time) {
 	k := nodeKey{l, j.Key}
 	if f.newLim != nil {
 		lim := f.lims[k]
@@ -424,7 +433,7 @@ func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool
 		d := lim.Offer(j.T, j.ID)
 		switch d.Verdict {
 		case buckets.Reject:
-			return exact.Int128{}, false
+			return exact.Int128{}, false, d.RetryAfter
 		case buckets.Queue:
 			panic("drl: a node limiter answered Queue: Spec.NodeLimiter must decide at arrival (every profile does)")
 		}
@@ -435,14 +444,15 @@ func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool
 		if err != nil {
 			panic("drl: a node limiter's wait overflows the exact model: " + err.Error())
 		}
-		return w.Ceil(), true
+		return w.Ceil(), true, 0
 	}
 	b := f.subs[k]
 	if b == nil {
 		b = &bucketState{f: t}
 		f.subs[k] = b
 	}
-	return b.decide(t, f.tau, u.beta, police)
+	w, ok = b.decide(t, f.tau, u.beta, police)
+	return w, ok, 0
 }
 
 // static is the static split: N nodes, each (R/N, B/N) per key, with
@@ -492,13 +502,13 @@ func (st *static) offer(_ *engine.Sim, j systems.Job) error {
 		return err
 	}
 	t := st.u.at(j.T)
-	if w, ok := st.f.local(l, j, t, st.u, st.s.Police); ok {
+	if w, ok, hint := st.f.local(l, j, t, st.u, st.s.Police); ok {
 		st.res.admit(l, j, 0, w)
 		if st.chk != nil {
 			return st.chk.offer(l, j, w)
 		}
 	} else {
-		st.res.reject(l, j)
+		st.res.rejectHint(l, j, 0, hint)
 	}
 	return nil
 }

@@ -117,10 +117,10 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 		case FailClosed:
 			st.res.reject(l, j)
 		case FailLocal:
-			if w, ok := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
+			if w, ok, hint := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
 				st.res.admit(l, j, 0, w)
 			} else {
-				st.res.reject(l, j)
+				st.res.rejectHint(l, j, 0, hint)
 			}
 		}
 		return nil
@@ -159,7 +159,11 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 			case buckets.Queue:
 				panic("drl: a store limiter answered Queue: it must decide at arrival (every profile does)")
 			}
-			st.res.rejectAfter(l, j, rtt-rtt/2)
+			hint := engine.Time(0)
+			if st.s.StoreLimiter == StoreLibrary {
+				hint = d.RetryAfter // the library's own hint (redis-cell's CL.THROTTLE reply)
+			}
+			st.res.rejectHint(l, j, rtt-rtt/2, hint)
 			if st.s.StoreCache && d.RetryAfter > 0 && d.RetryAfter != buckets.NoRetry && st.s.StoreLimiter != StoreLibrary {
 				// No job of the key passes before now + RetryAfter: the
 				// GCRA's TAT and a window's count only grow until then.

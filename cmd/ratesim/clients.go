@@ -42,7 +42,7 @@ type clientsFlags struct {
 
 // drlClientFlags are the flags of ratesim drl that ratesim clients takes
 // with --design, with the same meaning ('ratesim drl --help').
-var drlClientFlags = []string{"nodes", "dispatch", "police", "rtt", "outage", "outage-process", "store-limiter", "store-cache", "fail",
+var drlClientFlags = []string{"nodes", "dispatch", "police", "node-limiter", "rtt", "outage", "outage-process", "store-limiter", "store-cache", "fail",
 	"sync-period", "batch-limit", "sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout"}
 
 func newClientsCmd() *cobra.Command {

@@ -111,3 +111,20 @@ func TestXRateZeroLimitNoRetry(t *testing.T) {
 		t.Errorf("clients without --retry-after: %+v; want 1 admitted, 2 give-ups after 3 attempts each (7 attempts), latencies 0", fg)
 	}
 }
+
+// The same ten requests through drl's designs, the redis-cell limiter on
+// the node (static --node-limiter) or in the store (--store-limiter, no
+// round trip): its CL.THROTTLE hints reach the clients, which are served
+// one per second as above.
+func TestClientsDesignRetryAfter(t *testing.T) {
+	trace := atZero(t, 10)
+	for _, args := range [][]string{
+		{"--design", "static", "--nodes", "1", "--node-limiter", "redis-cell:max_burst=0,count=10,period=1"},
+		{"--design", "store", "--nodes", "2", "--rtt", "0", "--store-limiter", "redis-cell:max_burst=0,count=10,period=1"},
+	} {
+		fg := runClientsJSON(t, append(args, "--retry-after", "--rate", "10", "--limit", "1", "--trace", trace)...).Foreground
+		if fg.Admitted != 10 || fg.Max != 9 || fg.Mean != 4.5 {
+			t.Errorf("%v: admitted %d, max %v s, mean %v s; want 10, 9, 4.5", args, fg.Admitted, fg.Max, fg.Mean)
+		}
+	}
+}
