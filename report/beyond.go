@@ -143,10 +143,10 @@ func sectionDRL(ctx context.Context, d *doc) error {
 		if r.design == "sync" {
 			cmd += " --sync-period " + strings.TrimPrefix(r.setting, "T = ")
 		}
-		out = append(out, []string{r.design, r.setting, fmt.Sprint(sum.Admitted), fmt.Sprintf("%.4g", sum.Mean), fmt.Sprintf("%.4g", sum.P99), fmt.Sprintf("%.4g", sum.Total), fmt.Sprintf("%.3f", sum.Overshoot), cmd + "`"})
+		out = append(out, []string{r.design, r.setting, fmt.Sprint(sum.Admitted), fmt.Sprintf("%.4g", sum.Mean), fmt.Sprintf("%.4g", sum.P99), fmt.Sprintf("%.4g", sum.Total), fmt.Sprintf("%.4f", sum.Overshoot), fmt.Sprintf("%.4g", sum.Excess), cmd + "`"})
 	}
-	d.table(fmt.Sprintf("Distributed designs on %s, R = %v tokens/s, B = %v tokens; delays in seconds; overshoot is the worst α*(d)/(B + R·d) of the admitted stream over interval lengths d (above 1: the fleet let through more than the one bucket promises).", input, limit.Rate, limit.Burst),
-		[]string{"design", "setting", "admitted", "mean delay", "p99 delay", "total delay", "overshoot", "command"}, out)
+	d.table(fmt.Sprintf("Distributed designs on %s, R = %v tokens/s, B = %v tokens; delays in seconds; overshoot is the supremum over every interval length d of α*(d)/(B + R·d), α*(d) the most admitted jobs in a closed interval of length d (exact, over every pair of admitted instants; above 1: the fleet let through more than the one bucket promises), and excess the supremum of α*(d) − (B + R·d) in jobs.", input, limit.Rate, limit.Burst),
+		[]string{"design", "setting", "admitted", "mean delay", "p99 delay", "total delay", "overshoot", "excess", "command"}, out)
 	d.p("What to see: the static split never does better than the one bucket (Theorem 2), and the central store matches the one bucket's decisions at the cost of a round trip per job. Reconciling copies (`sync`) buys back the split's delay only by spending tokens the fleet does not have: between reconciliations each node serves from a full copy of the bucket, so the admitted stream can exceed the promise B + R·d (overshoot above 1), the more the longer T. The theorem's comparison S(t) ≤ S^(k)(t) applies to designs whose shares always add up to (R, B), which `sync` with copies does not. `ratesim drl --help` lists the other designs (lease, global random drop, flow proportional share) and their parameters.")
 	return nil
 }

@@ -612,38 +612,56 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if vsLimit {
 		vsCol = fmt.Sprintf("  %8s", "vs limit")
 	}
-	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %6s %8s %8s  %-21s %9s %9s %9s%s%s\n",
-		"limiter", "admitted", "rejected", "delayed", "overshoot", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", vsCol, keyCol)
+	sampledCol := "sampled (α*/promise)"
+	if vsCol != "" || keyCol != "" {
+		sampledCol = fmt.Sprintf("%-22s", sampledCol)
+	}
+	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %9s %6s %8s %8s  %-21s %9s %9s %9s  %s%s%s\n",
+		"limiter", "admitted", "rejected", "delayed", "overshoot", "excess", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", sampledCol, vsCol, keyCol)
 	for _, l := range res.Limiters {
 		p := l.Worst
-		interval := fmt.Sprintf("[%.6g, %.6g]", p.From, p.To)
-		if p.Jobs == 0 {
-			interval = "-"
-		}
 		promise := fmt.Sprintf("%.5g", p.Promise)
 		if p.Unbounded {
 			promise = "+Inf"
 		}
-		fmt.Fprintf(w, "%-16s %9d %9d %9d  %9.3f %6d %8s %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, p.Ratio, p.Jobs, promise, p.D, interval)
+		sampled := fmt.Sprintf("%.3f (%d/%s at %.4g)", p.Ratio, p.Jobs, promise, p.D)
+		key := p.Key
+		if x := l.Exact; x != nil {
+			interval := fmt.Sprintf("[%.6g, %.6g]", x.RatioFrom, x.RatioTo)
+			if x.RatioJobs == 0 {
+				interval = "-"
+			}
+			fmt.Fprintf(w, "%-16s %9d %9d %9d  %9.4f %9.4g %6d %8.5g %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, x.Ratio, x.Excess, x.RatioJobs, x.RatioPromise, x.RatioD, interval)
+			key = x.RatioKey
+		} else {
+			fmt.Fprintf(w, "%-16s %9d %9d %9d  %9s %9s %6s %8s %8s  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, "-", "-", "-", "-", "-", "-")
+		}
 		if l.Delay != nil {
 			fmt.Fprintf(w, " %9.4g %9.4g %9.4g", l.Delay.Mean, l.Delay.P99, l.Delay.Max)
 		} else {
 			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
 		}
+		if vsLimit || s.Keyed {
+			sampled = fmt.Sprintf("%-22s", sampled)
+		}
+		fmt.Fprintf(w, "  %s", sampled)
 		if vsLimit {
-			if l.WorstVsLimit != nil {
-				fmt.Fprintf(w, "  %8.3f", l.WorstVsLimit.Ratio)
+			if l.ExactVsLimit != nil {
+				fmt.Fprintf(w, "  %8.4f", l.ExactVsLimit.Ratio)
 			} else {
 				fmt.Fprintf(w, "  %8s", "-")
 			}
 		}
 		if s.Keyed {
-			fmt.Fprintf(w, "  %s", p.Key)
+			fmt.Fprintf(w, "  %s", key)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\novershoot  the largest α*(d)/promise(d) over the lengths d, where α*(d) is the most jobs\n")
-	fmt.Fprintf(w, "           passing (leaving, for shapers) in any interval of length d, found in [from, to]\n")
+	fmt.Fprintf(w, "\novershoot  the supremum over every length d of α*(d)/promise(d), where α*(d) is the most jobs passing\n")
+	fmt.Fprintf(w, "           (leaving, for shapers) in any closed interval of length d: exact, over every pair of releases,\n")
+	fmt.Fprintf(w, "           reached with α*(d) jobs against promise(d) in the interval [from, to]; excess: the supremum of\n")
+	fmt.Fprintf(w, "           α*(d) − promise(d), jobs (above 0 exactly when the overshoot is above 1); sampled: the worst\n")
+	fmt.Fprintf(w, "           α*(d)/promise(d) at the %d lengths only, with α*(d)/promise(d) at its d (s)\n", len(ds))
 	writeColours(w, res)
 	writeCurves(w, s, curves, replicas)
 	if s.Keyed && topKeys > 0 && len(res.Limiters) > 0 {
