@@ -20,7 +20,7 @@ func dinkelbach(xs []engine.Time, b, r *big.Rat) (ratio, excess *big.Rat) {
 	pass := func(lam *big.Rat) (f *big.Rat, count int64, gap engine.Time) {
 		lr := new(big.Rat).Mul(lam, r)
 		lr.Quo(lr, big.NewRat(1e9, 1)) // per ns
-		var best *big.Rat                // max λR·t_i − i
+		var best *big.Rat              // max λR·t_i − i
 		bi := 0
 		for j, x := range xs {
 			a := new(big.Rat).Mul(lr, big.NewRat(int64(x), 1))
