@@ -33,8 +33,10 @@
 //	        the first one, or when GlobalBatchLimit keys are queued; the
 //	        owner applies them and broadcasts its state to every peer,
 //	        batched the same way). Spec.SyncPeriod is the sync wait T in ns
-//	        (the command's default 100 ms; Gubernator's own default in
-//	        config.go is 500 µs), Spec.BatchLimit the batch limit in keys
+//	        (the command's default 100 ms, as Gubernator's own default:
+//	        gubernator-io/gubernator v2.13.0 config.go, Config.SetDefaults,
+//	        sets GlobalSyncWait to 100 ms; its 500 µs is BatchWait, the
+//	        wait of non-global batching), Spec.BatchLimit the batch limit in keys
 //	        (Gubernator: 1000), Spec.SyncDelay the one-way delay of each
 //	        message, Spec.SyncLoss its loss probability. Between
 //	        reconciliations a node decides with a copy of the whole bucket
@@ -154,8 +156,8 @@
 // The rate-limiting article "Rate limiting, throttling and pacing" (local
 // R/N, shared store, local buckets with reconciliation; fail-open and
 // fail-closed); mailgun/gubernator global.go and config.go (GlobalSyncWait,
-// GlobalBatchLimit, broadcast of the owner's status; config.go at commit
-// 03ce71a sets GlobalSyncWait to 500 µs and GlobalBatchLimit to
-// maxBatchSize); B. Raghavan et al., "Cloud control with distributed rate
+// GlobalBatchLimit, broadcast of the owner's status; config.go's
+// SetDefaults in gubernator-io/gubernator v2.13.0 sets GlobalSyncWait to
+// 100 ms, BatchWait to 500 µs and GlobalBatchLimit to maxBatchSize); B. Raghavan et al., "Cloud control with distributed rate
 // limiting", SIGCOMM 2007.
 package drl
