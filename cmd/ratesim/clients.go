@@ -96,9 +96,10 @@ when it is made, after the design's messages up to then; a design that asks
 a store answers a round trip later (store, lease), and the client waits for
 the answer: a refusal is backed off from the instant it arrives. The
 "design" line (JSON "design") gives what the design did, as ratesim drl
-reports it: the attempts it decided, the messages it sent, and the worst
-overshoot of the admitted stream over the promise B + R·d (above 1 the
-design let more pass than the one bucket can).
+reports it: the attempts it decided, the messages it sent, and the exact
+overshoot of the admitted stream over the promise B + R·d, the supremum over
+every length d (above 1 the design let more pass than the one bucket can),
+with the excess in jobs.
 
 The table gives offered load and the attempts the limiter admitted, attempts
 per request (the retry amplification), the latency users see (first attempt

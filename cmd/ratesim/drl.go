@@ -74,9 +74,11 @@ func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
           for its token at the node's current share
 
 It reports for each the jobs admitted and rejected, the mean, p99 and largest
-delay (network time plus the bucket's wait), the worst overshoot
-α*(d)/(B + R·d) of a key's admitted stream and the interval length d where it
-occurs (above 1 the promise is broken), the share of the run a key's admitted
+delay (network time plus the bucket's wait), the overshoot, the supremum of
+α*(d)/(B + R·d) over every interval length d and key, and the excess, that of
+α*(d) − (B + R·d) in jobs, both exact (above 1, above 0: the promise is
+broken), with the d where the overshoot is reached, the jobs a shaper (R, B)
+would delay, the share of the run a key's admitted
 rate over --rate-window exceeded R, the messages sent, the jobs decided
 without the store, Jain's fairness index across nodes and keys, and, when
 'one' runs too, the jobs admitted over it and rejected under it, job by job.

@@ -74,8 +74,11 @@ It measures, for each, the jobs admitted and rejected, the delays of the
 shapers, and α*(d), the most jobs passing (leaving, for shapers) in any
 interval of length d, at the lengths --durations, against the limiter's
 promise: b + r·d for token buckets, GCRA and the throttle, 1 + R·d for the
-leaky bucket, L·(floor(d/W) + 1) for windows. The table gives the worst
-overshoot α*(d)/promise(d) and the interval where it happens.
+leaky bucket, L·(floor(d/W) + 1) for windows. The table gives the
+overshoot, the supremum of α*(d)/promise(d) over every length d, and the
+excess, that of α*(d) − promise(d) in jobs, both exact (a maximum over the
+pairs of releases), with the interval where the overshoot is reached, and
+beside them the worst of the sampled lengths only.
 
 Arrivals (--arrivals): boundary (default) is the adversarial pattern of window
 limiters: in each of --cycles cycles, L jobs --gap s before a window edge, L
@@ -92,10 +95,11 @@ Envoy, nginx, uber-go/ratelimit or an RFC 2697/2698 marker would (see the
 package profiles): a row named NAME with what it admitted, rejected and
 delayed and the bound its library keeps, the RFC markers' colour counts,
 and each profile's exact arrival curve γ(r, b): the most it lets pass in
-any window of d s, its clock's rounding included. Each profile's overshoot
-is measured against its own curve; with --rate or --limit the table also
-gives it against γ(--rate, --limit), the promise you asked for ("vs limit";
-overshoot_vs_limit in the JSON). --replicas N gives the
+any window of d s, its clock's rounding included. Each profile's exact
+overshoot is measured against that curve (the sampled one against the
+bound its library keeps); with --rate or --limit the table also gives the
+exact overshoot against γ(--rate, --limit), the promise you asked for ("vs
+limit"; exact_overshoot_vs_limit in the JSON). --replicas N gives the
 fleet-wide limit of N replicas each running the profile, N·γ(r, b),
 against the global limit γ(--rate, --limit) it is meant to keep.
 --size-burst F sizes each profile's burst key (burst, max_burst, capacity,
