@@ -143,3 +143,31 @@ func TestOvershootErrors(t *testing.T) {
 		t.Error("burst 0: no error")
 	}
 }
+
+// TestOvershootMeterMemory: the meter keeps the lower hull of its points,
+// not the stream: 2 points for a periodic stream, and for 10^5 Poisson
+// instants (rate 9 against γ(10, 20)) a few dozen (the hull of a random
+// walk has O(log n) vertices in expectation; 200 is a loose bound).
+func TestOvershootMeterMemory(t *testing.T) {
+	tb := TokenBucket{Rate: exact.Int(10), Burst: exact.Int(20)}
+	periodic, _ := NewOvershootMeter(tb)
+	poisson, _ := NewOvershootMeter(tb)
+	rng := rand.New(rand.NewPCG(1, 1))
+	var x float64
+	for i := range 100_000 {
+		if err := periodic.Add(engine.Time(i) * 100 * engine.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		x += rng.ExpFloat64() / 9
+		if err := poisson.Add(engine.Time(x * 1e9)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := len(periodic.bs[0].hull); h != 2 {
+		t.Errorf("periodic: hull of %d points, want 2", h)
+	}
+	if h := len(poisson.bs[0].hull); h > 200 {
+		t.Errorf("Poisson: hull of %d points, want O(log n)", h)
+	}
+	t.Logf("Poisson: hull of %d points", len(poisson.bs[0].hull))
+}
