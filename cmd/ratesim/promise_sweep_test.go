@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,7 +42,7 @@ func promiseCommands(t *testing.T, repo string) map[string][]string {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(readme), "\n")
-	cmd := regexp.MustCompile(`go run \./cmd/ratesim ((?:drl|limiters|clients)\b[^|;&]*)`)
+	cmd := regexp.MustCompile(`go run \./cmd/ratesim ((?:drl|limiters|clients)\b.*)`)
 	for _, ex := range examples(lines) {
 		script := strings.ReplaceAll(ex.script, "\\\n", " ")
 		for _, l := range strings.Split(script, "\n") {
@@ -66,7 +67,8 @@ func promiseCommands(t *testing.T, repo string) map[string][]string {
 func itoa(i int) string { return big.NewInt(int64(i)).String() }
 
 // shellFields splits a command line as the shell would for the plain
-// words, single and double quotes of the README's commands.
+// words, single and double quotes of the README's commands, up to the
+// first unquoted |, ;, &, > or #.
 func shellFields(s string) ([]string, bool) {
 	var out []string
 	var cur strings.Builder
@@ -82,6 +84,9 @@ func shellFields(s string) ([]string, bool) {
 			}
 		case c == '\'' || c == '"':
 			quote, in = c, true
+		case c == '|' || c == ';' || c == '&' || c == '>' || c == '#':
+			i = len(s)
+			continue
 		case c == ' ' || c == '\t':
 			if in {
 				out = append(out, cur.String())
@@ -189,19 +194,30 @@ func TestREADMEPromise(t *testing.T) {
 		t.Fatalf("found %d commands, want the README's and the paper's (20 or more)", len(cmds))
 	}
 	t.Chdir(repo)
+	ran, checked := 0, 0
 	for where, args := range cmds {
+		if slices.Contains(args, "--help") {
+			continue
+		}
 		out, errOut, code := ratesim(t, append(args, "--json")...)
 		if code != 0 {
 			// Commands the README shows failing (exit 2) check nothing here.
+			t.Logf("%s: exit %d: %s", where, code, strings.TrimSpace(errOut))
 			continue
 		}
+		ran++
 		var v any
 		if err := json.Unmarshal([]byte(out), &v); err != nil {
 			t.Errorf("%s: --json: %v\n%s", where, err, errOut)
 			continue
 		}
-		if n := checkPromises(t, where, v, nil); n == 0 {
+		n := checkPromises(t, where, v, nil)
+		checked += n
+		// A clients run reports an overshoot only with a drl design (its
+		// design line); with a limiter of the family it measures none.
+		if n == 0 && (args[0] != "clients" || slices.Contains(args, "--design") || strings.Contains(strings.Join(args, " "), "--limiter drl")) {
 			t.Errorf("%s: no overshoot in the JSON", where)
 		}
 	}
+	t.Logf("%d commands, %d ran, %d overshoots checked", len(cmds), ran, checked)
 }
