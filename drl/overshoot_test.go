@@ -126,3 +126,15 @@ func TestOvershootREADMECases(t *testing.T) {
 		}
 	}
 }
+
+// TestOvershootNothingAdmitted: with no admitted job α*(d) = 0 at every
+// length, so the overshoot is 0 and the excess −B (−20 here), exactly.
+func TestOvershootNothingAdmitted(t *testing.T) {
+	s, err := Summarize(&Result{Scale: 1, Departures: map[uint64][]engine.Time{}}, params("10", "20"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Overshoot != 0 || s.OvershootExact != "0" || s.Excess != -20 || s.ExcessExact != "-20" || s.ShaperDelayed != 0 {
+		t.Errorf("nothing admitted: overshoot %v (%q), excess %v (%q), %d delayed; want 0, -20, 0", s.Overshoot, s.OvershootExact, s.Excess, s.ExcessExact, s.ShaperDelayed)
+	}
+}

@@ -593,8 +593,9 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 			s.Sampled = max(s.Sampled, float64(pt.Jobs)/p.Promise(pt.D))
 		}
 	}
-	s.Excess = -p.Burst.Float64()
-	s.ExcessExact = p.Burst.Neg().String()
+	s.Excess = -p.Burst.Float64() // nothing admitted: α* = 0 at every d
+	s.ExcessExact = p.Burst.Neg().Big().RatString()
+	s.OvershootExact = "0"
 	var worst, most *netcalc.Overshoot
 	if st := r.streams; st != nil && r.Departures == nil {
 		if ds != nil || w != st.w {
