@@ -187,10 +187,10 @@ func sectionDRL(ctx context.Context, d *doc) error {
 		if r.design == "sync" {
 			cmd += " --sync-period " + strings.TrimPrefix(r.setting, "T = ")
 		}
-		out = append(out, []string{r.design, r.setting, fmt.Sprint(sum.Admitted), fmt.Sprintf("%.4g", sum.Mean), fmt.Sprintf("%.4g", sum.P99), fmt.Sprintf("%.4g", sum.Total), fmt.Sprintf("%.3f", sum.Overshoot), cmd + "`"})
+		out = append(out, []string{r.design, r.setting, fmt.Sprint(sum.Admitted), fmt.Sprintf("%.4g", sum.Mean), fmt.Sprintf("%.4g", sum.P99), fmt.Sprintf("%.4g", sum.Total), fmt.Sprintf("%.4f", sum.Overshoot), fmt.Sprintf("%.4g", sum.Excess), cmd + "`"})
 	}
-	d.table(fmt.Sprintf("Distributed designs on %s, R = %v tokens/s, B = %v tokens; delays in seconds; overshoot is the worst α*(d)/(B + R·d) of the admitted stream over interval lengths d (above 1: the fleet let through more than the one bucket promises).", input, limit.Rate, limit.Burst),
-		[]string{"design", "setting", "admitted", "mean delay", "p99 delay", "total delay", "overshoot", "command"}, out)
+	d.table(fmt.Sprintf("Distributed designs on %s, R = %v tokens/s, B = %v tokens; delays in seconds; overshoot is the supremum over every interval length d of α*(d)/(B + R·d), α*(d) the most admitted jobs in a closed interval of length d (exact, over every pair of admitted instants; above 1: the fleet let through more than the one bucket promises), and excess the supremum of α*(d) − (B + R·d) in jobs.", input, limit.Rate, limit.Burst),
+		[]string{"design", "setting", "admitted", "mean delay", "p99 delay", "total delay", "overshoot", "excess", "command"}, out)
 	d.p("%s", drlText(d, map[bool]string{true: "policing", false: "shaping"}[base.Police]+fmt.Sprintf(", N = %d nodes, %s dispatch", base.Nodes, base.Dispatch), func(i int) (string, string, drl.Summary) { return rows[i].design, rows[i].setting, sums[i] }, len(rows)))
 	return nil
 }
