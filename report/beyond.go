@@ -17,7 +17,7 @@ import (
 func sectionBeyond(ctx context.Context, d *doc) error {
 	d.h(2, "6. Beyond the note")
 	n := pick(d, 4000, 100000)
-	cfg := verify.Config{Instances: n, Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Claims: verify.ClaimNames}
+	cfg := verify.Config{Instances: n, Seed: d.cfg.Seed, MaxK: 8, MaxJobs: 40, Workers: d.cfg.Workers, Claims: verify.ClaimNames, Known: verify.BuiltinKnown()}
 	d.logf("verify: %d instances", n)
 	res, err := verify.Search(ctx, cfg)
 	if err != nil {
@@ -26,20 +26,39 @@ func sectionBeyond(ctx context.Context, d *doc) error {
 	if !res.Held() {
 		return fmt.Errorf("report: verify found a violation of Theorem 2 or Lemma 1")
 	}
-	d.p("Theorem 2 is about sums. Is the split also never better per job, in the maximum, in quantiles, in the number of jobs delayed, in the sum of squares? `ratesim verify` draws %d random small instances (k = 2 to 8 sub-buckets with rational rates, 1 to 40 jobs on a 1 ms grid, every fourth up to 260, any dispatch, FCFS, LIFO or random order), runs each exactly, checks Theorem 2 and Lemma 1 (**%d** and **%d** violations over %d events) and tests each stronger claim, keeping the smallest counterexample found, shrunk.", n, res.Violations, res.LemmaViolations, res.Events)
+	d.p("Theorem 2 is about sums. Is the split also never better per job, in the maximum, in quantiles, in the number of jobs delayed, in the sum of squares? `ratesim verify` first runs the %d known counterexamples of its library (%s: every counterexample found so far, the 201-job p99 case of the test suite among them), then draws %d random small instances (k = 2 to 8 sub-buckets with rational rates, 1 to 40 jobs on a 1 ms grid, every eighth up to 260, every eighth a burst followed by a sparse tail, any dispatch, FCFS, LIFO or random order), runs each exactly, checks Theorem 2 and Lemma 1 (**%d** and **%d** violations over %d events) and tests each stronger claim, keeping the smallest counterexample (a random one shrunk).", res.Known, verify.KnownDir, n, res.Violations, res.LemmaViolations, res.Events)
 	var rows [][]string
 	for _, c := range res.Claims {
 		out := "holds on every instance tried"
 		if c.Counterexample != nil {
-			out = fmt.Sprintf("**fails**: %d jobs, k = %d, %s order: %s", c.Counterexample.Jobs(), len(c.Counterexample.Subs), c.Counterexample.Order, c.Detail)
+			how := "**fails** (found)"
+			if c.Known != "" {
+				how = "**fails** (known `" + c.Known + "`)"
+			}
+			out = fmt.Sprintf("%s: %d jobs, k = %d, %s order: %s", how, c.Counterexample.Jobs(), len(c.Counterexample.Subs), c.Counterexample.Order, c.Detail)
 		}
 		rows = append(rows, []string{"`" + c.Claim + "`", c.Orders, fmt.Sprint(c.Tested), fmt.Sprint(c.Discriminating), out})
 	}
-	d.table("The stronger-claims map: is the split never better than the one bucket in this measure? Claims: `job` every job's delay, `max` the maximum delay, `p50`/`p90`/`p99` nearest-rank quantiles, `delayed` the number of jobs delayed, `squares` the sum of squared delays, `topm` the sum of the m largest delays for every m. 'with delay' counts the instances on which the one bucket delays some job (only those can refute a claim). Counterexamples are exact.",
+	d.table("The stronger-claims map: is the split never better than the one bucket in this measure? Claims: `job` every job's delay, `max` the maximum delay, `p50`/`p90`/`p99` nearest-rank quantiles, `delayed` the number of jobs delayed, `squares` the sum of squared delays, `topm` the sum of the m largest delays for every m. 'instances' counts the known ones and the random ones; 'with delay' the instances on which the one bucket delays some job (only those can refute a claim). 'known' names the library instance that refutes the claim, 'found' a counterexample of the random search. Counterexamples are exact.",
 		[]string{"claim", "orders", "instances", "with delay", "result"}, rows)
 	d.cmd(fmt.Sprintf("ratesim verify --instances %d --seed %d   # writes each counterexample as a replayable trace to ratesim-verify/", n, d.cfg.Seed))
 	d.p("The per-job claim fails even in the note's setting: r = 1, b = 2, three jobs at t = 0 sent to sub-buckets 0, 0, 1 of 2 × (0.5, 1) wait 0, 0, 1 s in the one bucket and 0, 2, 0 s split: job 3 does better split, while the totals are 1 ≤ 2 s.")
-	d.p("**The maximum delay under FCFS** held on every instance, and here is why. Under FCFS a token bucket's delay of job j is d_j = max(0, max over s ≤ a_j of (A[s, a_j] − b)/r − (a_j − s)), with A[s, a_j] the jobs arriving in [s, a_j] (the horizontal deviation from the arrival curve b + r·t). Take s attaining the maximum for the job j of largest one-bucket delay D > 0, so A − b > 0. The sub-buckets share those A jobs, A = Σ A_l, and b = Σ b_l, r = Σ r_l; so some l has A_l − b_l ≥ (r_l/r)(A − b) > 0 (otherwise summing gives A − b < A − b). Sub-bucket l therefore gets a job in [s, a_j]; its last one there, at a' ≤ a_j, waits at least (A_l − b_l)/r_l − (a' − s) ≥ (A − b)/r − (a_j − s) = D. So the split's maximum delay is at least D. The argument needs FCFS (the last job of l in the window is the one that waits that long); under LIFO or random order the map above shows the claim failing.")
+	refuted := func(claim, orders string) bool {
+		for _, c := range res.Claims {
+			if c.Claim == claim && c.Orders == orders {
+				return c.Counterexample != nil
+			}
+		}
+		return false
+	}
+	if refuted("max", "fcfs") || refuted("topm", "fcfs") {
+		return fmt.Errorf("report: verify refuted the maximum or top-m claim under FCFS, which the text below proves or reports holding: rewrite it")
+	}
+	otherOrders := "under LIFO or random order the map above shows the claim failing"
+	if !refuted("max", "any") {
+		otherOrders = "under LIFO or random order it is not proved, though the map above found no counterexample"
+	}
+	d.p("**The maximum delay under FCFS** held on every instance, and here is why. Under FCFS a token bucket's delay of job j is d_j = max(0, max over s ≤ a_j of (A[s, a_j] − b)/r − (a_j − s)), with A[s, a_j] the jobs arriving in [s, a_j] (the horizontal deviation from the arrival curve b + r·t). Take s attaining the maximum for the job j of largest one-bucket delay D > 0, so A − b > 0. The sub-buckets share those A jobs, A = Σ A_l, and b = Σ b_l, r = Σ r_l; so some l has A_l − b_l ≥ (r_l/r)(A − b) > 0 (otherwise summing gives A − b < A − b). Sub-bucket l therefore gets a job in [s, a_j]; its last one there, at a' ≤ a_j, waits at least (A_l − b_l)/r_l − (a' − s) ≥ (A − b)/r − (a_j − s) = D. So the split's maximum delay is at least D. The argument needs FCFS (the last job of l in the window is the one that waits that long); %s.", otherOrders)
 	d.p("**The sum of the m largest delays, for every m** (weak majorization, which implies every convex increasing cost of the delays, the sum of squares among them) held under FCFS on every instance; this is evidence, not proof.")
 
 	// Negative controls.
