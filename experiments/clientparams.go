@@ -66,6 +66,22 @@ type ClientsParams struct {
 	BackfillTarget   string  `yaml:"backfill_target"`
 	BackfillInterval string  `yaml:"backfill_interval"`
 
+	// Overload (issue 25): servers that can collapse instead of a limiter,
+	// retry budgets and client-side throttling; see [ClientsParams.overload].
+	// Zero values are the defaults: one server of concurrency 1, an
+	// unbounded FIFO queue, no timeout, no budget, no throttle.
+	Service           string   `yaml:"service"`            // exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or trace:FILE:COL; "": no overload model
+	Servers           int      `yaml:"servers"`            // >= 1, round robin; 0: 1
+	ServerConcurrency int      `yaml:"server_concurrency"` // >= 1; 0: 1
+	ServerQueue       string   `yaml:"server_queue"`       // waiting room, jobs >= 0, or unbounded ("")
+	ServerOrder       string   `yaml:"server_order"`       // fifo ("") or lifo
+	Contention        float64  `yaml:"contention"`         // service stretch per extra job in service, >= 0
+	Timeout           string   `yaml:"timeout"`            // client timeout per attempt; "" or 0: none
+	Fault             []string `yaml:"fault"`              // KIND[@SERVER]:FROM:TO[:X]
+	RetryBudget       string   `yaml:"retry_budget"`       // aws, grpc:..., finagle:..., bucket:..., breaker:...; "": none
+	ClientThrottle    string   `yaml:"client_throttle"`    // sre:k=2,window=2m; "": none
+	RecoveryHold      string   `yaml:"recovery_hold"`      // hold of the recovery rule; "": 10s
+
 	// Bin is the width of the series bins; 0 for no series. A sweep keeps
 	// no series.
 	Bin string `yaml:"-"`
@@ -381,6 +397,9 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 		return s, p.misplaced("pace_jitter", "%s applies with %s only", "pace_jitter", "pace")
 	}
 	if err := p.server(sc); err != nil {
+		return s, err
+	}
+	if err := p.overload(&s); err != nil {
 		return s, err
 	}
 	bin := p.Bin

@@ -1,0 +1,634 @@
+package experiments
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+// overloadParams are the parameters of servers that can collapse; they
+// apply with service only.
+var overloadParams = []string{"servers", "server_concurrency", "server_queue", "server_order", "contention", "timeout", "fault",
+	"retry_budget", "client_throttle", "recovery_hold"}
+
+// overload reads the overload parameters into s.Overload: servers that
+// can collapse (service, servers, server_concurrency, server_queue,
+// server_order, contention), the client's timeout, faults, a retry
+// budget and a client throttle (issue 25). Errors are *ParamError.
+func (p *ClientsParams) overload(s *ClientsSpec) error {
+	if !p.given("service") && p.Service == "" {
+		for _, name := range overloadParams {
+			if p.given(name) {
+				return p.misplaced(name, "%s applies with %s only", name, "service")
+			}
+		}
+		return nil
+	}
+	// The servers are not behind a limiter: the limiter's and the
+	// downstream's parameters do not apply.
+	for _, name := range []string{"limiter", "profile", "limit", "window", "queue", "server_rate", "pace", "users", "retry_after"} {
+		if p.given(name) {
+			return p.misplaced(name, "%s does not apply with %s: the servers are not behind a limiter", name, "service")
+		}
+	}
+	if p.Design != "" {
+		return p.misplaced("design", "%s does not apply with %s: the servers are not behind a limiter", "design", "service")
+	}
+	if p.Users > 0 {
+		return p.misplaced("users", "%s does not apply with %s: its clients are open loop", "users", "service")
+	}
+	o := &clients.Overload{Servers: 1, Seed: p.Seed}
+	b := &o.Backend
+	var err error
+	if b.Service, err = p.service(); err != nil {
+		return err
+	}
+	if p.Servers != 0 {
+		o.Servers = p.Servers
+	}
+	if o.Servers < 1 || o.Servers > 1<<20 {
+		return p.bad("servers", p.Servers, "a number of servers between 1 and 2^20")
+	}
+	b.Concurrency = 1
+	if p.ServerConcurrency != 0 {
+		b.Concurrency = p.ServerConcurrency
+	}
+	if b.Concurrency < 1 || b.Concurrency > 1<<20 {
+		return p.bad("server_concurrency", p.ServerConcurrency, "a concurrency between 1 and 2^20 jobs")
+	}
+	b.Queue = -1
+	if q := strings.TrimSpace(p.ServerQueue); q != "" && q != "unbounded" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 0 {
+			return p.bad("server_queue", p.ServerQueue, "a waiting room >= 0 jobs, or unbounded")
+		}
+		b.Queue = n
+	}
+	switch p.ServerOrder {
+	case "", "fifo":
+	case "lifo":
+		b.LIFO = true
+	default:
+		return p.bad("server_order", p.ServerOrder, "fifo or lifo")
+	}
+	if !(p.Contention >= 0 && p.Contention <= 1e6) {
+		return p.bad("contention", p.Contention, "a contention factor in [0, 1e6] (service stretched by 1 + factor·(jobs in service − 1))")
+	}
+	b.Contention = p.Contention
+	if p.Timeout != "" {
+		if o.Timeout, err = p.span("timeout", p.Timeout, false); err != nil {
+			return err
+		}
+	}
+	for _, f := range p.Fault {
+		ft, err := p.fault(f, o.Servers)
+		if err != nil {
+			return err
+		}
+		o.Faults = append(o.Faults, ft)
+	}
+	o.Retry = s.Scenario.Retry
+	if err := p.budget(o); err != nil {
+		return err
+	}
+	if p.ClientThrottle != "" {
+		if o.Throttle, err = p.throttle(); err != nil {
+			return err
+		}
+	}
+	hold := "10s"
+	if p.RecoveryHold != "" {
+		hold = p.RecoveryHold
+	}
+	rc := clients.Recovery{ToleranceNum: 1, ToleranceDen: 20}
+	if rc.Hold, err = p.span("recovery_hold", hold, true); err != nil {
+		return err
+	}
+	for i, f := range o.Faults {
+		if i == 0 || f.From < rc.TriggerFrom {
+			rc.TriggerFrom = f.From
+		}
+		rc.TriggerTo = max(rc.TriggerTo, f.To)
+	}
+	s.Overload, s.Recovery = o, rc
+	return nil
+}
+
+// service parses service: exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or
+// trace:FILE:COL.
+func (p *ClientsParams) service() (clients.ServiceTime, error) {
+	const want = "exp:MEAN, det:D, lognormal:MEDIAN:SHAPE (times > 0, shape >= 0) or trace:FILE:COL"
+	kind, rest, _ := strings.Cut(p.Service, ":")
+	positive := func(text string) (engine.Time, error) {
+		t, err := p.span("service", text, true)
+		if err != nil {
+			return 0, p.bad("service", p.Service, want)
+		}
+		return t, nil
+	}
+	switch kind {
+	case "exp":
+		m, err := positive(rest)
+		return clients.ExpService{Mean: m}, err
+	case "det":
+		d, err := positive(rest)
+		return clients.DetService{D: d}, err
+	case "lognormal":
+		med, shape, ok := strings.Cut(rest, ":")
+		m, err := positive(med)
+		if err != nil {
+			return nil, err
+		}
+		sh, perr := strconv.ParseFloat(shape, 64)
+		if !ok || perr != nil || !(sh >= 0) || math.IsInf(sh, 0) {
+			return nil, p.bad("service", p.Service, want)
+		}
+		return clients.LognormalService{Median: m, Shape: sh}, nil
+	case "trace":
+		i := strings.LastIndex(rest, ":")
+		if i <= 0 || i == len(rest)-1 {
+			return nil, p.bad("service", p.Service, want)
+		}
+		times, err := readServiceColumn(rest[:i], rest[i+1:])
+		if err != nil {
+			return nil, &ParamError{Param: "service", Value: p.Service, Err: err, text: fmt.Sprintf("%s %s: %v", p.name("service"), p.Service, err)}
+		}
+		return clients.NewTraceService(times, rest)
+	}
+	return nil, p.bad("service", p.Service, want)
+}
+
+// readServiceColumn reads the service times of column col (a 1-based
+// index, or a header name) of a CSV or whitespace-separated file, each
+// in seconds or with a unit (as ParseSeconds reads them), >= 0. A first
+// line whose field is not a time is a header. Errors name the file and
+// line.
+func readServiceColumn(path, col string) ([]engine.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	idx, byName := 0, false
+	if n, err := strconv.Atoi(col); err == nil {
+		if n < 1 {
+			return nil, fmt.Errorf("column %s: want a 1-based index or a header name", col)
+		}
+		idx = n - 1
+	} else {
+		byName = true
+	}
+	split := func(line string) []string {
+		if strings.Contains(line, ",") {
+			fs := strings.Split(line, ",")
+			for i := range fs {
+				fs[i] = strings.TrimSpace(fs[i])
+			}
+			return fs
+		}
+		return strings.Fields(line)
+	}
+	var out []engine.Time
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fs := split(text)
+		if byName && line == 1 || byName && len(out) == 0 && idx == 0 && !containsTime(fs) {
+			found := false
+			for i, h := range fs {
+				if h == col {
+					idx, found, byName = i, true, false
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("%s:%d: no column named %q in the header", path, line, col)
+			}
+			continue
+		}
+		if idx >= len(fs) {
+			return nil, fmt.Errorf("%s:%d: %d fields, no column %d", path, line, len(fs), idx+1)
+		}
+		r, ok := ParseSeconds(fs[idx])
+		if !ok && len(out) == 0 && line == 1 {
+			continue // a header
+		}
+		ns, err := r.Mul(exact.Int(1e9))
+		if !ok || err != nil || r.Sign() < 0 || !ns.Num().IsInt64() {
+			return nil, fmt.Errorf("%s:%d: service time %q: want seconds >= 0 (0.1, 1/3) or with a unit (100ms)", path, line, fs[idx])
+		}
+		out = append(out, engine.Time(ns.Floor().Int64()))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no service time in column %s", path, col)
+	}
+	return out, nil
+}
+
+func containsTime(fs []string) bool {
+	for _, f := range fs {
+		if _, ok := ParseSeconds(f); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// fault parses KIND[@SERVER]:FROM:TO[:X].
+func (p *ClientsParams) fault(text string, servers int) (clients.Fault, error) {
+	want := "KIND[@SERVER]:FROM:TO[:X] with KIND one of crash, error, slow, capacity (such as crash:5s:15s, error:10:20:0.5, slow@2:10s:20s:4, capacity:0:30:0.5)"
+	parts := strings.Split(text, ":")
+	if len(parts) < 3 || len(parts) > 4 {
+		return clients.Fault{}, p.bad("fault", text, want)
+	}
+	var f clients.Fault
+	kind, server, hasServer := strings.Cut(parts[0], "@")
+	found := false
+	for i, n := range clients.FaultKindNames() {
+		if n == kind {
+			f.Kind, found = clients.FaultKind(i), true
+		}
+	}
+	if !found {
+		return f, p.bad("fault", text, want)
+	}
+	if hasServer {
+		n, err := strconv.Atoi(server)
+		if err != nil || n < 1 || n > servers {
+			return f, p.bad("fault", text, fmt.Sprintf("a server from 1 to %d after @", servers))
+		}
+		f.Server = n - 1
+	}
+	var err error
+	if f.From, err = p.span("fault", parts[1], false); err != nil {
+		return f, p.bad("fault", text, want)
+	}
+	if f.To, err = p.span("fault", parts[2], false); err != nil || f.To <= f.From {
+		return f, p.bad("fault", text, "an interval FROM < TO: "+want)
+	}
+	switch {
+	case f.Kind == clients.FaultCrash && len(parts) == 4:
+		return f, p.bad("fault", text, "crash:FROM:TO without X")
+	case f.Kind != clients.FaultCrash && len(parts) != 4:
+		return f, p.bad("fault", text, f.Kind.String()+":FROM:TO:X with X the "+map[clients.FaultKind]string{
+			clients.FaultError: "error probability in [0, 1]", clients.FaultSlow: "slowdown factor > 0", clients.FaultCapacity: "capacity factor >= 0"}[f.Kind])
+	case len(parts) == 4:
+		if f.X, err = strconv.ParseFloat(parts[3], 64); err != nil {
+			return f, p.bad("fault", text, want)
+		}
+	}
+	if err := f.Validate(servers); err != nil {
+		return f, &ParamError{Param: "fault", Value: text, Err: err, text: fmt.Sprintf("%s %s: %s", p.name("fault"), text, strings.TrimPrefix(err.Error(), "clients: "))}
+	}
+	return f, nil
+}
+
+// keyValues parses "k=v,k=v" against the allowed keys, for the error
+// messages of param.
+func (p *ClientsParams) keyValues(param, text, kv string, keys ...string) (map[string]string, error) {
+	out := map[string]string{}
+	if kv == "" {
+		return out, nil
+	}
+	for _, pair := range strings.Split(kv, ",") {
+		k, v, ok := strings.Cut(pair, "=")
+		k = strings.TrimSpace(k)
+		known := false
+		for _, key := range keys {
+			known = known || key == k
+		}
+		if !ok || !known {
+			return nil, p.bad(param, text, "keys "+strings.Join(keys, ", ")+" as key=value, separated by commas")
+		}
+		if _, dup := out[k]; dup {
+			return nil, p.bad(param, text, "each key once ("+k+" given twice)")
+		}
+		out[k] = strings.TrimSpace(v)
+	}
+	return out, nil
+}
+
+// milli parses an exact decimal with at most three places into
+// thousandths, >= 0.
+func (p *ClientsParams) milli(param, text, value, what string) (int64, error) {
+	r, err := exact.ParseRat(value)
+	if err == nil {
+		r, err = r.Mul(exact.Int(1000))
+	}
+	if err != nil || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() || r.Num().Int64() > 1e12 {
+		return 0, p.bad(param, text, what+" as a decimal >= 0 with at most three places")
+	}
+	return r.Num().Int64(), nil
+}
+
+// BudgetNames lists the retry budgets of retry_budget.
+var BudgetNames = []string{"none", "aws", "grpc", "finagle", "bucket", "breaker"}
+
+// budget reads retry_budget into o.Budget, with the policy the source
+// implies: aws takes the SDK's 3 attempts and backoff unless given, grpc
+// caps the attempts at 5.
+func (p *ClientsParams) budget(o *clients.Overload) error {
+	text := p.RetryBudget
+	name, kv, _ := strings.Cut(text, ":")
+	switch name {
+	case "", "none":
+		if kv != "" {
+			return p.bad("retry_budget", text, "none without parameters")
+		}
+	case "aws":
+		if kv != "" {
+			return p.bad("retry_budget", text, "aws without parameters (the SDK's quota 500, retry cost 5, timeout cost 10)")
+		}
+		o.Budget = clients.NewAWSQuota()
+		if !p.given("max_attempts") {
+			o.Retry.MaxAttempts = 3
+		}
+		if !p.given("backoff") && !p.given("base") && !p.given("cap") {
+			o.Retry.Backoff = clients.AWSBackoff{Cap: 20e9}
+		}
+	case "aws-adaptive":
+		return p.bad("retry_budget", text, "one of "+strings.Join(BudgetNames, ", ")+" (the SDK's adaptive client rate limiter is not modelled yet)")
+	case "grpc":
+		m, err := p.keyValues("retry_budget", text, kv, "max_tokens", "token_ratio")
+		if err != nil {
+			return err
+		}
+		maxT, ratio := int64(10_000), int64(100)
+		if v, ok := m["max_tokens"]; ok {
+			if maxT, err = p.milli("retry_budget", text, v, "max_tokens in (0, 1000]"); err != nil {
+				return err
+			}
+		}
+		if v, ok := m["token_ratio"]; ok {
+			if ratio, err = p.milli("retry_budget", text, v, "token_ratio > 0"); err != nil {
+				return err
+			}
+		}
+		if o.Budget, err = clients.NewGRPCThrottle(maxT, ratio); err != nil {
+			return p.wrap("retry_budget", text, err)
+		}
+		if o.Retry.MaxAttempts == 0 || o.Retry.MaxAttempts > 5 {
+			o.Retry.MaxAttempts = 5
+		}
+	case "finagle":
+		m, err := p.keyValues("retry_budget", text, kv, "percent", "min_per_s", "window")
+		if err != nil {
+			return err
+		}
+		permille, minPerS, ttl := int64(200), int64(10), engine.Time(10e9)
+		if v, ok := m["percent"]; ok {
+			pm, err := p.milli("retry_budget", text, v, "percent")
+			if err != nil {
+				return err
+			}
+			permille = pm / 100 // percent·1000/100: a fraction in thousandths
+			if pm%100 != 0 {
+				return p.bad("retry_budget", text, "percent with at most one decimal place")
+			}
+		}
+		if v, ok := m["min_per_s"]; ok {
+			if minPerS, err = strconv.ParseInt(v, 10, 64); err != nil || minPerS < 0 {
+				return p.bad("retry_budget", text, "min_per_s a whole number of retries per second >= 0")
+			}
+		}
+		if v, ok := m["window"]; ok {
+			if ttl, err = p.span("retry_budget", v, true); err != nil {
+				return p.bad("retry_budget", text, "window a time from 1 s to 60 s")
+			}
+		}
+		if o.Budget, err = clients.NewFinagleBudget(permille, minPerS, ttl); err != nil {
+			return p.wrap("retry_budget", text, err)
+		}
+	case "bucket":
+		m, err := p.keyValues("retry_budget", text, kv, "deposit", "size")
+		if err != nil {
+			return err
+		}
+		dep, size := int64(100), int64(10_000)
+		if v, ok := m["deposit"]; ok {
+			if dep, err = p.milli("retry_budget", text, v, "deposit"); err != nil {
+				return err
+			}
+		}
+		if v, ok := m["size"]; ok {
+			if size, err = p.milli("retry_budget", text, v, "size"); err != nil {
+				return err
+			}
+		}
+		if o.Budget, err = clients.NewRetryBucket(dep, size); err != nil {
+			return p.wrap("retry_budget", text, err)
+		}
+	case "breaker":
+		m, err := p.keyValues("retry_budget", text, kv, "threshold", "window")
+		if err != nil {
+			return err
+		}
+		th, w := int64(100), engine.Time(10e9)
+		if v, ok := m["threshold"]; ok {
+			if th, err = p.milli("retry_budget", text, v, "threshold"); err != nil {
+				return err
+			}
+		}
+		if v, ok := m["window"]; ok {
+			if w, err = p.span("retry_budget", v, true); err != nil {
+				return p.bad("retry_budget", text, "window a time > 0")
+			}
+		}
+		if o.Budget, err = clients.NewRetryBreaker(th, w); err != nil {
+			return p.wrap("retry_budget", text, err)
+		}
+	default:
+		return p.bad("retry_budget", text, "one of "+strings.Join(BudgetNames, ", ")+", such as grpc:max_tokens=10,token_ratio=0.1")
+	}
+	return nil
+}
+
+// throttle parses client_throttle: sre[:k=K,window=W].
+func (p *ClientsParams) throttle() (*clients.SREThrottle, error) {
+	text := p.ClientThrottle
+	name, kv, _ := strings.Cut(text, ":")
+	if name != "sre" {
+		return nil, p.bad("client_throttle", text, "sre[:k=2,window=2m]")
+	}
+	m, err := p.keyValues("client_throttle", text, kv, "k", "window")
+	if err != nil {
+		return nil, err
+	}
+	k, w := int64(2000), engine.Time(120e9)
+	if v, ok := m["k"]; ok {
+		if k, err = p.milli("client_throttle", text, v, "k >= 1"); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := m["window"]; ok {
+		if w, err = p.span("client_throttle", v, true); err != nil {
+			return nil, p.bad("client_throttle", text, "window a time > 0")
+		}
+	}
+	th, err := clients.NewSREThrottle(k, w)
+	if err != nil {
+		return nil, p.wrap("client_throttle", text, err)
+	}
+	return th, nil
+}
+
+// wrap returns a *ParamError for a constructor's error.
+func (p *ClientsParams) wrap(param, text string, err error) error {
+	return &ParamError{Param: param, Value: text, Err: err, text: fmt.Sprintf("%s %s: %s", p.name(param), text, strings.TrimPrefix(err.Error(), "clients: "))}
+}
+
+// OverloadSummary is what a run against servers that can collapse adds to
+// the foreground's summary (JSON keys inline in "foreground").
+type OverloadSummary struct {
+	Retries         int64 `json:"retries"`          // attempts beyond the first
+	RetriesDenied   int64 `json:"retries_denied"`   // refused by the budget or the throttle
+	Throttled       int64 `json:"throttled"`        // attempts the client throttle rejected, first ones included
+	BackendRequests int64 `json:"backend_requests"` // attempts that reached a server
+	Timeouts        int64 `json:"timeouts"`
+	Errors          int64 `json:"errors"` // attempts answered with an error (faults, full queue, refused while down)
+	Wasted          int64 `json:"wasted"` // timed-out attempts a server served anyway
+	// WorkAmplification is backend_requests per original request (1 + N
+	// at 100% failure with N retries); BackendPerSuccess the same per
+	// successful request (null when none succeeded).
+	WorkAmplification Num     `json:"work_amplification"`
+	BackendPerSuccess Num     `json:"backend_requests_per_success"`
+	ServerBusy        float64 `json:"server_busy_s"` // total service time the servers gave
+	// PreTrigger is the goodput before the first fault, requests/s (null
+	// without a fault); RecoveredAt the recovery instant by the rule of
+	// clients.Recovery (null when it did not recover by the end, or there
+	// is no fault); RecoveryHold its hold.
+	PreTrigger   *float64 `json:"pre_trigger_goodput_per_s"`
+	RecoveredAt  *float64 `json:"recovered_at_s"`
+	RecoveryHold float64  `json:"recovery_hold_s"`
+	Budget       string   `json:"retry_budget,omitempty"`
+	Throttle     string   `json:"client_throttle,omitempty"`
+}
+
+// OverloadBinJSON is what a run against servers that can collapse adds to
+// each bin of the series.
+type OverloadBinJSON struct {
+	Offered   float64 `json:"offered_per_s"` // first attempts per second
+	Retries   int64   `json:"retries"`
+	Backend   int64   `json:"backend_requests"`
+	Timeouts  int64   `json:"timeouts"`
+	Denied    int64   `json:"retries_denied"`
+	Goodput   float64 `json:"goodput_per_s"` // successes per second
+	MaxQueue  int     `json:"max_queue_jobs"`
+	MaxBusy   int     `json:"max_busy_jobs"`
+	Servers   int     `json:"-"`
+	Recovered bool    `json:"-"`
+}
+
+// runOverload runs spec's clients against its servers that can collapse.
+func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error) {
+	sc := *spec.Overload
+	sc.Retry.Backoff = spec.Overload.Retry.Backoff
+	sc.Bin, sc.Seed = spec.Scenario.Bin, spec.Scenario.Seed
+	var perr error
+	var n int64
+	var first, last engine.Time
+	if proc == nil {
+		return nil, fmt.Errorf("experiments: servers that can collapse need open-loop requests")
+	}
+	sc.Arrivals = arrivalSeq(proc, spec.MaxJobs, &perr, &n, &first, &last)
+	res, err := clients.RunOverload(sc)
+	if perr != nil {
+		return nil, perr
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &ClientsResult{Spec: spec, Limiter: "none", Params: describeServers(sc), Foreground: clientSummary(res.Summary), End: res.End.Seconds(), Latencies: nil}
+	if spec.Offered > 0 && n > 0 {
+		out.Offered = spec.Offered
+	} else if n > 1 && last > first {
+		out.Offered = float64(n-1) / (last - first).Seconds()
+	}
+	os := &OverloadSummary{Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
+		Timeouts: res.Timeouts, Errors: res.Errors, Wasted: res.Wasted, WorkAmplification: Num(res.WorkAmplification()),
+		BackendPerSuccess: Num(ratioOrNaN(res.Backend, res.Summary.Successes)), ServerBusy: res.Busy}
+	if sc.Budget != nil {
+		os.Budget = sc.Budget.String()
+	}
+	if sc.Throttle != nil {
+		os.Throttle = sc.Throttle.String()
+	}
+	rc := spec.Recovery
+	rc.Bin = sc.Bin
+	os.RecoveryHold = rc.Hold.Seconds()
+	succ := make([]int64, len(res.Series))
+	for i, b := range res.Series {
+		succ[i] = b.Successes
+	}
+	if len(sc.Faults) > 0 && rc.Bin > 0 {
+		if k0 := int(rc.TriggerFrom / rc.Bin); k0 >= 1 && k0 <= len(succ) {
+			var pre int64
+			for _, s := range succ[:k0] {
+				pre += s
+			}
+			g := float64(pre) / (engine.Time(k0) * rc.Bin).Seconds()
+			os.PreTrigger = &g
+		}
+		if at, ok := rc.RecoveredAt(succ); ok {
+			s := at.Seconds()
+			os.RecoveredAt = &s
+		}
+	}
+	out.Foreground.OverloadSummary = os
+	w := sc.Bin.Seconds()
+	for i, b := range res.Series {
+		cb := ClientBin{Start: (engine.Time(i) * sc.Bin).Seconds(), Requests: b.Requests, Attempts: b.Requests + b.Retries, Successes: b.Successes,
+			Amplification: finiteOrNaN(float64(b.Requests+b.Retries) / float64(b.Requests)), Goodput: float64(b.Successes) / w,
+			OverloadBinJSON: &OverloadBinJSON{Offered: float64(b.Requests) / w, Retries: b.Retries, Backend: b.Backend, Timeouts: b.Timeouts,
+				Denied: b.Denied, Goodput: float64(b.Successes) / w, MaxQueue: b.MaxQueue, MaxBusy: b.MaxBusy}}
+		out.ForegroundSeries = append(out.ForegroundSeries, cb)
+	}
+	return out, nil
+}
+
+func ratioOrNaN(a, b int64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+// describeServers describes the servers of sc for humans.
+func describeServers(sc clients.Overload) string {
+	b := sc.Backend
+	q := "unbounded"
+	if b.Queue >= 0 {
+		q = strconv.Itoa(b.Queue)
+	}
+	order := "fifo"
+	if b.LIFO {
+		order = "lifo"
+	}
+	d := fmt.Sprintf("%d servers round robin, each concurrency %d, service %v, queue %s %s", sc.Servers, b.Concurrency, b.Service, q, order)
+	if b.Contention > 0 {
+		d += fmt.Sprintf(", contention %g", b.Contention)
+	}
+	if sc.Timeout > 0 {
+		d += fmt.Sprintf("; timeout %v s", sc.Timeout)
+	}
+	for _, f := range sc.Faults {
+		d += fmt.Sprintf("; %v of server %d from %v s to %v s", f.Kind, f.Server+1, f.From, f.To)
+		if f.Kind != clients.FaultCrash {
+			d += fmt.Sprintf(" (x %g)", f.X)
+		}
+	}
+	return d
+}
