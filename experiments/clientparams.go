@@ -123,12 +123,16 @@ type ClientsTrace struct {
 // DefaultClientsParams returns the defaults of ratesim clients' flags:
 // 10000 Poisson requests at load 1.2 against a policing token bucket of
 // rate 10 tokens/s and burst 10, retried with exponential backoff (base
-// 100 ms, cap 10 s, at most 10 attempts).
+// 100 ms, cap 10 s, at most 10 attempts); with a service, one server of
+// concurrency 1 with an unbounded FIFO queue, no timeout.
 func DefaultClientsParams() ClientsParams {
-	return ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
+	p := ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
 		Think: "1", Horizon: "60", Backoff: "exponential", Base: "100ms", Cap: "10s", MaxAttempts: 10, Deadline: "0",
 		RetryAfterJitter: "0", PaceJitter: "0", Buffer: 10, BackfillFraction: 0.5, BackfillMin: 0.05, BackfillMax: 1,
 		BackfillIncrease: 0.05, BackfillDecrease: 0.5, BackfillTarget: "10ms", BackfillInterval: "1s", Bin: "1s", Seed: 1}
+	// Servers that can collapse (issue 25).
+	p.Servers, p.ServerConcurrency, p.ServerQueue, p.ServerOrder, p.Timeout, p.RecoveryHold = 1, 1, "unbounded", "fifo", "0", "10s"
+	return p
 }
 
 // ParamError is an invalid parameter of [ClientsParams]: its name (the
