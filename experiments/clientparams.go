@@ -70,17 +70,17 @@ type ClientsParams struct {
 	// retry budgets and client-side throttling; see [ClientsParams.overload].
 	// Zero values are the defaults: one server of concurrency 1, an
 	// unbounded FIFO queue, no timeout, no budget, no throttle.
-	Service           string   `yaml:"service"`            // exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or trace:FILE:COL; "": no overload model
-	Servers           int      `yaml:"servers"`            // >= 1, round robin; 0: 1
-	ServerConcurrency int      `yaml:"server_concurrency"` // >= 1; 0: 1
-	ServerQueue       string   `yaml:"server_queue"`       // waiting room, jobs >= 0, or unbounded ("")
-	ServerOrder       string   `yaml:"server_order"`       // fifo ("") or lifo
-	Contention        float64  `yaml:"contention"`         // service stretch per extra job in service, >= 0
-	Timeout           string   `yaml:"timeout"`            // client timeout per attempt; "" or 0: none
-	Fault             []string `yaml:"fault"`              // KIND[@SERVER]:FROM:TO[:X]
-	RetryBudget       string   `yaml:"retry_budget"`       // aws, grpc:..., finagle:..., bucket:..., breaker:...; "": none
-	ClientThrottle    string   `yaml:"client_throttle"`    // sre:k=2,window=2m; "": none
-	RecoveryHold      string   `yaml:"recovery_hold"`      // hold of the recovery rule; "": 10s
+	Service           string    `yaml:"service"`            // exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or trace:FILE:COL; "": no overload model
+	Servers           int       `yaml:"servers"`            // >= 1, round robin; 0: 1
+	ServerConcurrency int       `yaml:"server_concurrency"` // >= 1; 0: 1
+	ServerQueue       string    `yaml:"server_queue"`       // waiting room, jobs >= 0, or unbounded ("")
+	ServerOrder       string    `yaml:"server_order"`       // fifo ("") or lifo
+	Contention        float64   `yaml:"contention"`         // service stretch per extra job in service, >= 0
+	Timeout           string    `yaml:"timeout"`            // client timeout per attempt; "" or 0: none
+	Fault             FaultList `yaml:"fault"`              // KIND[@SERVER]:FROM:TO[:X], one or a list
+	RetryBudget       string    `yaml:"retry_budget"`       // aws, grpc:..., finagle:..., bucket:..., breaker:...; "": none
+	ClientThrottle    string    `yaml:"client_throttle"`    // sre:k=2,window=2m; "": none
+	RecoveryHold      string    `yaml:"recovery_hold"`      // hold of the recovery rule; "": 10s
 
 	// Bin is the width of the series bins; 0 for no series. A sweep keeps
 	// no series.

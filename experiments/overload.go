@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,27 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"go.yaml.in/yaml/v3"
 )
+
+// FaultList is the faults of a run, each KIND[@SERVER]:FROM:TO[:X]; in
+// YAML one fault (a string) or a list of them, so that a sweep can vary
+// a single fault as a value of its axis.
+type FaultList []string
+
+// UnmarshalYAML reads a string or a list of strings.
+func (f *FaultList) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*f = FaultList{n.Value}
+		return nil
+	}
+	var l []string
+	if err := n.Decode(&l); err != nil {
+		return err
+	}
+	*f = l
+	return nil
+}
 
 // overloadParams are the parameters of servers that can collapse; they
 // apply with service only.
@@ -513,8 +534,12 @@ type OverloadSummary struct {
 	PreTrigger   *float64 `json:"pre_trigger_goodput_per_s"`
 	RecoveredAt  *float64 `json:"recovered_at_s"`
 	RecoveryHold float64  `json:"recovery_hold_s"`
-	Budget       string   `json:"retry_budget,omitempty"`
-	Throttle     string   `json:"client_throttle,omitempty"`
+	// RecoveryTime is RecoveredAt minus the end of the last fault, s; when
+	// the run did not recover, the time from that end to the end of the
+	// run's series (a lower bound: censored). NaN without a fault.
+	RecoveryTime Num    `json:"recovery_s"`
+	Budget       string `json:"retry_budget,omitempty"`
+	Throttle     string `json:"client_throttle,omitempty"`
 }
 
 // OverloadBinJSON is what a run against servers that can collapse adds to
@@ -537,6 +562,9 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 	sc := *spec.Overload
 	sc.Retry.Backoff = spec.Overload.Retry.Backoff
 	sc.Bin, sc.Seed = spec.Scenario.Bin, spec.Scenario.Seed
+	if sc.Bin <= 0 && len(sc.Faults) > 0 {
+		sc.Bin = 1e9 // for the recovery rule only: no series is written
+	}
 	var perr error
 	var n int64
 	var first, last engine.Time
@@ -557,7 +585,7 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 	} else if n > 1 && last > first {
 		out.Offered = float64(n-1) / (last - first).Seconds()
 	}
-	os := &OverloadSummary{Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
+	os := &OverloadSummary{RecoveryTime: Num(math.NaN()), Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
 		Timeouts: res.Timeouts, Errors: res.Errors, Wasted: res.Wasted, WorkAmplification: Num(res.WorkAmplification()),
 		BackendPerSuccess: Num(ratioOrNaN(res.Backend, res.Summary.Successes)), ServerBusy: res.Busy}
 	if sc.Budget != nil {
@@ -585,9 +613,15 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 		if at, ok := rc.RecoveredAt(succ); ok {
 			s := at.Seconds()
 			os.RecoveredAt = &s
+			os.RecoveryTime = Num((at - rc.TriggerTo).Seconds())
+		} else {
+			os.RecoveryTime = Num(max(0, (engine.Time(len(succ))*rc.Bin - rc.TriggerTo).Seconds()))
 		}
 	}
 	out.Foreground.OverloadSummary = os
+	if spec.Scenario.Bin <= 0 {
+		return out, nil
+	}
 	w := sc.Bin.Seconds()
 	for i, b := range res.Series {
 		cb := ClientBin{Start: (engine.Time(i) * sc.Bin).Seconds(), Requests: b.Requests, Attempts: b.Requests + b.Retries, Successes: b.Successes,
@@ -631,4 +665,48 @@ func describeServers(sc clients.Overload) string {
 		}
 	}
 	return d
+}
+
+// OverloadMetrics are the columns a clients study adds when its clients
+// run against servers that can collapse (service given): the work
+// amplification (backend requests per original request), the retries
+// denied and timeouts per original request, the fraction of replications
+// that recovered by the rule of clients.Recovery, and recovery_s, the
+// time from the end of the last fault to the recovery (a run that did not
+// recover counts the time to the end of its series: a lower bound).
+var OverloadMetrics = []string{"work_amplification", "retries_denied_per_request", "timeouts_per_request", "recovered", "recovery_s"}
+
+func overloadMetrics(r *ClientsResult) []float64 {
+	o := r.Foreground.OverloadSummary
+	if o == nil {
+		return []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+	}
+	n := float64(r.Foreground.Requests)
+	rec := math.NaN()
+	if o.PreTrigger != nil {
+		rec = 0
+		if o.RecoveredAt != nil {
+			rec = 1
+		}
+	}
+	return []float64{float64(o.WorkAmplification), float64(o.RetriesDenied) / n, float64(o.Timeouts) / n, rec, float64(o.RecoveryTime)}
+}
+
+// overloadStudy reports whether any point of s runs against servers that
+// can collapse.
+func (s *ClientsStudy) overloadStudy() bool {
+	for _, p := range s.points {
+		if p.params.Service != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// metrics returns the metric columns of s.
+func (s *ClientsStudy) metrics() []string {
+	if s.overloadStudy() {
+		return append(slices.Clone(ClientsMetrics), OverloadMetrics...)
+	}
+	return ClientsMetrics
 }

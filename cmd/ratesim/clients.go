@@ -200,7 +200,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.p.ServerOrder, "server-order", "fifo", "with --service: the waiting room's order, fifo or lifo")
 	fl.Float64Var(&f.p.Contention, "contention", 0, "with --service: a job starting as the n-th in service takes its draw times 1 + contention·(n − 1) (>= 0)")
 	fl.StringVar(&f.p.Timeout, "timeout", "0", "with --service: the client gives an attempt up after this long, seconds or with a unit (0: never); the server still serves it")
-	fl.StringArrayVar(&f.p.Fault, "fault", nil, "with --service, repeatable: KIND[@SERVER]:FROM:TO[:X], KIND crash (server down), error (answers fail with probability X), slow (service X times slower), capacity (concurrency times X); server 1 unless @SERVER")
+	fl.StringArrayVar((*[]string)(&f.p.Fault), "fault", nil, "with --service, repeatable: KIND[@SERVER]:FROM:TO[:X], KIND crash (server down), error (answers fail with probability X), slow (service X times slower), capacity (concurrency times X); server 1 unless @SERVER")
 	fl.StringVar(&f.p.RetryBudget, "retry-budget", "", "with --service: aws, grpc[:max_tokens=10,token_ratio=0.1], finagle[:percent=20,min_per_s=10,window=10s], bucket[:deposit=0.1,size=10] or breaker[:threshold=0.1,window=10s]")
 	fl.StringVar(&f.p.ClientThrottle, "client-throttle", "", "with --service: sre[:k=2,window=2m], client-side adaptive throttling (SRE book, Handling Overload)")
 	fl.StringVar(&f.p.RecoveryHold, "recovery-hold", "10s", "with --service and --fault: goodput must average within 5% of its pre-trigger level over this long to count as recovered")
