@@ -126,16 +126,20 @@ func (f Fault) Validate(n int) error {
 // queue, a refused connection, a timeout) is retried by Retry's backoff
 // and MaxAttempts (its Deadline too), if the Budget grants it.
 type Overload struct {
-	Arrivals                 iter.Seq[engine.Time] // request instants, non-decreasing, >= 0
-	Servers                  int                   // >= 1
-	Backend                  BackendParams
-	Faults                   []Fault
-	Timeout                  engine.Time // ns, >= 0; 0: none
-	Retry                    RetryPolicy
-	Budget                   RetryBudget  // nil: every retry the policy allows goes
-	Throttle                 *SREThrottle // nil: none
-	Bin                      engine.Time  // series bin width, ns (0: none)
-	Until                    engine.Time  // > 0: stop after the events at or before it
+	Arrivals iter.Seq[engine.Time] // request instants, non-decreasing, >= 0
+	Servers  int                   // >= 1
+	Backend  BackendParams
+	Faults   []Fault
+	Timeout  engine.Time // ns, >= 0; 0: none
+	Retry    RetryPolicy
+	Budget   RetryBudget  // nil: every retry the policy allows goes
+	Throttle *SREThrottle // nil: none
+	// Concurrency, if not nil, makes each server's adaptive concurrency
+	// limit (a fresh one per server, and again when a crashed server comes
+	// back): admission in front of the server (see [ConcurrencyLimit]).
+	Concurrency              func() ConcurrencyLimit
+	Bin                      engine.Time // series bin width, ns (0: none)
+	Until                    engine.Time // > 0: stop after the events at or before it
 	Seed, Point, Replication uint64
 }
 
@@ -160,10 +164,12 @@ type OverloadResult struct {
 	// rejected included); RetriesDenied the retries refused (by the budget
 	// before they were made, or by the throttle); Throttled every attempt
 	// the throttle rejected (first ones included); Backend the attempts
-	// that reached a server; Timeouts the attempts that timed out; Errors
+	// that reached a server (those a concurrency limit rejected included);
+	// Limited the attempts a concurrency limit rejected; Timeouts the
+	// attempts that timed out; Errors
 	// the attempts answered with an error (faults, full queues, refused
 	// connections); Wasted the timed-out attempts a server served anyway.
-	Retries, RetriesDenied, Throttled, Backend, Timeouts, Errors, Wasted int64
+	Retries, RetriesDenied, Throttled, Backend, Limited, Timeouts, Errors, Wasted int64
 	// Busy is the servers' total busy time, s (service of every job, the
 	// wasted ones included, that ended by the end of the run).
 	Busy   float64
@@ -201,6 +207,9 @@ type ovAttempt struct {
 	retry   bool
 	done    bool // answered or timed out, for the client
 	epoch   int  // the server's epoch when it started service
+	limited bool // admitted by the server's concurrency limit: in flight there
+	inAdmit int  // in flight at the server when admitted, itself included
+	admit   engine.Time
 	start   engine.Time
 	service engine.Time
 }
@@ -215,6 +224,8 @@ type backend struct {
 	capX    float64 // capacity factor, 1 when none
 	errP    float64
 	epoch   int
+	lim     ConcurrencyLimit
+	flight  int // attempts in flight for lim
 	maxQ    []int
 	maxBusy []int
 }
@@ -280,7 +291,11 @@ func RunOverload(sc Overload) (OverloadResult, error) {
 		r.service = t.fresh()
 	}
 	for range sc.Servers {
-		r.servers = append(r.servers, &backend{p: sc.Backend, slow: 1, capX: 1})
+		b := &backend{p: sc.Backend, slow: 1, capX: 1}
+		if sc.Concurrency != nil {
+			b.lim = sc.Concurrency()
+		}
+		r.servers = append(r.servers, b)
 	}
 	for i, f := range sc.Faults {
 		r.sim.Schedule(f.From, r, (2*i)*ovKinds+ovFault)
@@ -391,6 +406,16 @@ func (r *overloadRun) send(now engine.Time, q int) {
 // arrive hands attempt id to server s at now.
 func (r *overloadRun) arrive(now engine.Time, s, id int) {
 	b := r.servers[s]
+	if b.lim != nil && !b.down {
+		if b.flight >= b.lim.Limit() {
+			r.res.Limited++
+			r.answer(now, id, false) // rejected by the limit: a 503
+			return
+		}
+		b.flight++
+		a := &r.atts[id]
+		a.limited, a.inAdmit, a.admit = true, b.flight, now
+	}
 	switch {
 	case b.down:
 		r.answer(now, id, false)
@@ -400,8 +425,21 @@ func (r *overloadRun) arrive(now engine.Time, s, id int) {
 		b.queue = append(b.queue, id)
 		r.record(now, b)
 	default:
+		r.sample(now, b, id, false)
 		r.answer(now, id, false) // the queue is full: a 503
 	}
+}
+
+// sample ends attempt id's flight at server b's concurrency limit at now,
+// ok or dropped.
+func (r *overloadRun) sample(now engine.Time, b *backend, id int, ok bool) {
+	a := &r.atts[id]
+	if !a.limited || b.lim == nil {
+		return
+	}
+	a.limited = false
+	b.flight--
+	b.lim.Sample(now-a.admit, a.inAdmit, !ok)
 }
 
 // start begins the service of attempt id at server s.
@@ -428,6 +466,7 @@ func (r *overloadRun) depart(now engine.Time, id int) {
 	b.busy--
 	r.res.Busy += a.service.Seconds()
 	ok := !(b.errP > 0 && r.faultRg.Float64() < b.errP)
+	r.sample(now, b, id, ok)
 	if a.done {
 		r.res.Wasted++
 	} else {
@@ -551,6 +590,9 @@ func (r *overloadRun) fault(now engine.Time, i int, end bool) {
 			b.queue, b.qhead = b.queue[:0], 0
 		} else {
 			b.down = false
+			if r.sc.Concurrency != nil {
+				b.lim, b.flight = r.sc.Concurrency(), 0 // a fresh process
+			}
 		}
 	case FaultError:
 		b.errP = f.X

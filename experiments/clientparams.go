@@ -80,7 +80,8 @@ type ClientsParams struct {
 	Fault             FaultList `yaml:"fault"`              // KIND[@SERVER]:FROM:TO[:X], one or a list
 	RetryBudget       string    `yaml:"retry_budget"`       // aws, grpc:..., finagle:..., bucket:..., breaker:...; "": none
 	ClientThrottle    string    `yaml:"client_throttle"`    // sre:k=2,window=2m; "": none
-	RecoveryHold      string    `yaml:"recovery_hold"`      // hold of the recovery rule; "": 10s
+	RecoveryHold      string    `yaml:"recovery_hold"`
+	Concurrency       string    `yaml:"concurrency"` // adaptive concurrency limit per server: aimd[:...] or gradient2[:...]; "": none      // hold of the recovery rule; "": 10s
 
 	// Bin is the width of the series bins; 0 for no series. A sweep keeps
 	// no series.

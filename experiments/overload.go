@@ -38,7 +38,7 @@ func (f *FaultList) UnmarshalYAML(n *yaml.Node) error {
 // overloadParams are the parameters of servers that can collapse; they
 // apply with service only.
 var overloadParams = []string{"servers", "server_concurrency", "server_queue", "server_order", "contention", "timeout", "fault",
-	"retry_budget", "client_throttle", "recovery_hold"}
+	"retry_budget", "client_throttle", "recovery_hold", "concurrency"}
 
 // overload reads the overload parameters into s.Overload: servers that
 // can collapse (service, servers, server_concurrency, server_queue,
@@ -122,6 +122,11 @@ func (p *ClientsParams) overload(s *ClientsSpec) error {
 	}
 	if p.ClientThrottle != "" {
 		if o.Throttle, err = p.throttle(); err != nil {
+			return err
+		}
+	}
+	if p.Concurrency != "" {
+		if o.Concurrency, err = p.concurrency(); err != nil {
 			return err
 		}
 	}
@@ -506,6 +511,95 @@ func (p *ClientsParams) throttle() (*clients.SREThrottle, error) {
 	return th, nil
 }
 
+// ConcurrencyNames lists the adaptive concurrency limits of concurrency.
+var ConcurrencyNames = []string{"aimd", "gradient2"}
+
+// concurrency parses concurrency: aimd[:initial=10,backoff=0.9,timeout=5s]
+// or gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600],
+// and returns the factory of a fresh limit (it is checked once here).
+func (p *ClientsParams) concurrency() (func() clients.ConcurrencyLimit, error) {
+	text := p.Concurrency
+	name, kv, _ := strings.Cut(text, ":")
+	integer := func(m map[string]string, key string, def int) (int, error) {
+		v, ok := m[key]
+		if !ok {
+			return def, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, p.bad("concurrency", text, key+" a whole number")
+		}
+		return n, nil
+	}
+	float := func(m map[string]string, key string, def float64) (float64, error) {
+		v, ok := m[key]
+		if !ok {
+			return def, nil
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, p.bad("concurrency", text, key+" a number")
+		}
+		return x, nil
+	}
+	var make func() (clients.ConcurrencyLimit, error)
+	switch name {
+	case "aimd":
+		m, err := p.keyValues("concurrency", text, kv, "initial", "backoff", "timeout")
+		if err != nil {
+			return nil, err
+		}
+		initial, err := integer(m, "initial", 10)
+		if err != nil {
+			return nil, err
+		}
+		backoff, err := float(m, "backoff", 0.9)
+		if err != nil {
+			return nil, err
+		}
+		timeout := engine.Time(5e9)
+		if v, ok := m["timeout"]; ok {
+			if timeout, err = p.span("concurrency", v, true); err != nil {
+				return nil, p.bad("concurrency", text, "timeout a time > 0")
+			}
+		}
+		make = func() (clients.ConcurrencyLimit, error) { return clients.NewAIMDLimit(initial, backoff, timeout) }
+	case "gradient2":
+		m, err := p.keyValues("concurrency", text, kv, "initial", "min", "max", "smoothing", "queue", "long_window")
+		if err != nil {
+			return nil, err
+		}
+		var ints [4]int
+		for i, k := range []string{"initial", "min", "max", "long_window"} {
+			if ints[i], err = integer(m, k, [4]int{20, 20, 200, 600}[i]); err != nil {
+				return nil, err
+			}
+		}
+		smoothing, err := float(m, "smoothing", 0.2)
+		if err != nil {
+			return nil, err
+		}
+		queue, err := float(m, "queue", 4)
+		if err != nil {
+			return nil, err
+		}
+		make = func() (clients.ConcurrencyLimit, error) {
+			return clients.NewGradient2Limit(ints[0], ints[1], ints[2], smoothing, queue, ints[3])
+		}
+	case "vegas", "envoy":
+		return nil, p.bad("concurrency", text, "one of "+strings.Join(ConcurrencyNames, ", ")+" (Vegas and Envoy's gradient controller are not modelled yet)")
+	default:
+		return nil, p.bad("concurrency", text, "one of "+strings.Join(ConcurrencyNames, ", ")+", such as gradient2:min=20,max=200")
+	}
+	if _, err := make(); err != nil {
+		return nil, p.wrap("concurrency", text, err)
+	}
+	return func() clients.ConcurrencyLimit {
+		l, _ := make()
+		return l
+	}, nil
+}
+
 // wrap returns a *ParamError for a constructor's error.
 func (p *ClientsParams) wrap(param, text string, err error) error {
 	return &ParamError{Param: param, Value: text, Err: err, text: fmt.Sprintf("%s %s: %s", p.name(param), text, strings.TrimPrefix(err.Error(), "clients: "))}
@@ -514,10 +608,11 @@ func (p *ClientsParams) wrap(param, text string, err error) error {
 // OverloadSummary is what a run against servers that can collapse adds to
 // the foreground's summary (JSON keys inline in "foreground").
 type OverloadSummary struct {
-	Retries         int64 `json:"retries"`          // attempts beyond the first
-	RetriesDenied   int64 `json:"retries_denied"`   // refused by the budget or the throttle
-	Throttled       int64 `json:"throttled"`        // attempts the client throttle rejected, first ones included
-	BackendRequests int64 `json:"backend_requests"` // attempts that reached a server
+	Retries         int64 `json:"retries"`              // attempts beyond the first
+	RetriesDenied   int64 `json:"retries_denied"`       // refused by the budget or the throttle
+	Throttled       int64 `json:"throttled"`            // attempts the client throttle rejected, first ones included
+	BackendRequests int64 `json:"backend_requests"`     // attempts that reached a server
+	Limited         int64 `json:"concurrency_rejected"` // attempts a server's concurrency limit rejected
 	Timeouts        int64 `json:"timeouts"`
 	Errors          int64 `json:"errors"` // attempts answered with an error (faults, full queue, refused while down)
 	Wasted          int64 `json:"wasted"` // timed-out attempts a server served anyway
@@ -540,6 +635,7 @@ type OverloadSummary struct {
 	RecoveryTime Num    `json:"recovery_s"`
 	Budget       string `json:"retry_budget,omitempty"`
 	Throttle     string `json:"client_throttle,omitempty"`
+	Concurrency  string `json:"concurrency,omitempty"`
 }
 
 // OverloadBinJSON is what a run against servers that can collapse adds to
@@ -585,7 +681,7 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 	} else if n > 1 && last > first {
 		out.Offered = float64(n-1) / (last - first).Seconds()
 	}
-	os := &OverloadSummary{RecoveryTime: Num(math.NaN()), Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
+	os := &OverloadSummary{RecoveryTime: Num(math.NaN()), Limited: res.Limited, Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
 		Timeouts: res.Timeouts, Errors: res.Errors, Wasted: res.Wasted, WorkAmplification: Num(res.WorkAmplification()),
 		BackendPerSuccess: Num(ratioOrNaN(res.Backend, res.Summary.Successes)), ServerBusy: res.Busy}
 	if sc.Budget != nil {
@@ -593,6 +689,9 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 	}
 	if sc.Throttle != nil {
 		os.Throttle = sc.Throttle.String()
+	}
+	if sc.Concurrency != nil {
+		os.Concurrency = sc.Concurrency().String()
 	}
 	rc := spec.Recovery
 	rc.Bin = sc.Bin

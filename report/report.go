@@ -58,7 +58,7 @@ func Write(ctx context.Context, cfg Config) error {
 	defer os.RemoveAll(stage)
 	d := newDoc(cfg, stage)
 	for _, sec := range []func(context.Context, *doc) error{
-		sectionIntro, sectionModel, sectionTheorem, sectionLemma, sectionCost, sectionOrder, sectionBeyond, sectionDRL, sectionCaveats,
+		sectionIntro, sectionModel, sectionTheorem, sectionLemma, sectionCost, sectionOrder, sectionBeyond, sectionDRL, sectionOverload, sectionCaveats,
 	} {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -1,0 +1,112 @@
+package clients
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ratesim/ratesim/engine"
+)
+
+// AIMDLimit step by step (AIMDLimit.java's _update, by hand): initial 10,
+// backoff 0.9, timeout 5 s.
+func TestAIMDLimitSteps(t *testing.T) {
+	a, err := NewAIMDLimit(10, 0.9, 5e9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		rtt      engine.Time
+		inflight int
+		drop     bool
+		want     int
+	}{
+		{1e9, 5, false, 11}, // 2·5 >= 10: + 1
+		{1e9, 4, false, 11}, // 2·4 < 11: unchanged
+		{1e9, 6, true, 9},   // drop: min(10, floor(9.9)) = 9
+		{6e9, 9, false, 8},  // rtt over the timeout: min(8, floor(8.1)) = 8
+	}
+	for i, s := range steps {
+		a.Sample(s.rtt, s.inflight, s.drop)
+		if a.Limit() != s.want {
+			t.Errorf("step %d: limit %d, want %d", i, a.Limit(), s.want)
+		}
+	}
+	a.limit = 1
+	if a.Sample(1e9, 1, true); a.Limit() != 1 {
+		t.Errorf("drop at limit 1: %d, want 1 (never below)", a.Limit())
+	}
+}
+
+// Gradient2Limit step by step (Gradient2Limit.java's _update with its
+// defaults, by hand): initial 20, min 20, max 200, smoothing 0.2, queue 4.
+func TestGradient2LimitSteps(t *testing.T) {
+	g, err := NewGradient2Limit(20, 20, 200, 0.2, 4, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		rtt       engine.Time
+		inflight  int
+		estimated float64
+		long      float64 // ns
+	}{
+		// long = 0.1 s (first warm-up sample); gradient 1; 20·0.8 + (20 + 4)·0.2 = 20.8.
+		{100e6, 10, 20.8, 100e6},
+		// long = (0.1 + 0.2)/2 = 0.15 s; gradient 0.75; next 20.8·0.75 + 4 = 19.6;
+		// 20.8·0.8 + 19.6·0.2 = 20.56.
+		{200e6, 15, 20.56, 150e6},
+		// long = 0.35/3 s, over twice the short 0.05 s: times 0.9 = 0.105 s;
+		// app-limited (5 < 20.56/2): the limit is unchanged.
+		{50e6, 5, 20.56, 105e6},
+	}
+	for i, s := range steps {
+		g.Sample(s.rtt, s.inflight, false)
+		if math.Abs(g.estimated-s.estimated) > 1e-9 || math.Abs(g.long-s.long) > 1e-3 {
+			t.Errorf("step %d: estimated %v, long %v ns; want %v, %v", i, g.estimated, g.long, s.estimated, s.long)
+		}
+	}
+	if g.Limit() != 20 {
+		t.Errorf("limit %d, want 20", g.Limit())
+	}
+}
+
+// The metastable scenario with Gradient2 in front of each server (its
+// defaults: a limit of at least 20 in flight at a server of concurrency 5
+// keeps at most about 15 attempts waiting, 0.3 s of work, under the 1 s
+// timeout) recovers without a retry budget; AIMD with its 5 s timeout
+// counts no attempt of this scenario as a drop until the queue is 5 s
+// long, so its limit grows and the collapse is the same as without one.
+func TestMetastableConcurrencyLimits(t *testing.T) {
+	const reps = 10
+	rule := Recovery{Bin: 1e9, TriggerFrom: 5e9, TriggerTo: 15e9, Hold: 10e9, ToleranceNum: 1, ToleranceDen: 20}
+	for _, tc := range []struct {
+		name    string
+		mk      func() ConcurrencyLimit
+		atLeast int
+		atMost  int
+	}{
+		{"gradient2", func() ConcurrencyLimit { l, _ := NewGradient2Limit(20, 20, 200, 0.2, 4, 600); return l }, 8, reps},
+		{"aimd", func() ConcurrencyLimit { l, _ := NewAIMDLimit(10, 0.9, 5e9); return l }, 0, 0},
+	} {
+		recovered := 0
+		for rep := range uint64(reps) {
+			sc := metastable(rep)
+			sc.Concurrency = tc.mk
+			res, err := RunOverload(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			succ := make([]int64, len(res.Series))
+			for i, b := range res.Series {
+				succ[i] = b.Successes
+			}
+			if _, ok := rule.RecoveredAt(succ); ok {
+				recovered++
+			}
+		}
+		t.Logf("%s: recovered in %d of %d", tc.name, recovered, reps)
+		if recovered < tc.atLeast || recovered > tc.atMost {
+			t.Errorf("%s: recovered in %d of %d runs, want %d to %d", tc.name, recovered, reps, tc.atLeast, tc.atMost)
+		}
+	}
+}
