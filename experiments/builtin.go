@@ -73,6 +73,9 @@ sweep:
   - server_order: [lifo]
     load: [0.5, 0.6, 0.7, 0.8]
     fault: [crash:20s:22s, crash:20s:25s, crash:20s:30s]
+  - concurrency: [aimd, gradient2]
+    load: [0.5, 0.6, 0.7, 0.8]
+    fault: [crash:20s:22s, crash:20s:25s, crash:20s:30s]
 `
 
 // builtinModelSpecs are the built-in studies of other models than the

@@ -32,6 +32,7 @@ sweep:
   - retry_budget: [none, aws, grpc, finagle, bucket, breaker]
   - client_throttle: [sre]
   - server_order: [lifo]
+  - concurrency: [aimd, gradient2]
 `
 
 // sectionOverload is "When the limit is not enough": the metastable
@@ -46,7 +47,7 @@ func sectionOverload(ctx context.Context, d *doc) error {
 	if err != nil {
 		return err
 	}
-	d.logf("metastable: 8 mechanisms × %d replications", reps)
+	d.logf("metastable: 10 mechanisms × %d replications", reps)
 	study, err := experiments.ParseClientsStudy(strings.NewReader(text), "metastable", nil)
 	if err != nil {
 		return err
@@ -78,9 +79,9 @@ func sectionOverload(ctx context.Context, d *doc) error {
 	noneRec := -1.0
 	for _, r := range t.Rows {
 		mech := "none (3 retries)"
-		for _, c := range []string{"retry_budget", "client_throttle", "server_order"} {
+		for _, c := range []string{"retry_budget", "client_throttle", "server_order", "concurrency"} {
 			if s, ok := r[col(c)].(string); ok && s != "" && s != "none" {
-				mech = map[string]string{"retry_budget": "budget ", "client_throttle": "throttle ", "server_order": "queue "}[c] + s
+				mech = map[string]string{"retry_budget": "budget ", "client_throttle": "throttle ", "server_order": "queue ", "concurrency": "limit "}[c] + s
 			}
 		}
 		if mech == "none (3 retries)" {
@@ -93,7 +94,7 @@ func sectionOverload(ctx context.Context, d *doc) error {
 		rows = append(rows, []string{mech, fmt.Sprintf("%.0f of %d", num(r, "recovered")*float64(reps), reps), pm(r, "recovery_s", "%.3g"),
 			pm(r, "goodput_per_s", "%.3g"), pm(r, "work_amplification", "%.3g"), pm(r, "timeouts_per_request", "%.3g")})
 	}
-	d.table(fmt.Sprintf("The metastable scenario (after Stability Sim's `metastable-retry`): Poisson 70 requests/s to 2 servers in round robin, each of concurrency 5 with exponential service of mean 0.1 s (100 jobs/s in all: 70%% utilised), an unbounded FIFO queue, a 1 s timeout, 3 retries with full-jitter backoff (base 100 ms, cap 10 s); server 1 crashes at 5 s and is back at 15 s; 4200 requests (60 s). Means ± 95%% half-widths over %d replications. Recovered: goodput averaged over 10 s within 5%% of its level over the 5 s before the crash, at a bin start after 15 s; recovery time counts from 15 s, and a run that did not recover counts to the end of its series (a lower bound). Work amplification: attempts that reached a server per request.", reps),
+	d.table(fmt.Sprintf("The metastable scenario (after Stability Sim's `metastable-retry`), per mechanism (a retry budget, a client throttle, a LIFO queue, or an adaptive concurrency limit in front of each server, with Netflix concurrency-limits' defaults): Poisson 70 requests/s to 2 servers in round robin, each of concurrency 5 with exponential service of mean 0.1 s (100 jobs/s in all: 70%% utilised), an unbounded FIFO queue, a 1 s timeout, 3 retries with full-jitter backoff (base 100 ms, cap 10 s); server 1 crashes at 5 s and is back at 15 s; 4200 requests (60 s). Means ± 95%% half-widths over %d replications. Recovered: goodput averaged over 10 s within 5%% of its level over the 5 s before the crash, at a bin start after 15 s; recovery time counts from 15 s, and a run that did not recover counts to the end of its series (a lower bound). Work amplification: attempts that reached a server per request.", reps),
 		[]string{"mechanism", "recovered", "recovery time (s)", "goodput (requests/s)", "work amplification", "timeouts per request"}, rows)
 	d.cmd("ratesim sweep "+path+" -o ratesim-metastable",
 		"ratesim clients --service exp:100ms --servers 2 --server-concurrency 5 --timeout 1s --arrivals poisson:rate=70 --jobs 4200 --backoff full --max-attempts 4 --fault crash:5s:15s   # one run; add --retry-budget aws, --client-throttle sre, --server-order lifo ...")
@@ -102,7 +103,7 @@ func sectionOverload(ctx context.Context, d *doc) error {
 	} else {
 		d.p("Without a budget the service recovered in %.0f of %d replications of this run: the crash did not leave it in a metastable state.", noneRec*float64(reps), reps)
 	}
-	d.p("Recovered in at least half the replications: %s. In fewer: %s. A budget caps retries as a share of successes or of requests; gRPC's throttle stops retrying once over 1/11 of attempts fail; SRE throttling caps what reaches the servers at K = 2 times the accepts, but its two-minute window still holds the failures of the collapse, and its own rejections count as requests, which keeps p high until accepts fill the window again; a LIFO queue serves the freshest attempts, those whose clients still wait.", listOrNone(held), listOrNone(lost))
+	d.p("Recovered in at least half the replications: %s. In fewer: %s. A budget caps retries as a share of successes or of requests; gRPC's throttle stops retrying once over 1/11 of attempts fail; SRE throttling caps what reaches the servers at K = 2 times the accepts, but its two-minute window still holds the failures of the collapse, and its own rejections count as requests, which keeps p high until accepts fill the window again; a LIFO queue serves the freshest attempts, those whose clients still wait; Gradient2's limit (at least 20 in flight at a server of concurrency 5) bounds the queue to well under the timeout, while AIMD counts a sample as a drop only past its own 5 s timeout or on an error, and grows its limit meanwhile.", listOrNone(held), listOrNone(lost))
 
 	// The map.
 	spec, model, ok := experiments.BuiltinModelSpec("metastability")
@@ -128,13 +129,13 @@ func sectionOverload(ctx context.Context, d *doc) error {
 	d.p("Which mechanism keeps the service out of the metastable state, at which load and after how long a crash? `ratesim sweep --builtin metastability` runs the scenario (server 1 crashing at 20 s, so that the level to return to is measured over 20 s) for each mechanism on a grid of load (the offered rate over the servers' 100 jobs/s) × crash length (2, 5, 10 s), %s per point.", plural(mreps, "replication"))
 	for _, f := range figs {
 		name := f.Name
-		if !strings.HasSuffix(name, "-none") && !strings.HasSuffix(name, "-aws") && !strings.HasSuffix(name, "-sre") && !strings.HasSuffix(name, "-lifo") {
+		if !strings.HasSuffix(name, "-none") && !strings.HasSuffix(name, "-aws") && !strings.HasSuffix(name, "-sre") && !strings.HasSuffix(name, "-lifo") && !strings.HasSuffix(name, "-gradient2") {
 			continue
 		}
 		if err := d.figure(name, f.Figure, "Time to recover after the crash ends (colour and label, mean over the replications), grey where fewer than half the replications recovered. "+
 			map[string]string{"metastability-none": "Without a budget: the longer the crash and the higher the load, the likelier the collapse outlives it.",
 				"metastability-aws": "With the AWS SDK's retry quota.", "metastability-sre": "With SRE client-side throttling (K = 2, two-minute window): slow to climb back after long crashes at high load.",
-				"metastability-lifo": "With a LIFO queue and no budget."}[name]); err != nil {
+				"metastability-lifo": "With a LIFO queue and no budget.", "metastability-gradient2": "With Netflix's Gradient2 concurrency limit in front of each server and no budget."}[name]); err != nil {
 			return err
 		}
 	}
