@@ -174,7 +174,10 @@ type OverloadResult struct {
 	// wasted ones included, that ended by the end of the run).
 	Busy   float64
 	Series []OverloadBin
-	End    engine.Time
+	// Latencies holds the latency of every success, s (arrival to the
+	// answer of its last attempt), in the order of success.
+	Latencies []float64
+	End       engine.Time
 }
 
 // WorkAmplification returns Backend/Requests: the attempts a server saw
@@ -313,6 +316,7 @@ func RunOverload(sc Overload) (OverloadResult, error) {
 		return OverloadResult{}, err
 	}
 	r.res.Summary = r.stats.Summary()
+	r.res.Latencies = r.stats.Latencies()
 	r.res.End = r.sim.Now()
 	r.res.Series = r.series()
 	return r.res, nil

@@ -675,7 +675,7 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 	if err != nil {
 		return nil, err
 	}
-	out := &ClientsResult{Spec: spec, Limiter: "none", Params: describeServers(sc), Foreground: clientSummary(res.Summary), End: res.End.Seconds(), Latencies: nil}
+	out := &ClientsResult{Spec: spec, Limiter: "none", Params: describeServers(sc), Foreground: clientSummary(res.Summary), End: res.End.Seconds(), Latencies: res.Latencies}
 	if spec.Offered > 0 && n > 0 {
 		out.Offered = spec.Offered
 	} else if n > 1 && last > first {

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -111,4 +112,74 @@ func faultLength(f string) (float64, bool) {
 		return 0, false
 	}
 	return to.Float64() - from.Float64(), true
+}
+
+// overloadSeries draws a run against servers that can collapse over time:
+// per second, the requests offered (first attempts), the retries, the
+// attempts that reached a server and the goodput (successes), over the
+// jobs waiting at the servers (the largest number in each bin, summed
+// over the servers) and the timeouts per second; each fault's start and
+// end are marked by dashed gray lines.
+func overloadSeries(res *ClientsResult, width float64, caption string) *plots.Stack {
+	bins := res.ForegroundSeries
+	line := func(label string, color int, dashed bool, f func(OverloadBinJSON) float64) plots.Line {
+		x, y := binSteps(bins, width, func(b ClientBin) float64 {
+			if b.OverloadBinJSON == nil {
+				return math.NaN()
+			}
+			return f(*b.OverloadBinJSON)
+		})
+		return plots.Line{Label: label, X: x, Y: y, Step: true, Color: color, Dashed: dashed}
+	}
+	rates := []plots.Line{
+		line("offered (first attempts)", 0, false, func(b OverloadBinJSON) float64 { return b.Offered }),
+		line("retries", 1, true, func(b OverloadBinJSON) float64 { return float64(b.Retries) / width }),
+		line("at the servers", 4, true, func(b OverloadBinJSON) float64 { return float64(b.Backend) / width }),
+		line("goodput (successes)", 2, false, func(b OverloadBinJSON) float64 { return b.Goodput }),
+	}
+	queue := []plots.Line{
+		line("jobs waiting at the servers (max in the bin)", 0, false, func(b OverloadBinJSON) float64 { return float64(b.MaxQueue) }),
+	}
+	timeouts := []plots.Line{
+		line("timeouts", 3, false, func(b OverloadBinJSON) float64 { return float64(b.Timeouts) / width }),
+	}
+	mark := func(lines []plots.Line) []plots.Line {
+		top := 1.0
+		for _, l := range lines {
+			for _, y := range l.Y {
+				if !math.IsNaN(y) {
+					top = max(top, y)
+				}
+			}
+		}
+		for i, f := range res.Spec.Overload.Faults {
+			label := ""
+			if i == 0 {
+				label = "fault: start and end"
+			}
+			for _, t := range []float64{f.From.Seconds(), f.To.Seconds()} {
+				lines = append(lines, plots.Line{Label: label, X: []float64{t, t}, Y: []float64{0, top}, Color: -1, Dashed: true})
+				label = ""
+			}
+		}
+		return lines
+	}
+	c := caption + fmt.Sprintf("; bins of %s s", textNumber(width))
+	if o := res.Foreground.OverloadSummary; o != nil && o.PreTrigger != nil {
+		if o.RecoveredAt != nil {
+			c += fmt.Sprintf("; recovered at %s s", textNumber(*o.RecoveredAt))
+		} else {
+			c += "; did not recover by the end"
+		}
+	}
+	return &plots.Stack{
+		Title:   "Offered load, retries, work at the servers and goodput over time",
+		Caption: c,
+		Heights: []float64{1.6, 1, 1},
+		Panels: []*plots.LinePlot{
+			{XLabel: "time t (s)", YLabel: "requests/s", Lines: mark(rates)},
+			{XLabel: "time t (s)", YLabel: "jobs waiting", Lines: mark(queue)},
+			{XLabel: "time t (s)", YLabel: "timeouts/s", Lines: mark(timeouts)},
+		},
+	}
 }

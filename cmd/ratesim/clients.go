@@ -436,6 +436,9 @@ func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
 func (f *clientsFlags) caption(res *experiments.ClientsResult) string {
 	sc := res.Spec.Scenario
 	c := fmt.Sprintf("%s; limiter %s %s", res.Spec.Input, res.Limiter, res.Params)
+	if res.Spec.Overload != nil {
+		c = fmt.Sprintf("%s; %s", res.Spec.Input, res.Params)
+	}
 	switch {
 	case f.p.Pace != "":
 		c += fmt.Sprintf("; paced to %s requests/s", f.p.Pace)
