@@ -2,6 +2,8 @@ package clients
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 
 	"github.com/ratesim/ratesim/engine"
 )
@@ -135,4 +137,102 @@ func (g *Gradient2Limit) Sample(rtt engine.Time, inflight int, _ bool) {
 
 func (g *Gradient2Limit) String() string {
 	return fmt.Sprintf("gradient2 (min %d, max %d, smoothing %g, queue %g, long window %d)", g.Min, g.Max, g.Smoothing, g.Queue, g.LongWindow)
+}
+
+// VegasLimit is Netflix's delay-based limit after TCP Vegas
+// (concurrency-limits-core com/netflix/concurrency/limits/limit/VegasLimit.java
+// and functions/Log10RootFunction.java, 2018 to 2024), with its defaults:
+// initial limit 20, maximum 1000, smoothing 1, probe multiplier 30. With
+// L = log10root(floor(limit)) (max(1, floor(log10 n)) for n < 1000, floor(√n)
+// above), each sample (round trip rtt > 0):
+//
+//   - counts towards a probe: after jitter·30·limit samples (jitter drawn
+//     uniformly on [0.5, 1) from the run's source) the sample becomes the
+//     no-load round trip and the count restarts;
+//   - else if there is no no-load round trip yet, or rtt is below it, it
+//     becomes the no-load round trip;
+//   - else, with queue = ceil(limit·(1 − noload/rtt)): a drop decreases the
+//     limit by L; app-limited (2·inflight < limit) leaves it; queue <= L
+//     adds 6·L (beta), queue < 3·L (alpha) adds L, queue > 6·L takes L away;
+//     then the limit is clamped to [1, max] and smoothed.
+//
+// Arithmetic is float64, as in the source; a sample of round trip 0 (the
+// source refuses them) is left out.
+type VegasLimit struct {
+	Max       int
+	Smoothing float64
+	Probe     int
+	estimated float64
+	noload    engine.Time
+	count     int
+	jitter    float64
+	rng       *rand.Rand
+}
+
+// NewVegasLimit returns a Vegas limit drawing its probe jitter from rng,
+// or an error unless 1 <= initial <= max, smoothing in (0, 1] and probe
+// >= 1.
+func NewVegasLimit(initial, maxL int, smoothing float64, probe int, rng *rand.Rand) (*VegasLimit, error) {
+	if initial < 1 || maxL < initial || !(smoothing > 0 && smoothing <= 1) || probe < 1 || rng == nil {
+		return nil, fmt.Errorf("clients: vegas initial %d, max %d, smoothing %g, probe %d: want 1 <= initial <= max, smoothing in (0, 1], probe >= 1", initial, maxL, smoothing, probe)
+	}
+	v := &VegasLimit{Max: maxL, Smoothing: smoothing, Probe: probe, estimated: float64(initial), rng: rng}
+	v.jitter = 0.5 + 0.5*rng.Float64()
+	return v, nil
+}
+
+// log10Root is Log10RootFunction.create(0).
+func log10Root(n int) int {
+	if n >= 1000 {
+		return int(math.Sqrt(float64(n)))
+	}
+	k := 0
+	for p := 10; p <= n; p *= 10 {
+		k++
+	}
+	return max(1, k)
+}
+
+// Limit returns the integer part of the estimated limit.
+func (v *VegasLimit) Limit() int { return int(v.estimated) }
+
+// Sample updates the limit.
+func (v *VegasLimit) Sample(rtt engine.Time, inflight int, drop bool) {
+	if rtt <= 0 {
+		return
+	}
+	v.count++
+	if v.jitter*float64(v.Probe)*v.estimated <= float64(v.count) {
+		v.jitter = 0.5 + 0.5*v.rng.Float64()
+		v.count = 0
+		v.noload = rtt
+		return
+	}
+	if v.noload == 0 || rtt < v.noload {
+		v.noload = rtt
+		return
+	}
+	queue := int(math.Ceil(v.estimated * (1 - float64(v.noload)/float64(rtt))))
+	l := log10Root(int(v.estimated))
+	var next float64
+	switch {
+	case drop:
+		next = v.estimated - float64(l)
+	case float64(2*inflight) < v.estimated:
+		return
+	case queue <= l:
+		next = v.estimated + float64(6*l)
+	case queue < 3*l:
+		next = v.estimated + float64(l)
+	case queue > 6*l:
+		next = v.estimated - float64(l)
+	default:
+		return
+	}
+	next = max(1, min(float64(v.Max), next))
+	v.estimated = (1-v.Smoothing)*v.estimated + v.Smoothing*next
+}
+
+func (v *VegasLimit) String() string {
+	return fmt.Sprintf("vegas (max %d, smoothing %g, probe multiplier %d)", v.Max, v.Smoothing, v.Probe)
 }

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ratesim/ratesim/engine"
@@ -81,12 +82,12 @@ func TestMetastableConcurrencyLimits(t *testing.T) {
 	rule := Recovery{Bin: 1e9, TriggerFrom: 5e9, TriggerTo: 15e9, Hold: 10e9, ToleranceNum: 1, ToleranceDen: 20}
 	for _, tc := range []struct {
 		name    string
-		mk      func() ConcurrencyLimit
+		mk      func(*rand.Rand) ConcurrencyLimit
 		atLeast int
 		atMost  int
 	}{
-		{"gradient2", func() ConcurrencyLimit { l, _ := NewGradient2Limit(20, 20, 200, 0.2, 4, 600); return l }, 8, reps},
-		{"aimd", func() ConcurrencyLimit { l, _ := NewAIMDLimit(10, 0.9, 5e9); return l }, 0, 0},
+		{"gradient2", func(*rand.Rand) ConcurrencyLimit { l, _ := NewGradient2Limit(20, 20, 200, 0.2, 4, 600); return l }, 8, reps},
+		{"aimd", func(*rand.Rand) ConcurrencyLimit { l, _ := NewAIMDLimit(10, 0.9, 5e9); return l }, 0, 0},
 	} {
 		recovered := 0
 		for rep := range uint64(reps) {
@@ -107,6 +108,44 @@ func TestMetastableConcurrencyLimits(t *testing.T) {
 		t.Logf("%s: recovered in %d of %d", tc.name, recovered, reps)
 		if recovered < tc.atLeast || recovered > tc.atMost {
 			t.Errorf("%s: recovered in %d of %d runs, want %d to %d", tc.name, recovered, reps, tc.atLeast, tc.atMost)
+		}
+	}
+}
+
+// log10root as Log10RootFunction computes it: max(1, floor(log10 n)) below
+// 1000, floor(√n) from 1000 on.
+func TestLog10Root(t *testing.T) {
+	for n, want := range map[int]int{0: 1, 1: 1, 9: 1, 10: 1, 99: 1, 100: 2, 999: 2, 1000: 31, 1024: 32} {
+		if got := log10Root(n); got != want {
+			t.Errorf("log10Root(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// VegasLimit step by step (VegasLimit.java's _update with its defaults, by
+// hand; the first probe comes after at least 0.5·30·20 = 300 samples).
+func TestVegasLimitSteps(t *testing.T) {
+	v, err := NewVegasLimit(20, 1000, 1, 30, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		rtt      engine.Time
+		inflight int
+		drop     bool
+		want     float64
+	}{
+		{100e6, 10, false, 20}, // the first sample sets the no-load round trip
+		{100e6, 10, false, 26}, // queue ceil(20·0) = 0 <= L = 1: + 6·L (beta)
+		{200e6, 13, false, 25}, // queue ceil(26·0.5) = 13 > 6·L: − L
+		{150e6, 12, true, 24},  // a drop: − L
+		{50e6, 12, false, 24},  // a new minimum round trip: unchanged
+		{100e6, 5, false, 24},  // app-limited: 2·5 < 24
+	}
+	for i, s := range steps {
+		v.Sample(s.rtt, s.inflight, s.drop)
+		if v.estimated != s.want {
+			t.Errorf("step %d: limit %v, want %v", i, v.estimated, s.want)
 		}
 	}
 }

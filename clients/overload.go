@@ -15,6 +15,7 @@ const (
 	StreamService uint64 = 6 // the backends' service-time draws
 	StreamFaults  uint64 = 7 // the error faults' draws
 	StreamClient  uint64 = 8 // the client throttle's draws
+	StreamLimits  uint64 = 9 // the concurrency limits' draws
 )
 
 // BackendParams describe one server of an [Overload] run: Concurrency
@@ -137,7 +138,9 @@ type Overload struct {
 	// Concurrency, if not nil, makes each server's adaptive concurrency
 	// limit (a fresh one per server, and again when a crashed server comes
 	// back): admission in front of the server (see [ConcurrencyLimit]).
-	Concurrency              func() ConcurrencyLimit
+	// The factory is given the run's source for the limits' draws (Vegas's
+	// probe jitter), StreamLimits of the run.
+	Concurrency              func(rng *rand.Rand) ConcurrencyLimit
 	Bin                      engine.Time // series bin width, ns (0: none)
 	Until                    engine.Time // > 0: stop after the events at or before it
 	Seed, Point, Replication uint64
@@ -249,6 +252,7 @@ type overloadRun struct {
 	svcRng  *rand.Rand
 	faultRg *rand.Rand
 	thrRng  *rand.Rand
+	limRng  *rand.Rand
 	service ServiceTime
 	next    func() (engine.Time, bool)
 	stop    func()
@@ -289,14 +293,15 @@ func RunOverload(sc Overload) (OverloadResult, error) {
 		rng:     rand.New(Stream(sc.Seed, sc.Point, sc.Replication, StreamForeground)),
 		svcRng:  rand.New(Stream(sc.Seed, sc.Point, sc.Replication, StreamService)),
 		faultRg: rand.New(Stream(sc.Seed, sc.Point, sc.Replication, StreamFaults)),
-		thrRng:  rand.New(Stream(sc.Seed, sc.Point, sc.Replication, StreamClient))}
+		thrRng:  rand.New(Stream(sc.Seed, sc.Point, sc.Replication, StreamClient)),
+		limRng:  rand.New(Stream(sc.Seed, sc.Point, sc.Replication, StreamLimits))}
 	if t, ok := r.service.(TraceService); ok {
 		r.service = t.fresh()
 	}
 	for range sc.Servers {
 		b := &backend{p: sc.Backend, slow: 1, capX: 1}
 		if sc.Concurrency != nil {
-			b.lim = sc.Concurrency()
+			b.lim = sc.Concurrency(r.limRng)
 		}
 		r.servers = append(r.servers, b)
 	}
@@ -595,7 +600,7 @@ func (r *overloadRun) fault(now engine.Time, i int, end bool) {
 		} else {
 			b.down = false
 			if r.sc.Concurrency != nil {
-				b.lim, b.flight = r.sc.Concurrency(), 0 // a fresh process
+				b.lim, b.flight = r.sc.Concurrency(r.limRng), 0 // a fresh process
 			}
 		}
 	case FaultError:

@@ -73,7 +73,7 @@ sweep:
   - server_order: [lifo]
     load: [0.5, 0.6, 0.7, 0.8]
     fault: [crash:20s:22s, crash:20s:25s, crash:20s:30s]
-  - concurrency: [aimd, gradient2]
+  - concurrency: [aimd, gradient2, vegas]
     load: [0.5, 0.6, 0.7, 0.8]
     fault: [crash:20s:22s, crash:20s:25s, crash:20s:30s]
 `

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -512,12 +513,13 @@ func (p *ClientsParams) throttle() (*clients.SREThrottle, error) {
 }
 
 // ConcurrencyNames lists the adaptive concurrency limits of concurrency.
-var ConcurrencyNames = []string{"aimd", "gradient2"}
+var ConcurrencyNames = []string{"aimd", "gradient2", "vegas"}
 
-// concurrency parses concurrency: aimd[:initial=10,backoff=0.9,timeout=5s]
-// or gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600],
+// concurrency parses concurrency: aimd[:initial=10,backoff=0.9,timeout=5s],
+// gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600]
+// or vegas[:initial=20,max=1000,smoothing=1,probe=30],
 // and returns the factory of a fresh limit (it is checked once here).
-func (p *ClientsParams) concurrency() (func() clients.ConcurrencyLimit, error) {
+func (p *ClientsParams) concurrency() (func(*rand.Rand) clients.ConcurrencyLimit, error) {
 	text := p.Concurrency
 	name, kv, _ := strings.Cut(text, ":")
 	integer := func(m map[string]string, key string, def int) (int, error) {
@@ -542,7 +544,7 @@ func (p *ClientsParams) concurrency() (func() clients.ConcurrencyLimit, error) {
 		}
 		return x, nil
 	}
-	var make func() (clients.ConcurrencyLimit, error)
+	var make func(*rand.Rand) (clients.ConcurrencyLimit, error)
 	switch name {
 	case "aimd":
 		m, err := p.keyValues("concurrency", text, kv, "initial", "backoff", "timeout")
@@ -563,7 +565,9 @@ func (p *ClientsParams) concurrency() (func() clients.ConcurrencyLimit, error) {
 				return nil, p.bad("concurrency", text, "timeout a time > 0")
 			}
 		}
-		make = func() (clients.ConcurrencyLimit, error) { return clients.NewAIMDLimit(initial, backoff, timeout) }
+		make = func(*rand.Rand) (clients.ConcurrencyLimit, error) {
+			return clients.NewAIMDLimit(initial, backoff, timeout)
+		}
 	case "gradient2":
 		m, err := p.keyValues("concurrency", text, kv, "initial", "min", "max", "smoothing", "queue", "long_window")
 		if err != nil {
@@ -583,19 +587,37 @@ func (p *ClientsParams) concurrency() (func() clients.ConcurrencyLimit, error) {
 		if err != nil {
 			return nil, err
 		}
-		make = func() (clients.ConcurrencyLimit, error) {
+		make = func(*rand.Rand) (clients.ConcurrencyLimit, error) {
 			return clients.NewGradient2Limit(ints[0], ints[1], ints[2], smoothing, queue, ints[3])
 		}
-	case "vegas", "envoy":
-		return nil, p.bad("concurrency", text, "one of "+strings.Join(ConcurrencyNames, ", ")+" (Vegas and Envoy's gradient controller are not modelled yet)")
+	case "vegas":
+		m, err := p.keyValues("concurrency", text, kv, "initial", "max", "smoothing", "probe")
+		if err != nil {
+			return nil, err
+		}
+		var ints [3]int
+		for i, k := range []string{"initial", "max", "probe"} {
+			if ints[i], err = integer(m, k, [3]int{20, 1000, 30}[i]); err != nil {
+				return nil, err
+			}
+		}
+		smoothing, err := float(m, "smoothing", 1)
+		if err != nil {
+			return nil, err
+		}
+		make = func(r *rand.Rand) (clients.ConcurrencyLimit, error) {
+			return clients.NewVegasLimit(ints[0], ints[1], smoothing, ints[2], r)
+		}
+	case "envoy":
+		return nil, p.bad("concurrency", text, "one of "+strings.Join(ConcurrencyNames, ", ")+" (Envoy's gradient controller is not modelled yet)")
 	default:
 		return nil, p.bad("concurrency", text, "one of "+strings.Join(ConcurrencyNames, ", ")+", such as gradient2:min=20,max=200")
 	}
-	if _, err := make(); err != nil {
+	if _, err := make(rand.New(rand.NewPCG(0, 0))); err != nil { // a check only
 		return nil, p.wrap("concurrency", text, err)
 	}
-	return func() clients.ConcurrencyLimit {
-		l, _ := make()
+	return func(r *rand.Rand) clients.ConcurrencyLimit {
+		l, _ := make(r)
 		return l
 	}, nil
 }
@@ -691,7 +713,7 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 		os.Throttle = sc.Throttle.String()
 	}
 	if sc.Concurrency != nil {
-		os.Concurrency = sc.Concurrency().String()
+		os.Concurrency = sc.Concurrency(rand.New(rand.NewPCG(0, 0))).String()
 	}
 	rc := spec.Recovery
 	rc.Bin = sc.Bin

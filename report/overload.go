@@ -32,7 +32,7 @@ sweep:
   - retry_budget: [none, aws, grpc, finagle, bucket, breaker]
   - client_throttle: [sre]
   - server_order: [lifo]
-  - concurrency: [aimd, gradient2]
+  - concurrency: [aimd, gradient2, vegas]
 `
 
 // sectionOverload is "When the limit is not enough": the metastable
@@ -47,7 +47,7 @@ func sectionOverload(ctx context.Context, d *doc) error {
 	if err != nil {
 		return err
 	}
-	d.logf("metastable: 10 mechanisms × %d replications", reps)
+	d.logf("metastable: 11 mechanisms × %d replications", reps)
 	study, err := experiments.ParseClientsStudy(strings.NewReader(text), "metastable", nil)
 	if err != nil {
 		return err
