@@ -149,3 +149,43 @@ func TestVegasLimitSteps(t *testing.T) {
 		}
 	}
 }
+
+// Envoy's gradient controller step by step (gradient_controller.cc, by
+// hand): min 2, max 100, a minRTT window of 3 requests, buffer 25%, no
+// jitter, updates every 100 ms, minRTT every 10 s.
+func TestEnvoyGradientSteps(t *testing.T) {
+	e, err := NewEnvoyGradient(2, 100, 3, 0.25, 0, 100e6, 10e9, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := func(now, rtt engine.Time) {
+		e.Advance(now)
+		e.Sample(rtt, 1, false)
+	}
+	e.Advance(0) // the minRTT window starts: the limit is pinned to 2
+	sample(50e6, 40e6)
+	sample(60e6, 20e6)
+	sample(70e6, 30e6) // the third sample: minRTT = median(20, 30, 40 ms) = 30 ms
+	if e.minRTT != 30000 || e.inMinRTT() || e.Limit() != 2 || e.nextReset != 170e6 || e.nextMinRTT != 10_070e6 {
+		t.Fatalf("after the window: minRTT %d µs, in window %v, limit %d, next reset %v, next window %v; want 30000, false, 2, 0.17 s, 10.07 s",
+			e.minRTT, e.inMinRTT(), e.Limit(), e.nextReset, e.nextMinRTT)
+	}
+	steps := []struct {
+		at, rtt engine.Time // a sample at 'at', then the update at at + 70 ms
+		want    int
+	}{
+		// gradient 37.5/60 = 0.625: 2·0.625 = 1.25, + √1.25 = 2.37: 2.
+		{100e6, 60e6, 2},
+		// gradient 37.5/20 = 1.875: 3.75 + √3.75 = 5.69: 5.
+		{200e6, 20e6, 5},
+		// gradient min(2, 3.75) = 2: 10 + √10 = 13.2: 13.
+		{300e6, 10e6, 13},
+	}
+	for i, s := range steps {
+		sample(s.at, s.rtt)
+		e.Advance(s.at + 70e6)
+		if e.Limit() != s.want {
+			t.Errorf("step %d: limit %d, want %d", i, e.Limit(), s.want)
+		}
+	}
+}

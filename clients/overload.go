@@ -416,6 +416,9 @@ func (r *overloadRun) send(now engine.Time, q int) {
 func (r *overloadRun) arrive(now engine.Time, s, id int) {
 	b := r.servers[s]
 	if b.lim != nil && !b.down {
+		if tl, ok := b.lim.(TimedLimit); ok {
+			tl.Advance(now)
+		}
 		if b.flight >= b.lim.Limit() {
 			r.res.Limited++
 			r.answer(now, id, false) // rejected by the limit: a 503
@@ -448,6 +451,9 @@ func (r *overloadRun) sample(now engine.Time, b *backend, id int, ok bool) {
 	}
 	a.limited = false
 	b.flight--
+	if tl, ok := b.lim.(TimedLimit); ok {
+		tl.Advance(now)
+	}
 	b.lim.Sample(now-a.admit, a.inAdmit, !ok)
 }
 

@@ -513,11 +513,12 @@ func (p *ClientsParams) throttle() (*clients.SREThrottle, error) {
 }
 
 // ConcurrencyNames lists the adaptive concurrency limits of concurrency.
-var ConcurrencyNames = []string{"aimd", "gradient2", "vegas"}
+var ConcurrencyNames = []string{"aimd", "gradient2", "vegas", "envoy"}
 
 // concurrency parses concurrency: aimd[:initial=10,backoff=0.9,timeout=5s],
 // gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600]
-// or vegas[:initial=20,max=1000,smoothing=1,probe=30],
+// vegas[:initial=20,max=1000,smoothing=1,probe=30] or
+// envoy[:min=3,max=1000,request_count=50,buffer=0.25,jitter=0.15,update=100ms,min_rtt_interval=60s],
 // and returns the factory of a fresh limit (it is checked once here).
 func (p *ClientsParams) concurrency() (func(*rand.Rand) clients.ConcurrencyLimit, error) {
 	text := p.Concurrency
@@ -609,7 +610,38 @@ func (p *ClientsParams) concurrency() (func(*rand.Rand) clients.ConcurrencyLimit
 			return clients.NewVegasLimit(ints[0], ints[1], smoothing, ints[2], r)
 		}
 	case "envoy":
-		return nil, p.bad("concurrency", text, "one of "+strings.Join(ConcurrencyNames, ", ")+" (Envoy's gradient controller is not modelled yet)")
+		m, err := p.keyValues("concurrency", text, kv, "min", "max", "request_count", "buffer", "jitter", "update", "min_rtt_interval")
+		if err != nil {
+			return nil, err
+		}
+		var ints [3]int
+		for i, k := range []string{"min", "max", "request_count"} {
+			if ints[i], err = integer(m, k, [3]int{3, 1000, 50}[i]); err != nil {
+				return nil, err
+			}
+		}
+		buffer, err := float(m, "buffer", 0.25)
+		if err != nil {
+			return nil, err
+		}
+		jitter, err := float(m, "jitter", 0.15)
+		if err != nil {
+			return nil, err
+		}
+		update, minRTT := engine.Time(100e6), engine.Time(60e9)
+		if v, ok := m["update"]; ok {
+			if update, err = p.span("concurrency", v, true); err != nil {
+				return nil, p.bad("concurrency", text, "update a time > 0")
+			}
+		}
+		if v, ok := m["min_rtt_interval"]; ok {
+			if minRTT, err = p.span("concurrency", v, true); err != nil {
+				return nil, p.bad("concurrency", text, "min_rtt_interval a time > 0")
+			}
+		}
+		make = func(r *rand.Rand) (clients.ConcurrencyLimit, error) {
+			return clients.NewEnvoyGradient(ints[0], ints[1], ints[2], buffer, jitter, update, minRTT, r)
+		}
 	default:
 		return nil, p.bad("concurrency", text, "one of "+strings.Join(ConcurrencyNames, ", ")+", such as gradient2:min=20,max=200")
 	}

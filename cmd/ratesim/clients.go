@@ -129,7 +129,8 @@ timeout, +1 per success; its 3 attempts and 1 s full-jitter backoff unless
 given), grpc (gRFC A6 retry throttling, attempts capped at 5), finagle
 (Finagle's RetryBudget), bucket (Brooker's retry token bucket) or breaker (no
 retries while the failure fraction is over a threshold). --concurrency aimd, gradient2 or vegas puts Netflix's adaptive concurrency limit
-(concurrency-limits AIMDLimit, Gradient2Limit, VegasLimit) in front of each server: an
+(concurrency-limits AIMDLimit, Gradient2Limit, VegasLimit), or envoy Envoy's
+adaptive concurrency filter (its gradient controller), in front of each server: an
 attempt arriving with the limit in flight is rejected at once. --client-throttle sre
 rejects requests locally with probability max(0, (requests − k·accepts)/(requests
 + 1)) over a sliding window. JSON "foreground" then gives retries,
@@ -205,7 +206,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringArrayVar((*[]string)(&f.p.Fault), "fault", nil, "with --service, repeatable: KIND[@SERVER]:FROM:TO[:X], KIND crash (server down), error (answers fail with probability X), slow (service X times slower), capacity (concurrency times X); server 1 unless @SERVER")
 	fl.StringVar(&f.p.RetryBudget, "retry-budget", "", "with --service: aws, grpc[:max_tokens=10,token_ratio=0.1], finagle[:percent=20,min_per_s=10,window=10s], bucket[:deposit=0.1,size=10] or breaker[:threshold=0.1,window=10s]")
 	fl.StringVar(&f.p.ClientThrottle, "client-throttle", "", "with --service: sre[:k=2,window=2m], client-side adaptive throttling (SRE book, Handling Overload)")
-	fl.StringVar(&f.p.Concurrency, "concurrency", "", "with --service: an adaptive concurrency limit in front of each server, aimd[:initial=10,backoff=0.9,timeout=5s], gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600] or vegas[:initial=20,max=1000,smoothing=1,probe=30] (Netflix concurrency-limits)")
+	fl.StringVar(&f.p.Concurrency, "concurrency", "", "with --service: an adaptive concurrency limit in front of each server, aimd[:initial=10,backoff=0.9,timeout=5s], gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600], vegas[:initial=20,max=1000,smoothing=1,probe=30] (Netflix concurrency-limits) or envoy[:min=3,max=1000,request_count=50,buffer=0.25,jitter=0.15,update=100ms,min_rtt_interval=60s] (Envoy's adaptive concurrency gradient controller)")
 	fl.StringVar(&f.p.RecoveryHold, "recovery-hold", "10s", "with --service and --fault: goodput must average within 5% of its pre-trigger level over this long to count as recovered")
 	fl.StringVar(&f.p.Bin, "bin", "1s", "width of the series bins in the JSON and --plot, seconds or with a unit (0: no series; at most 10^6 bins over the run)")
 	fl.Uint64VarP(&f.p.Seed, "seed", "s", 1, "root seed: each client's jitter and each component draw from their own streams of it")
