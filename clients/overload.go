@@ -154,6 +154,7 @@ type OverloadBin struct {
 	Backend   int64 // attempts that reached a server
 	Timeouts  int64 // attempts timed out
 	Denied    int64 // retries refused by the budget or the throttle
+	GiveUps   int64 // requests given up (attempts used, a retry refused, a deadline)
 	// MaxQueue and MaxBusy are the largest number of jobs waiting, and in
 	// service, at any instant of the bin summed over the servers' values
 	// at their own events (each server's maximum, added).
@@ -577,6 +578,9 @@ func (r *overloadRun) failedAfterAnswer(now engine.Time, q int, timeout bool) {
 	next := now + sleep
 	if p.Deadline > 0 && next-req.arrived > p.Deadline {
 		r.stats.giveUp(now, true)
+		if b := r.bin(now); b != nil {
+			b.GiveUps++
+		}
 		return
 	}
 	req.prev = sleep
@@ -590,7 +594,12 @@ func (r *overloadRun) denied(now engine.Time) {
 	}
 }
 
-func (r *overloadRun) giveUp(now engine.Time) { r.stats.giveUp(now, false) }
+func (r *overloadRun) giveUp(now engine.Time) {
+	r.stats.giveUp(now, false)
+	if b := r.bin(now); b != nil {
+		b.GiveUps++
+	}
+}
 
 // fault starts (end false) or ends fault i at now.
 func (r *overloadRun) fault(now engine.Time, i int, end bool) {

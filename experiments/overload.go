@@ -777,7 +777,7 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 	}
 	w := sc.Bin.Seconds()
 	for i, b := range res.Series {
-		cb := ClientBin{Start: (engine.Time(i) * sc.Bin).Seconds(), Requests: b.Requests, Attempts: b.Requests + b.Retries, Successes: b.Successes,
+		cb := ClientBin{Start: (engine.Time(i) * sc.Bin).Seconds(), Requests: b.Requests, Attempts: b.Requests + b.Retries, Successes: b.Successes, GiveUps: b.GiveUps,
 			Amplification: finiteOrNaN(float64(b.Requests+b.Retries) / float64(b.Requests)), Goodput: float64(b.Successes) / w,
 			OverloadBinJSON: &OverloadBinJSON{Offered: float64(b.Requests) / w, Retries: b.Retries, Backend: b.Backend, Timeouts: b.Timeouts,
 				Denied: b.Denied, Goodput: float64(b.Successes) / w, MaxQueue: b.MaxQueue, MaxBusy: b.MaxBusy}}

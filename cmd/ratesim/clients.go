@@ -484,6 +484,14 @@ func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, design *drl.S
 	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.p.Seed, Backoff: f.p.Backoff, MaxAtt: sc.Retry.MaxAttempts,
 		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.p.RetryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res, Design: design}
 	out.Base, out.Cap = secondsOf(f.p.Base), secondsOf(f.p.Cap)
+	if o := res.Spec.Overload; o != nil {
+		// The servers' run retries by its own policy (a budget's, such as
+		// the AWS SDK's 3 attempts and backoff).
+		out.MaxAtt = o.Retry.MaxAttempts
+		if _, ok := o.Retry.Backoff.(clients.AWSBackoff); ok {
+			out.Backoff, out.Base, out.Cap = "aws-sdk", 1, 20
+		}
+	}
 	if sc.Pace != nil {
 		out.Pace = sc.Pace.Rate.String()
 	}
