@@ -2,6 +2,7 @@ package clients
 
 import (
 	"iter"
+	"math"
 	"testing"
 
 	"github.com/ratesim/ratesim/engine"
@@ -225,5 +226,41 @@ func TestFinagleBudgetReserve(t *testing.T) {
 	// whole again.
 	if got := b.Balance(16e9); got != 500_000 {
 		t.Errorf("balance 11 s later %d, want the reserve 500000", got)
+	}
+}
+
+// The AWS SDK's adaptive send-rate limiter step by step
+// (adaptive_ratelimit.go, by hand): ten answers 0.1 s apart measure the
+// send rate over half-second buckets (5 answers in [0, 0.5): 10/s,
+// measured 0.8·10 = 8; 5 more by 1 s: 0.8·10 + 0.2·8 = 9.6). Meanwhile
+// the disabled bucket fills at the minimum rate 0.5/s from the first
+// answer at 0.1 s (capacity 1): 0.5 token by 1.1 s. A throttle error at
+// 1.1 s enables it at 0.7·9.6 = 6.72 tokens/s; an attempt at 1.1 s waits
+// (1 − 0.5)/6.72 s; at 1.3 s the bucket has 0.5 + 0.2·6.72 = 1.844 tokens
+// and grants one.
+func TestAWSAdaptiveSteps(t *testing.T) {
+	a := NewAWSAdaptive()
+	if ok, _ := a.Acquire(0); !ok {
+		t.Fatal("a disabled limiter refused a token")
+	}
+	for i := 1; i <= 10; i++ {
+		a.Update(engine.Time(i)*100e6, false)
+		if i == 5 && math.Abs(a.Measured()-8) > 1e-12 {
+			t.Errorf("measured %v at 0.5 s, want 8", a.Measured())
+		}
+	}
+	if math.Abs(a.Measured()-9.6) > 1e-12 {
+		t.Errorf("measured %v at 1 s, want 9.6", a.Measured())
+	}
+	a.Update(1100e6, true)
+	if !a.Enabled() || math.Abs(a.FillRate()-6.72) > 1e-12 {
+		t.Fatalf("after the throttle: enabled %v, fill %v; want true, 6.72", a.Enabled(), a.FillRate())
+	}
+	ok, wait := a.Acquire(1100e6)
+	if want := engine.Time(math.Ceil(0.5 / 6.72 * 1e9)); ok || math.Abs(float64(wait-want)) > 1 {
+		t.Errorf("Acquire at 1.1 s = %v, %v; want false, %v", ok, wait, want)
+	}
+	if ok, _ := a.Acquire(1300e6); !ok {
+		t.Errorf("Acquire at 1.3 s refused with 1.844 tokens")
 	}
 }

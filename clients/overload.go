@@ -135,6 +135,9 @@ type Overload struct {
 	Retry    RetryPolicy
 	Budget   RetryBudget  // nil: every retry the policy allows goes
 	Throttle *SREThrottle // nil: none
+	// Adaptive, if not nil, is the AWS SDK's adaptive-mode send-rate
+	// limiter: every attempt waits for one of its tokens.
+	Adaptive *AWSAdaptive
 	// Concurrency, if not nil, makes each server's adaptive concurrency
 	// limit (a fresh one per server, and again when a crashed server comes
 	// back): admission in front of the server (see [ConcurrencyLimit]).
@@ -198,6 +201,7 @@ const (
 	ovTimeout // attempt id
 	ovDepart  // attempt id
 	ovFault   // fault index·2 + (1 at its end)
+	ovSend    // request id: an attempt that waited for a send token
 	ovKinds   = 8
 )
 
@@ -209,16 +213,17 @@ type ovRequest struct {
 }
 
 type ovAttempt struct {
-	req     int
-	server  int
-	retry   bool
-	done    bool // answered or timed out, for the client
-	epoch   int  // the server's epoch when it started service
-	limited bool // admitted by the server's concurrency limit: in flight there
-	inAdmit int  // in flight at the server when admitted, itself included
-	admit   engine.Time
-	start   engine.Time
-	service engine.Time
+	req      int
+	server   int
+	retry    bool
+	done     bool // answered or timed out, for the client
+	epoch    int  // the server's epoch when it started service
+	limited  bool // admitted by the server's concurrency limit: in flight there
+	overload bool // refused for overload (a full queue, a concurrency limit): a throttle error
+	inAdmit  int  // in flight at the server when admitted, itself included
+	admit    engine.Time
+	start    engine.Time
+	service  engine.Time
 }
 
 type backend struct {
@@ -368,6 +373,9 @@ func (r *overloadRun) Handle(_ *engine.Sim, now engine.Time, arg int) {
 		}
 		a.done = true
 		r.res.Timeouts++
+		if r.sc.Adaptive != nil {
+			r.sc.Adaptive.Update(now, false)
+		}
 		if b := r.bin(now); b != nil {
 			b.Timeouts++
 		}
@@ -376,11 +384,19 @@ func (r *overloadRun) Handle(_ *engine.Sim, now engine.Time, arg int) {
 		r.depart(now, i)
 	case ovFault:
 		r.fault(now, i/2, i%2 == 1)
+	case ovSend:
+		r.send(now, i)
 	}
 }
 
 // send makes request q's next attempt at now.
 func (r *overloadRun) send(now engine.Time, q int) {
+	if ad := r.sc.Adaptive; ad != nil {
+		if ok, wait := ad.Acquire(now); !ok {
+			r.sim.Schedule(now+wait, r, q*ovKinds+ovSend)
+			return
+		}
+	}
 	req := &r.reqs[q]
 	req.attempts++
 	r.stats.attempt(now)
@@ -422,6 +438,7 @@ func (r *overloadRun) arrive(now engine.Time, s, id int) {
 		}
 		if b.flight >= b.lim.Limit() {
 			r.res.Limited++
+			r.atts[id].overload = true
 			r.answer(now, id, false) // rejected by the limit: a 503
 			return
 		}
@@ -439,6 +456,7 @@ func (r *overloadRun) arrive(now engine.Time, s, id int) {
 		r.record(now, b)
 	default:
 		r.sample(now, b, id, false)
+		r.atts[id].overload = true
 		r.answer(now, id, false) // the queue is full: a 503
 	}
 }
@@ -520,6 +538,9 @@ func (r *overloadRun) answer(now engine.Time, id int, ok bool) {
 	}
 	a.done = true
 	req := &r.reqs[a.req]
+	if r.sc.Adaptive != nil {
+		r.sc.Adaptive.Update(now, a.overload)
+	}
 	if r.sc.Budget != nil {
 		r.sc.Budget.Answered(now, ok, false, req.held)
 	}

@@ -362,7 +362,7 @@ func (p *ClientsParams) milli(param, text, value, what string) (int64, error) {
 }
 
 // BudgetNames lists the retry budgets of retry_budget.
-var BudgetNames = []string{"none", "aws", "grpc", "finagle", "bucket", "breaker"}
+var BudgetNames = []string{"none", "aws", "aws-adaptive", "grpc", "finagle", "bucket", "breaker"}
 
 // budget reads retry_budget into o.Budget, with the policy the source
 // implies: aws takes the SDK's 3 attempts and backoff unless given, grpc
@@ -387,7 +387,18 @@ func (p *ClientsParams) budget(o *clients.Overload) error {
 			o.Retry.Backoff = clients.AWSBackoff{Cap: 20e9}
 		}
 	case "aws-adaptive":
-		return p.bad("retry_budget", text, "one of "+strings.Join(BudgetNames, ", ")+" (the SDK's adaptive client rate limiter is not modelled yet)")
+		if kv != "" {
+			return p.bad("retry_budget", text, "aws-adaptive without parameters (the SDK's defaults)")
+		}
+		q := clients.NewAWSQuota()
+		q.NoRetryIncrement = 0 // adaptive mode: the attempt token is the rate limiter's
+		o.Budget, o.Adaptive = q, clients.NewAWSAdaptive()
+		if !p.given("max_attempts") {
+			o.Retry.MaxAttempts = 3
+		}
+		if !p.given("backoff") && !p.given("base") && !p.given("cap") {
+			o.Retry.Backoff = clients.AWSBackoff{Cap: 20e9}
+		}
 	case "grpc":
 		m, err := p.keyValues("retry_budget", text, kv, "max_tokens", "token_ratio")
 		if err != nil {
@@ -740,6 +751,9 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 		BackendPerSuccess: Num(ratioOrNaN(res.Backend, res.Summary.Successes)), ServerBusy: res.Busy}
 	if sc.Budget != nil {
 		os.Budget = sc.Budget.String()
+		if sc.Adaptive != nil {
+			os.Budget = "aws-adaptive: " + os.Budget + " and " + sc.Adaptive.String()
+		}
 	}
 	if sc.Throttle != nil {
 		os.Throttle = sc.Throttle.String()

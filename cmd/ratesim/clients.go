@@ -126,7 +126,9 @@ breaks a server over [FROM, TO): crash (jobs lost, new attempts refused), error
 retried by --backoff and --max-attempts if --retry-budget grants it: aws (the AWS
 SDK for Go v2 retry quota: 500 tokens, 5 per retry, 10 per retry after a
 timeout, +1 per success; its 3 attempts and 1 s full-jitter backoff unless
-given), grpc (gRFC A6 retry throttling, attempts capped at 5), finagle
+given), aws-adaptive (the same quota without the +1, and the SDK's CUBIC client
+send-rate limiter, enabled by the first throttle error: a full queue or a
+concurrency limit's refusal), grpc (gRFC A6 retry throttling, attempts capped at 5), finagle
 (Finagle's RetryBudget), bucket (Brooker's retry token bucket) or breaker (no
 retries while the failure fraction is over a threshold). --concurrency aimd, gradient2 or vegas puts Netflix's adaptive concurrency limit
 (concurrency-limits AIMDLimit, Gradient2Limit, VegasLimit), or envoy Envoy's
@@ -204,7 +206,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.Float64Var(&f.p.Contention, "contention", 0, "with --service: a job starting as the n-th in service takes its draw times 1 + contention·(n − 1) (>= 0)")
 	fl.StringVar(&f.p.Timeout, "timeout", "0", "with --service: the client gives an attempt up after this long, seconds or with a unit (0: never); the server still serves it")
 	fl.StringArrayVar((*[]string)(&f.p.Fault), "fault", nil, "with --service, repeatable: KIND[@SERVER]:FROM:TO[:X], KIND crash (server down), error (answers fail with probability X), slow (service X times slower), capacity (concurrency times X); server 1 unless @SERVER")
-	fl.StringVar(&f.p.RetryBudget, "retry-budget", "", "with --service: aws, grpc[:max_tokens=10,token_ratio=0.1], finagle[:percent=20,min_per_s=10,window=10s], bucket[:deposit=0.1,size=10] or breaker[:threshold=0.1,window=10s]")
+	fl.StringVar(&f.p.RetryBudget, "retry-budget", "", "with --service: aws, aws-adaptive, grpc[:max_tokens=10,token_ratio=0.1], finagle[:percent=20,min_per_s=10,window=10s], bucket[:deposit=0.1,size=10] or breaker[:threshold=0.1,window=10s]")
 	fl.StringVar(&f.p.ClientThrottle, "client-throttle", "", "with --service: sre[:k=2,window=2m], client-side adaptive throttling (SRE book, Handling Overload)")
 	fl.StringVar(&f.p.Concurrency, "concurrency", "", "with --service: an adaptive concurrency limit in front of each server, aimd[:initial=10,backoff=0.9,timeout=5s], gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600], vegas[:initial=20,max=1000,smoothing=1,probe=30] (Netflix concurrency-limits) or envoy[:min=3,max=1000,request_count=50,buffer=0.25,jitter=0.15,update=100ms,min_rtt_interval=60s] (Envoy's adaptive concurrency gradient controller)")
 	fl.StringVar(&f.p.RecoveryHold, "recovery-hold", "10s", "with --service and --fault: goodput must average within 5% of its pre-trigger level over this long to count as recovered")
