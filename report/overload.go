@@ -133,8 +133,8 @@ func sectionOverload(ctx context.Context, d *doc) error {
 			continue
 		}
 		if err := d.figure(name, f.Figure, "Time to recover after the crash ends (colour and label, mean over the replications), grey where fewer than half the replications recovered. "+
-			map[string]string{"metastability-none": "Without a budget: the longer the crash and the higher the load, the likelier the collapse outlives it.",
-				"metastability-aws": "With the AWS SDK's retry quota.", "metastability-sre": "With SRE client-side throttling (K = 2, two-minute window): slow to climb back after long crashes at high load.",
+			map[string]string{"metastability-none": "Without a budget.",
+				"metastability-aws": "With the AWS SDK's retry quota.", "metastability-sre": "With SRE client-side throttling (K = 2, two-minute window).",
 				"metastability-lifo": "With a LIFO queue and no budget.", "metastability-gradient2": "With Netflix's Gradient2 concurrency limit in front of each server and no budget."}[name]); err != nil {
 			return err
 		}
