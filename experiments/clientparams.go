@@ -171,39 +171,17 @@ func (p *ClientsParams) misplaced(param, format string, names ...string) error {
 	return &ParamError{Param: param, text: fmt.Sprintf(format, args...)}
 }
 
-// ParseSeconds parses a time exactly: plain seconds as a decimal or a
-// fraction ("60", "0.5", "1/3"), or a number with a unit ("500ms", "1m",
-// "2h", "1.5s", "10us", "1d"). It reports false for anything else.
+// ParseSeconds parses a time exactly in the one duration grammar
+// ([engine.ParseSeconds]): plain seconds as a decimal or a fraction
+// ("60", "0.5", "1/3"), or numbers with units ("500ms", "1h30m", "1.5s",
+// "10us", "1d"). It reports false for anything else, "inf" included.
 func ParseSeconds(s string) (exact.Rat, bool) {
-	t := strings.TrimSpace(s)
-	num, unit := t, exact.Int(1)
-	for _, u := range durationUnits {
-		if strings.HasSuffix(t, u.suffix) {
-			num, unit = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.secs
-			break
-		}
+	secs, inf, err := engine.ParseSeconds(s)
+	if err != nil || inf {
+		return exact.Rat{}, false
 	}
-	r, err := exact.ParseRat(num)
-	if err == nil {
-		r, err = r.Mul(unit)
-	}
+	r, err := exact.ParseRat(secs.RatString())
 	return r, err == nil
-}
-
-// durationUnits are the unit suffixes ParseSeconds accepts, in seconds,
-// longest first so that "ms" is not read as "m" followed by "s".
-var durationUnits = []struct {
-	suffix string
-	secs   exact.Rat
-}{
-	{"ns", exact.NewRat(1, 1_000_000_000)},
-	{"us", exact.NewRat(1, 1_000_000)},
-	{"µs", exact.NewRat(1, 1_000_000)},
-	{"ms", exact.NewRat(1, 1000)},
-	{"s", exact.Int(1)},
-	{"m", exact.Int(60)},
-	{"h", exact.Int(3600)},
-	{"d", exact.Int(86400)},
 }
 
 // seconds parses a time parameter exactly.
@@ -229,11 +207,11 @@ func (p *ClientsParams) span(param, text string, positive bool) (engine.Time, er
 		}
 		return 0, p.bad(param, text, want)
 	}
-	ns, err := secs.Mul(exact.Int(1e9))
-	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() {
-		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years")
+	d, err := engine.SecondsToTime(text, secs.Big())
+	if err != nil {
+		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years: "+err.(*engine.DurationError).Why)
 	}
-	return engine.Time(ns.Num().Int64()), nil
+	return d, nil
 }
 
 // rat parses an exact parameter: a decimal or a fraction p/q.

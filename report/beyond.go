@@ -8,6 +8,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/drl"
+	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/verify"
@@ -101,7 +102,7 @@ func sectionDRL(ctx context.Context, d *doc) error {
 	rows := []row{{"one", "", base}, {"static", "", base}, {"store", "round trip 1 ms", base}}
 	for _, T := range []string{"10ms", "100ms", "1s", "10s"} {
 		sp := base
-		p, err := arrivals.ParseDuration(T)
+		p, err := engine.ParseDuration(T)
 		if err != nil {
 			return err
 		}

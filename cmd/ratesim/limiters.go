@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -250,12 +251,15 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	}
 	if f.durations != "" {
 		for _, field := range strings.Split(f.durations, ",") {
-			d, err := parseSeconds("durations", field)
-			ns, err2 := d.Mul(exact.Int(1e9))
-			if err != nil || err2 != nil || d.Sign() < 0 || !ns.IsInt() || !ns.Num().IsInt64() {
-				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one)", field))
+			d, err := engine.ParseDuration(field)
+			if err != nil || d < 0 || d == engine.Forever {
+				why := ""
+				if de := (*engine.DurationError)(nil); errors.As(err, &de) {
+					why = ": " + de.Why
+				}
+				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one%s)", field, why))
 			}
-			s.Durations = append(s.Durations, engine.Time(ns.Num().Int64()))
+			s.Durations = append(s.Durations, d)
 		}
 		slices.Sort(s.Durations)
 		s.Durations = slices.Compact(s.Durations)

@@ -1,31 +1,61 @@
 package main
 
 import (
+	"errors"
+	"time"
+
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
 )
 
-// parseSeconds parses a time flag exactly (experiments.ParseSeconds):
-// plain seconds as a decimal or a fraction ("60", "0.5", "1/3"), or a
-// number with a unit ("500ms", "1m", "2h", "1.5s", "10us"). It returns
-// seconds as an exact rational and an error naming the flag and what fits.
+// parseSeconds parses a time flag exactly in the one duration grammar
+// (engine.ParseSeconds): plain seconds as a decimal or a fraction ("60",
+// "0.5", "1/3"), or numbers with units ("500ms", "1h30m", "2 s", "1d").
+// It returns seconds as an exact rational and an error naming the flag
+// and what fits; "inf" is refused.
 func parseSeconds(flag, s string) (exact.Rat, error) {
-	r, ok := experiments.ParseSeconds(s)
-	if !ok {
+	secs, inf, err := engine.ParseSeconds(s)
+	var r exact.Rat
+	if err == nil && !inf {
+		r, err = exact.ParseRat(secs.RatString())
+	}
+	if err != nil || inf {
 		return exact.Rat{}, flagError(flag, s, "a time in seconds (60, 0.5, 1/3) or with a unit (500ms, 1m, 2h, 10us, 1d)")
 	}
 	return r, nil
 }
 
 // nanos converts exact seconds to an instant or span on the clock, which
-// must be a whole number of nanoseconds within its range.
+// must be a whole number of nanoseconds within its range; the error names
+// the two nearest values that fit.
 func nanos(flag, text string, secs exact.Rat) (engine.Time, error) {
-	ns, err := secs.Mul(exact.Int(1e9))
-	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() {
-		return 0, flagError(flag, text, "a whole number of nanoseconds within ±292 years")
+	d, err := engine.SecondsToTime(text, secs.Big())
+	var de *engine.DurationError
+	if errors.As(err, &de) {
+		return 0, flagError(flag, text, "a whole number of nanoseconds within ±292 years: "+de.Why)
 	}
-	return engine.Time(ns.Num().Int64()), nil
+	return d, err
+}
+
+// durationFlag is a pflag.Value for a duration flag in the one grammar
+// (engine.ParseDuration), finite and >= 0. It keeps pflag's type name
+// and time.Duration's text for its default, so --help reads as before.
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+func (d *durationFlag) Type() string   { return "duration" }
+
+// Set parses s; pflag names the flag in the error.
+func (d *durationFlag) Set(s string) error {
+	t, err := engine.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if t == engine.Forever || t < 0 {
+		return errors.New("want a finite duration >= 0 (" + engine.DurationSyntax + ")")
+	}
+	*d = durationFlag(t)
+	return nil
 }
 
 // lambdaOf returns λ = load·rate jobs/s exactly, load standing for its

@@ -248,7 +248,8 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
 	fl.BoolVar(&f.resume, "resume", false, "continue an interrupted sweep: keep the points the results in --out hold (same spec, seed, shard and build) and run only the others")
-	fl.DurationVar(&f.progressEvery, "progress-every", 30*time.Second, "when standard error is not a terminal, print a progress line this often (0: never)")
+	f.progressEvery = 30 * time.Second
+	fl.Var((*durationFlag)(&f.progressEvery), "progress-every", "when standard error is not a terminal, print a progress line this often (0: never)")
 	s := &f.spec.s
 	fl.StringVar(&s.Name, "name", "", "a name for the study, shown in captions")
 	fl.StringVar(&s.Arrivals, "arrivals", "poisson", "arrival process: poisson, periodic or an arrival spec as in ratesim run, such as 'renewal:dist=gamma,scv=4'; a process without rate= takes λ = load·rate")

@@ -63,7 +63,8 @@ func shortDuration(d time.Duration) string {
 
 func addTraceFormatFlags(fl *pflag.FlagSet, f *traceFormatFlags) {
 	fl.StringVar(&f.format, "format", "", "trace format: csv (CSV or TSV), clf (Common/Combined Log Format), jsonl (JSON lines), counts (per-interval counts, one interval per line, of --interval each; a headerless file of one count per line, such as per-second counts in a .txt, is one), wide (one row per series, one column per interval); default by extension: .log clf, .jsonl jsonl, else csv; .gz is read transparently")
-	fl.DurationVar(&f.interval, "interval", time.Minute, "counts and wide formats: length of one counting interval, e.g. 1m or 1s")
+	f.interval = time.Minute
+	fl.Var((*durationFlag)(&f.interval), "interval", "counts and wide formats: length of one counting interval, e.g. 1m or 1s")
 	fl.StringVar(&f.spread, "spread", "even", "counts and wide formats: how an interval's c jobs become arrivals: even (at t + j·interval/c) or random (sorted uniform times, from --seed)")
 	fl.StringVar(&f.series, "series", "all", "wide format: rows to sum, col=value conditions separated by commas (e.g. function=func-07), or all")
 	fl.StringVar(&f.countCol, "count-col", "", "counts format: column of counts, a header name or 1-based index (default the last column)")
