@@ -316,6 +316,11 @@ type Spec struct {
 	// systems.NewDispatcher.
 	Dispatch string
 	Seed     uint64 // root seed of the random streams
+	// Origin is the absolute instant of the run's t = 0, ns since the
+	// Unix epoch: a trace's first arrival (Run sets it from the trace),
+	// 0 for generated arrivals. The store's fixed windows have their
+	// edges at k·W from the epoch on this clock, as in ratesim limiters.
+	Origin int64
 
 	// KeepDepartures keeps every admitted job's departure instant
 	// (Result.Departures, 8 bytes a job), for Result.Rate and for

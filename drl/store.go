@@ -54,7 +54,11 @@ func newStore(s Spec, u units, res *Result) (*store, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := buckets.WindowParams{Limit: s.Bucket.Burst.Floor().Int64(), Window: w}
+		// Edges at k·W from the Unix epoch on a trace's clock (s.Origin).
+		p, err := buckets.WindowParams{Limit: s.Bucket.Burst.Floor().Int64(), Window: w}.Aligned(s.Origin)
+		if err != nil {
+			return nil, err
+		}
 		st.newLim = func() (buckets.Limiter, error) { return buckets.NewFixedWindow(p) }
 	}
 	if st.newLim != nil {

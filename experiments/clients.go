@@ -218,6 +218,16 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 		}
 		lim = r
 	} else {
+		if proc != nil {
+			// Fixed windows follow a trace's clock, edges at Offset + k·W
+			// from the Unix epoch, as in RunLimiters; generated arrivals
+			// keep t = 0 as their epoch.
+			var origin int64
+			var ok bool
+			if origin, ok, proc = arrivals.PeekOrigin(proc); ok {
+				spec.Limits.Origin = origin
+			}
+		}
 		l, err := spec.NewLimiter()
 		if err != nil {
 			return nil, err
