@@ -33,6 +33,15 @@ type ClientsParams struct {
 	Limit   int64  `yaml:"limit"`   // burst, tokens, or window limit, jobs; >= 1
 	Window  string `yaml:"window"`  // window length of the window limiters, > 0
 	Queue   int    `yaml:"queue"`   // queue of token-shape and leaky-queue, jobs; 0: unbounded; default Limit
+	// Soft and Hard are the throttle's token deficits, exact, 0 <= Soft
+	// <= Hard <= Limit - 1 (defaults (Limit - 1)/2 and Limit - 1); Offset
+	// places fixed windows' edges at Offset + k·W from the Unix epoch on a
+	// trace's clock (from t = 0 for generated arrivals), a time in
+	// [0, Window) (default 0). ratesim limiters and clients read them
+	// alike (FamilyLimits).
+	Soft   string `yaml:"soft"`
+	Hard   string `yaml:"hard"`
+	Offset string `yaml:"offset"`
 
 	Arrivals string        `yaml:"arrivals"`        // poisson, periodic or an arrival spec (open loop)
 	Load     float64       `yaml:"load"`            // λ/R where the arrival spec gives no rate, > 0
@@ -109,7 +118,7 @@ type ClientsTrace struct {
 // rate 10 tokens/s and burst 10, retried with exponential backoff (base
 // 100 ms, cap 10 s, at most 10 attempts).
 func DefaultClientsParams() ClientsParams {
-	return ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
+	return ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Offset: "0", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
 		Think: "1", Horizon: "60", Backoff: "exponential", Base: "100ms", Cap: "10s", MaxAttempts: 10, Deadline: "0",
 		RetryAfterJitter: "0", PaceJitter: "0", Buffer: 10, BackfillFraction: 0.5, BackfillMin: 0.05, BackfillMax: 1,
 		BackfillIncrease: 0.05, BackfillDecrease: 0.5, BackfillTarget: "10ms", BackfillInterval: "1s", Bin: "1s", Seed: 1}
@@ -260,10 +269,45 @@ func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (LimitersSpec, error) 
 		}
 		s.Queue = p.Queue
 	}
-	s.Hard = exact.Int(p.Limit - 1)
-	s.Soft, _ = s.Hard.Quo(exact.Int(2))
+	if err := p.throttleAndOffset(&s); err != nil {
+		return s, err
+	}
 	s.Seed = p.Seed
 	return s, nil
+}
+
+// throttleAndOffset sets the throttle's deficits and the windows' offset
+// of s from p (defaults where not given), checked against s's limit and
+// window.
+func (p *ClientsParams) throttleAndOffset(s *LimitersSpec) error {
+	var err error
+	s.Hard = exact.Int(p.Limit - 1)
+	if p.given("hard") {
+		if s.Hard, err = p.rat("hard", p.Hard, "tokens of deficit"); err != nil {
+			return err
+		}
+	}
+	if s.Hard.Sign() < 0 || s.Hard.Cmp(exact.Int(p.Limit-1)) > 0 {
+		return p.bad("hard", p.Hard, fmt.Sprintf("a token deficit in [0, %s - 1 = %d]", p.name("limit"), p.Limit-1))
+	}
+	s.Soft, _ = s.Hard.Quo(exact.Int(2))
+	if p.given("soft") {
+		if s.Soft, err = p.rat("soft", p.Soft, "tokens of deficit"); err != nil {
+			return err
+		}
+	}
+	if s.Soft.Sign() < 0 || s.Soft.Cmp(s.Hard) > 0 {
+		return p.bad("soft", p.Soft, fmt.Sprintf("a token deficit in [0, %s %v]", p.name("hard"), s.Hard))
+	}
+	if p.given("offset") {
+		if s.Offset, err = p.seconds("offset", p.Offset); err != nil {
+			return err
+		}
+	}
+	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
+		return p.bad("offset", p.Offset, fmt.Sprintf("an offset in [0, %s %v) s", p.name("window"), s.Window))
+	}
+	return nil
 }
 
 // Spec validates the parameters and returns the specification of the run
@@ -288,13 +332,13 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 				text: fmt.Sprintf("%s %q: %s", p.name("profile"), p.Profile, strings.TrimPrefix(err.Error(), "profiles: "))}
 		}
 		s.Profile = &pr
-		for _, name := range []string{"rate", "limit", "window", "queue"} {
+		for _, name := range []string{"rate", "limit", "window", "queue", "soft", "hard", "offset"} {
 			if p.given(name) {
 				return s, p.misplaced(name, "%s applies to %s only: a %s gives its own parameters", name, "limiter", "profile")
 			}
 		}
 	case p.Design != "":
-		for _, name := range []string{"window", "queue"} {
+		for _, name := range []string{"window", "queue", "soft", "hard", "offset"} {
 			if p.given(name) {
 				return s, p.misplaced(name, "%s applies to %s only: a %s takes %s and %s (its burst)", name, "limiter", "design", "rate", "limit")
 			}

@@ -56,7 +56,7 @@ func (s ClientsSpec) NewLimiter() (buckets.Limiter, error) {
 	if err := ls.Validate(); err != nil {
 		return nil, err
 	}
-	return ls.newLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
+	return ls.NewLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
 }
 
 // LimiterParams describes the limiter of s for humans: a profile's
