@@ -61,6 +61,13 @@ type Spec struct {
 	Replications  int       `yaml:"replications" json:"replications"`                              // independent replications per point, >= 1
 	Seed          uint64    `yaml:"seed" json:"seed"`                                              // root seed (see [ReplicationSeed])
 	Sweep         Sweep     `yaml:"sweep" json:"sweep"`                                            // the grid; empty: one point
+	// RateExact and BurstExact are r and b exactly when the spec gives a
+	// fraction p/q (rate: 10/13), which Rate and Burst, float64, only
+	// approximate; "" when the shortest decimals of Rate and Burst are
+	// exact. ParseSpec sets them from the keys rate and burst; the YAML
+	// echo writes them beside the float64 values.
+	RateExact  string `yaml:"rate_exact,omitempty" json:"rate_exact,omitempty"`
+	BurstExact string `yaml:"burst_exact,omitempty" json:"burst_exact,omitempty"`
 	// Trace, when set, is a trace file that every replication reads
 	// instead of generated arrivals (Arrivals and Load then do not apply):
 	// its first Warmup + Jobs arrivals, or all of them when it has fewer.
@@ -172,6 +179,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	spec := DefaultSpec()
+	data, fractions := exactFractions(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec); err != nil {
@@ -183,6 +191,12 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	var rest yaml.Node
 	if err := dec.Decode(&rest); err != io.EOF {
 		return nil, &SpecError{File: name, Err: fmt.Errorf("more than one YAML document (%w)", ErrSpec)}
+	}
+	if r, ok := fractions["rate"]; ok {
+		spec.RateExact = r
+	}
+	if b, ok := fractions["burst"]; ok {
+		spec.BurstExact = b
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -210,6 +224,65 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		return nil, &SpecError{File: name, Err: err}
 	}
 	return &spec, nil
+}
+
+// exactKeys are the top-level keys of a split spec that take an exact
+// number: a decimal, or a fraction p/q that a float64 cannot hold.
+var exactKeys = []string{"rate", "burst"}
+
+// exactFractions returns data with each fraction p/q given to a key of
+// exactKeys replaced, on its own line, by its nearest float64 (so that the
+// decoder fills the float64 field and keeps every line number), and the
+// fractions exactly, by key, reduced ("10/13"). Anything else is left to
+// the decoder, which refuses what is not a number.
+func exactFractions(data []byte) ([]byte, map[string]string) {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil {
+		return data, nil
+	}
+	n := &root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return data, nil
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(exactKeys, k.Value) || v.Kind != yaml.ScalarNode || !strings.Contains(v.Value, "/") || v.Line < 1 || v.Line > len(lines) {
+			continue
+		}
+		r, err := exact.ParseRat(v.Value)
+		if err != nil || r.Sign() <= 0 {
+			continue
+		}
+		ln, col := lines[v.Line-1], v.Column-1
+		if col < 0 || col >= len(ln) {
+			continue
+		}
+		raw := v.Value
+		if q := ln[col]; q == '"' || q == '\'' {
+			raw = string(q) + v.Value + string(q)
+		}
+		if !bytes.HasPrefix(ln[col:], []byte(raw)) {
+			continue
+		}
+		f := strconv.FormatFloat(r.Float64(), 'g', -1, 64)
+		lines[v.Line-1] = slices.Concat(ln[:col], []byte(f), ln[col+len(raw):])
+		out[k.Value] = r.String()
+	}
+	return bytes.Join(lines, nil), out
+}
+
+// exactOf returns a rate or burst exactly: text (a fraction) when set,
+// else the shortest decimal of x.
+func exactOf(x float64, text string) (exact.Rat, error) {
+	if text != "" {
+		return exact.ParseRat(text)
+	}
+	return exact.FromFloat64(x)
 }
 
 // SplitModel is the model of [Spec]: a token bucket and its split.
@@ -684,40 +757,45 @@ func (s *Spec) NumPoints() int {
 
 // Point is one point of a sweep: every parameter of its replications.
 type Point struct {
-	Index         int         `json:"point"`                    // 0-based, in sweep order
-	Grid          int         `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
-	Arrivals      string      `json:"arrivals"`                 // arrival spec (arrivals.SpecHelp)
-	Load          float64     `json:"load"`                     // ρ = λ/r
-	Rate          float64     `json:"rate_tokens_per_s"`        // r
-	Burst         float64     `json:"burst_tokens"`             // b
-	K             int         `json:"k"`                        // sub-buckets
-	RateShares    []float64   `json:"rate_shares"`              // q_l
-	BurstShares   []float64   `json:"burst_shares"`             // q^b_l
-	TrafficShares []float64   `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
-	Dispatch      string      `json:"dispatch"`
-	Order         string      `json:"order"`
-	Jobs          int64       `json:"jobs"`   // measured jobs per replication
-	Warmup        int64       `json:"warmup"` // warm-up jobs per replication
-	Replications  int         `json:"replications"`
-	trace         *TraceInput // the spec's trace, or nil for generated arrivals
+	Index         int       `json:"point"`                    // 0-based, in sweep order
+	Grid          int       `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
+	Arrivals      string    `json:"arrivals"`                 // arrival spec (arrivals.SpecHelp)
+	Load          float64   `json:"load"`                     // ρ = λ/r
+	Rate          float64   `json:"rate_tokens_per_s"`        // r
+	Burst         float64   `json:"burst_tokens"`             // b
+	K             int       `json:"k"`                        // sub-buckets
+	RateShares    []float64 `json:"rate_shares"`              // q_l
+	BurstShares   []float64 `json:"burst_shares"`             // q^b_l
+	TrafficShares []float64 `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
+	Dispatch      string    `json:"dispatch"`
+	Order         string    `json:"order"`
+	Jobs          int64     `json:"jobs"`   // measured jobs per replication
+	Warmup        int64     `json:"warmup"` // warm-up jobs per replication
+	Replications  int       `json:"replications"`
+	// RateExact and BurstExact are r and b exactly when given as a
+	// fraction p/q (see Spec.RateExact); "" otherwise.
+	RateExact  string      `json:"rate_exact,omitempty"`
+	BurstExact string      `json:"burst_exact,omitempty"`
+	trace      *TraceInput // the spec's trace, or nil for generated arrivals
 }
 
 // Lambda returns the mean arrival rate λ, jobs/s: ρ·r for an arrival spec
 // whose processes take the default rate (such as "poisson"), the mean rate
 // its parameters give otherwise; NaN for a trace (and an invalid spec).
 func (p *Point) Lambda() float64 {
-	r, err := exact.FromFloat64(p.Rate)
+	r, err := exactOf(p.Rate, p.RateExact)
 	if err != nil || p.trace != nil {
 		return math.NaN()
 	}
 	return meanRate(ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: r})
 }
 
-// One returns the one bucket (r, b), exactly: each float64 parameter
-// stands for its shortest decimal (exact.FromFloat64).
+// One returns the one bucket (r, b), exactly: RateExact and BurstExact
+// where set (fractions p/q), else each float64 parameter stands for its
+// shortest decimal (exact.FromFloat64).
 func (p *Point) One() (buckets.Params, error) {
-	r, err1 := exact.FromFloat64(p.Rate)
-	b, err2 := exact.FromFloat64(p.Burst)
+	r, err1 := exactOf(p.Rate, p.RateExact)
+	b, err2 := exactOf(p.Burst, p.BurstExact)
 	if err := errors.Join(err1, err2); err != nil {
 		return buckets.Params{}, fmt.Errorf("experiments: point %d: %w (%w)", p.Index, err, buckets.ErrParam)
 	}
@@ -891,10 +969,17 @@ const shareTolerance = 1e-9
 // spec's fields.
 func (s *Spec) point(vals map[string]any) (Point, error) {
 	p := Point{Arrivals: s.Arrivals, Load: s.Load, Rate: s.Rate, Burst: s.Burst, K: s.K,
-		Dispatch: s.Dispatch, Order: s.Order, Jobs: s.Jobs, Warmup: s.Warmup, Replications: s.Replications, trace: s.Trace}
+		Dispatch: s.Dispatch, Order: s.Order, Jobs: s.Jobs, Warmup: s.Warmup, Replications: s.Replications, trace: s.Trace,
+		RateExact: s.RateExact, BurstExact: s.BurstExact}
 	f := func(name string, dst *float64) {
 		if v, ok := vals[name]; ok {
 			*dst = v.(float64)
+			switch name { // an axis value is a float64's shortest decimal
+			case "rate":
+				p.RateExact = ""
+			case "burst":
+				p.BurstExact = ""
+			}
 		}
 	}
 	i := func(name string, dst *int64) {
@@ -931,8 +1016,16 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 	if !(p.Rate > 0) || math.IsInf(p.Rate, 0) {
 		return p, specErr(field("rate"), "%v, want a finite rate > 0 tokens/s", p.Rate)
 	}
-	if _, err := exact.FromFloat64(p.Rate); err != nil {
+	if _, err := exactOf(p.Rate, p.RateExact); err != nil {
 		return p, specErr(field("rate"), "%v: %v", p.Rate, err)
+	}
+	for _, x := range []struct {
+		name, text string
+		f          float64
+	}{{"rate", p.RateExact, p.Rate}, {"burst", p.BurstExact, p.Burst}} {
+		if r, err := exact.ParseRat(x.text); x.text != "" && (err != nil || r.Float64() != x.f) {
+			return p, specErr(x.name+"_exact", "%q, want the exact value of %s = %v, a decimal or a fraction p/q", x.text, x.name, x.f)
+		}
 	}
 	if s.Trace != nil {
 		for _, name := range []string{"arrivals", "load"} {
