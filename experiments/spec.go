@@ -72,6 +72,10 @@ type Spec struct {
 	// instead of generated arrivals (Arrivals and Load then do not apply):
 	// its first Warmup + Jobs arrivals, or all of them when it has fewer.
 	Trace *TraceInput `yaml:"trace,omitempty" json:"trace,omitempty"`
+
+	given       map[string]bool // top-level keys the spec file set (ParseSpec)
+	traceJobs   int64           // the trace's jobs (FitTrace); 0 before
+	traceLambda float64         // the trace's mean rate, jobs/s (FitTrace); 0 before
 }
 
 // TraceInput is a trace file read by a sweep (see arrivals.TraceOptions
@@ -203,6 +207,10 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		return nil, yamlError(name, err)
 	}
 	lines := KeyLines(&root, "")
+	spec.given = map[string]bool{}
+	for k := range lines {
+		spec.given[k] = true
+	}
 	if _, ok := lines["k"]; !ok {
 		// k defaults to the length of the share lists.
 		for _, s := range [][]float64{spec.RateShares, spec.BurstShares, spec.TrafficShares} {
@@ -777,12 +785,19 @@ type Point struct {
 	RateExact  string      `json:"rate_exact,omitempty"`
 	BurstExact string      `json:"burst_exact,omitempty"`
 	trace      *TraceInput // the spec's trace, or nil for generated arrivals
+	// traceLambda is the trace's mean rate, jobs/s, once Spec.FitTrace
+	// has read it; 0 otherwise.
+	traceLambda float64
 }
 
 // Lambda returns the mean arrival rate λ, jobs/s: ρ·r for an arrival spec
 // whose processes take the default rate (such as "poisson"), the mean rate
-// its parameters give otherwise; NaN for a trace (and an invalid spec).
+// its parameters give otherwise; for a trace, its mean rate once
+// [Spec.FitTrace] has read it, NaN before (and for an invalid spec).
 func (p *Point) Lambda() float64 {
+	if p.trace != nil && p.traceLambda > 0 {
+		return p.traceLambda
+	}
 	r, err := exactOf(p.Rate, p.RateExact)
 	if err != nil || p.trace != nil {
 		return math.NaN()
@@ -970,7 +985,7 @@ const shareTolerance = 1e-9
 func (s *Spec) point(vals map[string]any) (Point, error) {
 	p := Point{Arrivals: s.Arrivals, Load: s.Load, Rate: s.Rate, Burst: s.Burst, K: s.K,
 		Dispatch: s.Dispatch, Order: s.Order, Jobs: s.Jobs, Warmup: s.Warmup, Replications: s.Replications, trace: s.Trace,
-		RateExact: s.RateExact, BurstExact: s.BurstExact}
+		RateExact: s.RateExact, BurstExact: s.BurstExact, traceLambda: s.traceLambda}
 	f := func(name string, dst *float64) {
 		if v, ok := vals[name]; ok {
 			*dst = v.(float64)
@@ -1003,6 +1018,12 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 	str("arrivals", &p.Arrivals)
 	str("dispatch", &p.Dispatch)
 	str("order", &p.Order)
+	if p.trace != nil && s.traceJobs > 0 { // a jobs or warmup axis over a fitted trace
+		if p.Warmup >= s.traceJobs {
+			return p, specErr("sweep.warmup", "%d, want fewer than the trace's %d jobs", p.Warmup, s.traceJobs)
+		}
+		p.Jobs = min(p.Jobs, s.traceJobs-p.Warmup) // the jobs actually measured
+	}
 
 	field := func(name string) string {
 		if _, ok := vals[name]; ok {
@@ -1199,7 +1220,9 @@ const ShortReplicationJobs = 10000
 // the point's delays, grow without bound with the run's length).
 func SpecWarnings(s *Spec) []string {
 	var ws []string
-	if s.Jobs < ShortReplicationJobs || s.Warmup == 0 {
+	// A trace study measures its trace, whole by default: the next
+	// warning, not this one, is about its intervals.
+	if s.Trace == nil && (s.Jobs < ShortReplicationJobs || s.Warmup == 0) {
 		ws = append(ws, fmt.Sprintf("replications of %d measured jobs after a warm-up of %d are short: their 95%% confidence intervals may cover much less (a 200-job replication without warm-up covers about 81%%); use jobs >= %d and a warm-up of a tenth of that",
 			s.Jobs, s.Warmup, ShortReplicationJobs))
 	}

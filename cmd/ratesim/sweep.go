@@ -379,6 +379,19 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 		}
 		spec.Sweep = experiments.Sweep{g}
 	}
+	// A trace study measures the whole trace unless --jobs-per-replication
+	// or --warmup (or the spec) says otherwise, and its loads come from
+	// the trace's mean rate.
+	var given []string
+	if changed("jobs-per-replication") || changed("jobs") {
+		given = append(given, "jobs")
+	}
+	if changed("warmup") {
+		given = append(given, "warmup")
+	}
+	if err := spec.FitTrace(cmd.Context(), given...); err != nil {
+		return nil, err
+	}
 	// Validating builds every point: refuse a whole sweep too large for
 	// the machine first (a shard is checked once its points are known).
 	if n := spec.NumPoints(); f.shard == "" && n <= experiments.MaxPoints {
