@@ -319,6 +319,9 @@ func (p *Params) OpenArrivals(ctx context.Context, rate exact.Rat) (*experiments
 			return nil, "", err
 		}
 		in := "trace " + p.Trace.Path
+		if note := experiments.CountsNote(a.Trace, opt.Spread); note != "" {
+			in += " (" + note + ")"
+		}
 		if opt.KeyCol != "" {
 			in += ", keyed by column " + opt.KeyCol
 		}

@@ -541,11 +541,12 @@ func (p *ClientsParams) OpenArrivals(ctx context.Context, spec *ClientsSpec) (*A
 	switch {
 	case p.Trace != nil:
 		var err error
-		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: p.traceOptions()}, p.Seed)
+		opt := p.traceOptions()
+		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: opt}, p.Seed)
 		if err != nil {
 			return nil, err
 		}
-		spec.Input = "trace " + p.Trace.Path
+		spec.Input = traceInputText(p.Trace.Path, a.Trace, opt.Spread)
 	case spec.MaxJobs == 0:
 		spec.Input = fmt.Sprintf("%d closed-loop users, think %v s, until %v s", p.Users, float64(spec.Scenario.Think.(clients.Fixed)), spec.Scenario.Horizon.Seconds())
 		return &Arrivals{}, nil

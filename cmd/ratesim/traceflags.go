@@ -37,28 +37,10 @@ func addBadLineFlags(fl *pflag.FlagSet, opt *arrivals.TraceOptions) {
 }
 
 // countsNote says how a count trace became arrivals ("counts per 1m
-// interval, spread even"), or "" for a trace of times.
+// interval, spread even"), or "" for a trace of times
+// (experiments.CountsNote, which clients and drl write too).
 func countsNote(tr *arrivals.Trace, spread string) string {
-	if tr == nil || tr.Interval() <= 0 {
-		return ""
-	}
-	if spread == "" {
-		spread = "even"
-	}
-	return fmt.Sprintf("counts per %s interval, spread %s", shortDuration(time.Duration(tr.Interval())), spread)
-}
-
-// shortDuration writes d as time.Duration does, without zero trailing
-// units: 1m, 1h, 1m30s, 500ms.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return experiments.CountsNote(tr, spread)
 }
 
 func addTraceFormatFlags(fl *pflag.FlagSet, f *traceFormatFlags) {
