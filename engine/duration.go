@@ -20,11 +20,17 @@ var ErrDuration = errors.New("invalid duration")
 // [SecondsToTime]: the text and why it is not a duration that fits, such
 // as "finer than 1 ns: 1ns or 2ns fit". It wraps [ErrDuration].
 type DurationError struct {
-	Text string // the text as given
-	Why  string // what is wrong and, where possible, what would fit
+	Text   string // the text as given
+	Why    string // what is wrong and, where possible, what would fit
+	Syntax bool   // not in the grammar at all: Error adds DurationSyntax
 }
 
-func (e *DurationError) Error() string { return fmt.Sprintf("%q is %s", e.Text, e.Why) }
+func (e *DurationError) Error() string {
+	if e.Syntax {
+		return fmt.Sprintf("%q is %s: want %s", e.Text, e.Why, DurationSyntax)
+	}
+	return fmt.Sprintf("%q is %s", e.Text, e.Why)
+}
 
 // Unwrap returns [ErrDuration].
 func (e *DurationError) Unwrap() error { return ErrDuration }
@@ -63,7 +69,7 @@ var durationUnits = []struct {
 // unbounded amount of arithmetic.
 func ParseSeconds(s string) (secs *big.Rat, inf bool, err error) {
 	bad := func(why string) (*big.Rat, bool, error) {
-		return nil, false, &DurationError{Text: s, Why: "not a duration: " + why + ": want " + DurationSyntax}
+		return nil, false, &DurationError{Text: s, Why: "not a duration: " + why, Syntax: true}
 	}
 	text := strings.TrimSpace(s)
 	if text == "" {

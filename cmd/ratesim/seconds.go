@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ratesim/ratesim/engine"
@@ -48,11 +50,13 @@ func (d *durationFlag) Type() string   { return "duration" }
 // Set parses s; pflag names the flag in the error.
 func (d *durationFlag) Set(s string) error {
 	t, err := engine.ParseDuration(s)
-	if err != nil {
-		return err
+	want := "want a finite duration >= 0, " + engine.DurationSyntax
+	var de *engine.DurationError
+	if errors.As(err, &de) {
+		return errors.New(want + " (" + de.Why + ")")
 	}
-	if t == engine.Forever || t < 0 {
-		return errors.New("want a finite duration >= 0 (" + engine.DurationSyntax + ")")
+	if err != nil || t == engine.Forever || t < 0 {
+		return errors.New(want)
 	}
 	*d = durationFlag(t)
 	return nil
@@ -69,4 +73,34 @@ func lambdaOf(load float64, rate exact.Rat) (exact.Rat, error) {
 		return exact.Rat{}, flagError("load", load, "a load > 0 whose arrival rate load·rate fits the exact model")
 	}
 	return l, nil
+}
+
+// exactFloatFlag is a pflag.Value for a rate or burst of a sweep: an
+// exact decimal or fraction p/q, kept as its float64 and, for a fraction
+// a float64 cannot hold, as its exact text (experiments.Spec.RateExact).
+// It keeps pflag's float64 type name and text, so --help reads as before.
+type exactFloatFlag struct {
+	f    *float64
+	text *string
+}
+
+func (x *exactFloatFlag) String() string {
+	if x.f == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*x.f, 'g', -1, 64)
+}
+func (x *exactFloatFlag) Type() string { return "float64" }
+
+// Set parses s; pflag names the flag in the error.
+func (x *exactFloatFlag) Set(s string) error {
+	r, err := exact.ParseRat(s)
+	if err != nil {
+		return errors.New("want a decimal such as 0.7 or a fraction such as 10/13")
+	}
+	*x.f, *x.text = r.Float64(), ""
+	if strings.Contains(s, "/") {
+		*x.text = r.String()
+	}
+	return nil
 }

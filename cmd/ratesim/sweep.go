@@ -254,8 +254,9 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	fl.StringVar(&s.Name, "name", "", "a name for the study, shown in captions")
 	fl.StringVar(&s.Arrivals, "arrivals", "poisson", "arrival process: poisson, periodic or an arrival spec as in ratesim run, such as 'renewal:dist=gamma,scv=4'; a process without rate= takes λ = load·rate")
 	fl.Float64Var(&s.Load, "load", 0.9, "offered load ρ = λ/r (> 0)")
-	fl.Float64Var(&s.Rate, "rate", 1, "token rate r of the one bucket, tokens/s (> 0)")
-	fl.Float64Var(&s.Burst, "burst", 10, "burst b of the one bucket, tokens (>= 1)")
+	s.Rate, s.Burst = 1, 10
+	fl.Var(&exactFloatFlag{&s.Rate, &s.RateExact}, "rate", "token rate r of the one bucket, tokens/s (> 0)")
+	fl.Var(&exactFloatFlag{&s.Burst, &s.BurstExact}, "burst", "burst b of the one bucket, tokens (>= 1)")
 	fl.IntVar(&s.K, "k", 2, "number of sub-buckets")
 	fl.StringVar(&f.spec.rateShares, "rate-shares", "", "rate share of each sub-bucket, e.g. 0.7,0.3 (default equal)")
 	fl.StringVar(&f.spec.burstShares, "burst-shares", "", "burst share of each sub-bucket, e.g. 0.5,0.5 (default equal)")
@@ -320,10 +321,10 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 		spec.Load = src.Load
 	}
 	if changed("rate") {
-		spec.Rate = src.Rate
+		spec.Rate, spec.RateExact = src.Rate, src.RateExact
 	}
 	if changed("burst") {
-		spec.Burst = src.Burst
+		spec.Burst, spec.BurstExact = src.Burst, src.BurstExact
 	}
 	if changed("k") {
 		spec.K = src.K
