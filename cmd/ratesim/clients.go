@@ -273,7 +273,9 @@ func (f *clientsFlags) readDesign(s *experiments.ClientsSpec) error {
 	ds.Design = f.p.Design
 	s.RemoteName = "drl " + f.p.Design
 	s.RemoteParams = ds.Describe()
-	s.Remote = func() (clients.Remote, error) {
+	s.Remote = func(origin int64) (clients.Remote, error) {
+		ds := ds
+		ds.Origin = origin // fixed windows on the trace's clock
 		o, err := drl.NewOnline(ds)
 		f.online, f.designSpec = o, ds
 		return o, err

@@ -9,7 +9,8 @@ import (
 
 // TestWindowEdgesFollowTraceClock runs the trace 1, 1, 60.5 s (Unix
 // seconds) at one job per 60 s through the fixed window of every command
-// that has one. Its edges follow the trace's absolute clock, k·60 s from
+// that has one (limiters, clients with the family limiter and with drl's
+// store design, drl's store). Its edges follow the trace's absolute clock, k·60 s from
 // the Unix epoch: [0, 60) holds 1 and 1 (admit, reject) and [60, 120)
 // holds 60.5 (admit), so 2 are admitted, A R A. Windows measured from the
 // first arrival ([1, 61)) would hold all three and admit 1.
@@ -45,6 +46,17 @@ func TestWindowEdgesFollowTraceClock(t *testing.T) {
 				err := json.Unmarshal(out, &v)
 				return counts{Admitted: v.Foreground.Admitted, Rejected: v.Foreground.GiveUps}, err
 			}},
+		{[]string{"clients", "--trace", trace, "--design", "store", "--store-limiter", "fixed-window", "--rate", "1/60", "--limit", "1", "--police", "--max-attempts", "1", "--json"},
+			func(out []byte) (counts, error) {
+				var v struct {
+					Foreground struct {
+						Admitted int64
+						GiveUps  int64 `json:"give_ups"`
+					}
+				}
+				err := json.Unmarshal(out, &v)
+				return counts{Admitted: v.Foreground.Admitted, Rejected: v.Foreground.GiveUps}, err
+			}},
 		{[]string{"drl", "--trace", trace, "--designs", "store", "--store-limiter", "fixed-window", "--rate", "1/60", "--burst", "1", "--police", "--json"},
 			func(out []byte) (counts, error) {
 				var v struct {
@@ -63,7 +75,7 @@ func TestWindowEdgesFollowTraceClock(t *testing.T) {
 		}
 		got, err := tc.get([]byte(out))
 		if err != nil || got.Admitted != 2 || got.Rejected != 1 {
-			t.Errorf("ratesim %s: admitted %d, refused %d (%v), want 2 and 1 (A R A)", tc.args[0], got.Admitted, got.Rejected, err)
+			t.Errorf("ratesim %v: admitted %d, refused %d (%v), want 2 and 1 (A R A)", tc.args, got.Admitted, got.Rejected, err)
 		}
 	}
 }
