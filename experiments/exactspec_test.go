@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -53,5 +55,49 @@ func TestSpecExactRate(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrSpec) && !strings.Contains(tc.yaml, "1/0") {
 			t.Errorf("%q: error %v, want one containing %q", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// TestSweepAxisFractions sweeps rate over a fraction and a decimal: the
+// fraction's point has the exact bucket, the decimal's its shortest
+// decimal (7/2 is the decimal 3.5); labels, JSON and the YAML echo keep
+// the fraction's text, and
+// the spec reads back from its JSON and its YAML.
+func TestSweepAxisFractions(t *testing.T) {
+	s, err := ParseSpec(strings.NewReader("burst: 5\nsweep:\n  rate: [10/13, 0.7]\n  burst: [\"7/2\"]\n"), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := s.Points()
+	if err != nil || len(pts) != 2 {
+		t.Fatalf("%d points, %v", len(pts), err)
+	}
+	for i, want := range [][2]string{{"10/13", "7/2"}, {"7/10", "7/2"}} {
+		one, err := pts[i].One()
+		if err != nil || one.Rate.Cmp(exact.MustParse(want[0])) != 0 || one.Burst.Cmp(exact.MustParse(want[1])) != 0 {
+			t.Errorf("point %d: (%v, %v), %v; want (%s, %s)", i, one.Rate, one.Burst, err, want[0], want[1])
+		}
+	}
+	if got := pointLabel(s.Sweep[0], []int{0, 0}); got != "rate=10/13 burst=3.5" {
+		t.Errorf("label %q", got)
+	}
+	js, err := json.Marshal(s.Sweep)
+	if err != nil || string(js) != `[{"rate":["10/13",0.7],"burst":[3.5]}]` {
+		t.Errorf("JSON %s, %v", js, err)
+	}
+	var back Sweep
+	if err := json.Unmarshal(js, &back); err != nil || !reflect.DeepEqual(back[0][0].Values, s.Sweep[0][0].Values) {
+		t.Errorf("JSON reads back as %v, %v; want %v", back, err, s.Sweep)
+	}
+	echo, err := s.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := ParseSpec(strings.NewReader(string(echo)), "echo.yaml")
+	if err != nil || !reflect.DeepEqual(again.Sweep[0][0].Values, s.Sweep[0][0].Values) || !reflect.DeepEqual(again.Sweep[0][1].Values, s.Sweep[0][1].Values) {
+		t.Errorf("the echo\n%s reads back as %v, %v", echo, again, err)
+	}
+	if _, err := ParseSpec(strings.NewReader("sweep:\n  rate: [1/0]\n"), "s.yaml"); err == nil || !strings.Contains(err.Error(), "s.yaml:2") {
+		t.Errorf("rate 1/0: %v, want an error naming line 2", err)
 	}
 }

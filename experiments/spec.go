@@ -123,7 +123,7 @@ type Axis struct {
 
 // axisKind is the type of each sweepable parameter.
 var axisKind = map[string]byte{
-	"load": 'f', "rate": 'f', "burst": 'f', "p": 'f', "q": 'f', "q_rate": 'f', "q_burst": 'f',
+	"load": 'f', "rate": 'x', "burst": 'x', "p": 'f', "q": 'f', "q_rate": 'f', "q_burst": 'f',
 	"k": 'i', "jobs": 'i', "warmup": 'i',
 	"arrivals": 's', "dispatch": 's', "order": 's',
 }
@@ -540,6 +540,16 @@ func parseAxisValue(kind byte, s string, scalar bool) (any, error) {
 		}
 		return float64(n), nil
 	}
+	if kind == 'x' && strings.Contains(s, "/") {
+		r, err := exact.ParseRat(s)
+		if err != nil || r.Sign() <= 0 {
+			return nil, fmt.Errorf("%q is not a number > 0: want a decimal or a fraction p/q", s)
+		}
+		if d, err := exact.FromFloat64(r.Float64()); err == nil && d.Cmp(r) == 0 {
+			return r.Float64(), nil // a decimal after all (7/2 is 3.5)
+		}
+		return Fraction{Exact: r.String(), Float: r.Float64()}, nil
+	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a number", s)
@@ -587,12 +597,25 @@ func (s Sweep) MarshalYAML() (any, error) {
 	return seq, nil
 }
 
+// Fraction is a value of a rate or burst axis given as a fraction p/q
+// that a float64 cannot hold: its exact text, reduced ("10/13"), and its
+// nearest float64. Its JSON and YAML are the exact text.
+type Fraction struct {
+	Exact string
+	Float float64
+}
+
+// MarshalJSON writes the exact text as a JSON string.
+func (f Fraction) MarshalJSON() ([]byte, error) { return json.Marshal(f.Exact) }
+
 func formatAxisValue(v any) string {
 	switch x := v.(type) {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
 		return x
+	case Fraction:
+		return x.Exact
 	}
 	panic(fmt.Sprintf("experiments: axis value %v of type %T", v, v))
 }
@@ -659,12 +682,23 @@ func (s *Sweep) UnmarshalJSON(data []byte) error {
 					a.Values = append(a.Values, v)
 				}
 			} else {
-				var vs []float64
+				var vs []any // numbers, and fractions as strings
 				if err := dec.Decode(&vs); err != nil {
 					return err
 				}
 				for _, v := range vs {
-					a.Values = append(a.Values, v)
+					switch x := v.(type) {
+					case float64:
+						a.Values = append(a.Values, x)
+					case string:
+						f, err := parseAxisValue(kind, x, true)
+						if _, ok := f.(Fraction); err != nil || !ok {
+							return fmt.Errorf("experiments: sweep %s: %q is not a number", name, x)
+						}
+						a.Values = append(a.Values, f)
+					default:
+						return fmt.Errorf("experiments: sweep %s: %v is not a number", name, v)
+					}
 				}
 			}
 			g = append(g, a)
@@ -988,12 +1022,17 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 		RateExact: s.RateExact, BurstExact: s.BurstExact, traceLambda: s.traceLambda}
 	f := func(name string, dst *float64) {
 		if v, ok := vals[name]; ok {
-			*dst = v.(float64)
-			switch name { // an axis value is a float64's shortest decimal
+			text := "" // a decimal axis value: a float64's shortest decimal
+			if f, ok := v.(Fraction); ok {
+				*dst, text = f.Float, f.Exact
+			} else {
+				*dst = v.(float64)
+			}
+			switch name {
 			case "rate":
-				p.RateExact = ""
+				p.RateExact = text
 			case "burst":
-				p.BurstExact = ""
+				p.BurstExact = text
 			}
 		}
 	}
