@@ -290,10 +290,32 @@ func (c *specComponent) float(k string, def float64, ok func(float64) bool, want
 	}
 	c.used[k] = true
 	x, err := strconv.ParseFloat(v, 64)
+	if err != nil && timeKeys[k] {
+		x, err = secondsFloat(v)
+	}
 	if err != nil || !ok(x) {
 		return 0, fmt.Errorf("%s %q is invalid: want %s", k, v, want)
 	}
 	c.record(k, fmtFloat(x))
+	return x, nil
+}
+
+// timeKeys are the float64 parameters that are times in seconds (mean
+// ON and OFF periods, a cron jitter): they also take the one duration
+// grammar (engine.ParseSeconds: "1m", "500ms", "1/3").
+var timeKeys = map[string]bool{"on": true, "off": true, "jitter": true}
+
+// secondsFloat reads a time in the duration grammar as float64 seconds;
+// "inf" is refused.
+func secondsFloat(v string) (float64, error) {
+	secs, inf, err := engine.ParseSeconds(v)
+	if err != nil {
+		return 0, err
+	}
+	if inf {
+		return 0, fmt.Errorf("%q is not finite", v)
+	}
+	x, _ := secs.Float64()
 	return x, nil
 }
 
