@@ -54,7 +54,7 @@ type ClientsParams struct {
 
 	Backoff          string `yaml:"backoff"`            // one of clients.BackoffNames
 	Base             string `yaml:"base"`               // backoff base, > 0 except for none
-	Cap              string `yaml:"cap"`                // backoff cap, >= Base
+	Cap              string `yaml:"cap"`                // backoff cap, >= Base; not given: 10 s, or Base (which Spec writes here) when larger
 	MaxAttempts      int    `yaml:"max_attempts"`       // attempts of a request, >= 1; 0: no bound
 	Deadline         string `yaml:"deadline"`           // give up past this after arrival; 0: none
 	RetryAfter       bool   `yaml:"retry_after"`        // obey the limiter's Retry-After where it gives one
@@ -427,6 +427,9 @@ func (p *ClientsParams) retry(sc *clients.Scenario) error {
 	capT, err := p.span("cap", p.Cap, false)
 	if err != nil {
 		return err
+	}
+	if !p.given("cap") && capT < base {
+		capT, p.Cap = base, p.Base // the default cap is 10 s, or the base when larger
 	}
 	if p.Backoff != "none" && p.Backoff != "constant" && capT < base {
 		return p.bad("cap", p.Cap, fmt.Sprintf("a cap >= %s %v s", p.name("base"), base))

@@ -155,7 +155,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.p.Horizon, "horizon", "60", "closed-loop users start requests until this instant, seconds or with a unit (> 0)")
 	fl.StringVar(&f.p.Backoff, "backoff", "exponential", "retry backoff: "+strings.Join(clients.BackoffNames(), ", "))
 	fl.StringVar(&f.p.Base, "base", "100ms", "backoff base, seconds or with a unit (> 0 except for none)")
-	fl.StringVar(&f.p.Cap, "cap", "10s", "backoff cap, seconds or with a unit (>= --base)")
+	fl.StringVar(&f.p.Cap, "cap", "10s", "backoff cap, seconds or with a unit (>= --base; not given: 10s, or --base when larger)")
 	fl.IntVar(&f.p.MaxAttempts, "max-attempts", 10, "attempts of one request, the first included, before it is given up (>= 1; 0 for no bound)")
 	fl.StringVar(&f.p.Deadline, "deadline", "0", "give a request up when its next attempt would come this long after its arrival, seconds or with a unit (0: no deadline)")
 	fl.BoolVar(&f.p.RetryAfter, "retry-after", false, "obey the limiter's Retry-After where it gives one, and --backoff elsewhere")

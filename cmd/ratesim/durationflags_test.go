@@ -97,3 +97,20 @@ func TestDurationFlagsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestClientsBaseAboveDefaultCap: ratesim clients --base 1h30m runs, its
+// cap (not given) rising from the default 10 s to the base, 5400 s, as
+// the text and the JSON say; a cap given below the base is still refused.
+func TestClientsBaseAboveDefaultCap(t *testing.T) {
+	out, stderr, code := ratesim(t, "clients", "--base", "1h30m", "--jobs", "100")
+	if code != 0 || !strings.Contains(out, "base 1h30m, cap 1h30m") {
+		t.Errorf("clients --base 1h30m: exit %d, %s%s", code, out, stderr)
+	}
+	out, _, code = ratesim(t, "clients", "--base", "1h30m", "--jobs", "100", "--json")
+	if code != 0 || !strings.Contains(out, `"backoff_base_s": 5400,`) || !strings.Contains(out, `"backoff_cap_s": 5400,`) {
+		t.Errorf("clients --base 1h30m --json: exit %d, %s", code, out)
+	}
+	if _, stderr, code := ratesim(t, "clients", "--base", "1h30m", "--cap", "1h"); code != 2 || !strings.Contains(stderr, "--cap 1h: want a cap >= --base 5400 s") {
+		t.Errorf("clients --base 1h30m --cap 1h: exit %d, %s", code, stderr)
+	}
+}
