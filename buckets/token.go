@@ -470,3 +470,85 @@ func (b *TokenBucket) horizon(t engine.Time) exact.Int128 {
 // units (see [TokenBucket.Scale]): the accrued delay S once every waiting
 // job is served, and an upper bound of S(t) at any instant t.
 func (b *TokenBucket) TotalWait() exact.Int128 { return b.waits }
+
+// FCFSState is a saved state of a bucket on the fast path (see
+// [TokenBucket.SaveFCFS]); its zero value is not a state to restore.
+type FCFSState struct {
+	finish, waits     exact.Int128
+	last              engine.Time
+	admitted, delayed int64
+}
+
+// SaveFCFS returns the state [TokenBucket.AdmitFCFS] and
+// [TokenBucket.AdmitFCFSBatch] change, for [TokenBucket.RestoreFCFS].
+func (b *TokenBucket) SaveFCFS() FCFSState {
+	return FCFSState{finish: b.finish, waits: b.waits, last: b.last, admitted: b.admitted, delayed: b.delayed}
+}
+
+// RestoreFCFS puts the bucket back in a state s saved by
+// [TokenBucket.SaveFCFS] since which only AdmitFCFS and AdmitFCFSBatch
+// were called: the jobs admitted since are forgotten.
+func (b *TokenBucket) RestoreFCFS(s FCFSState) {
+	b.finish, b.waits, b.last, b.admitted, b.delayed = s.finish, s.waits, s.last, s.admitted, s.delayed
+}
+
+// fast62 is the bound below which AdmitFCFSBatch keeps every instant and
+// wait in units: then no int64 sum or product in its loop overflows.
+const fast62 = 1 << 62
+
+// AdmitFCFSBatch admits the jobs arriving at ts[from], ts[from+stride],
+// ts[from+2·stride], ... (nanoseconds, non-decreasing, none earlier than
+// an instant already offered) to a bucket for which
+// [TokenBucket.FastFCFS] holds, one after the other, exactly as
+// [TokenBucket.AdmitFCFS] would, and writes each job's wait in units
+// (0 when it passes at once) to waits at the job's index. It does the
+// Lindley recursion on int64 and returns false, leaving the bucket and
+// waits unchanged, when an instant or a wait of the batch could reach
+// 2^62 units (a run beyond about 146 years at one unit per ns): the
+// caller then admits the jobs one by one with AdmitFCFS, which is exact
+// at any instant. Under 2^62 units every release is on the clock, so no
+// job is refused for the clock's range.
+//
+// Panics if waits is shorter than ts or stride < 1.
+func (b *TokenBucket) AdmitFCFSBatch(ts []engine.Time, from, stride int, waits []int64) bool {
+	if stride < 1 || len(waits) < len(ts) {
+		panic("buckets: TokenBucket.AdmitFCFSBatch: stride < 1 or waits shorter than ts")
+	}
+	if from >= len(ts) {
+		return true
+	}
+	n := int64((len(ts)-1-from)/stride + 1)
+	lastT := ts[from+int(n-1)*stride]
+	// Every instant is at most lastT·scale and F at most
+	// max(F, lastT·scale) + n/r: both must stay below 2^62.
+	xl, ok := exact.I128(int64(lastT)).Mul64OK(b.scale)
+	if !ok || int64(lastT) < 0 || !xl.Less(exact.I128(fast62)) {
+		return false
+	}
+	top := b.finish
+	if top.Less(xl) {
+		top = xl
+	}
+	grow, ok := b.token.Mul64OK(n)
+	if !ok || !top.Add(grow).Less(exact.I128(fast62)) || !b.burst.Less(exact.I128(fast62)) || b.finish.Sign() < 0 {
+		return false
+	}
+	f, tok, bur, sc := b.finish.Int64(), b.token.Int64(), b.burst.Int64(), b.scale
+	sum := b.waits
+	delayed := b.delayed
+	for i := from; i < len(ts); i += stride {
+		x := int64(ts[i]) * sc
+		f = max(f, x) + tok
+		w := f - x - bur
+		if w > 0 {
+			delayed++
+			sum = sum.Add64(w)
+		} else {
+			w = 0
+		}
+		waits[i] = w
+	}
+	b.finish, b.waits, b.delayed, b.last = exact.I128(f), sum, delayed, lastT
+	b.admitted += n
+	return true
+}
