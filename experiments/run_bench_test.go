@@ -16,6 +16,11 @@ import (
 // sub-buckets, round-robin, FCFS, the check on at every instant, exact
 // statistics. It reports ns/job and the heap in use after the run.
 func benchRun(b *testing.B, jobs int64, run func(RunSpec, arrivals.Process) (Result, error)) {
+	benchRunAt(b, 0.9, jobs, run)
+}
+
+// benchRunAt is benchRun at the given load.
+func benchRunAt(b *testing.B, load float64, jobs int64, run func(RunSpec, arrivals.Process) (Result, error)) {
 	one := pp("1", "10")
 	subs, _ := buckets.EqualSplit(one, 2)
 	spec := RunSpec{One: one, Subs: subs, Dispatch: "rr", Seed: 1, MaxJobs: jobs}
@@ -23,7 +28,7 @@ func benchRun(b *testing.B, jobs int64, run func(RunSpec, arrivals.Process) (Res
 	var ms runtime.MemStats
 	peak := uint64(0)
 	for range b.N {
-		proc, err := arrivals.NewPoisson(0.9, Source(spec.Seed, systems.StreamArrivals))
+		proc, err := arrivals.NewPoisson(load, Source(spec.Seed, systems.StreamArrivals))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -52,6 +57,10 @@ func onEngine(spec RunSpec, p arrivals.Process) (Result, error) {
 func BenchmarkRun1e6(b *testing.B)       { benchRun(b, 1_000_000, fast) }
 func BenchmarkRun1e7(b *testing.B)       { benchRun(b, 10_000_000, fast) }
 func BenchmarkRunEngine1e6(b *testing.B) { benchRun(b, 1_000_000, onEngine) }
+
+// BenchmarkRunOverload1e7 is BenchmarkRun1e7 at load 1.1, where every
+// delay grows with the run.
+func BenchmarkRunOverload1e7(b *testing.B) { benchRunAt(b, 1.1, 10_000_000, fast) }
 
 // BenchmarkJobsOut is BenchmarkRun1e6 writing every job's row (--jobs-out)
 // to io.Discard; its ns/job less Run1e6's is the cost of a row.
