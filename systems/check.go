@@ -293,6 +293,12 @@ func (c *Check) Finish() {
 
 // verify checks (last, x1] and moves last to x1.
 func (c *Check) verify(x1 exact.Int128) {
+	// Before the one bucket delays a job, S = 0: Theorem 2 cannot bind,
+	// and Lemma 1 is certified as below.
+	if !c.started && c.equal && c.lemmaOK {
+		c.last = x1
+		return
+	}
 	// The cheapest certificate first: S(x1) is at most the total wait of
 	// the jobs arrived so far, which needs no division.
 	if c.equal && c.lemmaOK && c.certified(c.one.TotalWait()) {
