@@ -123,6 +123,10 @@ func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *reco
 	if err != nil {
 		return Result{}, nil, err
 	}
+	if n := spec.MaxJobs - spec.Warmup; spec.MaxJobs > 0 && !rec.one.summary {
+		rec.one.reserve(n)
+		rec.split.reserve(n)
+	}
 	src := &arrivalSource{proc: proc}
 	var jobs systems.Source = src
 	if tf, ok := arrivals.Times(proc); ok {
@@ -316,7 +320,7 @@ func (r *recorder) Waits(j systems.Job, node int, scale int64, wa, wb exact.Int1
 // WaitsBatch is the batch path's report of jobs first, first+1, ...
 // (systems.BatchObserver): Waits for each, with the statistics kept a
 // batch at a time.
-func (r *recorder) WaitsBatch(first int64, ts []engine.Time, nodes []int32, scale int64, wa, wb []int64) error {
+func (r *recorder) WaitsBatch(first int64, ts []engine.Time, node0, k int, scale int64, wa, wb []int64) error {
 	if r.one.den == 0 {
 		r.one.setDen(scale)
 		r.split.setDen(scale)
@@ -334,7 +338,7 @@ func (r *recorder) WaitsBatch(first int64, ts []engine.Time, nodes []int32, scal
 	r.grants += r.split.addUnitsBatch(wb[skip:], scale)
 	if r.rows != nil {
 		for i, t := range ts {
-			if err := r.rows.complete(first+int64(i), t, int(nodes[i]), exact.I128(wa[i]), exact.I128(wb[i]), scale); err != nil {
+			if err := r.rows.complete(first+int64(i), t, (node0+i)%k, exact.I128(wa[i]), exact.I128(wb[i]), scale); err != nil {
 				return err
 			}
 		}

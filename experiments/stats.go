@@ -180,6 +180,19 @@ func (s *delayStats) addValue(x float64) {
 	s.hist.add(x)
 }
 
+// reserve makes room for n exact values at once (at most
+// ExactQuantileJobs), so that the store does not grow by copies: for a
+// run whose number of jobs is known. Memory the kernel has not handed
+// over yet is only touched as values come.
+func (s *delayStats) reserve(n int64) {
+	n = min(n, ExactQuantileJobs)
+	if s.sketch == nil && s.hist == nil && int64(cap(s.vals)) < n {
+		v := make([]float64, len(s.vals), n)
+		copy(v, s.vals)
+		s.vals = v
+	}
+}
+
 // store keeps x among the exact values (fewer than ExactQuantileJobs).
 func (s *delayStats) store(x float64) {
 	if len(s.vals) == cap(s.vals) {
@@ -226,13 +239,66 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 		}
 		return s.delayed - d
 	}
-	sum, mx := s.sum, int64(0)
-	delayed := int64(0)
-	for _, w := range ws {
-		if w > 0 {
+	sum, mx, delayed := s.sum, int64(0), int64(0)
+	sc := s.scaleNs
+	fast := sc > 0 && !s.summary
+	i := 0
+	if fast && s.hist == nil && s.sketch == nil {
+		// The exact store, while it has room without growing.
+		vals := s.vals
+		for ; i < len(ws); i++ {
+			w := ws[i]
+			if w <= 0 {
+				continue
+			}
+			if len(vals) == cap(vals) || w > 1<<53 {
+				break
+			}
 			delayed++
 			sum = sum.Add64(w) // below 2^62 each: no 128-bit overflow before 2^65 jobs
 			mx = max(mx, w)
+			vals = append(vals, float64(w)/sc) // both operands exact float64 values: one rounding
+		}
+		s.vals = vals
+	}
+	if h := s.hist; fast && h != nil && h.counts != nil {
+		// The histogram, while a value falls in a bin already allocated:
+		// a shift and an increment.
+		lo, counts, added := h.lo, h.counts, int64(0)
+		for ; i < len(ws); i++ {
+			w := ws[i]
+			if w <= 0 {
+				continue
+			}
+			if w > 1<<53 {
+				break
+			}
+			j := int(math.Float64bits(float64(w)/sc)>>histShift) - lo
+			if uint(j) >= uint(len(counts)) {
+				break
+			}
+			counts[j]++
+			added++
+			delayed++
+			sum = sum.Add64(w)
+			mx = max(mx, w)
+		}
+		h.n += added
+	}
+	for ; i < len(ws); i++ {
+		w := ws[i]
+		if w <= 0 {
+			continue
+		}
+		delayed++
+		sum = sum.Add64(w)
+		mx = max(mx, w)
+		switch {
+		case s.summary:
+		case sc > 0 && w <= 1<<53:
+			s.addValue(float64(w) / sc)
+		default:
+			s.addValue(exact.Frac(exact.I128(w), den).QuoFloat64(1e9))
 		}
 	}
 	s.n += int64(len(ws))
@@ -242,53 +308,6 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 		num := exact.I128(mx)
 		if m := s.max; m.Sign() == 0 || m.Den() == den && m.Num().Less(num) || m.Den() != den && m.Cmp(exact.Frac(num, den)) < 0 {
 			s.max = exact.Frac(num, den)
-		}
-	}
-	if s.summary || delayed == 0 {
-		return delayed
-	}
-	sc := s.scaleNs
-	value := func(w int64) float64 {
-		if sc > 0 && w <= 1<<53 {
-			return float64(w) / sc // both operands exact float64 values: one rounding
-		}
-		return exact.Frac(exact.I128(w), den).QuoFloat64(1e9)
-	}
-	i := 0
-	if s.hist == nil && s.sketch == nil {
-		// The exact store: while it has room without growing.
-		for ; i < len(ws); i++ {
-			if w := ws[i]; w > 0 {
-				if len(s.vals) == cap(s.vals) {
-					break
-				}
-				s.vals = append(s.vals, value(w))
-			}
-		}
-	}
-	if h := s.hist; h != nil && h.counts != nil {
-		// The histogram: a shift and an increment per value while it
-		// falls in a bin already allocated.
-		lo, counts, added := h.lo, h.counts, int64(0)
-		for ; i < len(ws); i++ {
-			if w := ws[i]; w > 0 {
-				x := value(w)
-				if j := int(math.Float64bits(x)>>histShift) - lo; uint(j) < uint(len(counts)) {
-					counts[j]++
-					added++
-				} else {
-					h.n += added
-					added = 0
-					h.add(x)
-					lo, counts = h.lo, h.counts
-				}
-			}
-		}
-		h.n += added
-	}
-	for ; i < len(ws); i++ {
-		if w := ws[i]; w > 0 {
-			s.addValue(value(w))
 		}
 	}
 	return delayed

@@ -40,14 +40,14 @@ func fastPair(p *Pair) (one *buckets.TokenBucket, subs []*buckets.TokenBucket, o
 // A BatchObserver is a [FastObserver] that also takes the waits of a
 // batch of jobs at once, so that [Run] can take its batch path (see
 // [TimeSource]): WaitsBatch reports jobs first, first+1, ...,
-// first+len(ts)-1, arriving at ts, dispatched to node nodes[i] of system
-// B, with waits wa[i] and wb[i] in units of 1/scale ns (0 when the job did
+// first+len(ts)-1, arriving at ts, job first+i dispatched round-robin to
+// node (node0 + i) mod k of system B's k, with waits wa[i] and wb[i] in units of 1/scale ns (0 when the job did
 // not wait; every wait is below 2^62). Batches come in job order; jobs
 // whose waits go through Waits instead (the per-job path) come in order
 // between them.
 type BatchObserver interface {
 	FastObserver
-	WaitsBatch(first int64, ts []engine.Time, nodes []int32, scale int64, wa, wb []int64) error
+	WaitsBatch(first int64, ts []engine.Time, node0, k int, scale int64, wa, wb []int64) error
 }
 
 // A TimeSource is a [Source] of jobs that carry no key, hash or trace
@@ -71,14 +71,14 @@ var batchJobs = 1024
 // certified as a whole (Check.batchCertified), and reports the waits in
 // one call. When the check must look inside the interval, or the batch
 // has instants out of order or too far for int64, the buckets are put
-// back and the batch goes through the per-job path (step), which makes
+// back and the batch goes through the per-job path (step, which reports
+// instants out of order), which makes
 // exactly the calls runFast makes: the same waits, the same check.
 func runBatch(ctx context.Context, p *Pair, src TimeSource, max int64, obs BatchObserver, one *buckets.TokenBucket, subs []*buckets.TokenBucket, rr *roundRobin) (int64, error) {
 	scale := one.Scale()
 	k := len(subs)
 	times := make([]engine.Time, batchJobs)
 	wa, wb := make([]int64, batchJobs), make([]int64, batchJobs)
-	nodes := make([]int32, batchJobs)
 	saved := make([]buckets.FCFSState, k+1)
 	var pre batchPre
 	f := fastRun{p: p, obs: obs, one: one, subs: subs, rr: rr, isRR: true, scale: scale}
@@ -101,12 +101,8 @@ func runBatch(ctx context.Context, p *Pair, src TimeSource, max int64, obs Batch
 			return f.n, srcErr
 		}
 		batch := times[:m]
-		inOrder := batch[0] >= f.last
-		for i := 1; i < m && inOrder; i++ {
-			inOrder = batch[i] >= batch[i-1]
-		}
 		done := false
-		if inOrder {
+		{
 			if p.check != nil {
 				p.check.batchStart(&pre)
 			}
@@ -115,17 +111,18 @@ func runBatch(ctx context.Context, p *Pair, src TimeSource, max int64, obs Batch
 				saved[l+1] = b.SaveFCFS()
 			}
 			r0 := rr.i
-			done = one.AdmitFCFSBatch(batch, 0, 1, wa)
-			for l := 0; l < k && done; l++ {
-				done = subs[l].AdmitFCFSBatch(batch, (l-r0+k)%k, k, wb)
+			if k <= buckets.RoundRobinMax {
+				done = buckets.AdmitRoundRobinFCFS(one, subs, r0, batch, wa, wb)
+			} else {
+				done = one.AdmitFCFSBatch(batch, 0, 1, wa)
+				for l := 0; l < k && done; l++ {
+					done = subs[l].AdmitFCFSBatch(batch, (l-r0+k)%k, k, wb)
+				}
 			}
 			done = done && (p.check == nil || p.check.batchCertified(&pre, batch[m-1], int64(m)))
 			if done {
-				for i := range batch {
-					nodes[i] = int32((r0 + i) % k)
-				}
 				rr.i = (r0 + m) % k
-				if err := obs.WaitsBatch(f.n, batch, nodes[:m], scale, wa[:m], wb[:m]); err != nil {
+				if err := obs.WaitsBatch(f.n, batch, r0, k, scale, wa[:m], wb[:m]); err != nil {
 					return f.n, err
 				}
 				f.n += int64(m)

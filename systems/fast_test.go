@@ -53,10 +53,10 @@ func (b *batchLog) Waits(j Job, node int, scale int64, wa, wb exact.Int128) erro
 	b.nodes = append(b.nodes, node)
 	return nil
 }
-func (b *batchLog) WaitsBatch(first int64, ts []engine.Time, nodes []int32, scale int64, wa, wb []int64) error {
+func (b *batchLog) WaitsBatch(first int64, ts []engine.Time, node0, k int, scale int64, wa, wb []int64) error {
 	b.batches++
 	for i := range ts {
-		if err := b.Waits(Job{ID: first + int64(i), T: ts[i]}, int(nodes[i]), scale, exact.I128(wa[i]), exact.I128(wb[i])); err != nil {
+		if err := b.Waits(Job{ID: first + int64(i), T: ts[i]}, (node0+i)%k, scale, exact.I128(wa[i]), exact.I128(wb[i])); err != nil {
 			return err
 		}
 	}
