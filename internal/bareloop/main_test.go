@@ -66,3 +66,19 @@ func TestSameWaits(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoop1e6 is the bare loop on 10^6 jobs at load 0.9 (r = 1,
+// b = 10, k = 2): the in-process reference of experiments'
+// BenchmarkRun1e6 (scripts/benchratio prints their ratio).
+func BenchmarkLoop1e6(b *testing.B) {
+	const jobs = 1_000_000
+	var sink int64
+	for b.Loop() {
+		one, split := loop(jobs, 0.9, 1e9, 10e9, 2, 1)
+		sink += one.wait + split.wait
+	}
+	if sink < 0 {
+		b.Fatal("negative total wait")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/jobs, "ns/job")
+}
