@@ -108,7 +108,14 @@ func (spec RunSpec) pair() (*systems.Pair, error) {
 // Run stops early, returning ctx.Err(), when ctx is cancelled (checked every
 // 4096 arrivals).
 func Run(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error) {
-	res, _, err := runWith(ctx, spec, proc, newRecorder(jobsOut, spec.Warmup), nil)
+	rec := newRecorder(jobsOut, spec.Warmup)
+	if n := spec.MaxJobs - spec.Warmup; spec.MaxJobs > 0 {
+		// One run of known length: its exact stores at once (a sweep,
+		// which keeps every replication's, lets them grow as needed).
+		rec.one.reserve(n)
+		rec.split.reserve(n)
+	}
+	res, _, err := runWith(ctx, spec, proc, rec, nil)
 	return res, err
 }
 
@@ -122,10 +129,6 @@ func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *reco
 	p, err := spec.pair()
 	if err != nil {
 		return Result{}, nil, err
-	}
-	if n := spec.MaxJobs - spec.Warmup; spec.MaxJobs > 0 && !rec.one.summary {
-		rec.one.reserve(n)
-		rec.split.reserve(n)
 	}
 	src := &arrivalSource{proc: proc}
 	var jobs systems.Source = src
