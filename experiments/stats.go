@@ -241,7 +241,10 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 	}
 	sum, mx, delayed := s.sum, int64(0), int64(0)
 	sc := s.scaleNs
-	fast := sc > 0 && !s.summary
+	// The fast loops below take waits <= 2^53 and batches of at most
+	// 1024: their sum fits a uint64 (acc), added to the total once.
+	fast := sc > 0 && !s.summary && len(ws) <= 1024
+	var acc uint64
 	i := 0
 	if fast && s.hist == nil && s.sketch == nil {
 		// The exact store, while it has room without growing.
@@ -255,7 +258,7 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 				break
 			}
 			delayed++
-			sum = sum.Add64(w) // below 2^62 each: no 128-bit overflow before 2^65 jobs
+			acc += uint64(w)
 			mx = max(mx, w)
 			vals = append(vals, float64(w)/sc) // both operands exact float64 values: one rounding
 		}
@@ -280,11 +283,13 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 			counts[j]++
 			added++
 			delayed++
-			sum = sum.Add64(w)
+			acc += uint64(w)
 			mx = max(mx, w)
 		}
 		h.n += added
 	}
+	half := int64(acc >> 1) // acc <= 2^63: in two int64 halves
+	sum = sum.Add64(half).Add64(half).Add64(int64(acc & 1))
 	for ; i < len(ws); i++ {
 		w := ws[i]
 		if w <= 0 {
