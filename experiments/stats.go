@@ -265,8 +265,8 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 		s.vals = vals
 	}
 	if h := s.hist; fast && h != nil && h.counts != nil {
-		// The histogram, while a value falls in a bin already allocated:
-		// a shift and an increment.
+		// The histogram: a shift and an increment while a value falls in
+		// a bin already allocated.
 		lo, counts, added := h.lo, h.counts, int64(0)
 		for ; i < len(ws); i++ {
 			w := ws[i]
@@ -276,15 +276,17 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 			if w > 1<<53 {
 				break
 			}
-			j := int(math.Float64bits(float64(w)/sc)>>histShift) - lo
-			if uint(j) >= uint(len(counts)) {
-				break
-			}
-			counts[j]++
-			added++
+			x := float64(w) / sc
 			delayed++
 			acc += uint64(w)
 			mx = max(mx, w)
+			if j := int(math.Float64bits(x)>>histShift) - lo; uint(j) < uint(len(counts)) {
+				counts[j]++
+				added++
+				continue
+			}
+			h.add(x) // a new bin: the counts grow
+			lo, counts = h.lo, h.counts
 		}
 		h.n += added
 	}
