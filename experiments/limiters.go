@@ -476,7 +476,7 @@ const responseBins = 100
 // Memory does not grow with the jobs, except where stated: per key (keys
 // that arrived) and limiter, the releases within the longest duration D of
 // the latest one, at most α*(D) of them (the curve's last point, which the
-// table prints; at most Limit + Rate·D for a limiter keeping its promise;
+// table prints; at most the promise at D for a limiter keeping it;
 // buckets.ArrivalCurveMeter), and the exact overshoot meter's state (a
 // lower hull per token bucket, O(log n) expected; against a fixed window's
 // staircase at most α*(W−) instants and Limit + 1 points;
