@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/tailsketch"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/systems"
 )
@@ -32,8 +33,12 @@ type Result struct {
 	// Delays are the admitted jobs' delays (network time plus bucket wait)
 	// that are not 0, seconds, in order of decision, and ZeroDelays the
 	// number of those that are; TotalDelay is their exact sum in units of
-	// 1/Scale ns.
+	// 1/Scale ns. Without Spec.KeepDepartures, Delays holds at most
+	// tailsketch.ExactValues (2^20) delays: beyond, they move into a
+	// DDSketch (see Summary.P99Method) and Delays is nil, so that memory
+	// does not grow with the jobs.
 	Delays     []float64
+	delaySk    *tailsketch.Sketch // the delays, once sketched
 	ZeroDelays int64
 	TotalDelay exact.Int128
 	Scale      int64
@@ -163,7 +168,7 @@ func (r *Result) admit(node int, j systems.Job, extra engine.Time, wait exact.In
 		r.ZeroDelays++
 	} else {
 		r.TotalDelay = r.TotalDelay.Add(tot)
-		r.Delays = append(r.Delays, tot.Float64()/float64(r.Scale)/1e9)
+		r.addDelay(tot.Float64() / float64(r.Scale) / 1e9)
 	}
 	if r.online != nil {
 		r.online.admitted(j, tot)
@@ -179,6 +184,20 @@ func (r *Result) admit(node int, j systems.Job, extra engine.Time, wait exact.In
 		r.Departures = map[uint64][]engine.Time{}
 	}
 	r.Departures[key] = append(r.Departures[key], x)
+}
+
+// addDelay keeps a delay that is not 0, seconds: exactly while there are
+// at most tailsketch.ExactValues or the departures are kept (r.streams is
+// nil), in the sketch beyond.
+func (r *Result) addDelay(x float64) {
+	if r.delaySk != nil {
+		r.delaySk.Add(x)
+		return
+	}
+	r.Delays = append(r.Delays, x)
+	if r.streams != nil && len(r.Delays) >= tailsketch.ExactValues {
+		r.delaySk, r.Delays = tailsketch.New(r.Delays), nil
+	}
 }
 
 func (r *Result) reject(node int, j systems.Job) { r.rejectAfter(node, j, 0) }
@@ -532,7 +551,7 @@ type Summary struct {
 	Messages int64   `json:"messages"`
 	Lost     int64   `json:"lost_messages"`
 	Mean     float64 `json:"mean_delay_s"`
-	P99      float64 `json:"p99_delay_s"` // nearest rank, exact up to the final rounding
+	P99      float64 `json:"p99_delay_s"` // nearest rank, exact up to the final rounding (see P99Method)
 	Max      float64 `json:"max_delay_s"`
 	Total    float64 `json:"total_delay_s"`
 	// Overshoot is the supremum, over every interval length d >= 0 and
@@ -595,6 +614,11 @@ type Summary struct {
 	// failed.
 	Theorem2           string `json:"theorem2"`
 	Theorem2Violations uint64 `json:"theorem2_violations"`
+
+	// P99Method is "" when P99 is exact, and names the sketch
+	// (tailsketch.Method) once more than 2^20 delays were not 0 in a run
+	// that did not keep its departures.
+	P99Method string `json:"p99_method,omitempty"`
 }
 
 // Durations returns the interval lengths at which the overshoot is
@@ -623,14 +647,29 @@ func Durations(p buckets.Params) []engine.Time {
 func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Summary, error) {
 	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost,
 		Theorem2: r.Theorem2.String(), Theorem2Violations: r.Theorem2.Violations + r.Theorem2.LemmaViolations}
-	if n := r.ZeroDelays + int64(len(r.Delays)); n > 0 {
+	nd := int64(len(r.Delays))
+	if r.delaySk != nil {
+		nd = r.delaySk.Len()
+		s.P99Method = tailsketch.Method
+		if err := r.delaySk.Err(); err != nil {
+			return s, fmt.Errorf("drl: %s: %w", r.Design, err)
+		}
+	}
+	if n := r.ZeroDelays + nd; n > 0 {
 		slices.Sort(r.Delays)
 		s.Total = r.TotalDelay.Float64() / float64(r.Scale) / 1e9
 		s.Mean = s.Total / float64(n)
 		if rank := (99*n+99)/100 - 1; rank >= r.ZeroDelays { // nearest rank, zeros first
-			s.P99 = r.Delays[rank-r.ZeroDelays]
+			if r.delaySk != nil {
+				s.P99 = r.delaySk.Rank(rank - r.ZeroDelays)
+			} else {
+				s.P99 = r.Delays[rank-r.ZeroDelays]
+			}
 		}
-		if len(r.Delays) > 0 {
+		switch {
+		case r.delaySk != nil:
+			s.Max = r.delaySk.Max()
+		case len(r.Delays) > 0:
 			s.Max = r.Delays[len(r.Delays)-1]
 		}
 	}

@@ -300,12 +300,12 @@ type exactMeter struct {
 	measured, ok bool
 }
 
-// add measures the stream xs (sorted) of key.
-func (m *exactMeter) add(xs []engine.Time, key string) (netcalc.Overshoot, error) {
-	o, err := netcalc.MeasureOvershoot(xs, m.curve)
-	if err != nil {
-		return o, err
+// add takes the overshoot measured by sm on the stream of key.
+func (m *exactMeter) add(sm *netcalc.OvershootMeter, key string) (netcalc.Overshoot, error) {
+	if err := sm.Err(); err != nil {
+		return netcalc.Overshoot{}, err
 	}
+	o := sm.Result()
 	if !m.measured || (o.Jobs > 0 && (m.worst.Jobs == 0 || o.Worse(m.worst))) {
 		m.worst, m.wkey = o, key
 	}
@@ -432,14 +432,37 @@ func (s LimitersSpec) EdgesFrom() string {
 	return "the start"
 }
 
-// limState is one limiter instance (of one key) and what passed it.
+// limState is one limiter instance (of one key) and what passed it. The
+// releases (instants on the clock: exact instants rounded up to the ns)
+// are measured as they come and not kept, except for the zoom figure and
+// the downstream server (keep).
 type limState struct {
 	lim      buckets.Limiter
-	released []engine.Time // release instants on the clock (exact instants rounded up to the ns)
+	curve    *buckets.ArrivalCurveMeter // α* at the spec's lengths
+	own      *netcalc.OvershootMeter    // exact overshoot against the promise (nil without one)
+	vsLimit  *netcalc.OvershootMeter    // profiles: against γ(Rate, Limit)
+	released []engine.Time              // release instants, only when keep
 	admitted int64
 	delayed  int64       // admitted jobs that waited (a Delay verdict with a wait > 0)
 	noRetry  int64       // rejected jobs told that no retry would pass (buckets.NoRetry)
 	delays   *delayStats // shapers: this key's delays
+}
+
+// release measures a release at t, and keeps it when keep. The meters'
+// errors (a release before the previous one, scaled values beyond their
+// range) stay in them and are reported by limiterResult, in the order the
+// measurements of the kept releases reported them.
+func (st *limState) release(t engine.Time, keep bool) {
+	st.curve.Add(t)
+	if st.own != nil {
+		st.own.Add(t)
+	}
+	if st.vsLimit != nil {
+		st.vsLimit.Add(t)
+	}
+	if keep {
+		st.released = append(st.released, t)
+	}
 }
 
 // keyState holds one key's limiters.
@@ -460,8 +483,20 @@ const responseBins = 100
 // rejected counts, the empirical arrival curve α*(d) of the admitted (for
 // shapers, released) jobs at each of spec's durations against the
 // limiter's promise, the worst overshoot and where it happens, the delays
-// of shapers, and per-key outcomes. Memory is O(admitted jobs) (the
-// release instants are kept to measure α* exactly) plus O(keys·limiters).
+// of shapers, and per-key outcomes.
+//
+// Memory does not grow with the jobs, except where stated: per key (keys
+// that arrived) and limiter, the releases within the longest duration D of
+// the latest one, at most α*(D) of them (the curve's last point, which the
+// table prints; at most the promise at D for a limiter keeping it;
+// buckets.ArrivalCurveMeter), and the exact overshoot meter's state (a
+// lower hull per token bucket, O(log n) expected; against a fixed window's
+// staircase at most α*(W−) instants and Limit + 1 points;
+// netcalc.OvershootMeter); per shaper its delays, exactly up to
+// ExactQuantileJobs of them and in a sketch beyond (8 MiB at most). The
+// release instants are kept, O(admitted jobs), only for the zoom figure
+// (KeepArrivals, which also keeps the arrivals) and for the downstream
+// server (Service).
 //
 // Errors: an invalid spec (a *LimiterError), an error from proc (naming the
 // file and line for traces), an arrival earlier than the one before
@@ -491,7 +526,21 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 			if err != nil {
 				return nil, err
 			}
-			k.lims[i].lim = l
+			st := &k.lims[i]
+			st.lim = l
+			if st.curve, err = buckets.NewArrivalCurveMeter(ds); err != nil {
+				return nil, fmt.Errorf("experiments: %s: %w", e.name, err)
+			}
+			if a := exactCurve(spec, e); a != nil {
+				if st.own, err = netcalc.NewOvershootMeter(a); err != nil {
+					return nil, fmt.Errorf("experiments: %s: the exact overshoot: %w", e.name, err)
+				}
+			}
+			if e.prof != nil {
+				if st.vsLimit, err = netcalc.NewOvershootMeter(netcalc.TokenBucket{Rate: spec.Rate, Burst: exact.Int(spec.Limit)}); err != nil {
+					return nil, fmt.Errorf("experiments: %s: the exact overshoot against the limit: %w", e.name, err)
+				}
+			}
 		}
 		return k, nil
 	}
@@ -519,6 +568,7 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	}
 	res := &LimitersResult{Spec: spec}
 	last := engine.Time(0)
+	keep := spec.KeepArrivals || spec.Service != nil
 	for spec.MaxJobs == 0 || res.Jobs < spec.MaxJobs {
 		if res.Jobs%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -592,7 +642,7 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 				}
 				release += engine.Time(w.Int64())
 			}
-			st.released = append(st.released, release)
+			st.release(release, keep)
 			if delays[i] != nil {
 				delays[i].add(d.Wait)
 				if st.delays == nil {
@@ -673,7 +723,6 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 	} else {
 		r.Params = spec.describe(name)
 	}
-	eds := ds
 	r.Curve = make([]CurvePoint, len(ds))
 	for j, d := range ds {
 		r.Curve[j] = CurvePoint{D: d.Seconds(), Promise: proto.(buckets.Curve).Promise(d)}
@@ -695,21 +744,21 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 		}
 		var kExact *ExactOvershoot
 		if own != nil {
-			o, err := own.add(st.released, key)
+			o, err := own.add(st.own, key)
 			if err != nil {
 				return r, fmt.Errorf("experiments: %s: the exact overshoot: %w", name, err)
 			}
 			kExact = exactOf(own.curve, o, key, o, key)
 		}
 		if vsLimit != nil {
-			if _, err := vsLimit.add(st.released, key); err != nil {
+			if _, err := vsLimit.add(st.vsLimit, key); err != nil {
 				return r, fmt.Errorf("experiments: %s: the exact overshoot against the limit: %w", name, err)
 			}
 		}
 		r.Admitted += st.admitted
 		r.Delayed += st.delayed
 		r.NoRetry += st.noRetry
-		pts, err := buckets.MeasureArrivalCurve(st.released, eds)
+		pts, err := st.curve.Result()
 		if err != nil {
 			return r, fmt.Errorf("experiments: %s: %w", name, err)
 		}

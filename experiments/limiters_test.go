@@ -100,7 +100,8 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // total 0.6·19900 - 200 = 11740 s, mean 58.7 s, max 117.4 s.
 func TestRunLimitersHandExample(t *testing.T) {
 	times := append(slices.Repeat([]float64{59}, 100), slices.Repeat([]float64{61}, 100)...)
-	res, err := RunLimiters(context.Background(), issueSpec(), &limProc{times: times})
+	spec := issueSpec()
+	res, err := RunLimiters(context.Background(), spec, &limProc{times: times})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,12 +142,24 @@ func TestRunLimitersHandExample(t *testing.T) {
 		if l.Shaper != (l.Delay != nil) {
 			t.Errorf("%s: shaper %v with delays %v", l.Name, l.Shaper, l.Delay)
 		}
-		if rel := res.Focus.Releases[i]; int64(len(rel)) != l.Admitted || !slices.IsSorted(rel) {
-			t.Errorf("%s: %d sorted releases for %d admitted", l.Name, len(rel), l.Admitted)
+		// Without KeepArrivals (no zoom figure) nothing per job is kept.
+		if rel := res.Focus.Releases[i]; len(rel) != 0 {
+			t.Errorf("%s: %d releases kept without KeepArrivals, want none", l.Name, len(rel))
 		}
 	}
 	if res.Focus.Key != "" || res.Focus.Arrivals != nil {
 		t.Errorf("focus %q with %d arrivals, want every job and no arrivals kept", res.Focus.Key, len(res.Focus.Arrivals))
+	}
+	// With it, the focus holds every release, sorted.
+	spec.KeepArrivals = true
+	kept, err := RunLimiters(context.Background(), spec, &limProc{times: times})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range kept.Limiters {
+		if rel := kept.Focus.Releases[i]; int64(len(rel)) != l.Admitted || !slices.IsSorted(rel) {
+			t.Errorf("%s: %d sorted releases for %d admitted", l.Name, len(rel), l.Admitted)
+		}
 	}
 }
 
@@ -327,7 +340,8 @@ func TestRunLimitersNASA(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	spec := LimitersSpec{Rate: r("0.5"), Limit: 30, Window: r("60"), Queue: 30, Soft: r("14.5"), Hard: r("29")}
+	// KeepArrivals keeps the releases (Focus) for the pairwise check below.
+	spec := LimitersSpec{Rate: r("0.5"), Limit: 30, Window: r("60"), Queue: 30, Soft: r("14.5"), Hard: r("29"), KeepArrivals: true}
 	if o, ok := tr.Origin(); ok {
 		spec.Origin = o
 	}

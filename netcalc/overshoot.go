@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
 
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
@@ -68,7 +67,8 @@ func (o Overshoot) Worse(p Overshoot) bool { return o.Ratio.Cmp(p.Ratio) > 0 }
 // of them, or a [Staircase].
 //
 // Cost: O(n log n) per token bucket (see [OvershootMeter]); for a
-// staircase, O(n) for the ratio and O(n log n) for the excess. The
+// staircase, O(n) for the ratio and O(n·L) at worst for the excess
+// (O(n log L) when the frontier below stays short). The
 // staircase L·(floor(d/W) + 1) reaches its ratio at a gap shorter than W:
 // a closed interval shorter than (k+1)·W splits into k+1 half-open pieces
 // of length W, each holding at most α*(W−) instants (the most in a gap
@@ -77,7 +77,9 @@ func (o Overshoot) Worse(p Overshoot) bool { return o.Ratio.Cmp(p.Ratio) > 0 }
 // an integer part f and a remainder r: floor((t_j − t_i)/W) = f_j − f_i − 1
 // when r_j < r_i and f_j − f_i otherwise, so for each j it is the larger of
 // max_{i<=j} (L·f_i − i) and max_{i<j, r_i > r_j} (L·f_i − i) + L, the
-// second a prefix maximum in a Fenwick tree over the remainders' ranks.
+// second read off a frontier of the points (r_i, L·f_i − i) kept as they
+// come (see staircaseMeter): the same numbers as a Fenwick tree over the
+// remainders' ranks, and on ties possibly another window reaching them.
 //
 // Errors: an invalid curve, a token bucket with Burst 0 (its ratio is
 // infinite at d = 0), instants out of order (the error names the index),
@@ -90,9 +92,6 @@ func MeasureOvershoot(ts []engine.Time, a Arrival) (Overshoot, error) {
 		if ts[i] < ts[i-1] {
 			return Overshoot{}, fmt.Errorf("netcalc: instant %d (%v s) is before instant %d (%v s)", i, ts[i], i-1, ts[i-1])
 		}
-	}
-	if s, ok := a.(Staircase); ok {
-		return staircaseOvershoot(ts, s)
 	}
 	m, err := NewOvershootMeter(a)
 	if err != nil {
@@ -107,10 +106,12 @@ func MeasureOvershoot(ts []engine.Time, a Arrival) (Overshoot, error) {
 }
 
 // OvershootMeter measures the exact [Overshoot] of a stream against a
-// [TokenBucket] or a [Concave] curve as its instants come, in order. Its
-// memory is the lower convex hull of the points below (per bucket): at
-// most the instants so far, 2 for a periodic stream, O(log n) expected for
-// a random walk.
+// [TokenBucket], a [Concave] curve or a [Staircase] as its instants come,
+// in order. Its memory is the lower convex hull of the points below (per
+// bucket): at most the instants so far, 2 for a periodic stream, O(log n)
+// expected for a random walk; against a staircase L·(floor(d/W) + 1), at
+// most α*(W−) instants and L + 1 frontier points (see staircaseMeter in
+// staircasemeter.go), the same numbers as MeasureOvershoot's Fenwick tree.
 //
 // For a bucket γ(r, b) with r = p/q jobs/s and b = u/w jobs, everything is
 // scaled to integers by M = w·q·10^9: a pair i <= j scores
@@ -134,6 +135,7 @@ func MeasureOvershoot(ts []engine.Time, a Arrival) (Overshoot, error) {
 // The zero value is not usable; use [NewOvershootMeter].
 type OvershootMeter struct {
 	bs   []bucketMeter
+	sc   *staircaseMeter // against a Staircase
 	n    int
 	last engine.Time
 	err  error
@@ -170,7 +172,7 @@ type hullPoint struct {
 }
 
 // NewOvershootMeter returns a meter of a stream against a, a [TokenBucket]
-// with Burst > 0 or a [Concave] of them. Errors: an invalid or
+// with Burst > 0, a [Concave] of them, or a [Staircase]. Errors: an invalid or
 // unsupported curve, and scale factors beyond 127 bits (wrapping
 // [ErrRange]).
 func NewOvershootMeter(a Arrival) (*OvershootMeter, error) {
@@ -183,8 +185,14 @@ func NewOvershootMeter(a Arrival) (*OvershootMeter, error) {
 		tbs = []TokenBucket{a}
 	case Concave:
 		tbs = a
+	case Staircase:
+		sc, err := newStaircaseMeter(a)
+		if err != nil {
+			return nil, err
+		}
+		return &OvershootMeter{sc: sc}, nil
 	default:
-		return nil, fmt.Errorf("netcalc: an overshoot meter takes a token bucket or a concave curve, not %v", a)
+		return nil, fmt.Errorf("netcalc: an overshoot meter takes a token bucket, a concave curve or a staircase, not %v", a)
 	}
 	m := &OvershootMeter{}
 	for _, tb := range tbs {
@@ -215,6 +223,12 @@ func (m *OvershootMeter) Add(t engine.Time) error {
 	if m.n > 0 && t < m.last {
 		m.err = fmt.Errorf("netcalc: instant %d (%v s) is before instant %d (%v s)", m.n, t, m.n-1, m.last)
 		return m.err
+	}
+	if m.sc != nil {
+		if err := m.sc.add(t); err != nil {
+			m.err = err
+			return err
+		}
 	}
 	for i := range m.bs {
 		if err := m.bs[i].add(m.n, t); err != nil {
@@ -301,6 +315,9 @@ func (b *bucketMeter) add(j int, t engine.Time) error {
 
 // Result returns the overshoot of the instants fed so far.
 func (m *OvershootMeter) Result() Overshoot {
+	if m.sc != nil {
+		return m.sc.result()
+	}
 	o := Overshoot{Jobs: m.n}
 	for i := range m.bs {
 		r := m.bs[i].result(m.n)
@@ -351,100 +368,4 @@ func cmpMul(a int64, x exact.Int128, b int64, y exact.Int128) int {
 	}
 	l := new(big.Int).Mul(big.NewInt(a), x.Big())
 	return l.Cmp(new(big.Int).Mul(big.NewInt(b), y.Big()))
-}
-
-// staircaseOvershoot measures ts (sorted) against s (see MeasureOvershoot).
-func staircaseOvershoot(ts []engine.Time, s Staircase) (Overshoot, error) {
-	L := s.Jobs
-	bound0 := big.NewRat(L, 1)
-	if len(ts) == 0 {
-		return Overshoot{Excess: new(big.Rat).Neg(bound0), Ratio: new(big.Rat), ExcessAt: Window{Bound: bound0}, RatioAt: Window{Bound: bound0}}, nil
-	}
-	// W = p/q s; a gap g ns is shorter than W when g·q < p·10^9.
-	q := s.Window.Den()
-	mod, ok := s.Window.Num().Mul64OK(int64(engine.Second))
-	if !ok {
-		return Overshoot{}, fmt.Errorf("netcalc: the overshoot of %v: W·10^9 beyond 127 bits: %w", s, ErrRange)
-	}
-	t0 := ts[0]
-	us := make([]exact.Int128, len(ts))
-	for i, t := range ts {
-		u, ok := exact.I128(int64(t - t0)).Mul64OK(q)
-		if !ok {
-			return Overshoot{}, fmt.Errorf("netcalc: the overshoot of %v at %v s: %w", s, t, ErrRange)
-		}
-		us[i] = u
-	}
-	o := Overshoot{Jobs: len(ts)}
-	// Ratio: the most instants at a gap shorter than W, over L.
-	best, bi, bj := 0, 0, 0
-	i := 0
-	for j := range us {
-		for !us[j].Sub(us[i]).Less(mod) {
-			i++
-		}
-		if j-i+1 > best {
-			best, bi, bj = j-i+1, i, j
-		}
-	}
-	o.Ratio = big.NewRat(int64(best), L)
-	o.RatioAt = Window{From: ts[bi], To: ts[bj], Jobs: best, Bound: bound0}
-	// Excess: integer parts f, remainders r, ranks of r descending.
-	fs := make([]exact.Int128, len(us))
-	rs := make([]exact.Int128, len(us))
-	for i, u := range us {
-		fs[i], rs[i] = u.DivMod(mod)
-	}
-	sorted := slices.Clone(rs)
-	slices.SortFunc(sorted, func(a, b exact.Int128) int { return b.Cmp(a) })
-	sorted = slices.CompactFunc(sorted, func(a, b exact.Int128) bool { return a.Cmp(b) == 0 })
-	rank := func(r exact.Int128) int { // 1-based, larger r first
-		k, _ := slices.BinarySearchFunc(sorted, r, func(a, b exact.Int128) int { return b.Cmp(a) })
-		return k + 1
-	}
-	type entry struct {
-		v  exact.Int128
-		i  int
-		ok bool
-	}
-	tree := make([]entry, len(sorted)+1) // Fenwick tree of prefix maxima
-	better := func(a, b entry) bool { return a.ok && (!b.ok || b.v.Less(a.v)) }
-	var top entry // max over every i <= j
-	var bestE exact.Int128
-	var eFrom, eTo int
-	for j := range us {
-		lf, ok := fs[j].Mul64OK(L)
-		if !ok {
-			return Overshoot{}, fmt.Errorf("netcalc: the overshoot of %v at %v s: %w", s, ts[j], ErrRange)
-		}
-		v := entry{v: lf.Add64(-int64(j)), i: j, ok: true}
-		// i < j with r_i > r_j: ranks before r_j's.
-		var q entry
-		for k := rank(rs[j]) - 1; k > 0; k -= k & -k {
-			if better(tree[k], q) {
-				q = tree[k]
-			}
-		}
-		if q.ok {
-			q.v = q.v.Add64(L)
-		}
-		if better(v, top) {
-			top = v
-		}
-		if better(top, q) {
-			q = top
-		}
-		e := q.v.Add(lf.Neg()).Add64(int64(j) + 1 - L) // j + 1 − L − L·f_j + max
-		if j == 0 || bestE.Less(e) {
-			bestE, eFrom, eTo = e, q.i, j
-		}
-		for k := rank(rs[j]); k < len(tree); k += k & -k {
-			if better(v, tree[k]) {
-				tree[k] = v
-			}
-		}
-	}
-	o.Excess = new(big.Rat).SetInt(bestE.Big())
-	o.ExcessAt = Window{From: ts[eFrom], To: ts[eTo], Jobs: eTo - eFrom + 1, Bound: s.window(nsRat(ts[eTo] - ts[eFrom]))}
-	return o, nil
 }
