@@ -25,6 +25,8 @@ var layer = map[string]int{
 	"internal/heap":       0,
 	"internal/crash":      0,
 	"internal/bareloop":   0, // a command: the reference of the speed figures, importing nothing of ours
+	"internal/tailsketch": 0, // exact-then-sketched delays (drl)
+	"internal/memprobe":   3, // live-heap checkpoints for the memory benchmarks (imports arrivals)
 	"buckets":             1,
 	"systems":             2,
 	"arrivals":            2,
