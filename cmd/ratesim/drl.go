@@ -217,14 +217,15 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 			return p, flagError("jobs", p.Jobs, "a number of arrivals >= 1")
 		}
 	}
-	if p.Designs != "all" {
-		designs := strings.Split(p.Designs, ",")
-		for i := range designs {
-			designs[i] = strings.TrimSpace(designs[i])
+	if designs, err := p.DesignList(); err == nil {
+		// With all, the designs it runs (it leaves sync out when shaping).
+		run := p.Designs
+		if run == "all" {
+			run = "all: " + strings.Join(designs, ",")
 		}
 		for _, fl := range designFlags {
 			if changed(fl.name) && !slices.ContainsFunc(fl.designs, func(d string) bool { return slices.Contains(designs, d) }) {
-				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl.name, strings.Join(fl.designs, ", "), p.Designs)
+				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl.name, strings.Join(fl.designs, ", "), run)
 			}
 		}
 	}

@@ -137,7 +137,8 @@ func TestDRLReconcileIsTheOldSync(t *testing.T) {
 // TestDRLAllWhenShaping: --designs all (the default) shaping runs every
 // design but sync, which only polices, and says so on stderr; policing it
 // runs sync too; a limit Gubernator cannot express (B/R = 20/3 s is no
-// whole number of ms) leaves sync out, saying why.
+// whole number of ms) leaves sync out, saying why; and a flag of sync
+// alone is then refused, naming it.
 func TestDRLAllWhenShaping(t *testing.T) {
 	var names = func(res drlOut) []string {
 		var n []string
@@ -166,5 +167,9 @@ func TestDRLAllWhenShaping(t *testing.T) {
 		if c.stderr == "" && errOut != "" || !strings.Contains(errOut, c.stderr) {
 			t.Errorf("%v: stderr %q, want %q", c.args, errOut, c.stderr)
 		}
+	}
+	// A flag of sync alone, shaping with all, would be silently unused.
+	if _, errOut, code := ratesim(t, "drl", "--jobs", "10", "--algorithm", "leaky-bucket"); code != exitUsage || !strings.Contains(errOut, "--algorithm applies to sync only, not to the designs run (all: one,static,store,reconcile,") {
+		t.Errorf("--algorithm shaping with all: exit %d, stderr %q", code, errOut)
 	}
 }
