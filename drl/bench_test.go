@@ -11,8 +11,8 @@ import (
 
 // BenchmarkDesigns runs each design on 10^6 Poisson jobs at 0.9 R with
 // Zipf keys (1000 keys, s = 1.1) over N = 16 nodes, sync period and
-// estimate interval 100 ms, round trips and messages 1 ms,
-// and summarizes them (the arrival curves), and reports ns/job and the messages sent per job.
+// estimate interval 100 ms, round trips and messages 1 ms, shaping
+// (sync, Gubernator, polices), and summarizes them (the arrival curves), and reports ns/job and the messages sent per job.
 func BenchmarkDesigns(b *testing.B) {
 	const jobs = 1_000_000
 	for _, design := range Designs {
@@ -22,7 +22,7 @@ func BenchmarkDesigns(b *testing.B) {
 			for range b.N {
 				p, _ := arrivals.NewPoisson(0.9*1000*1000, rand.NewPCG(1, 1))
 				z, _ := arrivals.NewZipf(1000, 1.1, rand.NewPCG(1, 2))
-				s := Spec{Design: design, Bucket: params("1000", "160"), Nodes: 16, Dispatch: "hash", Seed: 1,
+				s := Spec{Design: design, Bucket: params("1000", "160"), Nodes: 16, Dispatch: "hash", Seed: 1, Police: design == "sync",
 					RTT: Delay{A: 1e6}, SyncPeriod: 100 * engine.Time(1e6), BatchLimit: 1000, SyncDelay: Delay{A: 1e6},
 					EstimateInterval: 100 * engine.Time(1e6), Smoothing: 0.5}
 				r, err := Run(context.Background(), s, arrivals.WithZipfKeys(p, z), jobs)

@@ -26,7 +26,7 @@ type ClientsDesigns struct{}
 // clientDesignParams are the keys of Params a clients block takes with a
 // design: the flags ratesim clients borrows from ratesim drl.
 var clientDesignParams = []string{"nodes", "dispatch", "police", "rtt", "outage", "outage_process", "store_limiter", "store_cache", "fail",
-	"sync_period", "batch_limit", "sync_delay", "loss", "local", "lease_size", "lease_ttl", "estimate_interval", "smoothing", "exchange", "fanout"}
+	"sync_period", "batch_limit", "sync_delay", "loss", "local", "algorithm", "lease_size", "lease_ttl", "estimate_interval", "smoothing", "exchange", "fanout"}
 
 // Params returns the keys of the design parameters, in the order of
 // ratesim drl's flags.
@@ -88,6 +88,8 @@ func (s Spec) Describe() string {
 	case "store":
 		p += fmt.Sprintf(", round trip %v", s.RTT)
 	case "sync":
+		p += fmt.Sprintf(", Gubernator %v, GlobalSyncWait %s, message delay %v", s.Algorithm, span(s.SyncPeriod), s.SyncDelay)
+	case "reconcile":
 		p += fmt.Sprintf(", sync period %s, message delay %v, local %v", span(s.SyncPeriod), s.SyncDelay, s.Local)
 	case "lease":
 		p += fmt.Sprintf(", round trip %v, lease TTL %s", s.RTT, span(s.LeaseTTL))

@@ -34,9 +34,9 @@
 //	        against a real redis-server, job for job; the GCRA is checked
 //	        against redis-cell v0.5.0's own test table (no redis-cell
 //	        module can be built here).
-//	sync    local decisions reconciled through an owner per key. With
-//	        Spec.Algorithm SyncTokenBucket or SyncLeakyBucket it is
-//	        Gubernator v2.13.0's GLOBAL behaviour decision for decision
+//	sync    Gubernator v2.13.0's GLOBAL behaviour decision for decision,
+//	        with its TOKEN_BUCKET (Spec.Algorithm SyncTokenBucket, the
+//	        default, as in Gubernator) or LEAKY_BUCKET (SyncLeakyBucket)
 //	        (gubernator-io/gubernator gubernator.go, global.go,
 //	        algorithms.go, replicated_hash.go): the owner is the hash
 //	        ring's choice among Spec.Peers; every daemon answers from its
@@ -51,16 +51,25 @@
 //	        the owner's integer Remaining, its leak (or age) restarting at
 //	        receipt. BatchWait (500 µs, config.go:139) batches forwarded
 //	        non-GLOBAL requests and plays no part. Gubernator answers
-//	        UNDER_LIMIT or OVER_LIMIT: it polices. The differential tests
-//	        in interop/gubernator run it against real daemons. With
-//	        SyncIdeal (the default) it is the idealized reconciliation of
-//	        exact buckets (syncDesign): only admitted hits are sent, applied
-//	        one by one at receipt, the exact state is broadcast and keeps
-//	        refilling; Spec.SyncDelay is the one-way delay of each message,
-//	        Spec.SyncLoss its loss probability, and between
+//	        UNDER_LIMIT or OVER_LIMIT: sync polices (Spec.Police is
+//	        required). The differential tests in interop/gubernator run it
+//	        against real daemons.
+//	reconcile
+//	        local buckets with periodic reconciliation (Raghavan et al.,
+//	        SIGCOMM 2007; the article's "local buckets, reconciled"), the
+//	        idealized form of sync (syncDesign) and no system that exists:
+//	        each node keeps the exact state of the key's bucket, which keeps
+//	        refilling between broadcasts; only admitted hits are sent to the
+//	        owner (a rendezvous hash of the key), Spec.SyncPeriod after the
+//	        first one or when Spec.BatchLimit keys are queued, and applied
+//	        one by one at receipt; the owner broadcasts its exact state,
+//	        batched the same way. Spec.SyncDelay is the one-way delay of
+//	        each message, Spec.SyncLoss its loss probability, and between
 //	        reconciliations a node decides with a copy of the whole bucket
 //	        (LocalCopy) or with its sub-bucket (R/N, B/N) set to the
-//	        owner's fill level on each broadcast (LocalShare).
+//	        owner's fill level on each broadcast (LocalShare). It shapes or
+//	        polices. It is what reconciling exact buckets could at best do
+//	        with that batching.
 //	lease   the allowance of the article: a node admits with tokens it
 //	        holds; with none it asks a central bucket (R, B) for
 //	        Spec.LeaseSize tokens (a round trip Spec.RTT), jobs arriving
@@ -86,9 +95,9 @@
 //	        all-to-all among the nodes that saw the key, or by gossip to
 //	        Spec.Fanout random peers.
 //
-// Limits that the tests check decision for decision: sync with T = 0 and no
-// delay is the one bucket (each node holds the true state when a job
-// arrives); sync with T = ∞ in share mode is the static split (no message
+// Limits that the tests check decision for decision: reconcile with T = 0
+// and no delay is the one bucket (each node holds the true state when a job
+// arrives); reconcile with T = ∞ in share mode is the static split (no message
 // is ever sent); a store with zero round trip and no outage is the one
 // bucket, with or without its cache; a lease of one token with no round
 // trip is the policing one bucket and, shaping with hash dispatch, the
@@ -131,7 +140,7 @@
 // for figures; it can miss the worst length. It also gives the share of the run during
 // which a key's admitted rate over a window exceeded R (compared exactly),
 // Jain's fairness index of the fractions admitted across nodes and across
-// keys, and for sync the mean age of the owner's state each decision was
+// keys, and for reconcile the mean age of the owner's state each decision was
 // made with (staleness). Result.Rate bins the admitted rate over time.
 //
 // Where the design is a split of the promise that the theorem covers (the
@@ -150,7 +159,7 @@
 // the on/off outage process StreamOutage, global random drop
 // StreamDemandDrop, gossip peers StreamGossip; the same seed gives the
 // same run. Model state is kept per key, and per (node, key) pair a node
-// has seen, never N × keys: a sync broadcast reaches the nodes holding
+// has seen, never N × keys: a reconcile broadcast reaches the nodes holding
 // the keys one by one and the others (which only cache the snapshot)
 // through one delivery, all N - 1 messages counted. Timed events live on
 // an engine.Sim. The arrival curve of each key's admitted stream and the

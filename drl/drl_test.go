@@ -142,7 +142,7 @@ func TestSyncZeroPeriodIsOneBucket(t *testing.T) {
 			o := base
 			o.Design = "one"
 			s := base
-			s.Design, s.SyncPeriod, s.BatchLimit = "sync", 0, 1000
+			s.Design, s.SyncPeriod, s.BatchLimit = "reconcile", 0, 1000
 			one, syn := run(t, o, as), run(t, s, as)
 			sameDecisions(t, disp, syn, one)
 			if syn.Messages == 0 {
@@ -163,7 +163,7 @@ func TestSyncInfinitePeriodIsStaticSplit(t *testing.T) {
 			st := base
 			st.Design = "static"
 			s := base
-			s.Design, s.SyncPeriod, s.Local = "sync", engine.Forever, LocalShare
+			s.Design, s.SyncPeriod, s.Local = "reconcile", engine.Forever, LocalShare
 			sameDecisions(t, disp, run(t, s, as), run(t, st, as))
 		}
 	}
@@ -269,7 +269,7 @@ func TestDeterminism(t *testing.T) {
 	as := zipfJobs(t, 5000, 30, 20)
 	rtt, _ := ParseDelay("lognormal:2ms:0.8")
 	md, _ := ParseDelay("uniform:1ms:50ms")
-	for _, design := range []string{"store", "sync"} {
+	for _, design := range []string{"store", "reconcile"} {
 		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Dispatch: "random", Seed: 7,
 			RTT: rtt, SyncPeriod: 100 * engine.Time(1e6), SyncDelay: md, SyncLoss: 0.1}
 		a, b := run(t, s, as), run(t, s, as)
@@ -357,13 +357,13 @@ func TestRate(t *testing.T) {
 	}
 }
 
-// The age of the owner's state the sync design decides with grows with
+// The age of the owner's state the reconcile design decides with grows with
 // the sync period; with one node (the owner decides on the true state) it
 // is 0.
 func TestSyncStaleness(t *testing.T) {
 	as := zipfJobs(t, 5000, 30, 5)
 	mean := func(nodes int, period engine.Time) float64 {
-		s := Spec{Design: "sync", Bucket: params("5", "8"), Nodes: nodes, Police: true, Dispatch: "rr", SyncPeriod: period, BatchLimit: 1000}
+		s := Spec{Design: "reconcile", Bucket: params("5", "8"), Nodes: nodes, Police: true, Dispatch: "rr", SyncPeriod: period, BatchLimit: 1000}
 		sum, err := Summarize(run(t, s, as), s.Bucket, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -570,7 +570,7 @@ func TestPromiseCheckDesigns(t *testing.T) {
 	}
 }
 
-// TestNoLocalBucketsAnyBurst: a store failing open and sync deciding with
+// TestNoLocalBucketsAnyBurst: a store failing open and reconcile deciding with
 // a copy of the whole bucket keep no bucket per node, so a burst below one
 // token per node is valid for them (B = 1 over 4 nodes) and, with no
 // delays, they decide as the one bucket; the static split, which keeps
@@ -580,7 +580,7 @@ func TestNoLocalBucketsAnyBurst(t *testing.T) {
 	one := Spec{Design: "one", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true}
 	for _, s := range []Spec{
 		{Design: "store", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Fail: FailOpen},
-		{Design: "sync", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Local: LocalCopy, BatchLimit: 1000},
+		{Design: "reconcile", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Local: LocalCopy, BatchLimit: 1000},
 	} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("%s: %v", s.Design, err)

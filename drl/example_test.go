@@ -22,7 +22,7 @@ func ExampleRun() {
 	base := drl.Spec{Bucket: limit, Nodes: 4, Police: true, Dispatch: "rr", Seed: 1,
 		SyncPeriod: 100e6, BatchLimit: 1000, // 100 ms
 		Outages: []drl.Interval{{From: 20e9, To: 70e9}}, Fail: drl.FailOpen}
-	for _, design := range []string{"one", "static", "sync", "store"} {
+	for _, design := range []string{"one", "static", "reconcile", "store"} {
 		s := base
 		s.Design = design
 		jobs, _ := arrivals.NewPoisson(15, rand.NewPCG(1, 0))
@@ -32,11 +32,11 @@ func ExampleRun() {
 			return
 		}
 		sum, _ := drl.Summarize(r, limit, nil, 0)
-		fmt.Printf("%-6s admitted %4d rejected %4d overshoot %.4f excess %.4g\n", design, sum.Admitted, sum.Rejected, sum.Overshoot, sum.Excess)
+		fmt.Printf("%-9s admitted %4d rejected %4d overshoot %.4f excess %.4g\n", design, sum.Admitted, sum.Rejected, sum.Overshoot, sum.Excess)
 	}
 	// Output:
-	// one    admitted 1340 rejected  660 overshoot 1.0000 excess -0.001219
-	// static admitted 1336 rejected  664 overshoot 0.9981 excess -2.29
-	// sync   admitted 1760 rejected  240 overshoot 1.3363 excess 419.6
-	// store  admitted 1609 rejected  391 overshoot 1.5078 excess 269
+	// one       admitted 1340 rejected  660 overshoot 1.0000 excess -0.001219
+	// static    admitted 1336 rejected  664 overshoot 0.9981 excess -2.29
+	// reconcile admitted 1760 rejected  240 overshoot 1.3363 excess 419.6
+	// store     admitted 1609 rejected  391 overshoot 1.5078 excess 269
 }

@@ -57,6 +57,14 @@ func designParams(s Spec, design string) []param {
 			add("store-cache", "refusals cached")
 		}
 	case "sync":
+		add("algorithm", "Gubernator %v", s.Algorithm)
+		add("sync-period", "GlobalSyncWait %s", dur(s.SyncPeriod))
+		if s.BatchLimit > 0 {
+			add("batch-limit", "batch limit %d keys", s.BatchLimit)
+		}
+		add("sync-delay", "message delay %s", s.SyncDelay)
+		add("loss", "loss %g", s.SyncLoss)
+	case "reconcile":
 		add("sync-period", "sync period T = %s", dur(s.SyncPeriod))
 		if s.BatchLimit > 0 {
 			add("batch-limit", "batch limit %d keys", s.BatchLimit)

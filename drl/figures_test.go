@@ -20,10 +20,10 @@ func TestCaptionNamesParameters(t *testing.T) {
 	base := Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr", Seed: 1,
 		RTT: Delay{A: 2 * engine.Millisecond}, SyncPeriod: 100 * engine.Millisecond, SyncDelay: Delay{A: engine.Millisecond},
 		Outages: []Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}}
-	designs := []string{"one", "store", "sync"}
+	designs := []string{"one", "store", "reconcile"}
 	c := Caption(base, designs, "trace x")
 	for _, want := range []string{"trace x", "R = 10 tokens/s, B = 5 tokens per key", "2 nodes", "shaping", "rr dispatch", "seed 1",
-		"store: round trip 2ms", "store down [10s, 12s)", "failing open", "sync: sync period T = 100ms", "message delay 1ms", "loss 0"} {
+		"store: round trip 2ms", "store down [10s, 12s)", "failing open", "reconcile: sync period T = 100ms", "message delay 1ms", "loss 0"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("caption %q lacks %q", c, want)
 		}
@@ -72,7 +72,7 @@ func TestFiguresDegenerateAndMarks(t *testing.T) {
 func TestSweepBandsClipped(t *testing.T) {
 	cols := append([]string{"point", "design", "sync_period_s"}, Metrics...)
 	tb := &experiments.Table{Columns: append(cols, "worst_overshoot_ci95", "mean_delay_s_ci95")}
-	for _, d := range []string{"one", "sync"} {
+	for _, d := range []string{"one", "reconcile"} {
 		for _, x := range []float64{0.1, 1} {
 			row := []any{x, d, x}
 			for _, m := range tb.Columns[3:] {
@@ -80,7 +80,7 @@ func TestSweepBandsClipped(t *testing.T) {
 				switch m {
 				case "worst_overshoot":
 					v = 1
-					if d == "sync" {
+					if d == "reconcile" {
 						v = 1.5
 					}
 				case "worst_overshoot_ci95", "mean_delay_s_ci95":
@@ -108,8 +108,8 @@ func TestSweepBandsClipped(t *testing.T) {
 				if strings.HasPrefix(f.Name, "drl-sweep-overshoot") && l.Label == "one" && l.Hi[i] > 1 {
 					t.Errorf("one's overshoot band reaches %v > 1", l.Hi[i])
 				}
-				if strings.HasPrefix(f.Name, "drl-sweep-overshoot") && l.Label == "sync" && l.Hi[i] != 2.3 && math.Abs(l.Hi[i]-2.3) > 1e-12 {
-					t.Errorf("sync's band end %v, want 1.5 + 0.8 (not clipped)", l.Hi[i])
+				if strings.HasPrefix(f.Name, "drl-sweep-overshoot") && l.Label == "reconcile" && l.Hi[i] != 2.3 && math.Abs(l.Hi[i]-2.3) > 1e-12 {
+					t.Errorf("reconcile's band end %v, want 1.5 + 0.8 (not clipped)", l.Hi[i])
 				}
 			}
 		}

@@ -10,45 +10,38 @@ import (
 	"github.com/ratesim/ratesim/systems"
 )
 
-// SyncAlgorithm is what the sync design runs: Gubernator v2.13.0's GLOBAL
-// behaviour with one of its two algorithms, or the idealized
-// reconciliation of exact bucket states.
+// SyncAlgorithm is the algorithm the sync design runs Gubernator v2.13.0's
+// GLOBAL behaviour with (gubernator.proto's Algorithm). The idealized
+// reconciliation of exact bucket states is its own design, reconcile
+// (syncDesign), which takes no algorithm.
 type SyncAlgorithm int
 
 const (
-	// SyncIdeal is the idealized reconciliation (syncDesign): every node
-	// keeps the exact state of the bucket (R, B) (or its share), which
-	// keeps refilling between broadcasts; only admitted hits are sent, the
-	// owner (a rendezvous hash of the key) applies them one by one at
-	// receipt and broadcasts its exact state. It models what a
-	// reconciling design could at best do with the same batching, not a
-	// system that exists; it is the one that takes Spec.Local = LocalShare.
-	SyncIdeal SyncAlgorithm = iota
 	// SyncTokenBucket is Gubernator's TOKEN_BUCKET (its default
-	// algorithm, gubernator.proto): Limit tokens per Duration, all given
-	// back at once when the item expires (algorithms.go:37-257).
-	SyncTokenBucket
+	// algorithm, gubernator.proto, and the zero value here): Limit tokens
+	// per Duration, all given back at once when the item expires
+	// (algorithms.go:37-257).
+	SyncTokenBucket SyncAlgorithm = iota
 	// SyncLeakyBucket is Gubernator's LEAKY_BUCKET: Remaining grows by
 	// elapsed·Limit/Duration, up to Burst (algorithms.go:259-493).
 	SyncLeakyBucket
 )
 
-// ParseSyncAlgorithm returns the SyncAlgorithm named s: "token-bucket",
-// "leaky-bucket" or "ideal".
+// ParseSyncAlgorithm returns the SyncAlgorithm named s: "token-bucket" or
+// "leaky-bucket" (Gubernator's names); any other name is an error wrapping
+// ErrSpec.
 func ParseSyncAlgorithm(s string) (SyncAlgorithm, error) {
 	switch s {
 	case "token-bucket":
 		return SyncTokenBucket, nil
 	case "leaky-bucket":
 		return SyncLeakyBucket, nil
-	case "ideal":
-		return SyncIdeal, nil
 	}
-	return 0, fmt.Errorf("drl: sync algorithm %q: want token-bucket, leaky-bucket or ideal: %w", s, ErrSpec)
+	return 0, fmt.Errorf("drl: sync algorithm %q: want token-bucket or leaky-bucket (the idealized reconciliation is the design reconcile): %w", s, ErrSpec)
 }
 
 func (a SyncAlgorithm) String() string {
-	return [...]string{"ideal", "token-bucket", "leaky-bucket"}[a]
+	return [...]string{"token-bucket", "leaky-bucket"}[a]
 }
 
 // GubernatorLimits returns the Limit (tokens), Duration (ms) and Burst
@@ -543,18 +536,17 @@ func (g *gubDesign) broadcast(sim *engine.Sim, o int, keys []uint64, reqs map[ui
 
 // validateGubernator checks the fields the Gubernator model reads.
 func (s Spec) validateGubernator() error {
-	if s.Algorithm < SyncIdeal || s.Algorithm > SyncLeakyBucket {
-		return fmt.Errorf("drl: sync algorithm %d: want SyncIdeal, SyncTokenBucket or SyncLeakyBucket: %w", s.Algorithm, ErrSpec)
+	if s.Algorithm < SyncTokenBucket || s.Algorithm > SyncLeakyBucket {
+		return fmt.Errorf("drl: sync algorithm %d: want SyncTokenBucket or SyncLeakyBucket: %w", s.Algorithm, ErrSpec)
 	}
-	if s.Design != "sync" || s.Algorithm == SyncIdeal {
+	if s.Design != "sync" {
 		return nil
 	}
 	if !s.Police {
-		return fmt.Errorf("drl: sync with Gubernator's %v answers UNDER_LIMIT or OVER_LIMIT, it never delays a job: want Police: %w", s.Algorithm, ErrSpec)
+		return fmt.Errorf("drl: sync is Gubernator's GLOBAL behaviour (%v), which answers UNDER_LIMIT or OVER_LIMIT and never delays a job: want Police (the design reconcile shapes): %w", s.Algorithm, ErrSpec)
 	}
-	if s.Local != LocalCopy {
-		return fmt.Errorf("drl: sync with Gubernator's %v keeps a copy of the whole limit on each daemon: local %v is the ideal design's (want LocalCopy): %w", s.Algorithm, s.Local, ErrSpec)
-	}
+	// Spec.Local is the design reconcile's: every Gubernator daemon keeps
+	// its own item of the whole limit, whatever Local says.
 	if len(s.Scale) > 0 {
 		return fmt.Errorf("drl: sync with Gubernator's %v: scale events are the static design's: %w", s.Algorithm, ErrSpec)
 	}

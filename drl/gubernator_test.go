@@ -172,7 +172,6 @@ func TestGubernatorSpecErrors(t *testing.T) {
 		edit func(*Spec)
 	}{
 		{"shaping", func(s *Spec) { s.Police = false }},
-		{"share", func(s *Spec) { s.Local = LocalShare }},
 		{"fractional burst", func(s *Spec) { s.Bucket.Burst = exact.NewRat(5, 2) }},
 		{"duration not whole ms", func(s *Spec) { s.Bucket.Rate = exact.Int(3); s.Bucket.Burst = exact.Int(10) }},
 		{"peers", func(s *Spec) { s.Peers = []string{"a:1"} }},

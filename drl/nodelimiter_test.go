@@ -57,7 +57,7 @@ func TestStoreFailLocalNodeLimiter(t *testing.T) {
 // Designs with no per-node limiter a library could stand in for refuse one.
 func TestNodeLimiterRefused(t *testing.T) {
 	lim, name := xrateNode(t)
-	for _, d := range []string{"sync", "lease", "grd", "fps"} {
+	for _, d := range []string{"reconcile", "lease", "grd", "fps"} {
 		s := Spec{Design: d, Bucket: params("1", "1"), Nodes: 1, Dispatch: "rr", Police: true, EstimateInterval: sec, Smoothing: 1, NodeLimiter: lim, NodeLimiterName: name}
 		if err := s.Validate(); err == nil {
 			t.Errorf("%s with a node limiter: no error", d)

@@ -121,8 +121,8 @@ func TestOnlineSyncZeroIsOneBucket(t *testing.T) {
 	want, wres := runClients(t, clients.FromLimiter(tb), 40, bo)
 	for _, s := range []Spec{
 		{Design: "one", Bucket: params("5", "8"), Nodes: 1, Police: true, Dispatch: "rr"},
-		{Design: "sync", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", SyncPeriod: 0, BatchLimit: 1000},
-		{Design: "sync", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "random", Seed: 3, SyncPeriod: 0},
+		{Design: "reconcile", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", SyncPeriod: 0, BatchLimit: 1000},
+		{Design: "reconcile", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "random", Seed: 3, SyncPeriod: 0},
 	} {
 		got, res := runClients(t, online(t, s), 40, bo)
 		if !slices.Equal(got, want) {

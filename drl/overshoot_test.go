@@ -72,7 +72,7 @@ func bruteWithin(xs []engine.Time, b, r *big.Rat, lim engine.Time) (*big.Rat, in
 // with their departures kept, and checks the summary's exact overshoot
 // and excess against the Dinkelbach oracle on the departures:
 //
-//   - the sync sweep at T = 0 (3000 Poisson jobs at load 1.2, policing,
+//   - the reconcile sweep at T = 0 (3000 Poisson jobs at load 1.2, policing,
 //     messages of 5 ms), whose sampled overshoot read 0.990 while 2382
 //     admitted jobs would wait in a shaper (R, B) = (10, 20): within
 //     4·B/R = 8 s, the longest sampled length, the worst is 96 jobs in
@@ -92,8 +92,8 @@ func TestOvershootREADMECases(t *testing.T) {
 		overJobs   int
 		ratioExact string
 	}{
-		{"sync T = 0", func(p *Params) {
-			p.Jobs, p.Load, p.Police, p.Designs, p.SyncDelay, p.SyncPeriod = 3000, 1.2, true, "sync", "5ms", "0"
+		{"reconcile T = 0", func(p *Params) {
+			p.Jobs, p.Load, p.Police, p.Designs, p.SyncDelay, p.SyncPeriod = 3000, 1.2, true, "reconcile", "5ms", "0"
 		}, 2382, "1.0252", "1.0017", 96, 2110, "42200000000/41164420643"},
 		{"store failing open", func(p *Params) {
 			p.Jobs, p.Load, p.Police, p.Designs, p.SyncDelay, p.RTT, p.Outage, p.Fail = 4000, 1.2, true, "store", "5ms", "lognormal:2ms:0.5", []string{"100s:200s"}, "open"

@@ -42,7 +42,7 @@ type Params struct {
 	SyncDelay        string   `yaml:"sync_delay"`        // sync, grd, fps: a delay
 	Loss             float64  `yaml:"loss"`              // probability in [0, 1)
 	Local            string   `yaml:"local"`             // copy or share
-	Algorithm        string   `yaml:"algorithm"`         // sync: token-bucket, leaky-bucket (Gubernator's) or ideal
+	Algorithm        string   `yaml:"algorithm"`         // sync: token-bucket (the default) or leaky-bucket, Gubernator's
 	Peers            string   `yaml:"peers"`             // sync: the daemons' gRPC addresses, comma-separated ("" : cluster.Start's)
 	LeaseSize        string   `yaml:"lease_size"`        // tokens >= 1; "" for B/N
 	LeaseTTL         string   `yaml:"lease_ttl"`         // a duration, or inf
@@ -81,7 +81,7 @@ type Trace struct {
 // round-robin dispatch, shaping, and 100000 Poisson arrivals at load 0.9.
 func DefaultParams() Params {
 	return Params{Designs: "all", Rate: "10", Burst: "20", Nodes: 4, Dispatch: "rr", RTT: "1ms", StoreLimiter: "token",
-		Fail: "open", SyncPeriod: "100ms", BatchLimit: 1000, SyncDelay: "0", Local: "copy", Algorithm: "ideal", LeaseTTL: "1s",
+		Fail: "open", SyncPeriod: "100ms", BatchLimit: 1000, SyncDelay: "0", Local: "copy", Algorithm: "token-bucket", LeaseTTL: "1s",
 		EstimateInterval: "100ms", Smoothing: 0.5, Exchange: "coordinator", Fanout: 2, Arrivals: "poisson",
 		Load: 0.9, Jobs: 100_000, RateWindow: "10s", Seed: 1}
 }
@@ -139,11 +139,19 @@ func parseRat(param, s, unit string) (exact.Rat, error) {
 	return r, nil
 }
 
-// DesignList returns the designs Params.Designs names, in its order.
+// DesignList returns the designs Params.Designs names, in its order. "all"
+// is every design that applies to the parameters (AllLeftOut says which
+// it leaves out, and why).
 func (p *Params) DesignList() ([]string, error) {
 	list := p.Designs
 	if list == "all" {
-		list = strings.Join(Designs, ",")
+		var names []string
+		for _, n := range Designs {
+			if p.leftOut(n) == "" {
+				names = append(names, n)
+			}
+		}
+		return names, nil
 	}
 	var names []string
 	for _, n := range strings.Split(list, ",") {
@@ -154,6 +162,43 @@ func (p *Params) DesignList() ([]string, error) {
 		names = append(names, n)
 	}
 	return names, nil
+}
+
+// leftOut returns why "all" leaves design n out, or "" if it runs it. Only
+// sync is ever left out: it is Gubernator, which polices (shaping leaves it
+// out) and takes an integer Limit per a whole number of ms (a burst or
+// rate it cannot express leaves it out).
+func (p *Params) leftOut(n string) string {
+	if n != "sync" {
+		return ""
+	}
+	if !p.Police {
+		return "sync (Gubernator) only polices: add --police to run it"
+	}
+	r, err1 := exact.ParseRat(p.Rate)
+	b, err2 := exact.ParseRat(p.Burst)
+	if err1 != nil || err2 != nil {
+		return "" // the rate or burst is refused with its own error
+	}
+	if _, _, _, err := GubernatorLimits(r, b); err != nil {
+		return "sync (Gubernator) cannot express this limit: " + strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())
+	}
+	return ""
+}
+
+// AllLeftOut returns, when Params.Designs is "all", one sentence for each
+// design it leaves out saying why (in Designs order); otherwise nil.
+func (p *Params) AllLeftOut() []string {
+	if p.Designs != "all" {
+		return nil
+	}
+	var out []string
+	for _, n := range Designs {
+		if w := p.leftOut(n); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // Spec validates the parameters and returns the specification the designs
@@ -252,20 +297,17 @@ func (p *Params) Spec() (Spec, []string, error) {
 		return s, nil, bad("local", p.Local, "copy or share")
 	}
 	if s.Algorithm, err = ParseSyncAlgorithm(p.Algorithm); err != nil {
-		return s, nil, bad("algorithm", p.Algorithm, "token-bucket, leaky-bucket (Gubernator v2.13.0's GLOBAL behaviour) or ideal")
+		return s, nil, bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
 	}
-	if s.Algorithm != SyncIdeal && slices.Contains(names, "sync") {
+	if slices.Contains(names, "sync") {
 		if !p.Police {
-			return s, nil, bad("police", p.Police, "true with --algorithm "+p.Algorithm+": Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (algorithm ideal shapes)")
-		}
-		if s.Local != LocalCopy {
-			return s, nil, bad("local", p.Local, "copy with --algorithm "+p.Algorithm+": every Gubernator daemon keeps its own copy of the whole limit (share is the ideal design's)")
+			return s, nil, bad("police", p.Police, "true with the design sync: Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (the design reconcile shapes)")
 		}
 		if _, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst); err != nil {
 			if !s.Bucket.Burst.IsInt() {
-				return s, nil, bad("burst", p.Burst, "a whole number of tokens with --algorithm "+p.Algorithm+" (Gubernator's Limit and Burst are integers)")
+				return s, nil, bad("burst", p.Burst, "a whole number of tokens with the design sync (Gubernator's Limit and Burst are integers)")
 			}
-			return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate making burst/rate = %v/rate s a whole number of milliseconds with --algorithm %s (Gubernator's Duration is integer ms)", s.Bucket.Burst, p.Algorithm))
+			return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate making burst/rate = %v/rate s a whole number of milliseconds with the design sync (Gubernator's Duration is integer ms)", s.Bucket.Burst))
 		}
 	}
 	if p.Peers != "" {

@@ -56,7 +56,7 @@ type Result struct {
 	Admits []uint64
 	// First and Last are the first and last arrival instants, ns.
 	First, Last engine.Time
-	// Staleness (sync) is the sum, over the decisions, of the age of the
+	// Staleness (reconcile) is the sum, over the decisions, of the age of the
 	// owner's state each was made with, seconds; Stale the decisions.
 	Staleness float64
 	Stale     int64
@@ -328,9 +328,8 @@ func newDesign(s Spec, u units, res *Result) (design, error) {
 	case "store":
 		return newStore(s, u, res)
 	case "sync":
-		if s.Algorithm != SyncIdeal {
-			return newGubernator(s, u, res)
-		}
+		return newGubernator(s, u, res)
+	case "reconcile":
 		return newSync(s, u, res)
 	case "lease":
 		if s.LeaseSize == 0 {
@@ -595,7 +594,7 @@ type Summary struct {
 	// fractions across nodes and across keys (see Jain).
 	JainNodes float64 `json:"jain_nodes"`
 	JainKeys  float64 `json:"jain_keys"`
-	// Staleness is the mean age of the owner's state the sync design's
+	// Staleness is the mean age of the owner's state the reconcile design's
 	// decisions were made with, s (0 for the other designs).
 	Staleness float64 `json:"mean_staleness_s"`
 	// OverRate is the largest fraction, over the keys, of the time between

@@ -17,7 +17,7 @@ import (
 )
 
 // Designs lists the designs, in the order the command runs them.
-var Designs = []string{"one", "static", "store", "sync", "lease", "grd", "fps"}
+var Designs = []string{"one", "static", "store", "sync", "reconcile", "lease", "grd", "fps"}
 
 // ErrSpec is wrapped by every error about an invalid specification.
 var ErrSpec = errors.New("invalid drl specification")
@@ -104,14 +104,14 @@ func (l StoreLimiter) String() string {
 	return [...]string{"token", "gcra", "fixed-window", "profile"}[l]
 }
 
-// Local is what a node of the sync design decides with between two
+// Local is what a node of the reconcile design decides with between two
 // reconciliations.
 type Local int
 
 const (
 	// LocalCopy: a copy of the whole bucket (R, B) of the key, overwritten
 	// by the owner's state on each broadcast; the owner decides on the
-	// true state (Gubernator's global behaviour). With no reconciliation
+	// true state (as a Gubernator daemon does, with exact states). With no reconciliation
 	// at all (T = ∞) each node is an independent bucket (R, B).
 	LocalCopy Local = iota
 	// LocalShare: the node's sub-bucket (R/N, B/N) of the key, set on each
@@ -349,7 +349,7 @@ type Spec struct {
 	// The static design (at a scale event a surviving node keeps its
 	// limiters, a new one starts with fresh ones, a removed one's are
 	// dropped) and the store's local fallback (Fail = FailLocal) read it;
-	// sync, lease, grd and fps refuse it, as they keep no per-node limiter
+	// sync, reconcile, lease, grd and fps refuse it, as they keep no per-node limiter
 	// a library could stand in for. The limiter decides by itself (Police
 	// is not consulted) and must never answer Queue (no profile does).
 	// NodeLimiterName is its spec, for reports.
@@ -379,15 +379,16 @@ type Spec struct {
 	// (durations rounded to the nanosecond), drawn from StreamOutage.
 	OutageUp, OutageDown engine.Time
 
-	// Reconciliation (sync).
+	// Reconciliation (sync and reconcile; Local is reconcile's, Algorithm
+	// and Peers sync's).
 	SyncPeriod engine.Time // T, ns: a node sends its hits T after the first one; engine.Forever: never
 	BatchLimit int         // a node also sends when its batch holds this many keys; 0: no limit
 	SyncDelay  Delay       // one-way delay of every message
 	SyncLoss   float64     // probability that a message is lost, in [0, 1)
 	Local      Local       // what a node decides with between reconciliations
-	// Algorithm is what sync runs: Gubernator v2.13.0's GLOBAL behaviour
-	// with its token or leaky bucket (gubDesign), or the idealized
-	// reconciliation (SyncIdeal, the zero value).
+	// Algorithm is the algorithm sync runs Gubernator v2.13.0's GLOBAL
+	// behaviour with (gubDesign): its token bucket (SyncTokenBucket, the
+	// zero value, Gubernator's default) or its leaky bucket.
 	Algorithm SyncAlgorithm
 	// Peers are the gRPC addresses of the Gubernator daemons, node i
 	// being Peers[i]; the hash ring picks each key's owner from them
@@ -467,11 +468,12 @@ func (s Spec) Validate() error {
 	}
 	// Designs that keep a bucket per node need B/N >= 1 (a bucket with less
 	// than one token admits nothing); a store failing open or closed and
-	// sync deciding with a copy of the whole bucket keep none.
-	local := s.Design != "one" && !(s.Design == "store" && s.Fail != FailLocal) && !(s.Design == "sync" && s.Local == LocalCopy)
+	// sync (every Gubernator daemon holds the whole limit) and reconcile
+	// deciding with a copy of the whole bucket keep none.
+	local := s.Design != "one" && !(s.Design == "store" && s.Fail != FailLocal) && s.Design != "sync" && !(s.Design == "reconcile" && s.Local == LocalCopy)
 	if s.NodeLimiter != nil {
 		switch s.Design {
-		case "sync", "lease", "grd", "fps":
+		case "sync", "reconcile", "lease", "grd", "fps":
 			return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.NodeLimiterName, s.Design, ErrSpec)
 		}
 		local = false // the node limiter, not a sub-bucket (R/N, B/N)

@@ -27,7 +27,7 @@ const ModelName = "drl"
 //	name: drl-sync-period
 //	model: drl
 //	drl:                  # Params, as ratesim drl's flags in snake case
-//	  designs: one,static,sync
+//	  designs: one,static,reconcile
 //	  police: true
 //	  sync_delay: 5ms
 //	replications: 3

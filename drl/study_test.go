@@ -32,13 +32,13 @@ func runStudy(t *testing.T, s *Study, workers int) *experiments.Table {
 }
 
 // With T = 0 and no message delay every hit reaches the owner at once,
-// so sync decides as the one bucket (TestSyncZeroPeriodIsOneBucket, job
+// so reconcile decides as the one bucket (TestSyncZeroPeriodIsOneBucket, job
 // by job): at every point of a sweep over N and the load, in every
-// replication, the sync rows equal the one rows (messages aside).
+// replication, the reconcile rows equal the one rows (messages aside).
 func TestStudySyncZeroIsOne(t *testing.T) {
 	s := parseStudy(t, `
 model: drl
-drl: {designs: "one,sync", police: true, sync_period: 0, sync_delay: 0, jobs: 800}
+drl: {designs: "one,reconcile", police: true, sync_period: 0, sync_delay: 0, jobs: 800}
 replications: 2
 sweep:
   nodes: [1, 2, 5]
@@ -50,7 +50,7 @@ sweep:
 	}
 	for i := 0; i < len(tab.Rows); i += 2 {
 		one, sync := tab.Rows[i], tab.Rows[i+1]
-		if one[1] != "one" || sync[1] != "sync" {
+		if one[1] != "one" || sync[1] != "reconcile" {
 			t.Fatalf("rows %d, %d: designs %v, %v", i, i+1, one[1], sync[1])
 		}
 		for c, name := range tab.Columns {
@@ -79,7 +79,7 @@ func TestStudyWorkers(t *testing.T) {
 	y := `
 name: w
 model: drl
-drl: {designs: "one,static,sync,store", police: true, jobs: 500, rtt: "uniform:1ms:3ms", sync_delay: "lognormal:2ms:0.5", loss: 0.1}
+drl: {designs: "one,static,reconcile,store", police: true, jobs: 500, rtt: "uniform:1ms:3ms", sync_delay: "lognormal:2ms:0.5", loss: 0.1}
 replications: 3
 seed: 9
 sweep: {sync_period: [0, 10ms, 1s], nodes: [2, 4]}
@@ -99,7 +99,7 @@ sweep: {sync_period: [0, 10ms, 1s], nodes: [2, 4]}
 	if !bytes.Equal(out[0], out[1]) {
 		t.Errorf("-j1 and -j2 differ:\n%s\n%s", out[0], out[1])
 	}
-	// Independent replications: the spread of the sync row over the 3
+	// Independent replications: the spread of the reconcile row over the 3
 	// seeds is not 0 (Poisson arrivals differ), so the CI is > 0.
 	tab := runStudy(t, parseStudy(t, y), 2)
 	if c := tab.Column("admitted_ci95"); !(tab.Rows[0][c].(float64) > 0) {
@@ -162,7 +162,7 @@ func TestStudyErrors(t *testing.T) {
 func TestSweepFigures(t *testing.T) {
 	tab := runStudy(t, parseStudy(t, `
 model: drl
-drl: {designs: "one,static,sync", police: true, jobs: 300}
+drl: {designs: "one,static,reconcile", police: true, jobs: 300}
 replications: 2
 sweep: {sync_period: [0, 100ms, inf], nodes: [2, 4]}
 `), 2)

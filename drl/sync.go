@@ -9,7 +9,7 @@ import (
 	"github.com/ratesim/ratesim/systems"
 )
 
-// syncKey is the state of one key in the sync design.
+// syncKey is the state of one key in the reconcile design.
 type syncKey struct {
 	owner  int         // the node that owns the key (rendezvous hash of the key)
 	global bucketState // the true state, at the owner
@@ -45,7 +45,7 @@ func (b *batch) take() ([]uint64, map[uint64]int64) {
 	return k, c
 }
 
-// syncDesign is the idealized reconciliation (Spec.Algorithm SyncIdeal),
+// syncDesign is the design reconcile, the idealized reconciliation,
 // shaped after Gubernator's global behaviour (global.go) but not
 // Gubernator (gubDesign is): each node decides from its own exact state
 // of the key (Spec.Local: a copy of the whole bucket, which keeps

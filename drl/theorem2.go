@@ -40,6 +40,8 @@ func Theorem2NA(s Spec) string {
 	case "store":
 		return "not a split: one shared bucket behind a round trip"
 	case "sync":
+		return "shares do not sum to R: each Gubernator daemon decides with its own item of the whole limit"
+	case "reconcile":
 		if s.Local == LocalCopy {
 			return "shares do not sum to R: each node decides with a copy of (R, B)"
 		}

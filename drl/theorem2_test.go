@@ -48,8 +48,8 @@ func TestTheorem2NA(t *testing.T) {
 		{Spec{Design: "one"}, "n/a (the one bucket itself)"},
 		{Spec{Design: "static", Police: true}, "n/a (policing: no job waits, S = 0)"},
 		{Spec{Design: "static", Scale: []ScaleEvent{{At: sec, Nodes: 1}}}, "n/a (scale events change the shares)"},
-		{Spec{Design: "sync", SyncPeriod: engine.Forever}, "n/a (shares do not sum to R: each node decides with a copy of (R, B))"},
-		{Spec{Design: "sync", SyncPeriod: sec, Local: LocalShare}, "n/a (the owner's broadcasts overwrite the sub-buckets' state)"},
+		{Spec{Design: "reconcile", SyncPeriod: engine.Forever}, "n/a (shares do not sum to R: each node decides with a copy of (R, B))"},
+		{Spec{Design: "reconcile", SyncPeriod: sec, Local: LocalShare}, "n/a (the owner's broadcasts overwrite the sub-buckets' state)"},
 		{Spec{Design: "store"}, "n/a (not a split: one shared bucket behind a round trip)"},
 		{Spec{Design: "lease"}, "n/a (not a split: nodes lease tokens of one shared bucket)"},
 		{Spec{Design: "lease", Police: true}, "n/a (policing: no job waits, S = 0)"},
@@ -71,7 +71,7 @@ func TestTheorem2NA(t *testing.T) {
 
 // TestTheorem2BrokenSplit: a split whose shares sum above (R, B), forced
 // through the check. The one bucket (1, 1) against two sub-buckets (1, 1)
-// (what sync with copies and no reconciliation enforces), two jobs at 0
+// (what reconcile with copies and no reconciliation enforces), two jobs at 0
 // to nodes 0 and 1: the split delays neither, the one bucket delays the
 // second by 1 s, so S(t) = t > S^(k)(t) = 0 on (0, 1]: the violation's
 // exact first instant is 0, found at the one bucket's grant, t = 1 s.

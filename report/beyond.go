@@ -118,7 +118,7 @@ func sectionBeyond(ctx context.Context, d *doc) error {
 
 func sectionDRL(ctx context.Context, d *doc) error {
 	d.h(2, "7. What it means for distributed rate limiting")
-	d.p("The static split studied above is the simplest distributed rate limiter: each node enforces its share alone. `ratesim drl` runs the designs deployed in practice on the same arrivals (package drl): `one`, the one bucket (the lower bound of Theorem 2); `static`, the split (R/N, B/N); `store`, every decision a round trip to one central bucket; and `sync`, nodes deciding from their own copy of the bucket and reconciling through an owner every T, in the way of Gubernator's global behaviour. Shaping (jobs wait for a token), N = 2 nodes, round-robin dispatch.")
+	d.p("The static split studied above is the simplest distributed rate limiter: each node enforces its share alone. `ratesim drl` runs the designs deployed in practice on the same arrivals (package drl): `one`, the one bucket (the lower bound of Theorem 2); `static`, the split (R/N, B/N); `store`, every decision a round trip to one central bucket; and `reconcile`, nodes deciding from their own copy of the bucket and reconciling through an owner every T (local buckets with periodic reconciliation: Gubernator's global behaviour idealized, exact states copied; `sync`, Gubernator's own, only polices). Shaping (jobs wait for a token), N = 2 nodes, round-robin dispatch.")
 	tr := &traces[0] // NASA-HTTP
 	file, shown := d.traceFile(tr)
 	// A rate above section 2's (0.7, where the daytime backlog lasts hours
@@ -152,7 +152,7 @@ func sectionDRL(ctx context.Context, d *doc) error {
 			return err
 		}
 		sp.SyncPeriod = p
-		rows = append(rows, row{"sync", "T = " + T, sp})
+		rows = append(rows, row{"reconcile", "T = " + T, sp})
 	}
 	var out [][]string
 	sums := make([]drl.Summary, len(rows))
@@ -188,7 +188,7 @@ func sectionDRL(ctx context.Context, d *doc) error {
 		if r.design == "store" {
 			cmd += " --rtt 1ms"
 		}
-		if r.design == "sync" {
+		if r.design == "reconcile" {
 			cmd += " --sync-period " + strings.TrimPrefix(r.setting, "T = ")
 		}
 		out = append(out, []string{r.design, r.setting, fmt.Sprint(sum.Admitted), fmt.Sprintf("%.4g", sum.Mean), fmt.Sprintf("%.4g", sum.P99), fmt.Sprintf("%.4g", sum.Total), fmt.Sprintf("%.4f", sum.Overshoot), fmt.Sprintf("%.4g", sum.Excess), cmd + "`"})
@@ -201,7 +201,7 @@ func sectionDRL(ctx context.Context, d *doc) error {
 
 // drlText says what Table 11 shows, from its rows: the static split's
 // total delay against the one bucket's (Theorem 2), the store's decisions
-// against the one bucket's, and how the sync design's overshoot and mean
+// against the one bucket's, and how the reconcile design's overshoot and mean
 // delay move with T.
 func drlText(d *doc, mode string, row func(int) (design, setting string, s drl.Summary), n int) string {
 	var one, static, store *drl.Summary
@@ -216,7 +216,7 @@ func drlText(d *doc, mode string, row func(int) (design, setting string, s drl.S
 			static = &s
 		case "store":
 			store = &s
-		case "sync":
+		case "reconcile":
 			syncT, syncs = append(syncT, strings.TrimPrefix(setting, "T = ")), append(syncs, s)
 		}
 	}
@@ -254,15 +254,15 @@ func drlText(d *doc, mode string, row func(int) (design, setting string, s drl.S
 		if !nondecr {
 			dir = "is not monotone in T"
 		}
-		d.conclude("drl/sync-overshoot-over-T", dir)
-		d.conclude("drl/sync-over-promise", fmt.Sprintf("%d of %d", over, len(syncs)))
-		text := fmt.Sprintf("reconciling copies (`sync`) overshoot the promise B + R·d at %d of the %d periods T tried (from %.3f at T = %s to %.3f at T = %s; the overshoot %s)", over, len(syncs), syncs[0].Overshoot, syncT[0], syncs[len(syncs)-1].Overshoot, syncT[len(syncT)-1], dir)
+		d.conclude("drl/reconcile-overshoot-over-T", dir)
+		d.conclude("drl/reconcile-over-promise", fmt.Sprintf("%d of %d", over, len(syncs)))
+		text := fmt.Sprintf("reconciling copies (`reconcile`) overshoot the promise B + R·d at %d of the %d periods T tried (from %.3f at T = %s to %.3f at T = %s; the overshoot %s)", over, len(syncs), syncs[0].Overshoot, syncT[0], syncs[len(syncs)-1].Overshoot, syncT[len(syncT)-1], dir)
 		if static != nil {
 			text += fmt.Sprintf(", and their mean delay is below the static split's at %d of them", lessDelay)
 		}
 		parts = append(parts, text)
 	}
-	return fmt.Sprintf("What the table shows (%s, computed from its rows): %s. Between reconciliations each `sync` node serves from its own copy of the bucket, so the admitted stream can exceed what the one bucket allows; the theorem's comparison S(t) ≤ S^(k)(t) applies to designs whose shares always add up to (R, B), which `sync` with copies does not. `ratesim drl --help` lists the other designs (lease, global random drop, flow proportional share) and their parameters.", mode, strings.Join(parts, "; "))
+	return fmt.Sprintf("What the table shows (%s, computed from its rows): %s. Between reconciliations each `reconcile` node serves from its own copy of the bucket, so the admitted stream can exceed what the one bucket allows; the theorem's comparison S(t) ≤ S^(k)(t) applies to designs whose shares always add up to (R, B), which `reconcile` with copies does not. `ratesim drl --help` lists the other designs (lease, global random drop, flow proportional share) and their parameters.", mode, strings.Join(parts, "; "))
 }
 
 func sectionCaveats(_ context.Context, d *doc) error {

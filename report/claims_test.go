@@ -295,7 +295,7 @@ func checkClaims(t *testing.T, md, compare string) {
 		var admitted = map[string]string{}
 		var syncOver []float64
 		for _, r := range dt.rows {
-			if r[0] == "sync" {
+			if r[0] == "reconcile" {
 				syncOver = append(syncOver, lead(r[6]))
 				continue
 			}

@@ -43,7 +43,7 @@ type clientsFlags struct {
 // drlClientFlags are the flags of ratesim drl that ratesim clients takes
 // with --design, with the same meaning ('ratesim drl --help').
 var drlClientFlags = []string{"nodes", "dispatch", "police", "node-limiter", "rtt", "outage", "outage-process", "store-limiter", "store-cache", "fail",
-	"sync-period", "batch-limit", "sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout"}
+	"sync-period", "batch-limit", "sync-delay", "loss", "local", "algorithm", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout"}
 
 func newClientsCmd() *cobra.Command {
 	f := &clientsFlags{}
@@ -88,7 +88,7 @@ The limiter is --limiter, a member of the limiter family of ratesim limiters
 with rate --rate and burst or window limit --limit, or --profile, a
 library-faithful limiter (see 'ratesim limiters --help'), or --design, a
 distributed rate-limiting design of ratesim drl (one, static, store, sync,
-lease, grd, fps) enforcing the limit R = --rate, B = --limit over --nodes
+reconcile, lease, grd, fps) enforcing the limit R = --rate, B = --limit over --nodes
 nodes, with the design flags of 'ratesim drl' (--police, --dispatch, --rtt,
 --sync-period, --sync-delay, --lease-size, --estimate-interval, ...; every
 request is of one key). A request is decided on the state the design has
@@ -154,7 +154,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
   ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff full
   ratesim clients --profile 'nginx:rate=10r/s,burst=20' --arrivals poisson --load 1.5 --jobs 5000 --retry-after
   ratesim clients --arrivals 'cron:n=20,period=2' --jobs 2000 --rate 10 --limit 20 --server-rate 10 --buffer 2
-  ratesim clients --design sync --nodes 4 --sync-period 100ms --police --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10`,
+  ratesim clients --design reconcile --nodes 4 --sync-period 100ms --police --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runClients(cmd, f)

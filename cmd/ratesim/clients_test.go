@@ -414,7 +414,7 @@ func TestClientsDesign(t *testing.T) {
 		messages         int64
 	}{
 		{[]string{"--design", "one"}, 1, 2, 2, 0},
-		{[]string{"--design", "sync", "--sync-period", "0"}, 1, 2, 2, 0},
+		{[]string{"--design", "reconcile", "--sync-period", "0"}, 1, 2, 2, 0},
 		{[]string{"--design", "store", "--rtt", "100ms"}, 1.3, 2.5, 2.5, 9},
 	} {
 		res := clientsRun(t, append(common, c.args...)...)
@@ -436,7 +436,7 @@ func TestClientsDesign(t *testing.T) {
 		{[]string{"--design", "ring"}, "--design ring: want one of one, static"},
 		{[]string{"--nodes", "2"}, "--nodes applies with --design only"},
 		{[]string{"--design", "static", "--nodes", "4", "--limit", "2"}, "--limit 2: want a burst of at least one token per node"},
-		{[]string{"--design", "sync", "--window", "2"}, "--window applies to --limiter only"},
+		{[]string{"--design", "reconcile", "--window", "2"}, "--window applies to --limiter only"},
 		{[]string{"--design", "store", "--rtt", "soon"}, "--rtt soon"},
 		{[]string{"--design", "one", "--limiter", "gcra"}, "none of the others"},
 	} {

@@ -28,8 +28,8 @@ func TestSweepClientsOnePointIsClients(t *testing.T) {
 		flags: []string{"--arrivals", "cron:n=20,period=2", "--jobs", "400", "--rate", "10", "--limit", "5", "--backoff", "full", "--max-attempts", "4"},
 	}, {
 		name:  "design",
-		block: "{arrivals: 'cron:n=100,period=10', jobs: 1000, design: sync, nodes: 4, police: true, sync_period: 100ms, sync_delay: 5ms, backoff: full}",
-		flags: []string{"--arrivals", "cron:n=100,period=10", "--jobs", "1000", "--design", "sync", "--nodes", "4", "--police", "--sync-period", "100ms", "--sync-delay", "5ms", "--backoff", "full"},
+		block: "{arrivals: 'cron:n=100,period=10', jobs: 1000, design: reconcile, nodes: 4, police: true, sync_period: 100ms, sync_delay: 5ms, backoff: full}",
+		flags: []string{"--arrivals", "cron:n=100,period=10", "--jobs", "1000", "--design", "reconcile", "--nodes", "4", "--police", "--sync-period", "100ms", "--sync-delay", "5ms", "--backoff", "full"},
 	}, {
 		name:  "server",
 		block: "{arrivals: poisson, load: 1.5, jobs: 500, backoff: decorrelated, server_rate: 8, buffer: 2}",

@@ -33,6 +33,7 @@ func flagValues() map[string][]string {
 		"backoff":     clients.BackoffNames(),
 		"designs":     drl.Designs,
 		"design":      drl.Designs,
+		"algorithm":   {"token-bucket", "leaky-bucket"},
 	}
 }
 

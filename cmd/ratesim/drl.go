@@ -58,10 +58,24 @@ func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
           refused, without asking, until its next token; --store-limiter gcra
           (redis-cell's GCRA) or fixed-window (L = B per W = B/R s, Redis
           INCR) in place of the bucket, both policing
-  sync    local decisions reconciled through an owner per key (Gubernator's
-          global behaviour): hits sent --sync-period after the first one or
-          when --batch-limit keys are queued, the owner's state broadcast
-          back; messages take --sync-delay and are lost with --loss
+  sync    Gubernator v2.13.0's GLOBAL behaviour, decision for decision, with
+          --algorithm token-bucket (the default, as in Gubernator) or
+          leaky-bucket: every daemon answers from its own copy and queues
+          every hit for the key's owner (Gubernator's hash ring over
+          --peers), sent every --sync-period (GlobalSyncWait) or when
+          --batch-limit keys are queued; the owner applies them as one
+          request and broadcasts its integer Remaining back; messages take
+          --sync-delay and are lost with --loss. Gubernator polices: sync
+          needs --police
+  reconcile
+          local buckets with periodic reconciliation, the idealized sync:
+          each node keeps the exact state of the bucket (--local copy, or
+          share: its sub-bucket R/N, B/N), which keeps refilling; only
+          admitted hits go to the owner (a rendezvous hash), --sync-period
+          after the first one or when --batch-limit keys are queued, applied
+          one by one at receipt; the owner's exact state is broadcast back;
+          messages take --sync-delay and are lost with --loss; shapes or
+          polices
   lease   a node admits with tokens it holds; with none it asks a central
           bucket (R, B) for --lease-size tokens (a round trip --rtt); tokens
           unused --lease-ttl after the latest grant go back; shaping, a job
@@ -74,6 +88,11 @@ func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
   fps     flow proportional share: the coordinator sends node l the share
           e_l/D; the node enforces (R·e_l/D, B·e_l/D); shaping, a job waits
           for its token at the node's current share
+
+--designs all runs every design that applies: shaping (no --police) it
+leaves out sync, which only polices, and it leaves sync out when Gubernator
+cannot express the limit (B not whole, or B/R not a whole number of ms);
+it says so on stderr.
 
 It reports for each the jobs admitted and rejected, the mean, p99 and largest
 delay (network time plus the bucket's wait), the overshoot, the supremum of
@@ -102,14 +121,15 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		Example: `  ratesim drl --nodes 4 --jobs 5000
   ratesim drl --designs one,store --rtt lognormal:2ms:0.5 --outage 10s:20s --fail local
   ratesim drl --designs static --nodes 2 --scale 30s:4 --police
-  ratesim drl --designs one,static,sync --police --sweep sync-period=0,10ms,100ms,1s --plot figs`,
+  ratesim drl --designs one,static,reconcile --police --sweep sync-period=0,10ms,100ms,1s --plot figs
+  ratesim drl --designs one,sync --police --algorithm leaky-bucket --sync-period 1s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDRL(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.p.Designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", "))
+	fl.StringVar(&f.p.Designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", ")+" (all leaves out sync when shaping, and says so on stderr)")
 	fl.StringVar(&f.p.Rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
-	fl.StringVar(&f.p.Burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with a bucket per node: static, store with --fail local, sync with --local share, lease, grd, fps)")
+	fl.StringVar(&f.p.Burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with a bucket per node: static, store with --fail local, reconcile with --local share, lease, grd, fps)")
 	fl.IntVar(&f.p.Nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
 	fl.StringVar(&f.p.Dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
 	fl.BoolVar(&f.p.Police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
@@ -121,13 +141,13 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.p.StoreLimiter, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s), both policing, or a library profile such as 'redis-rate:rate=10,burst=20' (redis_rate's Lua script) deciding as its library does")
 	fl.BoolVar(&f.p.StoreCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
 	fl.StringVar(&f.p.Fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
-	fl.StringVar(&f.p.SyncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
-	fl.IntVar(&f.p.BatchLimit, "batch-limit", 1000, "sync: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
-	fl.StringVar(&f.p.SyncDelay, "sync-delay", "0", "sync, grd, fps: one-way delay of each message, a delay as --rtt")
-	fl.Float64Var(&f.p.Loss, "loss", 0, "sync, grd, fps: probability that a message is lost, in [0, 1)")
-	fl.StringVar(&f.p.Local, "local", "copy", "sync: what a node decides with between reconciliations: copy (of the whole bucket, Gubernator) or share (its sub-bucket R/N, B/N)")
-	fl.StringVar(&f.p.Algorithm, "algorithm", "ideal", "sync: token-bucket or leaky-bucket runs Gubernator v2.13.0's GLOBAL behaviour with that algorithm (Limit = Burst = B per B/R, --sync-period its GlobalSyncWait, policing; Gubernator's own default is token-bucket); ideal reconciles exact bucket states")
-	fl.StringVar(&f.p.Peers, "peers", "", "sync with a Gubernator algorithm: the daemons' gRPC addresses, one per node, comma-separated; the hash ring picks each key's owner from them (default: cluster.Start's, 127.0.0.1:1112,127.0.0.1:1114,...)")
+	fl.StringVar(&f.p.SyncPeriod, "sync-period", "100ms", "sync: GlobalSyncWait, a daemon sends its queued hits every T; reconcile: T, a node sends its hits T after the first one (0: at once; inf: never)")
+	fl.IntVar(&f.p.BatchLimit, "batch-limit", 1000, "sync, reconcile: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
+	fl.StringVar(&f.p.SyncDelay, "sync-delay", "0", "sync, reconcile, grd, fps: one-way delay of each message, a delay as --rtt")
+	fl.Float64Var(&f.p.Loss, "loss", 0, "sync, reconcile, grd, fps: probability that a message is lost, in [0, 1)")
+	fl.StringVar(&f.p.Local, "local", "copy", "reconcile: what a node decides with between reconciliations: copy (of the whole bucket) or share (its sub-bucket R/N, B/N)")
+	fl.StringVar(&f.p.Algorithm, "algorithm", "token-bucket", "sync: Gubernator v2.13.0's algorithm, token-bucket (its default) or leaky-bucket (Limit = Burst = B per B/R ms, --sync-period its GlobalSyncWait, policing)")
+	fl.StringVar(&f.p.Peers, "peers", "", "sync: the Gubernator daemons' gRPC addresses, one per node, comma-separated; the hash ring picks each key's owner from them (default: cluster.Start's, 127.0.0.1:1112,127.0.0.1:1114,...)")
 	fl.StringVar(&f.p.LeaseSize, "lease-size", "", "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)")
 	fl.StringVar(&f.p.LeaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
 	fl.StringVar(&f.p.EstimateInterval, "estimate-interval", "100ms", "grd, fps: demand is measured and exchanged every this long (> 0)")
@@ -166,9 +186,9 @@ var designFlags = []struct {
 	{"rtt", []string{"store", "lease"}},
 	{"outage", []string{"store"}}, {"outage-process", []string{"store"}}, {"fail", []string{"store"}},
 	{"store-limiter", []string{"store"}}, {"store-cache", []string{"store"}},
-	{"sync-period", []string{"sync"}}, {"batch-limit", []string{"sync"}}, {"local", []string{"sync"}},
+	{"sync-period", []string{"sync", "reconcile"}}, {"batch-limit", []string{"sync", "reconcile"}}, {"local", []string{"reconcile"}},
 	{"algorithm", []string{"sync"}}, {"peers", []string{"sync"}},
-	{"sync-delay", []string{"sync", "grd", "fps"}}, {"loss", []string{"sync", "grd", "fps"}},
+	{"sync-delay", []string{"sync", "reconcile", "grd", "fps"}}, {"loss", []string{"sync", "reconcile", "grd", "fps"}},
 	{"lease-size", []string{"lease"}}, {"lease-ttl", []string{"lease"}},
 	{"estimate-interval", []string{"grd", "fps"}}, {"smoothing", []string{"grd", "fps"}},
 	{"exchange", []string{"grd", "fps"}}, {"fanout", []string{"grd", "fps"}},
@@ -197,14 +217,15 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 			return p, flagError("jobs", p.Jobs, "a number of arrivals >= 1")
 		}
 	}
-	if p.Designs != "all" {
-		designs := strings.Split(p.Designs, ",")
-		for i := range designs {
-			designs[i] = strings.TrimSpace(designs[i])
+	if designs, err := p.DesignList(); err == nil {
+		// With all, the designs it runs (it leaves sync out when shaping).
+		run := p.Designs
+		if run == "all" {
+			run = "all: " + strings.Join(designs, ",")
 		}
 		for _, fl := range designFlags {
 			if changed(fl.name) && !slices.ContainsFunc(fl.designs, func(d string) bool { return slices.Contains(designs, d) }) {
-				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl.name, strings.Join(fl.designs, ", "), p.Designs)
+				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl.name, strings.Join(fl.designs, ", "), run)
 			}
 		}
 	}
@@ -266,6 +287,9 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 	p, spec, designs, err := f.spec(cmd)
 	if err != nil {
 		return err
+	}
+	for _, why := range p.AllLeftOut() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: --designs all leaves out %s\n", why)
 	}
 	c, err := p.Run(cmd.Context(), f.plotDir != "")
 	if err != nil {
@@ -329,7 +353,7 @@ type drlJSON struct {
 	SyncDelayS *float64        `json:"sync_delay_s,omitempty"`  // the fixed one-way delay; absent for a random one
 	Loss       float64         `json:"loss"`
 	Local      string          `json:"local"`
-	Algorithm  string          `json:"sync_algorithm"`    // ideal, token-bucket or leaky-bucket (Gubernator v2.13.0's)
+	Algorithm  string          `json:"sync_algorithm"`    // token-bucket or leaky-bucket (Gubernator v2.13.0's, the design sync's)
 	Peers      []string        `json:"peers,omitempty"`   // the Gubernator daemons' gRPC addresses (a Gubernator algorithm only)
 	LeaseSize  int64           `json:"lease_size_tokens"` // 0: B/N
 	LeaseTTL   experiments.Num `json:"lease_ttl_s"`       // "+Inf": never
@@ -387,7 +411,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 		out.SyncPeriod = experiments.Num(s.SyncPeriod.Seconds())
 	}
 	out.Algorithm = s.Algorithm.String()
-	if s.Algorithm != drl.SyncIdeal {
+	if slices.ContainsFunc(sums, func(n drl.Summary) bool { return n.Design == "sync" }) {
 		out.Peers = s.Peers
 		if len(out.Peers) == 0 {
 			out.Peers = drl.DefaultGubernatorPeers(s.Nodes)
@@ -452,15 +476,13 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			}
 			fmt.Fprintf(w, "store      %sround trip %v; %s%s\n", lim, s.RTT, out, cache)
 		case "sync":
+			fmt.Fprintf(w, "sync       %s\n", drl.DescribeGubernator(s))
+		case "reconcile":
 			period := "never"
 			if s.SyncPeriod != engine.Forever {
 				period = fmt.Sprintf("%v s", s.SyncPeriod.Seconds())
 			}
-			if s.Algorithm != drl.SyncIdeal {
-				fmt.Fprintf(w, "sync       %s\n", drl.DescribeGubernator(s))
-				break
-			}
-			fmt.Fprintf(w, "sync       period %s, batch limit %d keys, message delay %v, loss %v, local %s\n", period, s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
+			fmt.Fprintf(w, "reconcile  period %s, batch limit %d keys, message delay %v, loss %v, local %s\n", period, s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
 		case "lease":
 			size := fmt.Sprintf("%d tokens", s.LeaseSize)
 			if s.LeaseSize == 0 {
@@ -487,7 +509,12 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 		}
 	}
 	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == "one" })
-	fmt.Fprintf(w, "\n%-7s %9s %9s %10s %10s %10s  %9s %9s %9s %9s %8s  %9s %8s  %7s %7s  %8s", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "excess", "d (s)", "shaper", "time > R", "messages", "fallback", "J nodes", "J keys", "thm 2")
+	// The design column is 7 wide, or as wide as the longest name run.
+	dw := 7
+	for _, n := range sums {
+		dw = max(dw, len(n.Design))
+	}
+	fmt.Fprintf(w, "\n%-*s %9s %9s %10s %10s %10s  %9s %9s %9s %9s %8s  %9s %8s  %7s %7s  %8s", dw, "design", "admitted", "rejected", "mean (s)", "p99 (s)", "max (s)", "overshoot", "excess", "d (s)", "shaper", "time > R", "messages", "fallback", "J nodes", "J keys", "thm 2")
 	if withOne {
 		fmt.Fprintf(w, "  %6s %6s", "> one", "< one")
 	}
@@ -502,7 +529,7 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			thm = "VIOLATED"
 			violated = append(violated, n.Design+": "+n.Theorem2)
 		}
-		fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g %10.4g  %9.4f %9.4g %9.4g %9d %7.2f%%  %9d %8d  %7.4f %7.4f  %8s", n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.Excess, n.OverD, n.ShaperDelayed, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys, thm)
+		fmt.Fprintf(w, "%-*s %9d %9d %10.4g %10.4g %10.4g  %9.4f %9.4g %9.4g %9d %7.2f%%  %9d %8d  %7.4f %7.4f  %8s", dw, n.Design, n.Admitted, n.Rejected, n.Mean, n.P99, n.Max, n.Overshoot, n.Excess, n.OverD, n.ShaperDelayed, 100*n.OverRate, n.Messages, n.Fallback, n.JainNodes, n.JainKeys, thm)
 		if withOne {
 			fmt.Fprintf(w, "  %6d %6d", n.OverOne, n.UnderOne)
 		}

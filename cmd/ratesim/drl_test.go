@@ -46,7 +46,7 @@ func drlJSONRun(t *testing.T, args ...string) drlOut {
 // and break it under fail-open, by the overshoot reported; with zero
 // round trip the store is the one bucket.
 func TestDRLDesigns(t *testing.T) {
-	res := drlJSONRun(t, "--jobs", "3000", "--load", "1.5", "--police", "--rtt", "0", "--outage", "50s:100s", "--fail", "open", "--designs", "one,static,store,sync")
+	res := drlJSONRun(t, "--jobs", "3000", "--load", "1.5", "--police", "--rtt", "0", "--outage", "50s:100s", "--fail", "open", "--designs", "one,static,store,reconcile")
 	if res.Schema != version.Schema || len(res.Designs) != 4 {
 		t.Fatalf("schema %d, %d designs", res.Schema, len(res.Designs))
 	}
@@ -124,7 +124,7 @@ func TestDRLFlagErrors(t *testing.T) {
 func TestDRLNASA(t *testing.T) {
 	path := sharedTrace(t, "nasa-http/nasa_kscweb_19950801_0200-1452_edt.tsv")
 	res := drlJSONRun(t, "--trace", path, "--time-col", "ts_unix", "--key-col", "client", "--dispatch", "hash",
-		"--rate", "1", "--burst", "8", "--nodes", "8", "--police", "--designs", "one,static,store,sync", "--rtt", "0")
+		"--rate", "1", "--burst", "8", "--nodes", "8", "--police", "--designs", "one,static,store,reconcile", "--rtt", "0")
 	for _, d := range res.Designs {
 		if d.Jobs != 30969 || d.Admitted+d.Rejected != 30969 {
 			t.Errorf("%s: %d jobs, %d + %d", d.Design, d.Jobs, d.Admitted, d.Rejected)
@@ -184,9 +184,9 @@ type drlSweepOut struct {
 }
 
 // A sweep runs the grid, the last axis fastest; at sync period 0 with no
-// message delay sync admits what the one bucket does.
+// message delay reconcile admits what the one bucket does.
 func TestDRLSweep(t *testing.T) {
-	out, errOut, code := ratesim(t, "drl", "--json", "--jobs", "1500", "--load", "1.3", "--police", "--designs", "one,sync",
+	out, errOut, code := ratesim(t, "drl", "--json", "--jobs", "1500", "--load", "1.3", "--police", "--designs", "one,reconcile",
 		"--sweep", "sync-period=0,1s", "--sweep", "nodes=2,4,5")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -201,7 +201,7 @@ func TestDRLSweep(t *testing.T) {
 	for _, p := range res.Points {
 		one, syn := p.Designs[0].Admitted, p.Designs[1].Admitted
 		if p.Params["sync-period"] == 0.0 && syn != one || p.Params["sync-period"] == "1s" && syn <= one {
-			t.Errorf("%v: sync admitted %d, one bucket %d", p.Params, syn, one)
+			t.Errorf("%v: reconcile admitted %d, one bucket %d", p.Params, syn, one)
 		}
 	}
 	for _, c := range []struct{ args []string }{
@@ -227,9 +227,9 @@ func TestOutageTime(t *testing.T) {
 // The check of Theorem 2 runs on the static split that shapes, key by
 // key, and holds; the other designs say why it does not apply.
 func TestDRLTheorem2(t *testing.T) {
-	res := drlJSONRun(t, "--jobs", "3000", "--load", "3", "--arrivals", "poisson | keys:n=20,s=1.1", "--dispatch", "hash", "--designs", "one,static,sync")
+	res := drlJSONRun(t, "--jobs", "3000", "--load", "3", "--arrivals", "poisson | keys:n=20,s=1.1", "--dispatch", "hash", "--designs", "one,static,reconcile")
 	want := map[string]string{"one": "n/a (the one bucket itself)", "static": "held",
-		"sync": "n/a (shares do not sum to R: each node decides with a copy of (R, B))"}
+		"reconcile": "n/a (shares do not sum to R: each node decides with a copy of (R, B))"}
 	for _, d := range res.Designs {
 		if d.Theorem2 != want[d.Design] {
 			t.Errorf("%s: theorem2 %q, want %q", d.Design, d.Theorem2, want[d.Design])
@@ -262,7 +262,7 @@ func TestDRLStoreLimiter(t *testing.T) {
 // *_distribution keys, and in seconds under *_s keys when fixed; the
 // over-rate fraction is named so; a sweep's numeric values are numbers.
 func TestDRLJSONKeys(t *testing.T) {
-	out, errOut, code := ratesim(t, "drl", "--json", "--jobs", "200", "--designs", "one,store,sync", "--rtt", "2ms", "--sync-delay", "uniform:1ms:3ms")
+	out, errOut, code := ratesim(t, "drl", "--json", "--jobs", "200", "--designs", "one,store,reconcile", "--rtt", "2ms", "--sync-delay", "uniform:1ms:3ms")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}

@@ -95,8 +95,15 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 	}
 	var points []drlPoint
 	var input string
+	said := map[string]bool{}
 	for i := range study.NumPoints() {
 		pp := study.Point(i)
+		for _, why := range pp.AllLeftOut() {
+			if !said[why] {
+				said[why] = true
+				fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: --designs all leaves out %s\n", why)
+			}
+		}
 		c, err := pp.Run(cmd.Context(), false)
 		params := map[string]string{}
 		for _, a := range axes {
@@ -220,13 +227,20 @@ func writeDRLSweepTable(w io.Writer, axes []drlAxis, points []drlPoint, figures 
 	for _, a := range axes {
 		fmt.Fprintf(w, "%-*s ", max(len(a.name), 11), a.name)
 	}
-	fmt.Fprintf(w, "%-7s %9s %9s %10s %10s  %9s %9s %8s  %9s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "overshoot", "excess", "time > R", "messages")
+	// The design column is 7 wide, or as wide as the longest name run.
+	dw := 7
+	for _, p := range points {
+		for _, d := range p.Designs {
+			dw = max(dw, len(d.Design))
+		}
+	}
+	fmt.Fprintf(w, "%-*s %9s %9s %10s %10s  %9s %9s %8s  %9s\n", dw, "design", "admitted", "rejected", "mean (s)", "p99 (s)", "overshoot", "excess", "time > R", "messages")
 	for _, p := range points {
 		for _, d := range p.Designs {
 			for _, a := range axes {
 				fmt.Fprintf(w, "%-*s ", max(len(a.name), 11), p.Params[a.name])
 			}
-			fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g  %9.4f %9.4g %7.2f%%  %9d\n", d.Design, d.Admitted, d.Rejected, d.Mean, d.P99, d.Overshoot, d.Excess, 100*d.OverRate, d.Messages)
+			fmt.Fprintf(w, "%-*s %9d %9d %10.4g %10.4g  %9.4f %9.4g %7.2f%%  %9d\n", dw, d.Design, d.Admitted, d.Rejected, d.Mean, d.P99, d.Overshoot, d.Excess, 100*d.OverRate, d.Messages)
 		}
 	}
 	for i, p := range figures {

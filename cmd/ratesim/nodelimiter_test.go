@@ -167,7 +167,8 @@ func TestDRLNodeLimiterErrors(t *testing.T) {
 		{[]string{"drl", "--designs", "static", "--node-limiter", "xrate:limt=1"}, "--node-limiter"},
 		{[]string{"drl", "--designs", "static", "--node-limiter", "nosuch"}, "--node-limiter"},
 		{[]string{"drl", "--designs", "sync", "--node-limiter", "xrate"}, "--node-limiter applies to static, store only"},
-		{[]string{"drl", "--designs", "static,sync", "--node-limiter", "xrate", "--jobs", "10"}, "design sync keeps no per-node limiter"},
+		{[]string{"drl", "--designs", "static,reconcile", "--node-limiter", "xrate", "--jobs", "10"}, "design reconcile keeps no per-node limiter"},
+		{[]string{"drl", "--designs", "static,sync", "--police", "--node-limiter", "xrate", "--jobs", "10"}, "design sync keeps no per-node limiter"},
 		{[]string{"limiters", "--profile", "xrate", "--replicas", "4"}, "--node-limiter PROFILE --nodes N"},
 	} {
 		_, errOut, code := ratesim(t, c.args...)

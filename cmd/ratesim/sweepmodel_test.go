@@ -45,7 +45,7 @@ func TestSweepDRLOnePointIsDRL(t *testing.T) {
 name: one-point
 model: drl
 drl:
-  designs: one,static,sync
+  designs: one,static,reconcile
   load: 0.95
   jobs: 2000
   sync_delay: 5ms
@@ -59,7 +59,7 @@ seed: 3
 	}
 	rows := readCSV(t, filepath.Join(out, "results.csv"))
 	seed := experiments.ReplicationSeed(3, 0, 0)
-	res := drlJSONRun(t, "--designs", "one,static,sync", "--load", "0.95", "--jobs", "2000", "--sync-delay", "5ms",
+	res := drlJSONRun(t, "--designs", "one,static,reconcile", "--load", "0.95", "--jobs", "2000", "--sync-delay", "5ms",
 		"--sync-period", "10ms", "--seed", strconv.FormatUint(seed, 10))
 	if len(rows) != 1+len(res.Designs) {
 		t.Fatalf("%d rows, want a header and %d", len(rows), len(res.Designs))
@@ -84,7 +84,7 @@ seed: 3
 
 const drlSweepSpec = `
 model: drl
-drl: {designs: "one,static,sync", police: true, load: 1.2, jobs: 400, sync_delay: "uniform:1ms:5ms"}
+drl: {designs: "one,static,reconcile", police: true, load: 1.2, jobs: 400, sync_delay: "uniform:1ms:5ms"}
 replications: 2
 seed: 4
 sweep:
