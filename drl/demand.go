@@ -281,6 +281,10 @@ func (d *demand) tick(sim *engine.Sim, now engine.Time) {
 // computes each key's drop probability or shares from the latest reports
 // and pushes them to the nodes.
 func (d *demand) exchangeCoordinator(sim *engine.Sim, now engine.Time) {
+	if d.s.SyncLoss == 0 && d.s.SyncDelay.Fixed() && d.s.SyncDelay.A > 0 {
+		d.exchangeCoordinatorAtOnce(sim, now)
+		return
+	}
 	for _, st := range d.order {
 		est, key, node := st.est, st.key, st.node
 		d.send(sim, now, func() {
@@ -308,6 +312,70 @@ func (d *demand) exchangeCoordinator(sim *engine.Sim, now engine.Time) {
 			d.send(sim, now, func() { st.drop = p })
 		}
 	}
+}
+
+// coordReport is a node's estimate of a key, sent to the coordinator;
+// coordPush is the coordinator's answer to a node: a drop probability
+// (grd) or a share (fps).
+type coordReport struct {
+	dk   *demandKey
+	node int
+	est  float64
+}
+
+type coordPush struct {
+	st    *demandNode
+	drop  float64
+	share int64
+}
+
+// exchangeCoordinatorAtOnce is exchangeCoordinator when every message
+// arrives (no loss) after the one fixed delay A > 0: its messages, sent
+// one after the other at now, would be the consecutive events at now + A,
+// so one event delivers them all in the same order (the reports, then the
+// pushes), counting one message each as before, without an event and a
+// closure per message.
+func (d *demand) exchangeCoordinatorAtOnce(sim *engine.Sim, now engine.Time) {
+	reports := make([]coordReport, 0, len(d.order))
+	for _, st := range d.order {
+		reports = append(reports, coordReport{d.keys[st.key], st.node, st.est})
+	}
+	var pushes []coordPush
+	for _, k := range d.korder {
+		dk := d.keys[k]
+		if d.fps {
+			total := sum(dk.est)
+			if total <= 0 {
+				continue
+			}
+			shares := quantize(dk.est, total)
+			for i, st := range dk.sawAt {
+				pushes = append(pushes, coordPush{st: st, share: shares[i]})
+			}
+			continue
+		}
+		p := d.dropProbability(sum(dk.est))
+		for _, st := range dk.sawAt {
+			pushes = append(pushes, coordPush{st: st, drop: p})
+		}
+	}
+	d.res.Messages += int64(len(reports) + len(pushes))
+	if len(reports)+len(pushes) == 0 {
+		return
+	}
+	d.cb.at(sim, addSat(now, d.s.SyncDelay.A), func(at engine.Time) {
+		for _, r := range reports {
+			i, _ := slices.BinarySearch(r.dk.nodes, r.node)
+			r.dk.est[i] = r.est
+		}
+		for _, p := range pushes {
+			if d.fps {
+				d.setShare(sim, p.st, p.share, at)
+			} else {
+				p.st.drop = p.drop
+			}
+		}
+	})
 }
 
 // exchangeAll sends every node's estimate of a key to every other node

@@ -123,14 +123,18 @@ func (sd *syncDesign) state(m map[nodeKey]*bucketState, l int, k uint64, ks *syn
 }
 
 func (sd *syncDesign) offer(sim *engine.Sim, j systems.Job) error {
-	l, err := sd.f.dispatch(j)
-	if err != nil {
-		return err
-	}
 	t := sd.u.at(j.T)
 	ks, err := sd.key(j, t)
 	if err != nil {
 		return err
+	}
+	// Hash dispatch is the owner's rendezvous hash (the same weights over
+	// the same Spec.Nodes nodes): computed once per key, in ks.
+	l := ks.owner
+	if sd.s.Dispatch != "hash" {
+		if l, err = sd.f.dispatch(j); err != nil {
+			return err
+		}
 	}
 	var w exact.Int128
 	var ok bool

@@ -63,7 +63,7 @@ func NewDispatcher(name string, weights []float64, src rand.Source) (Dispatcher,
 		if err := checkWeights(weights); err != nil {
 			return nil, err
 		}
-		return &rendezvous{w: weights}, nil
+		return newRendezvous(weights), nil
 	case "least-loaded":
 		return leastLoaded{}, nil
 	case "column":
@@ -136,7 +136,26 @@ func (d *weighted) Dispatch(_ Job, nodes []buckets.Limiter) (int, error) {
 }
 
 // rendezvous is weighted rendezvous (highest random weight) hashing.
-type rendezvous struct{ w []float64 }
+// equal is set when every weight is the same moderate positive number
+// (2^-500..2^500): the highest score is then the highest hash (see
+// Dispatch), found without a logarithm.
+type rendezvous struct {
+	w     []float64
+	equal bool
+}
+
+func newRendezvous(w []float64) *rendezvous {
+	eq := w[0] >= 0x1p-500 && w[0] <= 0x1p500
+	for _, x := range w {
+		eq = eq && x == w[0]
+	}
+	return &rendezvous{w: w, equal: eq}
+}
+
+// rendezvousGap is the least lead in hash (h>>11, units of 2^-53 in u)
+// of the highest hash over the second for which the highest hash alone
+// decides; see Dispatch.
+const rendezvousGap = 1 << 20
 
 // mix is the splitmix64 finaliser (S. Vigna), a bijection of 64-bit words
 // with good avalanche.
@@ -150,6 +169,29 @@ func mix(x uint64) uint64 {
 func (d *rendezvous) Dispatch(j Job, nodes []buckets.Limiter) (int, error) {
 	if len(d.w) != len(nodes) {
 		panic(fmt.Sprintf("systems: hash dispatch with %d weights for %d nodes", len(d.w), len(nodes)))
+	}
+	if d.equal {
+		// Equal weights w: the score -w/log(u) grows with u, so the node
+		// of highest v = h>>11 wins, when it leads the second by at least
+		// rendezvousGap: then u differs by more than 2^-34 (u = (v +
+		// 0.5)/2^53, the sum rounded by at most one unit), so log(u) by
+		// more than 2^-34 (|d log u| >= |du| for u <= 1) while math.Log
+		// errs by under 1 ulp <= 2^-47 (|log u| < 38), and the quotients
+		// by a relative 2^-40 > 1 ulp: every other score is strictly
+		// lower, and the full loop below (kept for near ties) would pick
+		// the same node.
+		best, v1, v2 := 0, uint64(0), uint64(0)
+		for l := range d.w {
+			v := mix(j.Hash^mix(uint64(l)+1)) >> 11
+			if v > v1 {
+				best, v1, v2 = l, v, v1
+			} else if v > v2 {
+				v2 = v
+			}
+		}
+		if len(d.w) == 1 || v1-v2 >= rendezvousGap {
+			return best, nil
+		}
 	}
 	best, bestScore := 0, math.Inf(-1)
 	for l, w := range d.w {

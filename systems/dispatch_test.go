@@ -110,3 +110,40 @@ func TestDispatchErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRendezvousEqualWeights: with equal weights the highest hash decides
+// (no logarithm) unless the two highest are within rendezvousGap; either
+// way the node equals the one the scores -w/log(u) pick (the same
+// dispatcher with the shortcut turned off), for 1, 2, 3, 16 and 1000
+// nodes and weights 1, 2.5 and 2^-400.
+func TestRendezvousEqualWeights(t *testing.T) {
+	src := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 2, 3, 16, 1000} {
+		for _, w := range []float64{1, 2.5, 0x1p-400} {
+			ws := make([]float64, n)
+			for i := range ws {
+				ws[i] = w
+			}
+			fast := newRendezvous(ws)
+			if !fast.equal {
+				t.Fatalf("%d nodes of weight %v: shortcut not taken", n, w)
+			}
+			slow := &rendezvous{w: ws}
+			ns := nodes(n)
+			keys := 200000 / n
+			for range keys {
+				j := Job{Hash: src.Uint64()}
+				a, b := must(fast.Dispatch(j, ns)), must(slow.Dispatch(j, ns))
+				if a != b {
+					t.Fatalf("%d nodes of weight %v, key %x: shortcut %d, scores %d", n, w, j.Hash, a, b)
+				}
+			}
+		}
+	}
+	// Unequal or extreme weights keep the scores.
+	for _, ws := range [][]float64{{1, 2}, {0, 1}, {0x1p600, 0x1p600}} {
+		if newRendezvous(ws).equal {
+			t.Errorf("weights %v took the shortcut", ws)
+		}
+	}
+}
