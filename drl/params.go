@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,6 +151,11 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if s.Bucket.Rate, err = parseRat("rate", p.Rate, "tokens/s"); err != nil {
 		return s, nil, err
 	}
+	if s.Bucket.Rate.Sign() > 0 && !s.Bucket.Rate.Num().IsInt64() {
+		// The model keeps the gap 1/R between tokens exactly, as a
+		// fraction whose denominator is below 2^63.
+		return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate <= %d tokens/s (the gap 1/rate between tokens is kept exactly, a fraction with a denominator below 2^63)", int64(math.MaxInt64)))
+	}
 	if s.Bucket.Burst, err = parseRat("burst", p.Burst, "tokens"); err != nil {
 		return s, nil, err
 	}
@@ -258,6 +264,10 @@ func (p *Params) Spec() (Spec, []string, error) {
 		}
 		if l, ok := experiments.DefaultLambda(p.Load, s.Bucket.Rate); !ok && !strings.Contains(p.Arrivals, "rate=") {
 			return s, nil, bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", l))
+		} else if ok && !strings.Contains(p.Arrivals, "rate=") {
+			if err := spanFits(p, l); err != nil {
+				return s, nil, err
+			}
 		}
 	} else if p.Jobs < 0 {
 		return s, nil, bad("jobs", p.Jobs, "a number of arrivals >= 1, or 0 for the whole trace")
@@ -380,4 +390,35 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 		}
 	}
 	return out, nil
+}
+
+// MaxSpan is the longest expected span of a run's generated arrivals,
+// jobs/λ: a quarter of engine.Time's range (2^61 ns, about 73 years), so
+// that the last arrival (a sum of jobs gaps, within a few standard
+// deviations of its mean) and the delays after it stay within the clock.
+const MaxSpan = engine.Time(1 << 61)
+
+// spanFits refuses arrivals at λ = load·rate whose expected span
+// jobs/λ is beyond MaxSpan, naming the parameter further below its
+// default (rate or load) and the least value of it that fits.
+func spanFits(p *Params, l float64) error {
+	span := float64(p.Jobs) / l // seconds
+	if span <= MaxSpan.Seconds() {
+		return nil
+	}
+	def := DefaultParams()
+	defRate, _ := exact.ParseRat(def.Rate)
+	rate := l / p.Load
+	why := fmt.Sprintf("%d jobs at λ = load·rate = %.4g jobs/s span about %.4g s, beyond %v s (a quarter of the clock's range, about 73 years): fewer jobs or", p.Jobs, l, span, MaxSpan)
+	if p.Load/def.Load < rate/defRate.Float64() {
+		return bad("load", p.Load, fmt.Sprintf("%s a load >= %v", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*rate))))
+	}
+	return bad("rate", p.Rate, fmt.Sprintf("%s a rate >= %v tokens/s", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*p.Load))))
+}
+
+// ceilDigits rounds x > 0 up to 4 significant digits, so that a least
+// value printed is one that fits.
+func ceilDigits(x float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(x))-3)
+	return math.Ceil(x/e) * e
 }

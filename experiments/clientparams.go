@@ -230,11 +230,21 @@ func (p *ClientsParams) span(param, text string, positive bool) (engine.Time, er
 		return 0, p.bad(param, text, want)
 	}
 	ns, err := secs.Mul(exact.Int(1e9))
-	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() {
-		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years")
+	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() || ns.Num().Int64() > int64(MaxClientSpan) {
+		if err == nil && ns.Sign() > 0 && (!ns.Num().IsInt64() || ns.Num().Int64() > int64(MaxClientSpan)) {
+			return 0, p.bad(param, text, fmt.Sprintf("a time <= %s s (a quarter of the clock's range: an instant of a run adds an arrival, a think time or backoff, a service and a control period, and must stay within engine.Time's 292 years)", MaxClientSpan))
+		}
+		return 0, p.bad(param, text, "a whole number of nanoseconds")
 	}
 	return engine.Time(ns.Num().Int64()), nil
 }
+
+// MaxClientSpan is the longest time a clients parameter takes (think,
+// horizon, base, cap, deadline, jitters, bin, backfill target and
+// interval): 2^61 ns, about 73 years, a quarter of engine.Time's range,
+// so that an arrival plus a span plus a service plus a control period
+// stays within the clock.
+const MaxClientSpan = engine.Time(1 << 61)
 
 // rat parses an exact parameter: a decimal or a fraction p/q.
 func (p *ClientsParams) rat(param, s, unit string) (exact.Rat, error) {
