@@ -12,7 +12,9 @@
 //	        instants in ns) re-split the limit over a new N: a surviving
 //	        node keeps its fill level (its unfinished work U, so its tokens
 //	        scale by N/N'), a new node starts full (as an autoscaled pod
-//	        does), a removed node's state is dropped.
+//	        does), a removed node's state is dropped. Spec.NodeLimiter puts
+//	        any library profile on each node instead, configured per node
+//	        (also the store's local fallback).
 //	store   a central store: every decision is a round trip of delay D
 //	        (Spec.RTT, ns: fixed, uniform, lognormal, or drawn from a
 //	        column of measured delays, ReadDelayColumn) to one bucket (R, B)
@@ -26,20 +28,39 @@
 //	        bucket by GCRA(1/R, (B - 1)/R) as redis-cell keeps it (a refused
 //	        hit leaves it unchanged) or by a fixed window of B jobs per
 //	        B/R s (Redis INCR, which counts refused hits: no decision
-//	        changes), both policing.
-//	sync    local decisions reconciled through an owner per key, in the way
-//	        of Gubernator's global behaviour (mailgun/gubernator global.go:
-//	        hits are queued and sent to the key's owner GlobalSyncWait after
-//	        the first one, or when GlobalBatchLimit keys are queued; the
-//	        owner applies them and broadcasts its state to every peer,
-//	        batched the same way). Spec.SyncPeriod is the sync wait T in ns
-//	        (the command's default 100 ms; Gubernator's own default in
-//	        config.go is 500 µs), Spec.BatchLimit the batch limit in keys
-//	        (Gubernator: 1000), Spec.SyncDelay the one-way delay of each
-//	        message, Spec.SyncLoss its loss probability. Between
+//	        changes), both policing, or by a library profile
+//	        (Spec.StoreProfile: redis-rate is go-redis/redis_rate's Lua
+//	        script). interop/redis checks the fixed window and redis_rate
+//	        against a real redis-server, job for job; the GCRA is checked
+//	        against redis-cell v0.5.0's own test table (no redis-cell
+//	        module can be built here).
+//	sync    local decisions reconciled through an owner per key. With
+//	        Spec.Algorithm SyncTokenBucket or SyncLeakyBucket it is
+//	        Gubernator v2.13.0's GLOBAL behaviour decision for decision
+//	        (gubernator-io/gubernator gubernator.go, global.go,
+//	        algorithms.go, replicated_hash.go): the owner is the hash
+//	        ring's choice among Spec.Peers; every daemon answers from its
+//	        own cache item as if it owned the key and queues every hit,
+//	        admitted or not, for the owner; queued hits are sent
+//	        GlobalSyncWait (Spec.SyncPeriod; Gubernator's default 100 ms,
+//	        config.go:143) after the ticker starts, or when GlobalBatchLimit
+//	        (Spec.BatchLimit; default 1000 keys, config.go:142) keys are
+//	        queued; the owner applies a batch as one request of the summed
+//	        hits at the first hit's CreatedAt with DRAIN_OVER_LIMIT and
+//	        broadcasts its status, batched the same way; a peer's copy holds
+//	        the owner's integer Remaining, its leak (or age) restarting at
+//	        receipt. BatchWait (500 µs, config.go:139) batches forwarded
+//	        non-GLOBAL requests and plays no part. Gubernator answers
+//	        UNDER_LIMIT or OVER_LIMIT: it polices. The differential tests
+//	        in interop/gubernator run it against real daemons. With
+//	        SyncIdeal (the default) it is the idealized reconciliation of
+//	        exact buckets (syncDesign): only admitted hits are sent, applied
+//	        one by one at receipt, the exact state is broadcast and keeps
+//	        refilling; Spec.SyncDelay is the one-way delay of each message,
+//	        Spec.SyncLoss its loss probability, and between
 //	        reconciliations a node decides with a copy of the whole bucket
-//	        (LocalCopy, Gubernator's) or with its sub-bucket (R/N, B/N) set to
-//	        the owner's fill level on each broadcast (LocalShare).
+//	        (LocalCopy) or with its sub-bucket (R/N, B/N) set to the
+//	        owner's fill level on each broadcast (LocalShare).
 //	lease   the allowance of the article: a node admits with tokens it
 //	        holds; with none it asks a central bucket (R, B) for
 //	        Spec.LeaseSize tokens (a round trip Spec.RTT), jobs arriving
@@ -153,9 +174,11 @@
 //
 // The rate-limiting article "Rate limiting, throttling and pacing" (local
 // R/N, shared store, local buckets with reconciliation; fail-open and
-// fail-closed); mailgun/gubernator global.go and config.go (GlobalSyncWait,
-// GlobalBatchLimit, broadcast of the owner's status; config.go at commit
-// 03ce71a sets GlobalSyncWait to 500 µs and GlobalBatchLimit to
-// maxBatchSize); B. Raghavan et al., "Cloud control with distributed rate
+// fail-closed); gubernator-io/gubernator v2.13.0
+// (github.com/gubernator-io/gubernator/v2: gubernator.go, global.go,
+// algorithms.go, interval.go, lrucache.go, replicated_hash.go;
+// config.go:139-143 sets BatchWait to 500 µs, GlobalBatchLimit to 1000 and
+// GlobalSyncWait to 100 ms: the 500 µs once given here for GlobalSyncWait
+// is BatchWait); B. Raghavan et al., "Cloud control with distributed rate
 // limiting", SIGCOMM 2007.
 package drl

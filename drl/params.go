@@ -14,6 +14,7 @@ import (
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/profiles"
 )
 
 // Params are the parameters of a comparison of designs as a user writes
@@ -30,6 +31,7 @@ type Params struct {
 	Dispatch         string   `yaml:"dispatch"`          // rr, random or hash
 	Police           bool     `yaml:"police"`            // reject instead of delaying
 	Scale            []string `yaml:"scale,flow"`        // static: AT:N re-splits, in time order
+	NodeLimiter      string   `yaml:"node_limiter"`      // static, store's local fallback: a profile 'NAME:key=value,...' per node, or "" for the sub-bucket (R/N, B/N)
 	RTT              string   `yaml:"rtt"`               // store, lease: a delay
 	Outage           []string `yaml:"outage,flow"`       // store: FROM:TO intervals
 	OutageProcess    string   `yaml:"outage_process"`    // store: UP:DOWN mean durations, or ""
@@ -41,6 +43,8 @@ type Params struct {
 	SyncDelay        string   `yaml:"sync_delay"`        // sync, grd, fps: a delay
 	Loss             float64  `yaml:"loss"`              // probability in [0, 1)
 	Local            string   `yaml:"local"`             // copy or share
+	Algorithm        string   `yaml:"algorithm"`         // sync: token-bucket, leaky-bucket (Gubernator's) or ideal
+	Peers            string   `yaml:"peers"`             // sync: the daemons' gRPC addresses, comma-separated ("" : cluster.Start's)
 	LeaseSize        string   `yaml:"lease_size"`        // tokens >= 1; "" for B/N
 	LeaseTTL         string   `yaml:"lease_ttl"`         // a duration, or inf
 	EstimateInterval string   `yaml:"estimate_interval"` // grd, fps: a duration > 0
@@ -78,7 +82,7 @@ type Trace struct {
 // round-robin dispatch, shaping, and 100000 Poisson arrivals at load 0.9.
 func DefaultParams() Params {
 	return Params{Designs: "all", Rate: "10", Burst: "20", Nodes: 4, Dispatch: "rr", RTT: "1ms", StoreLimiter: "token",
-		Fail: "open", SyncPeriod: "100ms", BatchLimit: 1000, SyncDelay: "0", Local: "copy", LeaseTTL: "1s",
+		Fail: "open", SyncPeriod: "100ms", BatchLimit: 1000, SyncDelay: "0", Local: "copy", Algorithm: "ideal", LeaseTTL: "1s",
 		EstimateInterval: "100ms", Smoothing: 0.5, Exchange: "coordinator", Fanout: 2, Arrivals: "poisson",
 		Load: 0.9, Jobs: 100_000, RateWindow: "10s", Seed: 1}
 }
@@ -208,8 +212,19 @@ func (p *Params) Spec() (Spec, []string, error) {
 		s.OutageUp, s.OutageDown = u, d
 	}
 	s.StoreCache = p.StoreCache
+	if p.NodeLimiter != "" {
+		prof, err := profiles.Parse(p.NodeLimiter)
+		if err != nil {
+			return s, nil, bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
+		}
+		s.NodeLimiter, s.NodeLimiterName = prof.New, prof.String()
+	}
 	if s.StoreLimiter, err = ParseStoreLimiter(p.StoreLimiter); err != nil {
-		return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra or fixed-window")
+		prof, perr := profiles.Parse(p.StoreLimiter)
+		if perr != nil {
+			return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
+		}
+		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = StoreLibrary, prof.New, prof.String()
 	}
 	if s.Fail, err = ParseFail(p.Fail); err != nil {
 		return s, nil, bad("fail", p.Fail, "open, closed or local")
@@ -230,6 +245,29 @@ func (p *Params) Spec() (Spec, []string, error) {
 	s.SyncLoss = p.Loss
 	if s.Local, err = ParseLocal(p.Local); err != nil {
 		return s, nil, bad("local", p.Local, "copy or share")
+	}
+	if s.Algorithm, err = ParseSyncAlgorithm(p.Algorithm); err != nil {
+		return s, nil, bad("algorithm", p.Algorithm, "token-bucket, leaky-bucket (Gubernator v2.13.0's GLOBAL behaviour) or ideal")
+	}
+	if s.Algorithm != SyncIdeal && slices.Contains(names, "sync") {
+		if !p.Police {
+			return s, nil, bad("police", p.Police, "true with --algorithm "+p.Algorithm+": Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (algorithm ideal shapes)")
+		}
+		if s.Local != LocalCopy {
+			return s, nil, bad("local", p.Local, "copy with --algorithm "+p.Algorithm+": every Gubernator daemon keeps its own copy of the whole limit (share is the ideal design's)")
+		}
+		if _, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst); err != nil {
+			if !s.Bucket.Burst.IsInt() {
+				return s, nil, bad("burst", p.Burst, "a whole number of tokens with --algorithm "+p.Algorithm+" (Gubernator's Limit and Burst are integers)")
+			}
+			return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate making burst/rate = %v/rate s a whole number of milliseconds with --algorithm %s (Gubernator's Duration is integer ms)", s.Bucket.Burst, p.Algorithm))
+		}
+	}
+	if p.Peers != "" {
+		s.Peers = strings.Split(p.Peers, ",")
+		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {
+			return s, nil, bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(DefaultGubernatorPeers(p.Nodes), ",")))
+		}
 	}
 	if p.LeaseSize != "" {
 		n, err := strconv.ParseInt(p.LeaseSize, 10, 64)
@@ -275,7 +313,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if slices.Contains(names, "store") && !s.Police {
 		// The store's policing options, named as parameters (Validate
 		// refuses them too, in the Spec's words).
-		if s.StoreLimiter != StoreToken {
+		if s.StoreLimiter == StoreGCRA || s.StoreLimiter == StoreFixedWindow {
 			return s, nil, bad("store_limiter", p.StoreLimiter, "token when shaping: gcra and fixed-window admit or refuse (add police)")
 		}
 		if s.StoreCache {
@@ -340,6 +378,7 @@ func (p *Params) OpenArrivals(ctx context.Context, rate exact.Rat) (*experiments
 // the order of Params.Designs, with the results kept when asked.
 type Comparison struct {
 	Summaries []Summary
+	PerNode   [][]Count // each design's decisions node by node, in the order of Summaries
 	Results   []*Result // every job of each design, when Run kept them; else nil
 	Input     string    // the input's description
 	Skipped   int       // trace lines skipped
@@ -379,6 +418,7 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 			return nil, err
 		}
 		out.Summaries = append(out.Summaries, sum)
+		out.PerNode = append(out.PerNode, slices.Clone(res.PerNode))
 		if keep {
 			out.Results = append(out.Results, res)
 		}

@@ -45,22 +45,25 @@ func (b *batch) take() ([]uint64, map[uint64]int64) {
 	return k, c
 }
 
-// syncDesign is reconciliation in the way of Gubernator's global behaviour
-// (mailgun/gubernator, global.go): each node decides from its own state of
-// the key (Spec.Local: a copy of the whole bucket, or its sub-bucket);
-// admitted hits are queued and sent to the key's owner (rendezvous hash)
-// Spec.SyncPeriod after the first queued hit, or at once when the batch
-// holds Spec.BatchLimit keys; the owner applies them to the true state at
-// receipt (policing: a hit over the limit does not count, as Gubernator's
-// owner leaves an over-limit status unchanged) and, Spec.SyncPeriod after
-// the first change (or when Spec.BatchLimit keys changed), broadcasts the
-// true state to every other node, which overwrites its own. Each message
-// takes a delay from Spec.SyncDelay and is lost with probability
-// Spec.SyncLoss.
+// syncDesign is the idealized reconciliation (Spec.Algorithm SyncIdeal),
+// shaped after Gubernator's global behaviour (global.go) but not
+// Gubernator (gubDesign is): each node decides from its own exact state
+// of the key (Spec.Local: a copy of the whole bucket, which keeps
+// refilling between broadcasts, or its sub-bucket); only admitted hits are
+// queued and sent to the key's owner (rendezvous hash) Spec.SyncPeriod
+// after the first queued hit, or at once when the batch holds
+// Spec.BatchLimit keys; the owner applies them one by one to the true
+// state at receipt (policing: a hit over the limit does not count) and,
+// Spec.SyncPeriod after the first change (or when Spec.BatchLimit keys
+// changed), broadcasts the exact true state to every other node, which
+// overwrites its own. Each message takes a delay from Spec.SyncDelay and
+// is lost with probability Spec.SyncLoss. It models what reconciling
+// exact buckets could at best do with that batching: with no period it is
+// the one bucket, and its share mode with no messages is the static split.
 //
 // A node keeps state only for keys it has seen; one that sees a key for
-// the first time starts from the latest broadcast state delivered (what
-// Gubernator's peers cache), or a full bucket.
+// the first time starts from the latest broadcast state delivered, or a
+// full bucket.
 type syncDesign struct {
 	s       Spec
 	u       units

@@ -30,13 +30,13 @@ import (
 func ClientsFigures(res *ClientsResult, caption string) []NamedFigure {
 	var figs []NamedFigure
 	if width := res.Spec.Scenario.Bin.Seconds(); width > 0 && len(res.ForegroundSeries) > 0 {
-		figs = append(figs, NamedFigure{"clients-series", clientsSeries(res, width, caption)})
+		figs = append(figs, NamedFigure{Name: "clients-series", Figure: clientsSeries(res, width, caption)})
 		if sv := res.Spec.Scenario.Server; sv != nil && res.ForegroundSeries[0].DownstreamMaxJobs != nil {
-			figs = append(figs, NamedFigure{"downstream", downstreamSeries(res, width, sv.Buffer, caption)})
+			figs = append(figs, NamedFigure{Name: "downstream", Figure: downstreamSeries(res, width, sv.Buffer, caption)})
 		}
 	}
 	if len(res.Latencies) > 0 {
-		figs = append(figs, NamedFigure{"latency-ccdf", latencyCCDF(res, caption)})
+		figs = append(figs, NamedFigure{Name: "latency-ccdf", Figure: latencyCCDF(res, caption)})
 	}
 	return figs
 }
@@ -161,6 +161,17 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 	}
 	c := caption + fmt.Sprintf("; %d %s of %d requests, %d given up (not in the distribution); P(latency > 0) = %s",
 		n, succ, fg.Requests, fg.GiveUps, FormatProb(pos))
+	label := succ + ", P(latency > 0) = " + FormatProb(pos)
+	lines := []plots.Line{{Label: label, X: x, Y: y, Step: true, Color: 0}}
+	// The last step holds up to the largest latency, where the tail is 0
+	// (no place on a log axis): the curve ends there, marked, so that the
+	// x axis reaches the maximum.
+	if n := len(x); n >= 2 && math.IsNaN(y[n-1]) {
+		y[n-1] = y[n-2]
+		lines[0].Label += ", max " + secondsText(x[n-1])
+		lines = append(lines, plots.Line{X: []float64{x[n-1]}, Y: []float64{y[n-1]}, Marks: true, Color: 0})
+		c += "; the curve ends at the largest latency (mark)"
+	}
 	return &plots.LinePlot{
 		Title:   "Latency users saw, first attempt to " + end + " (CCDF, log-log)",
 		Caption: c,
@@ -168,7 +179,8 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 		YLabel:  "P(latency > x) (log scale)",
 		LogX:    true,
 		LogY:    true,
-		Lines:   []plots.Line{{Label: succ + ", P(latency > 0) = " + FormatProb(pos), X: x, Y: y, Step: true, Color: 0}},
+		Lines:   lines,
+		YRange:  TailRange(lines),
 	}
 }
 

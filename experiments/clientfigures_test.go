@@ -56,10 +56,16 @@ func TestClientsFiguresData(t *testing.T) {
 	}
 	cc := figs[1].Figure.(*plots.LinePlot)
 	l := cc.Lines[0]
-	if !equalFloats(l.X, []float64{0, 1, 2}) || l.Y[0] != 2.0/3 || l.Y[1] != 1.0/3 || !math.IsNaN(l.Y[2]) || !cc.LogX || !cc.LogY {
+	// Latencies 0, 1, 2: P(latency > x) is 2/3 from 0, 1/3 from 1, and
+	// the last step holds to the largest latency, 2, where the curve ends
+	// with a mark (the x axis reaches the maximum).
+	if !equalFloats(l.X, []float64{0, 1, 2}) || l.Y[0] != 2.0/3 || l.Y[1] != 1.0/3 || l.Y[2] != 1.0/3 || !cc.LogX || !cc.LogY {
 		t.Errorf("latency tail x %v y %v", l.X, l.Y)
 	}
-	if want := "; 3 admitted of 3 requests, 0 given up (not in the distribution); P(latency > 0) = 0.6667"; !strings.HasSuffix(cc.Caption, want) {
+	if m := cc.Lines[len(cc.Lines)-1]; !m.Marks || !equalFloats(m.X, []float64{2}) || !strings.Contains(l.Label, "max 2 s") {
+		t.Errorf("no mark at the largest latency 2 s: %+v, label %q", m, l.Label)
+	}
+	if want := "; 3 admitted of 3 requests, 0 given up (not in the distribution); P(latency > 0) = 0.6667; the curve ends at the largest latency (mark)"; !strings.HasSuffix(cc.Caption, want) {
 		t.Errorf("latency caption %q, want it to end %q", cc.Caption, want)
 	}
 	// Without series (bin 0) or successes, the figures are left out.

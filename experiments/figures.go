@@ -22,6 +22,9 @@ import (
 type NamedFigure struct {
 	Name   string
 	Figure plots.Figure
+	// Points are, for a sweep figure ([SweepFigures]), the points it
+	// draws, in sweep order; nil for other figures.
+	Points []*PointResult
 }
 
 // SaveFigures saves each figure to dir/name.format and returns the paths.
@@ -364,10 +367,10 @@ func SweepFigures(res *Results) []NamedFigure {
 			continue
 		}
 		if (g.x == "p" && isShare(g.ser)) || (g.ser == "p" && isShare(g.x)) {
-			figs = append(figs, NamedFigure{"heatmap-" + g.key, heatMap(res, g)})
+			figs = append(figs, NamedFigure{"heatmap-" + g.key, heatMap(res, g), g.pts})
 		}
-		figs = append(figs, NamedFigure{"ratio-" + g.key, curves(res, g, true)})
-		figs = append(figs, NamedFigure{"delay-" + g.key, curves(res, g, false)})
+		figs = append(figs, NamedFigure{"ratio-" + g.key, curves(res, g, true), g.pts})
+		figs = append(figs, NamedFigure{"delay-" + g.key, curves(res, g, false), g.pts})
 	}
 	return figs
 }
@@ -450,6 +453,10 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		series = []any{nil}
 	}
 	slices.Sort(lp.XTicks)
+	lp.LogX = geometric(lp.XTicks)
+	if lp.LogX {
+		lp.XLabel += " (log scale)"
+	}
 	if ratio {
 		lp.Title = "Split/one mean delay ratio" + titleSuffix(g)
 		lp.YLabel = "split/one mean delay ratio"
@@ -500,9 +507,10 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		if name != "" {
 			label += ", " + name
 		}
+		// The bands of mean delays stop at 0: a delay is never negative.
 		y := col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay) })
 		lp.Lines = append(lp.Lines, plots.Line{Label: label, X: x, Y: y,
-			Lo:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay - r.Split.MeanDelayCI) }),
+			Lo:    col(func(r *PointResult) float64 { return math.Max(0, float64(r.Split.MeanDelay-r.Split.MeanDelayCI)) }),
 			Hi:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay + r.Split.MeanDelayCI) }),
 			Color: si, Marks: true})
 		lo, hi = minMax(lo, hi, y)
@@ -514,7 +522,7 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		if si == len(series)/2 {
 			one := col(func(r *PointResult) float64 { return float64(r.One.MeanDelay) })
 			lp.Lines = append(lp.Lines, plots.Line{Label: "one bucket" + strings.TrimPrefix(label, "split"), X: x, Y: one,
-				Lo:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay - r.One.MeanDelayCI) }),
+				Lo:    col(func(r *PointResult) float64 { return math.Max(0, float64(r.One.MeanDelay-r.One.MeanDelayCI)) }),
 				Hi:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay + r.One.MeanDelayCI) }),
 				Color: -1, Marks: true})
 			lo, hi = minMax(lo, hi, one)
@@ -533,6 +541,22 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 	}
 	lp.Caption += leftOutNote(g.pts, ratio)
 	return lp
+}
+
+// geometric reports whether the sorted values xs are spaced for a log
+// axis: all > 0, spanning a factor of 8 or more, with successive ratios
+// whose median is at least 1.5 (k = 1, 2, 4, ..., 64; not loads 0.3 to
+// 0.95).
+func geometric(xs []float64) bool {
+	if len(xs) < 3 || xs[0] <= 0 || xs[len(xs)-1]/xs[0] < 8 {
+		return false
+	}
+	r := make([]float64, len(xs)-1)
+	for i := range r {
+		r[i] = xs[i+1] / xs[i]
+	}
+	slices.Sort(r)
+	return r[len(r)/2] >= 1.5
 }
 
 // leftOutNote says, for a caption, which of pts the curves leave out and
@@ -609,10 +633,20 @@ func shortName(axis string) string {
 	return axis
 }
 
-// RunCaption describes a single run for figure captions.
+// RunCaption describes a single run for figure captions: the input, both
+// systems, the dispatch (with its traffic shares when weighted), the
+// order, the jobs, the warm-up left out of the statistics and the seed.
 func RunCaption(input string, spec RunSpec, jobs int64) string {
-	return fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d: %s; dispatch %s, order %s; %d jobs; seed %d",
-		input, spec.One.Rate, spec.One.Burst, len(spec.Subs), DescribeSubs(spec.Subs), spec.Dispatch, spec.Order, jobs, spec.Seed)
+	disp := spec.Dispatch
+	if spec.Dispatch == "weighted" && spec.Shares != nil {
+		disp += " (traffic shares " + textShares(spec.Shares) + ")"
+	}
+	c := fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d: %s; dispatch %s, order %s; %d jobs",
+		input, spec.One.Rate, spec.One.Burst, len(spec.Subs), DescribeSubs(spec.Subs), disp, spec.Order, jobs)
+	if spec.Warmup > 0 {
+		c += fmt.Sprintf(" (the first %d left out of the delay statistics)", spec.Warmup)
+	}
+	return c + fmt.Sprintf("; seed %d", spec.Seed)
 }
 
 // DescribeSubs lists the sub-buckets as (rate, burst) pairs, compressing an
@@ -640,6 +674,8 @@ func DescribeSubs(subs []buckets.Params) string {
 // S^(k)(t) with their gap, and the queue lengths N(t) and Σ N_l(t) as steps
 // over the series' window.
 func RunFigures(ser *Series, caption string) []NamedFigure {
+	// The CDF draws the atom at 0 (the jobs that do not wait) as a jump
+	// from 0 at x = 0.
 	cdf := &plots.LinePlot{
 		Title:   "Delay distribution (CDF)",
 		Caption: caption,
@@ -647,24 +683,24 @@ func RunFigures(ser *Series, caption string) []NamedFigure {
 		YLabel:  "P(delay ≤ x)",
 		YRange:  [2]float64{0, 1.02},
 		Lines: []plots.Line{
-			{Label: "one bucket", X: ser.One.X, Y: ser.One.P, Step: true, Color: 0},
-			{Label: "split", X: ser.Split.X, Y: ser.Split.P, Step: true, Color: 1},
+			CDFLine(ser.One, "one bucket", 0, false),
+			CDFLine(ser.Split, "split", 1, true),
 		},
 	}
 	// The CCDF is drawn on log-log axes, where delay 0 has no place: the
 	// jump at 0, P(delay > 0), is in each legend entry and the caption.
+	// Each curve runs to its largest delay, marked.
 	ccdf := &plots.LinePlot{
 		Title:   "Delay tail (CCDF, log-log)",
-		Caption: cdf.Caption + fmt.Sprintf("; P(delay > 0): one bucket %s, split %s", FormatProb(ser.One.Delayed()), FormatProb(ser.Split.Delayed())),
+		Caption: cdf.Caption + fmt.Sprintf("; P(delay > 0): one bucket %s, split %s; each curve ends at its largest delay (mark)", FormatProb(ser.One.Delayed()), FormatProb(ser.Split.Delayed())),
 		XLabel:  "delay x (s, log scale)",
 		YLabel:  "P(delay > x) (log scale)",
 		LogX:    true,
 		LogY:    true,
-		Lines: []plots.Line{
-			{Label: "one bucket, P(delay > 0) = " + FormatProb(ser.One.Delayed()), X: ser.One.X, Y: ser.One.Tail(), Step: true, Color: 0},
-			{Label: "split, P(delay > 0) = " + FormatProb(ser.Split.Delayed()), X: ser.Split.X, Y: ser.Split.Tail(), Step: true, Color: 1, Dashed: true},
-		},
 	}
+	ccdf.Lines = append(ccdf.Lines, TailLines(ser.One, "one bucket, P(delay > 0) = "+FormatProb(ser.One.Delayed()), 0, false)...)
+	ccdf.Lines = append(ccdf.Lines, TailLines(ser.Split, "split, P(delay > 0) = "+FormatProb(ser.Split.Delayed()), 1, true)...)
+	ccdf.YRange = TailRange(ccdf.Lines)
 	gap := make([]float64, len(ser.T))
 	for i := range gap {
 		gap[i] = ser.SSplit[i] - ser.S[i]
@@ -708,7 +744,7 @@ func RunFigures(ser *Series, caption string) []NamedFigure {
 			{Label: "Σ N_l(t), split", X: stepT, Y: nk, Step: true, Color: 1, Dashed: true},
 		},
 	}
-	return []NamedFigure{{"latency-cdf", cdf}, {"latency-ccdf", ccdf}, {"accrued-delay", accrued}, {"queue", queue}}
+	return []NamedFigure{{Name: "latency-cdf", Figure: cdf}, {Name: "latency-ccdf", Figure: ccdf}, {Name: "accrued-delay", Figure: accrued}, {Name: "queue", Figure: queue}}
 }
 
 // Delayed returns P(delay > 0): 1 - P(delay <= 0), the jump of the CDF at

@@ -55,6 +55,18 @@ func TestSweepFiguresData(t *testing.T) {
 		t.Fatalf("no point at load %v, q %v, p %v", load, q, p)
 		return nil
 	}
+	// No band of a mean delay reaches below 0.
+	for _, f := range figs {
+		if lp, ok := f.Figure.(*plots.LinePlot); ok && strings.HasPrefix(f.Name, "delay-") {
+			for _, l := range lp.Lines {
+				for _, lo := range l.Lo {
+					if lo < 0 {
+						t.Errorf("%s, %s: band down to %v < 0", f.Name, l.Label, lo)
+					}
+				}
+			}
+		}
+	}
 	hm := figureByName(t, figs, "heatmap-load0.8").(*plots.HeatMap)
 	if want := []float64{0.25, 0.5, 0.75}; !equalFloats(hm.X, want) || !equalFloats(hm.Y, want) {
 		t.Errorf("heat map cells x %v, y %v; want %v", hm.X, hm.Y, want)
@@ -130,11 +142,24 @@ func TestRunFiguresData(t *testing.T) {
 	}
 	figs := RunFigures(ser, "four jobs at 0")
 	ccdf := figureByName(t, figs, "latency-ccdf").(*plots.LinePlot)
-	// P(delay > x) of the one bucket: 1/2 at 0, 1/4 from about 1, then
-	// nothing (1 - 1 is left out of a log axis).
-	y := ccdf.Lines[0].Y
-	if y[0] != 0.5 || y[1] != 0.25 || !math.IsNaN(y[2]) {
-		t.Errorf("one-bucket CCDF %v, want 0.5, 0.25, NaN", y)
+	// P(delay > x) of the one bucket (delays 0, 0, 1, 2 s): 1/2 from 0,
+	// 1/4 from 1, holding to the largest delay, 2 s, where the curve ends
+	// with a mark: the x axis reaches the maximum.
+	if l := ccdf.Lines[0]; !equalFloats(l.X, []float64{0, 1, 2}) || !equalFloats(l.Y, []float64{0.5, 0.25, 0.25}) || !strings.Contains(l.Label, "max 2 s") {
+		t.Errorf("one-bucket CCDF x %v y %v (%q), want x 0, 1, 2, y 0.5, 0.25, 0.25, max 2 s", l.X, l.Y, l.Label)
+	}
+	if m := ccdf.Lines[1]; !m.Marks || !equalFloats(m.X, []float64{2}) || !equalFloats(m.Y, []float64{0.25}) {
+		t.Errorf("mark at the largest one-bucket delay %v, %v; want (2, 0.25)", m.X, m.Y)
+	}
+	// Split delays 0, 0, 2, 2: one positive value, drawn as a mark that
+	// says so.
+	if m := ccdf.Lines[2]; !m.Marks || !equalFloats(m.X, []float64{2}) || !equalFloats(m.Y, []float64{0.5}) || !strings.Contains(m.Label, "every delayed job waits 2 s") {
+		t.Errorf("split CCDF %+v, want one mark at (2, 0.5) saying so", m)
+	}
+	// The CDF draws the atom at 0: from (0, 0) up to (0, 1/2), labelled.
+	cdf := figureByName(t, figs, "latency-cdf").(*plots.LinePlot)
+	if l := cdf.Lines[0]; len(l.X) < 2 || l.X[0] != 0 || l.Y[0] != 0 || l.X[1] != 0 || l.Y[1] != 0.5 || !strings.Contains(l.Label, "P(delay = 0) = 0.5") {
+		t.Errorf("CDF without the atom at 0: x %v y %v %q", l.X, l.Y, l.Label)
 	}
 	q := figureByName(t, figs, "queue").(*plots.LinePlot)
 	if !equalFloats(q.Lines[0].Y, []float64{2, 1, 0}) || !equalFloats(q.Lines[1].Y, []float64{2, 2, 0}) || !q.Lines[0].Step {
@@ -366,5 +391,43 @@ sweep:
 		if !strings.Contains(row.Point, "k = 2") && !strings.Contains(row.Point, "k = 5") {
 			t.Errorf("least bad split %+v is k = 1, no split", row)
 		}
+	}
+}
+
+// TestGeometricAxis: the swept k of the split-k sweep (1, 2, 4, ..., 64)
+// is drawn on a log axis, loads from 0.3 to 0.95 on a linear one.
+func TestGeometricAxis(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want bool
+	}{
+		{[]float64{1, 2, 4, 8, 16, 32, 64}, true}, // ratios all 2, span 64
+		{[]float64{1, 2, 8, 64}, true},            // ratios 2, 4, 8
+		{[]float64{0.3, 0.5, 0.7, 0.8, 0.9, 0.95}, false},
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, false}, // span 10, median ratio 1.2
+		{[]float64{0, 1, 10, 100}, false},                 // 0 has no place on a log axis
+		{[]float64{1, 64}, false},                         // two values: no spacing to judge
+	} {
+		if got := geometric(c.xs); got != c.want {
+			t.Errorf("geometric(%v) = %v, want %v", c.xs, got, c.want)
+		}
+	}
+}
+
+// TestRunCaptionParameters: a run's caption names the warm-up and the
+// traffic shares of weighted dispatch when they change the numbers, and
+// leaves them out when they do not.
+func TestRunCaptionParameters(t *testing.T) {
+	spec, _ := fourAtZero()
+	plain := RunCaption("four jobs", spec, 4)
+	spec.Dispatch, spec.Shares, spec.Warmup = "weighted", []float64{0.25, 0.75}, 2
+	c := RunCaption("four jobs", spec, 4)
+	for _, want := range []string{"dispatch weighted (traffic shares 0.25 : 0.75)", "the first 2 left out of the delay statistics", "seed"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("caption %q lacks %q", c, want)
+		}
+	}
+	if strings.Contains(plain, "left out") || strings.Contains(plain, "traffic shares") {
+		t.Errorf("caption without warm-up or weights %q names them", plain)
 	}
 }

@@ -3,12 +3,15 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ratesim/ratesim/plots"
 )
 
-// LimiterCaption returns the caption line of a limiters run's figures: the
-// matched parameters, the input and the seed.
+// LimiterCaption returns the caption line of a limiters run's figures:
+// the parameters of the family's limiters when some ran (the profiles
+// are configured by their own specs, which the caption lists instead),
+// the input and the seed.
 func LimiterCaption(spec LimitersSpec) string {
 	queue := "unbounded"
 	if spec.Queue > 0 {
@@ -18,8 +21,38 @@ func LimiterCaption(spec LimitersSpec) string {
 	if spec.Keyed {
 		keyed = "; one limiter per key, α* of the worst key"
 	}
-	return fmt.Sprintf("R = %v tokens/s, L = b = %d, W = %v s, window edges at %v + k·W s from %s, shapers' queue %s, throttle ramp from deficit %v to %v tokens%s. Input: %s; seed %d.",
-		spec.Rate, spec.Limit, spec.Window, spec.Offset, spec.EdgesFrom(), queue, spec.Soft, spec.Hard, keyed, spec.Input, spec.Seed)
+	var parts []string
+	if len(spec.names()) > 0 {
+		parts = append(parts, fmt.Sprintf("R = %v tokens/s, L = b = %d, W = %v s, window edges at %v + k·W s from %s, shapers' queue %s, throttle ramp from deficit %v to %v tokens",
+			spec.Rate, spec.Limit, spec.Window, spec.Offset, spec.EdgesFrom(), queue, spec.Soft, spec.Hard))
+	}
+	if len(spec.Profiles) > 0 {
+		var ps []string
+		for _, p := range spec.Profiles {
+			ps = append(ps, p.String())
+		}
+		parts = append(parts, "profiles "+strings.Join(ps, ", ")+" (each against its own bound)")
+	}
+	return fmt.Sprintf("%s%s. Input: %s; seed %d.", strings.Join(parts, "; "), keyed, spec.Input, spec.Seed)
+}
+
+// limiterLabels returns the legend label of each limiter of res: its
+// name, or, for a profile whose name another limiter of the run shares
+// (two nginx configurations), its full spec, so that each legend entry
+// names one configuration.
+func limiterLabels(res *LimitersResult) []string {
+	count := map[string]int{}
+	for _, l := range res.Limiters {
+		count[l.Name]++
+	}
+	out := make([]string, len(res.Limiters))
+	for i, l := range res.Limiters {
+		out[i] = l.Name
+		if count[l.Name] > 1 && l.Profile && l.Params != "" {
+			out[i] = l.Params
+		}
+	}
+	return out
 }
 
 // LimiterFigures returns the figures of a limiters run, to be saved with
@@ -40,9 +73,13 @@ func LimiterFigures(res *LimitersResult) ([]NamedFigure, error) {
 		Title:   "What each limiter lets pass, against what it promises",
 		Caption: caption,
 	}
+	labels := limiterLabels(res)
 	for i, r := range res.Limiters {
 		kind := kindOf(r, i)
-		c := plots.LimiterCurve{Name: r.Name, Color: kind.color, Marks: kind.marks,
+		if kind.promise == r.Name+" promise" {
+			kind.promise = labels[i] + " promise" // each profile's own bound, one per configuration
+		}
+		c := plots.LimiterCurve{Name: labels[i], Color: kind.color, Marks: kind.marks,
 			PromiseName: kind.promise, PromiseColor: kind.promiseColor, PromiseStep: kind.promiseStep}
 		for _, p := range r.Curve {
 			c.D = append(c.D, p.D)
@@ -120,7 +157,7 @@ func boundaryZoom(res *LimitersResult, caption string) (*plots.LinePlot, error) 
 	}
 	if w := res.WorstLimiter(); w >= 0 {
 		l := res.Limiters[w]
-		title += fmt.Sprintf("\n%s: %d jobs in [%.6g, %.6g] s, %.3g× its promise", l.Name, l.Worst.Jobs, l.Worst.From, l.Worst.To, l.Worst.Ratio)
+		title += fmt.Sprintf("\n%s: %d jobs in [%.6g, %.6g] s, %.3g× its promise", limiterLabels(res)[w], l.Worst.Jobs, l.Worst.From, l.Worst.To, l.Worst.Ratio)
 	}
 	z := plots.BoundaryZoom{Title: title, Caption: caption, From: from, To: to}
 	offset, window := res.Spec.edges()
@@ -134,8 +171,9 @@ func boundaryZoom(res *LimitersResult, caption string) (*plots.LinePlot, error) 
 	if res.Focus.Arrivals != nil {
 		z.Streams = append(z.Streams, plots.ZoomSeries{Name: "offered (arrivals)", Color: -1, T: res.Focus.Arrivals})
 	}
+	labels := limiterLabels(res)
 	for i, l := range res.Limiters {
-		z.Streams = append(z.Streams, plots.ZoomSeries{Name: l.Name, Color: kindOf(l, i).color, T: res.Focus.Releases[i]})
+		z.Streams = append(z.Streams, plots.ZoomSeries{Name: labels[i], Color: kindOf(l, i).color, T: res.Focus.Releases[i]})
 	}
 	return z.Figure()
 }

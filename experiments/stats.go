@@ -384,6 +384,15 @@ func (s *delayStats) distribution() Distribution {
 			d.X = append(d.X, b.v)
 			d.P = append(d.P, cum/float64(s.n))
 		}
+		// The last bin's value stands for the largest delay, which is
+		// known exactly: the distribution ends there (the figures' x
+		// axes reach the maximum).
+		if n := len(d.X); n > 0 {
+			d.X[n-1] = s.max.QuoFloat64(1e9)
+			if n > 1 && d.X[n-2] >= d.X[n-1] {
+				d.X, d.P = append(d.X[:n-2], d.X[n-1]), append(d.P[:n-2], d.P[n-1])
+			}
+		}
 	}
 	if n := len(d.P); n > 0 {
 		d.P[n-1] = 1 // exact, whatever the rounding of the sums

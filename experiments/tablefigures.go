@@ -24,6 +24,11 @@ type TablePanel struct {
 	// value (the promise, say).
 	Ref      float64
 	RefLabel string
+	// Clip, when not nil, returns the range [lo, hi] a line's metric can
+	// take (a mean delay is never negative; the one bucket's overshoot
+	// never exceeds 1): its confidence band is clipped to it, so that a
+	// band never shows values the line cannot reach.
+	Clip func(value string) (lo, hi float64)
 }
 
 // TableFigures draws a model's results table t (see [RunModel]) as
@@ -131,7 +136,12 @@ func TableFigures(t *Table, from, to, lineCol int, withColumn bool, panels []Tab
 						if math.IsNaN(h) {
 							h = 0
 						}
-						l.Lo, l.Hi = append(l.Lo, y-h), append(l.Hi, y+h)
+						blo, bhi := y-h, y+h
+						if p.Clip != nil {
+							clo, chi := p.Clip(v)
+							blo, bhi = math.Max(blo, clo), math.Min(bhi, chi)
+						}
+						l.Lo, l.Hi = append(l.Lo, blo), append(l.Hi, bhi)
 					}
 				}
 				lps[i].Lines = append(lps[i].Lines, l)

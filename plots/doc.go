@@ -23,7 +23,10 @@
 //     note at the top of the panel says so; a panel with nothing to show
 //     says "no data" or "no finite values".
 //   - A range of a single value (one point, a constant series) is widened
-//     to v ± |v|/2 (± 1 for 0), or to [v/10, 10·v] on a log axis.
+//     to v ± |v|/2, or to [v/10, 10·v] on a log axis; a line plot whose
+//     values are all 0 shows [0, 1], not [-1, 1]. A line plot whose drawn
+//     x (or y) values are all one value says so in a note ("every y value
+//     is 0"), as the range around it carries no information.
 //
 // # Numbers
 //

@@ -105,6 +105,7 @@ type panel struct {
 	// reserves room for a title at the arithmetic middle of the range: on
 	// a log axis, far from where it draws it.
 	xLabel, yLabel string
+	notes          []string // the remarks drawn at the top of the panel
 }
 
 // usableRange reports whether a fixed range r can be used.
@@ -134,6 +135,19 @@ func (lp *LinePlot) build(book *markBook) (*panel, error) {
 		}
 	}
 	logX, logY := lp.LogX && posX, lp.LogY && posY
+	// Degenerate data are drawn as what they are: when every value shown
+	// on an axis is one value, a note states it (the axis range around
+	// it carries no information), and a single 0 is shown in [0, 1]
+	// rather than [-1, 1].
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, l := range lp.Lines {
+		for i := range l.X {
+			if x, y := l.X[i], l.Y[i]; finite(x, y) && (!logX || logable(x)) && (!logY || logable(y)) {
+				xlo, xhi = math.Min(xlo, x), math.Max(xhi, x)
+				ylo, yhi = math.Min(ylo, y), math.Max(yhi, y)
+			}
+		}
+	}
 	var notes []string
 	switch {
 	case points == 0:
@@ -146,6 +160,13 @@ func (lp *LinePlot) build(book *markBook) (*panel, error) {
 	}
 	if finitePoints > 0 && lp.LogY && !logY {
 		notes = append(notes, "no y value > 0: linear y axis")
+	}
+
+	if xlo == xhi && !usableRange(lp.XRange, logX) {
+		notes = append(notes, "every x value is "+formatSig([]float64{xlo}, 4)[0])
+	}
+	if ylo == yhi && !usableRange(lp.YRange, logY) {
+		notes = append(notes, "every y value is "+formatSig([]float64{ylo}, 4)[0])
 	}
 
 	p := plot.New()
@@ -183,12 +204,17 @@ func (lp *LinePlot) build(book *markBook) (*panel, error) {
 	if len(notes) > 0 {
 		p.Add(note(strings.Join(notes, "; ")))
 	}
+	pn.notes = notes
 
 	if usableRange(lp.XRange, logX) {
 		p.X.Min, p.X.Max = lp.XRange[0], lp.XRange[1]
+	} else if xlo == 0 && xhi == 0 && p.X.Min >= 0 {
+		p.X.Min, p.X.Max = 0, 1
 	}
 	if usableRange(lp.YRange, logY) {
 		p.Y.Min, p.Y.Max = lp.YRange[0], lp.YRange[1]
+	} else if ylo == 0 && yhi == 0 && p.Y.Min >= 0 {
+		p.Y.Min, p.Y.Max = 0, 1
 	} else if logY && !math.IsInf(minPos, 1) && p.Y.Min < minPos/2 {
 		p.Y.Min = minPos / 2 // clipped band ends stay below the curves
 	}

@@ -156,7 +156,11 @@ func sectionLemma(ctx context.Context, d *doc) error {
 		},
 	}
 	d.p("Lemma 1: the unfinished work U(t) of the one G/D/1 queue never exceeds the sum of the sub-queues' (weighted by their rates when they differ: r·U(t) ≤ Σ r_l·U_l(t), in tokens). Each arrival adds one token of work to both sides, so the gap G(t) = Σ r_l·U_l(t) − r·U(t) moves only by drift: it grows at rate Σ r_l over the sub-queues that are empty while the one queue is not (a sub-bucket full, its tokens going to waste, while the one bucket is not full and the other sub-bucket has the work), and shrinks only while the one queue is empty and some sub-queue is not. G(t) is the service lost minus the service regained, and it starts at 0.")
-	if err := d.figure("lemma1-work", fig, "Top: r·U(t) and Σ r_l·U_l(t) in tokens; jobs wait when the work passes b (grey dashed). Bottom: their gap, equal to the service lost (a sub-bucket full while the one bucket is not) less the service regained; the gap is never negative."); err != nil {
+	gap := fmt.Sprintf("the gap is never negative (smallest %.3g tokens over the %d jobs shown)", win.MinGap, n)
+	if win.MinGap < 0 {
+		gap = fmt.Sprintf("**the float64 recursion's gap goes below zero, to %.3g tokens** (the exact check is section 2's)", win.MinGap)
+	}
+	if err := d.figure("lemma1-work", fig, "Top: r·U(t) and Σ r_l·U_l(t) in tokens; jobs wait when the work passes b (grey dashed). Bottom: their gap, equal to the service lost (a sub-bucket full while the one bucket is not) less the service regained; "+gap+"."); err != nil {
 		return err
 	}
 	d.p("Over the whole sample path (%d jobs, %.0f s) a sub-bucket is full while the one bucket is not during %.1f%% of the time; the service lost there, %.1f tokens, less the %.1f tokens regained, is the final gap of %.2f tokens. The smallest gap, %.3g tokens, is the float64 recursion's; the exact check of section 2 found %d Lemma 1 violations on the same arrivals.",

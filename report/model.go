@@ -25,7 +25,7 @@ func sectionIntro(_ context.Context, d *doc) error {
 	}
 	d.cmd(fmt.Sprintf("ratesim paper --out %s --seed %d%s", d.out, d.cfg.Seed, mode))
 	if d.cfg.Quick {
-		d.p("**This is the quick version** (fewer jobs, replications and instances, for CI): its numbers are noisier than the full version's, its conclusions the same.")
+		d.p("**This is the quick version** (fewer jobs, replications and instances, for CI): its numbers are noisier than the full version's; the last section lists its conclusions and says which differ from the full version's.")
 	}
 	if p := provenance(); p != "" {
 		d.p("Built by %s.", p)

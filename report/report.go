@@ -35,6 +35,12 @@ type Config struct {
 	Workers int
 	// Log, when not nil, receives one line per step (progress).
 	Log io.Writer
+	// Compare is the folder of a full version of the report (with its
+	// conclusions.json): the quick version says which of its conclusions
+	// differ from that version's. Read before anything is written, so it
+	// may be Out itself. "" or a folder without a full version: the
+	// quick version says it could not compare. Unused without Quick.
+	Compare string
 }
 
 // Write runs the experiments of the report and writes it to cfg.Out. Every
@@ -57,8 +63,12 @@ func Write(ctx context.Context, cfg Config) error {
 	}
 	defer os.RemoveAll(stage)
 	d := newDoc(cfg, stage)
+	if cfg.Quick {
+		d.reference, d.referenceWhy = readReference(cfg.Compare)
+	}
 	for _, sec := range []func(context.Context, *doc) error{
 		sectionIntro, sectionModel, sectionTheorem, sectionLemma, sectionCost, sectionOrder, sectionBeyond, sectionDRL, sectionCaveats,
+		func(_ context.Context, d *doc) error { return sectionConclusions(d) },
 	} {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -106,6 +116,10 @@ type doc struct {
 
 	sample    *poissonRun // section 2's sample path, reused by 3 and 5
 	traceRuns []*traceRun // section 2's trace runs, reused by 4
+
+	conclusions  []conclusion    // see claims.go
+	reference    *conclusionsDoc // the full version's, for a quick one
+	referenceWhy string          // why reference is nil
 }
 
 func newDoc(cfg Config, stage string) *doc {

@@ -18,7 +18,8 @@ import (
 func TestPaperQuick(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "paper")
 	traces := "../../shared/traces" // skipped in the report when absent
-	if err := Write(context.Background(), Config{Out: out, Quick: true, Seed: 1, Traces: traces}); err != nil {
+	compare := "../paper"           // the committed full version
+	if err := Write(context.Background(), Config{Out: out, Quick: true, Seed: 1, Traces: traces, Compare: compare}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "README.md"))
@@ -136,6 +137,9 @@ func TestPaperQuick(t *testing.T) {
 			t.Errorf("store admitted %s, one bucket %s", r[2], drows[0][2])
 		}
 	}
+
+	// Every computed sentence agrees with the table beside it.
+	checkClaims(t, md, compare)
 
 	// Every file the report names exists.
 	for _, m := range regexp.MustCompile(`\((figures/[^)]+\.(?:svg|png))\)`).FindAllStringSubmatch(md, -1) {

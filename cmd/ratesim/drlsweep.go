@@ -115,7 +115,15 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(study, axes, points, input), f.plotDir, f.plotFormat); err != nil {
+		caption := input
+		if spec, designs, err := p.Spec(); err == nil {
+			var swept []string
+			for _, a := range axes {
+				swept = append(swept, a.name)
+			}
+			caption = drl.Caption(spec, designs, input, swept...)
+		}
+		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(study, axes, points, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}

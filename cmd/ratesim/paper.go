@@ -17,6 +17,7 @@ type paperFlags struct {
 	traces  string
 	threads int
 	quiet   bool
+	compare string
 }
 
 func newPaperCmd() *cobra.Command {
@@ -36,8 +37,10 @@ when all are done. Files of --out that the report does not write are left
 alone.
 
 --quick is the small version for CI (under a minute on one core): the same
-sections and conclusions, noisier numbers. The full version takes a few
-minutes on two cores.
+sections, noisier numbers; its last section says which of its conclusions
+differ from those of the full version in --compare. The full version takes
+a few minutes on two cores. Both list their conclusions in
+--out/conclusions.json.
 
 Exit codes: 0 success, 1 a theorem check failed, 2 bad usage or input, 130
 interrupted (nothing is written).`,
@@ -45,7 +48,7 @@ interrupted (nothing is written).`,
   ratesim paper --quick --out /tmp/paper`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := report.Config{Out: f.out, Quick: f.quick, Seed: f.seed, Traces: f.traces, Workers: f.threads}
+			cfg := report.Config{Out: f.out, Quick: f.quick, Seed: f.seed, Traces: f.traces, Workers: f.threads, Compare: f.compare}
 			if !f.quiet {
 				cfg.Log = cmd.ErrOrStderr()
 			}
@@ -65,6 +68,7 @@ interrupted (nothing is written).`,
 	fl.StringVar(&f.traces, "traces", "../shared/traces", "folder of the real traces (absent traces are left out, with a note)")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "sweeps and searches run in parallel; 0, the default, means all cores; the report does not depend on it")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on standard error")
+	fl.StringVar(&f.compare, "compare", "paper", "with --quick: the folder of a full version whose conclusions (conclusions.json) the quick version compares its own with")
 	markOutput(cmd, "out", outputFolder)
 	return cmd
 }
