@@ -325,6 +325,16 @@ func (p *Params) Spec() (Spec, []string, error) {
 		t.Design = n
 		if err := t.Validate(); err != nil {
 			if n != "one" && strings.Contains(err.Error(), "per node") {
+				// A scale event to more nodes than the burst has tokens
+				// is that event's fault when the starting fleet fits.
+				if s.Bucket.Burst.Cmp(exact.Int(int64(p.Nodes))) >= 0 {
+					for i, e := range s.Scale {
+						if s.Bucket.Burst.Cmp(exact.Int(int64(e.Nodes))) < 0 {
+							most := s.Bucket.Burst.Floor()
+							return s, nil, bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %v nodes: the burst %s over N nodes must leave at least one token per node", most, p.Burst))
+						}
+					}
+				}
 				return s, nil, bad("burst", p.Burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())))
 			}
 			return s, nil, fmt.Errorf("invalid parameters: %w", err)

@@ -263,8 +263,8 @@ func ParseDelay(s string) (Delay, error) {
 		if sg < 0 {
 			return Delay{}, fmt.Errorf("drl: delay %q: the median is %s: %w", s, why, ErrSpec)
 		}
-		why = fmt.Sprintf("a shape <= %.4g with median %v (its quantile at z = %v, %v here, must be %s)",
-			math.Floor(sg*1e4)/1e4, time.Duration(d.A), lognormalTailZ, fmtDelay(d.Max()), why)
+		why = fmt.Sprintf("a shape <= %s with median %v (its quantile at z = %v, %v here, must be %s)",
+			strconv.FormatFloat(math.Floor(sg*1e4)/1e4, 'f', -1, 64), time.Duration(d.A), lognormalTailZ, fmtDelay(d.Max()), why)
 	case "trace":
 		why = fmt.Sprintf("every value %s; its largest is %v", why, fmtDelay(d.Max()))
 	default:

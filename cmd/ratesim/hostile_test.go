@@ -1,0 +1,74 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestIssue28Instants: issue 28's "instants past the clock's range" and
+// "errors that name the wrong thing" reproducers. Each must exit 2 (a
+// usage error, not the internal error 3 or an invariant failure), name
+// the flag as typed, and give the bound that fits, derived by hand:
+//
+//   - drl delays are at most MaxDelay = 86400 s = 24h0m0s; a lognormal
+//     with median 1 ms fits while 1 ms · e^(8.5 σ) <= 86400 s, σ <=
+//     ln(8.64e7)/8.5 = 18.2744/8.5 = 2.1499 (printed floored to 4 places:
+//     2.1499).
+//   - clients times are at most 2^61 ns = 2305843009.213693952 s.
+//   - drl generated arrivals span jobs/(load·rate) <= 2^61 ns: 200 jobs at
+//     load 0.9 need rate >= 200/(0.9 · 2305843009.213693952) =
+//     9.6372e-8, rounded up to 4 digits 9.638e-08; at rate 10, load >=
+//     200/(10 · 2305843009.2137) = 8.6736e-9, rounded up 8.674e-09.
+//   - a drl rate is at most 2^63-1 = 9223372036854775807 tokens/s.
+//   - --scale AT:N with burst 20 fits N <= 20.
+func TestIssue28Instants(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"drl", "--jobs", "200", "--rtt", "inf"}, []string{"--rtt inf", "at most 24h0m0s"}},
+		{[]string{"drl", "--jobs", "200", "--rtt", "9223372036.854775807"}, []string{"--rtt 9223372036.854775807", "at most 24h0m0s"}},
+		{[]string{"drl", "--jobs", "200", "--rtt", "2562047h47m16.854775807s"}, []string{"--rtt 2562047h47m16.854775807s", "at most 24h0m0s"}},
+		{[]string{"drl", "--jobs", "200", "--rtt", "86400.000000001"}, []string{"--rtt 86400.000000001", "at most 24h0m0s", "this is 24h0m0.000000001s"}},
+		{[]string{"drl", "--jobs", "200", "--rtt", "lognormal:1ms:50"}, []string{"--rtt lognormal:1ms:50", "a shape <= 2.1499 with median 1ms"}},
+		{[]string{"drl", "--jobs", "200", "--rtt", "lognormal:1ms:1e308"}, []string{"--rtt lognormal:1ms:1e308", "a shape <= 2.1499"}},
+		{[]string{"drl", "--jobs", "200", "--sync-delay", "inf", "--designs", "sync"}, []string{"--sync-delay inf", "at most 24h0m0s"}},
+		{[]string{"clients", "--jobs", "200", "--design", "store", "--rtt", "inf"}, []string{"--rtt inf", "at most 24h0m0s"}},
+		{[]string{"clients", "--jobs", "200", "--server-rate", "5", "--backfill", "10", "--backfill-interval", "9223372036.854775807"}, []string{"--backfill-interval 9223372036.854775807", "a time <= 2305843009.213693952 s"}},
+		{[]string{"clients", "--users", "3", "--think", "9223372036.854775807"}, []string{"--think 9223372036.854775807", "a time <= 2305843009.213693952 s"}},
+		{[]string{"clients", "--users", "3", "--horizon", "2305843009.213693953"}, []string{"--horizon 2305843009.213693953", "a time <= 2305843009.213693952 s"}},
+		{[]string{"drl", "--jobs", "200", "--rate", "1e-9"}, []string{"--rate 1e-9", "a rate >= 9.638e-08 tokens/s"}},
+		{[]string{"drl", "--jobs", "200", "--load", "1e-300"}, []string{"--load 1e-300", "a load >= 8.674e-09"}},
+		{[]string{"drl", "--jobs", "200", "--rate", "18446744073709551616"}, []string{"--rate 18446744073709551616", "a rate <= 9223372036854775807 tokens/s"}},
+		{[]string{"drl", "--jobs", "200", "--scale", "1:10000000"}, []string{"--scale 1:10000000", "N <= 20 nodes"}},
+		{[]string{"sweep", "-j", "-1", "../../testdata/sweep-small.yaml"}, []string{"-j -1: want between 1 and 4096"}},
+		{[]string{"sweep", "-j", "100000", "../../testdata/sweep-small.yaml"}, []string{"-j 100000: want between 1 and 4096"}},
+		{[]string{"sweep", "--threads", "100000", "../../testdata/sweep-small.yaml"}, []string{"--threads 100000: want between 1 and 4096"}},
+		{[]string{"verify", "-j", "-1"}, []string{"-j -1: want between 1 and 4096"}},
+		{[]string{"paper", "-j", "100000"}, []string{"-j 100000: want between 1 and 4096"}},
+	} {
+		_, errOut, code := ratesim(t, c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2; stderr %q", c.args, code, errOut)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr %q does not say %q", c.args, errOut, w)
+			}
+		}
+	}
+	// The bounds themselves fit: they run (exit 0).
+	for _, args := range [][]string{
+		{"drl", "--jobs", "200", "--designs", "store", "--rtt", "86400"},
+		{"drl", "--jobs", "200", "--designs", "store", "--rtt", "lognormal:1ms:2.1499"},
+		{"drl", "--jobs", "200", "--designs", "one", "--rate", "9.638e-08"},
+		{"drl", "--jobs", "200", "--designs", "one", "--load", "8.674e-09"},
+		{"drl", "--jobs", "200", "--designs", "static", "--scale", "1:20"},
+		{"clients", "--users", "1", "--think", "2305843009.213693952", "--horizon", "10"},
+	} {
+		if _, errOut, code := ratesim(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, want 0 (the bound fits); stderr %q", args, code, errOut)
+		}
+	}
+}
