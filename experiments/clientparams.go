@@ -239,6 +239,12 @@ func (p *ClientsParams) span(param, text string, positive bool) (engine.Time, er
 	return engine.Time(ns.Num().Int64()), nil
 }
 
+// MinUnboundedSleep is the least sleep a backoff settles to (Base for
+// constant, Cap for the others) with no bound on attempts: 1 ms, at most
+// 1000 attempts per second a request is refused, so that the work of a run
+// is bounded by its time.
+const MinUnboundedSleep = engine.Time(1e6)
+
 // MaxClientSpan is the longest time a clients parameter takes (think,
 // horizon, base, cap, deadline, jitters, bin, backfill target and
 // interval): 2^61 ns, about 73 years, a quarter of engine.Time's range,
@@ -435,6 +441,23 @@ func (p *ClientsParams) retry(sc *clients.Scenario) error {
 	}
 	if p.MaxAttempts < 0 {
 		return p.bad("max_attempts", p.MaxAttempts, "a number of attempts >= 1, or 0 for no bound")
+	}
+	if p.MaxAttempts == 0 {
+		// No bound on attempts: the work of a request refused for a
+		// time w is w over the sleep its backoff settles to (Base for
+		// constant, Cap or a draw whose mean grows to Cap/2 for the
+		// others); a zero sleep never lets time advance.
+		settle, param, value := capT, "cap", p.Cap
+		switch p.Backoff {
+		case "none":
+			return p.bad("max_attempts", p.MaxAttempts, fmt.Sprintf("a number of attempts >= 1 with %s none: with no bound, a refused request retries at the instant of its refusal, which never lets time advance (or a backoff whose sleeps reach >= %v s)", p.name("backoff"), MinUnboundedSleep))
+		case "constant":
+			settle, param, value = base, "base", p.Base
+		}
+		if settle < MinUnboundedSleep {
+			return p.bad("max_attempts", p.MaxAttempts, fmt.Sprintf("a number of attempts >= 1 with %s %s: with no bound, a request refused for one second retries %.4g times (want %s >= %v s for no bound)",
+				p.name(param), value, float64(engine.Second)/float64(max(settle, 1)), p.name(param), MinUnboundedSleep))
+		}
 	}
 	deadline, err := p.span("deadline", p.Deadline, false)
 	if err != nil {

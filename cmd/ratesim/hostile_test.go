@@ -72,3 +72,38 @@ func TestIssue28Instants(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue29RetriesAdvanceTime: issue 29's retry loops that never let
+// time advance are refused up front (exit 2 naming --max-attempts and what
+// fits); a settled sleep of MinUnboundedSleep = 1 ms runs. 1 s / 1 ns =
+// 1e9 attempts per second of refusal.
+func TestIssue29RetriesAdvanceTime(t *testing.T) {
+	common := []string{"clients", "--jobs", "3", "--max-attempts", "0", "--rate", "1", "--limit", "1", "--arrivals", "periodic:rate=100"}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--backoff", "none"}, []string{"--max-attempts 0: want a number of attempts >= 1 with --backoff none", "never lets time advance"}},
+		{[]string{"--backoff", "none", "--deadline", "1s"}, []string{"--max-attempts 0", "never lets time advance"}},
+		{[]string{"--backoff", "constant", "--base", "1ns"}, []string{"--max-attempts 0", "--base 1ns", "retries 1e+09 times", "--base >= 0.001 s"}},
+		{[]string{"--backoff", "exponential", "--base", "1ns", "--cap", "999999ns"}, []string{"--max-attempts 0", "--cap 999999ns", "--cap >= 0.001 s"}},
+	} {
+		args := append(append([]string{}, common...), c.args...)
+		_, errOut, code := ratesim(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2; stderr %q", c.args, code, errOut)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr %q does not say %q", c.args, errOut, w)
+			}
+		}
+	}
+	for _, extra := range [][]string{{"--backoff", "constant", "--base", "1ms"}, {"--backoff", "exponential", "--base", "1ns", "--cap", "1ms"}} {
+		args := append(append([]string{}, common...), extra...)
+		if _, errOut, code := ratesim(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, want 0; stderr %q", extra, code, errOut)
+		}
+	}
+}
