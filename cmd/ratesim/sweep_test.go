@@ -141,7 +141,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"sweep", "--shard", "3/2"}, "--shard"},
 		{[]string{"sweep", "--builtin", "nope"}, "--builtin"},
 		{[]string{"sweep", "--plot-format", "gif"}, "--plot-format gif"},
-		{[]string{"sweep", "-j", "-1"}, "--threads"},
+		{[]string{"sweep", "-j", "-1"}, "-j -1: want"},
 		{[]string{"sweep", "--rate-shares", "0.5,x"}, "--rate-shares"},
 		{[]string{"sweep", "--rate", "10/3"}, "--rate 10/3: want a decimal number (--rate: token rate r of the one bucket, tokens/s (> 0)); this flag takes decimals"},
 		{[]string{"sweep", bad}, "bad.yaml:2"},
