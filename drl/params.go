@@ -14,6 +14,7 @@ import (
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/budget"
 	"github.com/ratesim/ratesim/profiles"
 )
 
@@ -52,10 +53,13 @@ type Params struct {
 	Exchange         string   `yaml:"exchange"`          // coordinator, all or gossip
 	Fanout           int      `yaml:"fanout"`            // gossip peers, >= 1
 	Arrivals         string   `yaml:"arrivals"`          // poisson, periodic or an arrival spec
-	Load             float64  `yaml:"load"`              // λ/R of generated arrivals, > 0
-	Jobs             int64    `yaml:"jobs"`              // arrivals per design, >= 1; 0 with a trace: all of it (a spec's default with a trace)
-	RateWindow       string   `yaml:"rate_window"`       // the window of the time > R share, > 0
-	Trace            *Trace   `yaml:"trace,omitempty"`   // read arrivals from a trace instead
+	// MaxMemory is the budget of the run's state, bytes (0: half of the
+	// machine's memory); a run estimated above it is refused.
+	MaxMemory  uint64  `yaml:"-"`
+	Load       float64 `yaml:"load"`            // λ/R of generated arrivals, > 0
+	Jobs       int64   `yaml:"jobs"`            // arrivals per design, >= 1; 0 with a trace: all of it (a spec's default with a trace)
+	RateWindow string  `yaml:"rate_window"`     // the window of the time > R share, > 0
+	Trace      *Trace  `yaml:"trace,omitempty"` // read arrivals from a trace instead
 	// Seed is the root seed of a run's random streams; a sweep sets it
 	// per replication (see [Study]).
 	Seed uint64 `yaml:"-"`
@@ -174,6 +178,9 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if p.Nodes < 1 {
 		return s, nil, bad("nodes", p.Nodes, "a number of nodes >= 1")
 	}
+	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Nodes), bytesPerNode); !ok {
+		return s, nil, bad("nodes", p.Nodes, fmt.Sprintf("at most %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
+	}
 	s.Nodes, s.Police, s.Seed, s.Dispatch = p.Nodes, p.Police, p.Seed, p.Dispatch
 	switch p.Dispatch {
 	case "rr", "random", "hash":
@@ -189,6 +196,9 @@ func (p *Params) Spec() (Spec, []string, error) {
 		}
 		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
 			return s, nil, bad("scale", e, "scale events in time order")
+		}
+		if need, most, ok := budget.Fits(p.memoryBudget(), float64(k), bytesPerNode); !ok {
+			return s, nil, bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 		}
 		s.Scale = append(s.Scale, ScaleEvent{At: t, Nodes: k})
 	}
@@ -305,6 +315,13 @@ func (p *Params) Spec() (Spec, []string, error) {
 		} else if ok && !strings.Contains(p.Arrivals, "rate=") {
 			if err := spanFits(p, l); err != nil {
 				return s, nil, err
+			}
+			// An outage process alternates UP and DOWN periods over the
+			// run's expected span jobs/λ: at most MaxOutageCycles.
+			if cycle := (s.OutageUp + s.OutageDown).Seconds(); cycle > 0 && float64(p.Jobs)/l/cycle > MaxOutageCycles {
+				span := float64(p.Jobs) / l
+				return s, nil, bad("outage_process", p.OutageProcess, fmt.Sprintf("mean durations with UP+DOWN >= %.4g s: the run's %d jobs span about %.4g s, more than %g outage cycles of %v s",
+					ceilDigits(span/MaxOutageCycles), p.Jobs, span, float64(MaxOutageCycles), cycle))
 			}
 		}
 	} else if p.Jobs < 0 {
@@ -461,9 +478,9 @@ func spanFits(p *Params, l float64) error {
 	rate := l / p.Load
 	why := fmt.Sprintf("%d jobs at λ = load·rate = %.4g jobs/s span about %.4g s, beyond %v s (a quarter of the clock's range, about 73 years): fewer jobs or", p.Jobs, l, span, MaxSpan)
 	if p.Load/def.Load < rate/defRate.Float64() {
-		return bad("load", p.Load, fmt.Sprintf("%s a load >= %v", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*rate))))
+		return bad("load", p.Load, fmt.Sprintf("%s a load >= %.4g", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*rate))))
 	}
-	return bad("rate", p.Rate, fmt.Sprintf("%s a rate >= %v tokens/s", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*p.Load))))
+	return bad("rate", p.Rate, fmt.Sprintf("%s a rate >= %.4g tokens/s", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*p.Load))))
 }
 
 // ceilDigits rounds x > 0 up to 4 significant digits, so that a least
@@ -471,4 +488,22 @@ func spanFits(p *Params, l float64) error {
 func ceilDigits(x float64) float64 {
 	e := math.Pow(10, math.Floor(math.Log10(x))-3)
 	return math.Ceil(x/e) * e
+}
+
+// MaxOutageCycles bounds the UP/DOWN cycles of an outage process over a
+// run's expected span: 10^6.
+const MaxOutageCycles = 1e6
+
+// bytesPerNode is the state a run keeps per node (its sub-bucket, its
+// counters, its share of a design's tables), measured as the growth of
+// ratesim drl's peak resident memory from 10^5 to 10^6 nodes (44 B),
+// rounded up with room for the designs that keep more.
+const bytesPerNode = 128
+
+// memoryBudget is MaxMemory, or half of the machine's memory.
+func (p *Params) memoryBudget() uint64 {
+	if p.MaxMemory > 0 {
+		return p.MaxMemory
+	}
+	return budget.Default()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/budget"
 	"github.com/ratesim/ratesim/profiles"
 )
 
@@ -39,9 +40,12 @@ type ClientsParams struct {
 	Jobs     int64         `yaml:"jobs"`            // open-loop requests, >= 0; with a trace, all unless given
 	Trace    *ClientsTrace `yaml:"trace,omitempty"` // read the open-loop requests from a trace instead
 
-	Users   int    `yaml:"users"`   // closed-loop users, >= 0
-	Think   string `yaml:"think"`   // their think time, >= 0
-	Horizon string `yaml:"horizon"` // they start requests until this instant, > 0
+	Users int `yaml:"users"` // closed-loop users, >= 0
+	// MaxMemory is the budget of the run's state, bytes (0: half of the
+	// machine's memory); a run estimated above it is refused.
+	MaxMemory uint64 `yaml:"-"`
+	Think     string `yaml:"think"`   // their think time, >= 0
+	Horizon   string `yaml:"horizon"` // they start requests until this instant, > 0
 
 	Backoff          string `yaml:"backoff"`            // one of clients.BackoffNames
 	Base             string `yaml:"base"`               // backoff base, > 0 except for none
@@ -351,6 +355,9 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 	if p.Users < 0 {
 		return s, p.bad("users", p.Users, "a number of closed-loop users >= 0")
 	}
+	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Users), bytesPerUser); !ok {
+		return s, p.bad("users", p.Users, fmt.Sprintf("at most %d closed-loop users: %s", most, budget.Explain(need, bytesPerUser, "user", p.memoryBudget())))
+	}
 	if p.Users > 0 {
 		sc.Users = p.Users
 		think, err := p.span("think", p.Think, false)
@@ -502,6 +509,9 @@ func (p *ClientsParams) server(sc *clients.Scenario) error {
 	if p.Backfill < 1 {
 		return p.bad("backfill", p.Backfill, "a number of backfill requests >= 1")
 	}
+	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Backfill), bytesPerBackfill); !ok {
+		return p.bad("backfill", p.Backfill, fmt.Sprintf("at most %d backfill requests: %s", most, budget.Explain(need, bytesPerBackfill, "request", p.memoryBudget())))
+	}
 	b := clients.BackfillParams{Capacity: rate, Initial: p.BackfillFraction, Min: p.BackfillMin, Max: p.BackfillMax,
 		Increase: p.BackfillIncrease, Decrease: p.BackfillDecrease, Live: sc.Retry.Class, Class: sc.Retry.Class + 1, MaxAttempts: sc.Retry.MaxAttempts}
 	if b.Target, err = p.span("backfill_target", p.BackfillTarget, false); err != nil {
@@ -525,8 +535,37 @@ func (p *ClientsParams) server(sc *clients.Scenario) error {
 	if err := b.Validate(); err != nil {
 		return &ParamError{Param: "backfill", Value: p.Backfill, Err: err, text: fmt.Sprintf("%s: %v", p.name("backfill"), strings.TrimPrefix(err.Error(), "clients: "))}
 	}
+	// The backfill drains at least at Min·rate requests/s, so its
+	// control loop runs for at most Backfill/(Min·rate) s: bounded to
+	// MaxControlPeriods periods, a step each.
+	if drain := float64(p.Backfill) / (b.Min * rate.Float64()); drain/b.Interval.Seconds() > MaxControlPeriods {
+		least := math.Ceil(drain/MaxControlPeriods*1e9) / 1e9
+		return p.bad("backfill_interval", p.BackfillInterval, fmt.Sprintf("a period >= %v s: %d backfill requests at %s %v of %v requests/s drain in up to %.4g s, more than %g control periods of %s",
+			least, p.Backfill, p.name("backfill_min"), b.Min, rate, drain, float64(MaxControlPeriods), p.BackfillInterval))
+	}
 	sc.Backfill, sc.BackfillItems = &b, p.Backfill
 	return nil
+}
+
+// MaxControlPeriods bounds the backfill's control periods over the time
+// it takes to drain: 10^7, a step each.
+const MaxControlPeriods = 1e7
+
+// Bytes of state per closed-loop user and per backfill request, measured
+// as the growth of the peak resident memory of ratesim clients from 10^5
+// to 10^6 users (177 B per user) and backfill requests (145 B), rounded
+// up.
+const (
+	bytesPerUser     = 256
+	bytesPerBackfill = 192
+)
+
+// memoryBudget is MaxMemory, or half of the machine's memory.
+func (p *ClientsParams) memoryBudget() uint64 {
+	if p.MaxMemory > 0 {
+		return p.MaxMemory
+	}
+	return budget.Default()
 }
 
 // traceOptions returns the options the trace is read with.

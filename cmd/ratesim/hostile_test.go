@@ -107,3 +107,49 @@ func TestIssue29RetriesAdvanceTime(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue28Budget: a stated number that would set the run's memory or
+// time is refused before any work, naming the parameter, the estimate and
+// what fits. With --max-memory 1GB (10^9 B): 10^7 users × 256 B = 2.56 GB,
+// 10^9/256 = 3906250 users fit; 10^7 backfill requests × 192 B = 1.92 GB,
+// 10^9/192 = 5208333 fit; 10^7 nodes × 128 B = 1.28 GB, 10^9/128 =
+// 7812500 fit. A backfill of 10 at --backfill-min 0.05 of 5 requests/s
+// drains in 10/(0.05·5) = 40 s: 10^7 control periods need >= 4 µs. drl's
+// default run (10^5 jobs at λ = 0.9·10 = 9/s) spans 11111.1 s: 10^6 outage
+// cycles need UP+DOWN >= 0.011112 s, shown rounded up as 0.01112.
+func TestIssue28Budget(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"clients", "--max-memory", "1GB", "--users", "10000000"}, []string{"--users 10000000: want at most 3906250 closed-loop users", "about 2.56 GB of state (256 B per user)", "memory budget 1 GB"}},
+		{[]string{"clients", "--users", "9223372036854775807"}, []string{"--users 9223372036854775807: want at most", "256 B per user"}},
+		{[]string{"clients", "--max-memory", "1GB", "--server-rate", "5", "--backfill", "10000000"}, []string{"--backfill 10000000: want at most 5208333 backfill requests", "about 1.92 GB"}},
+		{[]string{"clients", "--server-rate", "5", "--backfill", "9223372036854775807"}, []string{"--backfill 9223372036854775807: want at most"}},
+		{[]string{"clients", "--server-rate", "5", "--backfill", "10", "--backfill-interval", "1ns"}, []string{"--backfill-interval 1ns: want a period >= 4e-06 s", "drain in up to 40 s"}},
+		{[]string{"drl", "--max-memory", "1GB", "--nodes", "10000000", "--burst", "1e8"}, []string{"--nodes 10000000: want at most 7812500 nodes", "about 1.28 GB"}},
+		{[]string{"drl", "--nodes", "9223372036854775807"}, []string{"--nodes 9223372036854775807: want at most"}},
+		{[]string{"drl", "--outage-process", "1ns:1ns"}, []string{"--outage-process 1ns:1ns: want mean durations with UP+DOWN >= 0.01112 s"}},
+		{[]string{"drl", "--max-memory", "0"}, []string{"--max-memory 0: want a memory size > 0"}},
+	} {
+		_, errOut, code := ratesim(t, c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2; stderr %q", c.args, code, errOut)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr %q does not say %q", c.args, errOut, w)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"clients", "--max-memory", "1GB", "--users", "100", "--horizon", "1"},
+		{"clients", "--server-rate", "5", "--backfill", "10", "--backfill-interval", "4us", "--jobs", "10"},
+		{"drl", "--jobs", "1000", "--designs", "store", "--outage-process", "0.112ms:0.001ms"},
+	} {
+		if _, errOut, code := ratesim(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, want 0 (it fits); stderr %q", args, code, errOut)
+		}
+	}
+}
