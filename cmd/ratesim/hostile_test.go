@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -150,6 +152,42 @@ func TestIssue28Budget(t *testing.T) {
 	} {
 		if _, errOut, code := ratesim(t, args...); code != 0 {
 			t.Errorf("%v: exit %d, want 0 (it fits); stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// TestIssue28YAMLLimits: a spec over 1 MiB, a value over 4 KiB and a tag
+// outside YAML's core schema are refused (exit 2) naming the file (and the
+// line), for every model: the split model, drl and clients. A list of 10^6
+// axis values takes at least 2·10^6 bytes ("0," each), so it is refused by
+// the size limit before anything is expanded.
+func TestIssue28YAMLLimits(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	values := make([]string, 1_000_000)
+	for i := range values {
+		values[i] = "0"
+	}
+	for _, c := range []struct {
+		name, text string
+		want       string
+	}{
+		{"tag.yaml", "model: drl\nname: !!python/object:os.system x\ndrl: {jobs: 10}\n", "tag.yaml:2: tag !!python/object:os.system"},
+		{"tag-split.yaml", "name: !!python/object:os.system x\njobs: 10\n", "tag-split.yaml:1: tag !!python/object:os.system"},
+		{"tag-clients.yaml", "model: clients\nclients: {jobs: !custom 10}\n", "tag-clients.yaml:2: tag !custom"},
+		{"long.yaml", "model: drl\ndrl: {jobs: 10}\nname: " + strings.Repeat("a", 4097) + "\n", "long.yaml:3: a value of 4097 bytes: want at most 4096"},
+		{"big.yaml", "model: clients\nclients: {jobs: 10}\nsweep:\n  users: [" + strings.Join(values, ",") + "]\n", "big.yaml: larger than 1048576 bytes"},
+	} {
+		p := write(c.name, c.text)
+		_, errOut, code := ratesim(t, "sweep", p, "--out", filepath.Join(dir, "out-"+c.name))
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 saying %q", c.name, code, errOut, c.want)
 		}
 	}
 }
