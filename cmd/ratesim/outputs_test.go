@@ -64,7 +64,7 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 		{[]string{"run", "--trace", png, "--format", "csv", "--plot", dir}, "--plot"},
 		{[]string{"limiters", "--trace", png, "--format", "csv", "--plot", dir}, "--plot"},
 		{[]string{"merge", shardAsResults, "-o", m, "--force"}, "-o " + m}, // named as typed
-		{[]string{"merge", shard, "-o", dir, "--force"}, "-o " + dir}, // a figure's name is a link to the shard
+		{[]string{"merge", shard, "-o", dir, "--force"}, "-o " + dir},      // a figure's name is a link to the shard
 		{[]string{"plot", figInput, "--out", figs}, "--out"},
 	} {
 		before := map[string][]byte{}
