@@ -244,6 +244,16 @@ func (d Delay) Max() engine.Time {
 	return d.A
 }
 
+// DelayFile returns the file a delay "trace:FILE:COL" reads, and "" for
+// the other kinds: an input a command must not overwrite with its outputs.
+func DelayFile(s string) string {
+	rest, ok := strings.CutPrefix(s, "trace:")
+	if i := strings.LastIndex(rest, ":"); ok && i > 0 {
+		return rest[:i]
+	}
+	return ""
+}
+
 // ParseDelay reads a delay distribution: "2ms" or "fixed:2ms",
 // "uniform:1ms:3ms", "lognormal:2ms:0.5" (median, shape), or
 // "trace:FILE:COL", the values of column COL of FILE (ReadDelayColumn;

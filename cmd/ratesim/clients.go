@@ -391,7 +391,7 @@ func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	if err := checkDirNotInput("plot", f.plot, []string{"*." + f.plotFormat}, f.trace); err != nil {
+	if err := checkDirNotInput("plot", f.plot, []string{"*." + f.plotFormat}, f.trace, drl.DelayFile(f.drl.p.RTT), drl.DelayFile(f.drl.p.SyncDelay)); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(f.plot, 0o755); err != nil {

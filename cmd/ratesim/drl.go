@@ -219,7 +219,7 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
 			return p, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
 		}
-		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace); err != nil {
+		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace, drl.DelayFile(p.RTT), drl.DelayFile(p.SyncDelay)); err != nil {
 			return p, err
 		}
 	} else if changed("plot-format") {

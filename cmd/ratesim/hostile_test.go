@@ -191,3 +191,31 @@ func TestIssue28YAMLLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue29PlotKeepsDelayTrace: drl --plot DIR and clients --plot DIR
+// refuse a folder where a figure's name is the --rtt trace: input (here a
+// symbolic link latency.png -> rtt.csv), and the input is unchanged.
+func TestIssue29PlotKeepsDelayTrace(t *testing.T) {
+	dir := t.TempDir()
+	rtt := filepath.Join(dir, "rtt.csv")
+	text := "rtt\n0.001\n0.002\n"
+	if err := os.WriteFile(rtt, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("rtt.csv", filepath.Join(dir, "latency.png")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"drl", "--jobs", "200", "--designs", "store", "--rtt", "trace:" + rtt + ":rtt", "--plot", dir},
+		{"drl", "--jobs", "200", "--designs", "sync", "--sync-delay", "trace:" + rtt + ":rtt", "--plot", dir},
+		{"clients", "--jobs", "20", "--design", "store", "--rtt", "trace:" + rtt + ":rtt", "--plot", dir},
+	} {
+		_, errOut, code := ratesim(t, args...)
+		if code != 2 || !strings.Contains(errOut, "--plot "+dir) || !strings.Contains(errOut, "is the input "+rtt) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming --plot and the input", args, code, errOut)
+		}
+		if b, _ := os.ReadFile(rtt); string(b) != text {
+			t.Fatalf("%v replaced the input: %q", args, b)
+		}
+	}
+}
