@@ -420,6 +420,13 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Trace != nil && len(names) > 1 {
+		// Each design reads the trace afresh: a fifo or standard input
+		// would block or be empty at the second reading.
+		if err := arrivals.CheckRereadable(p.Trace.Path); err != nil {
+			return nil, fmt.Errorf("%w (%d designs read it in turn: run one design, --designs NAME, per reading)", err, len(names))
+		}
+	}
 	max := p.Jobs
 	out := &Comparison{}
 	var decided []*Result // only their Admits: one bit per job
