@@ -314,7 +314,7 @@ func parseDelay(s string) (Delay, error) {
 		}
 		a, err := ParseDuration(parts[0])
 		if err != nil {
-			return bad(err.Error())
+			return bad(delayDurationWhy(err))
 		}
 		return Delay{Kind: "fixed", A: a}, nil
 	case "uniform":
@@ -323,11 +323,11 @@ func parseDelay(s string) (Delay, error) {
 		}
 		a, err := ParseDuration(parts[0])
 		if err != nil {
-			return bad(err.Error())
+			return bad(delayDurationWhy(err))
 		}
 		b, err := ParseDuration(parts[1])
 		if err != nil {
-			return bad(err.Error())
+			return bad(delayDurationWhy(err))
 		}
 		if b < a {
 			return bad("the upper end is below the lower")
@@ -339,7 +339,7 @@ func parseDelay(s string) (Delay, error) {
 		}
 		a, err := ParseDuration(parts[0])
 		if err != nil {
-			return bad(err.Error())
+			return bad(delayDurationWhy(err))
 		}
 		sg, err := strconv.ParseFloat(parts[1], 64)
 		if err != nil || !(sg >= 0) || math.IsInf(sg, 0) {
@@ -350,28 +350,20 @@ func parseDelay(s string) (Delay, error) {
 	return bad("unknown kind " + strconv.Quote(kind))
 }
 
-// ParseDuration reads a duration >= 0 in whole nanoseconds, with a unit
-// ("100ms", "1.5s") or plain seconds ("0.1", "1/3" is refused: not whole
-// nanoseconds), exactly; "inf" is engine.Forever.
+// ParseDuration reads a duration >= 0 in whole nanoseconds in the one
+// duration grammar of [engine.ParseDuration] (plain seconds "0.1" or
+// "1/8", units "100ms", "1h30m", "1d"); "inf" (or "never") is
+// engine.Forever. A value finer than 1 ns is refused with the two nearest
+// that fit ("1.5ns": 1ns or 2ns).
 func ParseDuration(s string) (engine.Time, error) {
-	if s == "inf" || s == "never" {
-		return engine.Forever, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		if d < 0 {
-			return 0, fmt.Errorf("duration %q is negative", s)
-		}
-		return engine.Time(d), nil
-	}
-	r, err := exact.ParseRat(s)
+	d, err := engine.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (100ms, 2s, 0.5)", s)
+		return 0, err
 	}
-	ns, err := r.Mul(exact.Int(1e9))
-	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() || ns.Sign() < 0 {
-		return 0, fmt.Errorf("duration %q is not >= 0 in whole nanoseconds", s)
+	if d < 0 {
+		return 0, fmt.Errorf("duration %q is negative: want >= 0", s)
 	}
-	return engine.Time(ns.Num().Int64()), nil
+	return d, nil
 }
 
 // ParseInterval reads "START:END" (durations as ParseDuration reads them,
@@ -406,6 +398,11 @@ type Spec struct {
 	// systems.NewDispatcher.
 	Dispatch string
 	Seed     uint64 // root seed of the random streams
+	// Origin is the absolute instant of the run's t = 0, ns since the
+	// Unix epoch: a trace's first arrival (Run sets it from the trace),
+	// 0 for generated arrivals. The store's fixed windows have their
+	// edges at k·W from the epoch on this clock, as in ratesim limiters.
+	Origin int64
 
 	// KeepDepartures keeps every admitted job's departure instant
 	// (Result.Departures, 8 bytes a job), for Result.Rate and for
@@ -610,4 +607,14 @@ func make1(n int) []float64 {
 		w[i] = 1
 	}
 	return w
+}
+
+// delayDurationWhy is why a delay's duration was refused, with the longest
+// delay that fits when the duration was out of range rather than not one.
+func delayDurationWhy(err error) string {
+	var de *engine.DurationError
+	if errors.As(err, &de) && !de.Syntax {
+		return fmt.Sprintf("%v; a delay is at most %v", err, time.Duration(MaxDelay))
+	}
+	return err.Error()
 }

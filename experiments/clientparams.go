@@ -34,6 +34,15 @@ type ClientsParams struct {
 	Limit   int64  `yaml:"limit"`   // burst, tokens, or window limit, jobs; >= 1
 	Window  string `yaml:"window"`  // window length of the window limiters, > 0
 	Queue   int    `yaml:"queue"`   // queue of token-shape and leaky-queue, jobs; 0: unbounded; default Limit
+	// Soft and Hard are the throttle's token deficits, exact, 0 <= Soft
+	// <= Hard <= Limit - 1 (defaults (Limit - 1)/2 and Limit - 1); Offset
+	// places fixed windows' edges at Offset + k·W from the Unix epoch on a
+	// trace's clock (from t = 0 for generated arrivals), a time in
+	// [0, Window) (default 0). ratesim limiters and clients read them
+	// alike (FamilyLimits).
+	Soft   string `yaml:"soft"`
+	Hard   string `yaml:"hard"`
+	Offset string `yaml:"offset"`
 
 	Arrivals string        `yaml:"arrivals"`        // poisson, periodic or an arrival spec (open loop)
 	Load     float64       `yaml:"load"`            // λ/R where the arrival spec gives no rate, > 0
@@ -49,7 +58,7 @@ type ClientsParams struct {
 
 	Backoff          string `yaml:"backoff"`            // one of clients.BackoffNames
 	Base             string `yaml:"base"`               // backoff base, > 0 except for none
-	Cap              string `yaml:"cap"`                // backoff cap, >= Base
+	Cap              string `yaml:"cap"`                // backoff cap, >= Base; not given: 10 s, or Base (which Spec writes here) when larger
 	MaxAttempts      int    `yaml:"max_attempts"`       // attempts of a request, >= 1; 0: no bound
 	Deadline         string `yaml:"deadline"`           // give up past this after arrival; 0: none
 	RetryAfter       bool   `yaml:"retry_after"`        // obey the limiter's Retry-After where it gives one
@@ -69,6 +78,23 @@ type ClientsParams struct {
 	BackfillDecrease float64 `yaml:"backfill_decrease"`
 	BackfillTarget   string  `yaml:"backfill_target"`
 	BackfillInterval string  `yaml:"backfill_interval"`
+
+	// Overload (issue 25): servers that can collapse instead of a limiter,
+	// retry budgets and client-side throttling; see [ClientsParams.overload].
+	// Zero values are the defaults: one server of concurrency 1, an
+	// unbounded FIFO queue, no timeout, no budget, no throttle.
+	Service           string    `yaml:"service"`            // exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or trace:FILE:COL; "": no overload model
+	Servers           int       `yaml:"servers"`            // >= 1, round robin; 0: 1
+	ServerConcurrency int       `yaml:"server_concurrency"` // >= 1; 0: 1
+	ServerQueue       string    `yaml:"server_queue"`       // waiting room, jobs >= 0, or unbounded ("")
+	ServerOrder       string    `yaml:"server_order"`       // fifo ("") or lifo
+	Contention        float64   `yaml:"contention"`         // service stretch per extra job in service, >= 0
+	Timeout           string    `yaml:"timeout"`            // client timeout per attempt; "" or 0: none
+	Fault             FaultList `yaml:"fault"`              // KIND[@SERVER]:FROM:TO[:X], one or a list
+	RetryBudget       string    `yaml:"retry_budget"`       // aws, grpc:..., finagle:..., bucket:..., breaker:...; "": none
+	ClientThrottle    string    `yaml:"client_throttle"`    // sre:k=2,window=2m; "": none
+	RecoveryHold      string    `yaml:"recovery_hold"`
+	Concurrency       string    `yaml:"concurrency"` // adaptive concurrency limit per server: aimd[:...] or gradient2[:...]; "": none      // hold of the recovery rule; "": 10s
 
 	// Bin is the width of the series bins; 0 for no series. A sweep keeps
 	// no series.
@@ -111,12 +137,16 @@ type ClientsTrace struct {
 // DefaultClientsParams returns the defaults of ratesim clients' flags:
 // 10000 Poisson requests at load 1.2 against a policing token bucket of
 // rate 10 tokens/s and burst 10, retried with exponential backoff (base
-// 100 ms, cap 10 s, at most 10 attempts).
+// 100 ms, cap 10 s, at most 10 attempts); with a service, one server of
+// concurrency 1 with an unbounded FIFO queue, no timeout.
 func DefaultClientsParams() ClientsParams {
-	return ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
+	p := ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Offset: "0", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
 		Think: "1", Horizon: "60", Backoff: "exponential", Base: "100ms", Cap: "10s", MaxAttempts: 10, Deadline: "0",
 		RetryAfterJitter: "0", PaceJitter: "0", Buffer: 10, BackfillFraction: 0.5, BackfillMin: 0.05, BackfillMax: 1,
 		BackfillIncrease: 0.05, BackfillDecrease: 0.5, BackfillTarget: "10ms", BackfillInterval: "1s", Bin: "1s", Seed: 1}
+	// Servers that can collapse (issue 25).
+	p.Servers, p.ServerConcurrency, p.ServerQueue, p.ServerOrder, p.Timeout, p.RecoveryHold = 1, 1, "unbounded", "fifo", "0", "10s"
+	return p
 }
 
 // ParamError is an invalid parameter of [ClientsParams]: its name (the
@@ -175,39 +205,17 @@ func (p *ClientsParams) misplaced(param, format string, names ...string) error {
 	return &ParamError{Param: param, text: fmt.Sprintf(format, args...)}
 }
 
-// ParseSeconds parses a time exactly: plain seconds as a decimal or a
-// fraction ("60", "0.5", "1/3"), or a number with a unit ("500ms", "1m",
-// "2h", "1.5s", "10us", "1d"). It reports false for anything else.
+// ParseSeconds parses a time exactly in the one duration grammar
+// ([engine.ParseSeconds]): plain seconds as a decimal or a fraction
+// ("60", "0.5", "1/3"), or numbers with units ("500ms", "1h30m", "1.5s",
+// "10us", "1d"). It reports false for anything else, "inf" included.
 func ParseSeconds(s string) (exact.Rat, bool) {
-	t := strings.TrimSpace(s)
-	num, unit := t, exact.Int(1)
-	for _, u := range durationUnits {
-		if strings.HasSuffix(t, u.suffix) {
-			num, unit = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.secs
-			break
-		}
+	secs, inf, err := engine.ParseSeconds(s)
+	if err != nil || inf {
+		return exact.Rat{}, false
 	}
-	r, err := exact.ParseRat(num)
-	if err == nil {
-		r, err = r.Mul(unit)
-	}
+	r, err := exact.ParseRat(secs.RatString())
 	return r, err == nil
-}
-
-// durationUnits are the unit suffixes ParseSeconds accepts, in seconds,
-// longest first so that "ms" is not read as "m" followed by "s".
-var durationUnits = []struct {
-	suffix string
-	secs   exact.Rat
-}{
-	{"ns", exact.NewRat(1, 1_000_000_000)},
-	{"us", exact.NewRat(1, 1_000_000)},
-	{"µs", exact.NewRat(1, 1_000_000)},
-	{"ms", exact.NewRat(1, 1000)},
-	{"s", exact.Int(1)},
-	{"m", exact.Int(60)},
-	{"h", exact.Int(3600)},
-	{"d", exact.Int(86400)},
 }
 
 // seconds parses a time parameter exactly.
@@ -233,14 +241,14 @@ func (p *ClientsParams) span(param, text string, positive bool) (engine.Time, er
 		}
 		return 0, p.bad(param, text, want)
 	}
-	ns, err := secs.Mul(exact.Int(1e9))
-	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() || ns.Num().Int64() > int64(MaxClientSpan) {
-		if err == nil && ns.Sign() > 0 && (!ns.Num().IsInt64() || ns.Num().Int64() > int64(MaxClientSpan)) {
-			return 0, p.bad(param, text, fmt.Sprintf("a time <= %s s (a quarter of the clock's range: an instant of a run adds an arrival, a think time or backoff, a service and a control period, and must stay within engine.Time's 292 years)", MaxClientSpan))
-		}
-		return 0, p.bad(param, text, "a whole number of nanoseconds")
+	if secs.Cmp(exact.NewRat(int64(MaxClientSpan), 1e9)) > 0 {
+		return 0, p.bad(param, text, fmt.Sprintf("a time <= %s s (a quarter of the clock's range: an instant of a run adds an arrival, a think time or backoff, a service and a control period, and must stay within engine.Time's 292 years)", MaxClientSpan))
 	}
-	return engine.Time(ns.Num().Int64()), nil
+	d, err := engine.SecondsToTime(text, secs.Big())
+	if err != nil {
+		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years: "+err.(*engine.DurationError).Why)
+	}
+	return d, nil
 }
 
 // MinUnboundedSleep is the least sleep a backoff settles to (Base for
@@ -302,10 +310,45 @@ func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (LimitersSpec, error) 
 		}
 		s.Queue = p.Queue
 	}
-	s.Hard = exact.Int(p.Limit - 1)
-	s.Soft, _ = s.Hard.Quo(exact.Int(2))
+	if err := p.throttleAndOffset(&s); err != nil {
+		return s, err
+	}
 	s.Seed = p.Seed
 	return s, nil
+}
+
+// throttleAndOffset sets the throttle's deficits and the windows' offset
+// of s from p (defaults where not given), checked against s's limit and
+// window.
+func (p *ClientsParams) throttleAndOffset(s *LimitersSpec) error {
+	var err error
+	s.Hard = exact.Int(p.Limit - 1)
+	if p.given("hard") {
+		if s.Hard, err = p.rat("hard", p.Hard, "tokens of deficit"); err != nil {
+			return err
+		}
+	}
+	if s.Hard.Sign() < 0 || s.Hard.Cmp(exact.Int(p.Limit-1)) > 0 {
+		return p.bad("hard", p.Hard, fmt.Sprintf("a token deficit in [0, %s - 1 = %d]", p.name("limit"), p.Limit-1))
+	}
+	s.Soft, _ = s.Hard.Quo(exact.Int(2))
+	if p.given("soft") {
+		if s.Soft, err = p.rat("soft", p.Soft, "tokens of deficit"); err != nil {
+			return err
+		}
+	}
+	if s.Soft.Sign() < 0 || s.Soft.Cmp(s.Hard) > 0 {
+		return p.bad("soft", p.Soft, fmt.Sprintf("a token deficit in [0, %s %v]", p.name("hard"), s.Hard))
+	}
+	if p.given("offset") {
+		if s.Offset, err = p.seconds("offset", p.Offset); err != nil {
+			return err
+		}
+	}
+	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
+		return p.bad("offset", p.Offset, fmt.Sprintf("an offset in [0, %s %v) s", p.name("window"), s.Window))
+	}
+	return nil
 }
 
 // Spec validates the parameters and returns the specification of the run
@@ -330,13 +373,13 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 				text: fmt.Sprintf("%s %q: %s", p.name("profile"), p.Profile, strings.TrimPrefix(err.Error(), "profiles: "))}
 		}
 		s.Profile = &pr
-		for _, name := range []string{"rate", "limit", "window", "queue"} {
+		for _, name := range []string{"rate", "limit", "window", "queue", "soft", "hard", "offset"} {
 			if p.given(name) {
 				return s, p.misplaced(name, "%s applies to %s only: a %s gives its own parameters", name, "limiter", "profile")
 			}
 		}
 	case p.Design != "":
-		for _, name := range []string{"window", "queue"} {
+		for _, name := range []string{"window", "queue", "soft", "hard", "offset"} {
 			if p.given(name) {
 				return s, p.misplaced(name, "%s applies to %s only: a %s takes %s and %s (its burst)", name, "limiter", "design", "rate", "limit")
 			}
@@ -406,6 +449,9 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 	if err := p.server(sc); err != nil {
 		return s, err
 	}
+	if err := p.overload(&s); err != nil {
+		return s, err
+	}
 	bin := p.Bin
 	if bin == "" {
 		bin = "0"
@@ -428,6 +474,9 @@ func (p *ClientsParams) retry(sc *clients.Scenario) error {
 	capT, err := p.span("cap", p.Cap, false)
 	if err != nil {
 		return err
+	}
+	if !p.given("cap") && capT < base {
+		capT, p.Cap = base, p.Base // the default cap is 10 s, or the base when larger
 	}
 	if p.Backoff != "none" && p.Backoff != "constant" && capT < base {
 		return p.bad("cap", p.Cap, fmt.Sprintf("a cap >= %s %v s", p.name("base"), base))
@@ -591,11 +640,12 @@ func (p *ClientsParams) OpenArrivals(ctx context.Context, spec *ClientsSpec) (*A
 	switch {
 	case p.Trace != nil:
 		var err error
-		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: p.traceOptions()}, p.Seed)
+		opt := p.traceOptions()
+		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: opt}, p.Seed)
 		if err != nil {
 			return nil, err
 		}
-		spec.Input = "trace " + p.Trace.Path
+		spec.Input = traceInputText(p.Trace.Path, a.Trace, opt.Spread)
 	case spec.MaxJobs == 0:
 		spec.Input = fmt.Sprintf("%d closed-loop users, think %v s, until %v s", p.Users, float64(spec.Scenario.Think.(clients.Fixed)), spec.Scenario.Horizon.Seconds())
 		return &Arrivals{}, nil

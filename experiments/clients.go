@@ -28,9 +28,12 @@ type ClientsSpec struct {
 	Profile *profiles.Profile
 	// Remote, if not nil, builds the limiter instead: one whose answers
 	// may come late, such as a distributed design of package drl (built
-	// by the caller: experiments does not import drl). RemoteName and
-	// RemoteParams describe it.
-	Remote                   func() (clients.Remote, error)
+	// by the caller: experiments does not import drl), given the
+	// absolute instant of the run's t = 0 (ns since the Unix epoch: a
+	// trace's first arrival; 0 for generated arrivals), so that its fixed
+	// windows follow the trace's clock. RemoteName and RemoteParams
+	// describe it.
+	Remote                   func(origin int64) (clients.Remote, error)
 	RemoteName, RemoteParams string
 	// Scenario is the clients, server and backfill; its Arrivals are
 	// taken from the process given to RunClients (nil for closed-loop
@@ -42,6 +45,12 @@ type ClientsSpec struct {
 	// as (n - 1) requests over the span of their instants.
 	Offered float64
 	Input   string // describes the arrivals, for captions
+	// Overload, if not nil, runs the clients against servers that can
+	// collapse instead of the limiter (see [ClientsParams.overload]); its
+	// Arrivals, Retry, Bin and Seed are taken from Scenario and the
+	// process. Recovery is its recovery rule (Bin set from Scenario).
+	Overload *clients.Overload
+	Recovery clients.Recovery
 }
 
 // NewLimiter returns a fresh limiter of s: the profile's, or the family
@@ -56,7 +65,7 @@ func (s ClientsSpec) NewLimiter() (buckets.Limiter, error) {
 	if err := ls.Validate(); err != nil {
 		return nil, err
 	}
-	return ls.newLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
+	return ls.NewLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
 }
 
 // LimiterParams describes the limiter of s for humans: a profile's
@@ -99,6 +108,8 @@ type ClientSummary struct {
 	P50Latency  float64  `json:"p50_latency_s"`
 	P99Latency  float64  `json:"p99_latency_s"`
 	MaxLatency  float64  `json:"max_latency_s"`
+	// With servers that can collapse only (ratesim clients --service).
+	*OverloadSummary
 }
 
 // serve makes s the summary of a population whose successes were served
@@ -140,6 +151,8 @@ type ClientBin struct {
 	// start included: at most the buffer + 1.
 	DownstreamOverflows *int64 `json:"downstream_overflows,omitempty"`
 	DownstreamMaxJobs   *int   `json:"downstream_max_jobs,omitempty"`
+	// With servers that can collapse only (ratesim clients --service).
+	*OverloadBinJSON
 }
 
 func clientBins(bins []clients.Bin, width engine.Time) []ClientBin {
@@ -211,14 +224,28 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Fixed windows follow a trace's clock, edges at Offset + k·W from the
+	// Unix epoch, as in RunLimiters; generated arrivals keep t = 0 as
+	// their epoch.
+	var origin int64
+	var fromTrace bool
+	if proc != nil {
+		origin, fromTrace, proc = arrivals.PeekOrigin(proc)
+	}
+	if spec.Overload != nil {
+		return runOverload(spec, proc)
+	}
 	var lim clients.Remote
 	if spec.Remote != nil {
-		r, err := spec.Remote()
+		r, err := spec.Remote(origin)
 		if err != nil {
 			return nil, err
 		}
 		lim = r
 	} else {
+		if fromTrace {
+			spec.Limits.Origin = origin
+		}
 		l, err := spec.NewLimiter()
 		if err != nil {
 			return nil, err

@@ -102,9 +102,10 @@ type ClientsDesigns interface {
 	// Remote validates the parameters of design (keys of Params, each a
 	// YAML value) for the run of p (its Rate and Limit are the design's
 	// limit R, B; its Seed the run's) and returns the builder of a fresh
-	// design per run and a description of its parameters. Errors are
-	// *ParamError naming the key.
-	Remote(design string, params map[string]*yaml.Node, p *ClientsParams) (func() (clients.Remote, error), string, error)
+	// design per run (given the run's origin, as ClientsSpec.Remote) and
+	// a description of its parameters. Errors are *ParamError naming the
+	// key.
+	Remote(design string, params map[string]*yaml.Node, p *ClientsParams) (func(origin int64) (clients.Remote, error), string, error)
 }
 
 // clientsPoint is one point of the grid: the parameters and the axis
@@ -480,7 +481,7 @@ func (s *ClientsStudy) RootSeed() uint64 { return s.Seed }
 // with two replications or more.
 func (s *ClientsStudy) Columns() []string {
 	cols := slices.Clone(s.axisCols)
-	for _, m := range ClientsMetrics {
+	for _, m := range s.metrics() {
 		cols = append(cols, m)
 		if s.Replications > 1 {
 			cols = append(cols, m+"_ci95")
@@ -507,6 +508,9 @@ func (s *ClientsStudy) Replicate(ctx context.Context, point, rep int, seed uint6
 	if err != nil {
 		return nil, err
 	}
+	if s.overloadStudy() {
+		return append(clientsMetrics(res), overloadMetrics(res)...), nil
+	}
 	return clientsMetrics(res), nil
 }
 
@@ -516,7 +520,7 @@ func (s *ClientsStudy) Rows(point int, reps []any) ([][]any, error) {
 	for _, vals := range s.axisVals {
 		row = append(row, vals[point])
 	}
-	for m := range ClientsMetrics {
+	for m := range s.metrics() {
 		xs := make([]float64, len(reps))
 		for r, x := range reps {
 			xs[r] = x.([]float64)[m]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/engine"
-	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
@@ -74,8 +74,11 @@ It measures, for each, the jobs admitted and rejected, the delays of the
 shapers, and α*(d), the most jobs passing (leaving, for shapers) in any
 interval of length d, at the lengths --durations, against the limiter's
 promise: b + r·d for token buckets, GCRA and the throttle, 1 + R·d for the
-leaky bucket, L·(floor(d/W) + 1) for windows. The table gives the worst
-overshoot α*(d)/promise(d) and the interval where it happens.
+leaky bucket, L·(floor(d/W) + 1) for windows. The table gives the
+overshoot, the supremum of α*(d)/promise(d) over every length d, and the
+excess, that of α*(d) − promise(d) in jobs, both exact (a maximum over the
+pairs of releases), with the interval where the overshoot is reached, and
+beside them the worst of the sampled lengths only.
 
 Arrivals (--arrivals): boundary (default) is the adversarial pattern of window
 limiters: in each of --cycles cycles, L jobs --gap s before a window edge, L
@@ -92,12 +95,14 @@ Envoy, nginx, uber-go/ratelimit or an RFC 2697/2698 marker would (see the
 package profiles): a row named NAME with what it admitted, rejected and
 delayed and the bound its library keeps, the RFC markers' colour counts,
 and each profile's exact arrival curve γ(r, b): the most it lets pass in
-any window of d s, its clock's rounding included. Each profile's overshoot
-is measured against its own curve; with --rate or --limit the table also
-gives it against γ(--rate, --limit), the promise you asked for ("vs limit";
-overshoot_vs_limit in the JSON). A profile on each of N nodes behind a
-dispatcher runs with 'ratesim drl --designs static --node-limiter PROFILE
---nodes N', which also gives the fleet-wide limit N·γ(r, b).
+any window of d s, its clock's rounding included. Each profile's exact
+overshoot is measured against that curve (the sampled one against the
+bound its library keeps); with --rate or --limit the table also gives the
+exact overshoot against γ(--rate, --limit), the promise you asked for ("vs
+limit"; exact_overshoot_vs_limit in the JSON). A profile on each of N
+nodes behind a dispatcher runs with 'ratesim drl --designs static
+--node-limiter PROFILE --nodes N', which also gives the fleet-wide limit
+N·γ(r, b).
 --size-burst F sizes each profile's burst key (burst, max_burst, capacity,
 max_tokens, slack, cbs, pbs) on the arrivals: the smallest value for which
 at most a fraction F of the jobs is rejected or delayed, beside b(r), the
@@ -174,34 +179,12 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 // spec validates the flags and builds the run specification.
 func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, error) {
 	changed := cmd.Flags().Changed
-	s, err := familyLimits(changed, f.limit, f.rate, f.window, f.queue, true)
+	s, err := familyLimits(changed, experiments.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
+		Soft: f.soft, Hard: f.hard, Offset: f.offset}, true)
 	if err != nil {
 		return s, err
 	}
 	s.Seed = f.seed
-	if s.Offset, err = parseSeconds("offset", f.offset); err != nil {
-		return s, err
-	}
-	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
-		return s, flagError("offset", f.offset, fmt.Sprintf("an offset in [0, --window %v) s", s.Window))
-	}
-	if changed("hard") {
-		if s.Hard, err = parseRat("hard", f.hard, "tokens of deficit"); err != nil {
-			return s, err
-		}
-	}
-	if s.Hard.Sign() < 0 || s.Hard.Cmp(exact.Int(f.limit-1)) > 0 {
-		return s, flagError("hard", f.hard, fmt.Sprintf("a token deficit in [0, --limit - 1 = %d]", f.limit-1))
-	}
-	s.Soft, _ = s.Hard.Quo(exact.Int(2))
-	if changed("soft") {
-		if s.Soft, err = parseRat("soft", f.soft, "tokens of deficit"); err != nil {
-			return s, err
-		}
-	}
-	if s.Soft.Sign() < 0 || s.Soft.Cmp(s.Hard) > 0 {
-		return s, flagError("soft", f.soft, fmt.Sprintf("a token deficit in [0, --hard %v]", s.Hard))
-	}
 	if f.names != "all" {
 		for _, n := range strings.Split(f.names, ",") {
 			n = strings.TrimSpace(n)
@@ -253,12 +236,15 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	}
 	if f.durations != "" {
 		for _, field := range strings.Split(f.durations, ",") {
-			d, err := parseSeconds("durations", field)
-			ns, err2 := d.Mul(exact.Int(1e9))
-			if err != nil || err2 != nil || d.Sign() < 0 || !ns.IsInt() || !ns.Num().IsInt64() {
-				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one)", field))
+			d, err := engine.ParseDuration(field)
+			if err != nil || d < 0 || d == engine.Forever {
+				why := ""
+				if de := (*engine.DurationError)(nil); errors.As(err, &de) {
+					why = ": " + de.Why
+				}
+				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one%s)", field, why))
 			}
-			s.Durations = append(s.Durations, engine.Time(ns.Num().Int64()))
+			s.Durations = append(s.Durations, d)
 		}
 		slices.Sort(s.Durations)
 		s.Durations = slices.Compact(s.Durations)
@@ -613,38 +599,56 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if vsLimit {
 		vsCol = fmt.Sprintf("  %8s", "vs limit")
 	}
-	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %6s %8s %8s  %-21s %9s %9s %9s%s%s\n",
-		"limiter", "admitted", "rejected", "delayed", "overshoot", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", vsCol, keyCol)
+	sampledCol := "sampled (α*/promise)"
+	if vsCol != "" || keyCol != "" {
+		sampledCol = fmt.Sprintf("%-22s", sampledCol)
+	}
+	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %9s %6s %8s %8s  %-21s %9s %9s %9s  %s%s%s\n",
+		"limiter", "admitted", "rejected", "delayed", "overshoot", "excess", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", sampledCol, vsCol, keyCol)
 	for _, l := range res.Limiters {
 		p := l.Worst
-		interval := fmt.Sprintf("[%.6g, %.6g]", p.From, p.To)
-		if p.Jobs == 0 {
-			interval = "-"
-		}
 		promise := fmt.Sprintf("%.5g", p.Promise)
 		if p.Unbounded {
 			promise = "+Inf"
 		}
-		fmt.Fprintf(w, "%-16s %9d %9d %9d  %9.3f %6d %8s %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, p.Ratio, p.Jobs, promise, p.D, interval)
+		sampled := fmt.Sprintf("%.3f (%d/%s at %.4g)", p.Ratio, p.Jobs, promise, p.D)
+		key := p.Key
+		if x := l.Exact; x != nil {
+			interval := fmt.Sprintf("[%.6g, %.6g]", x.RatioFrom, x.RatioTo)
+			if x.RatioJobs == 0 {
+				interval = "-"
+			}
+			fmt.Fprintf(w, "%-16s %9d %9d %9d  %9.4f %9.4g %6d %8.5g %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, x.Ratio, x.Excess, x.RatioJobs, x.RatioPromise, x.RatioD, interval)
+			key = x.RatioKey
+		} else {
+			fmt.Fprintf(w, "%-16s %9d %9d %9d  %9s %9s %6s %8s %8s  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, "-", "-", "-", "-", "-", "-")
+		}
 		if l.Delay != nil {
 			fmt.Fprintf(w, " %9.4g %9.4g %9.4g", l.Delay.Mean, l.Delay.P99, l.Delay.Max)
 		} else {
 			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
 		}
+		if vsLimit || s.Keyed {
+			sampled = fmt.Sprintf("%-22s", sampled)
+		}
+		fmt.Fprintf(w, "  %s", sampled)
 		if vsLimit {
-			if l.WorstVsLimit != nil {
-				fmt.Fprintf(w, "  %8.3f", l.WorstVsLimit.Ratio)
+			if l.ExactVsLimit != nil {
+				fmt.Fprintf(w, "  %8.4f", l.ExactVsLimit.Ratio)
 			} else {
 				fmt.Fprintf(w, "  %8s", "-")
 			}
 		}
 		if s.Keyed {
-			fmt.Fprintf(w, "  %s", p.Key)
+			fmt.Fprintf(w, "  %s", key)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\novershoot  the largest α*(d)/promise(d) over the lengths d, where α*(d) is the most jobs\n")
-	fmt.Fprintf(w, "           passing (leaving, for shapers) in any interval of length d, found in [from, to]\n")
+	fmt.Fprintf(w, "\novershoot  the supremum over every length d of α*(d)/promise(d), where α*(d) is the most jobs passing\n")
+	fmt.Fprintf(w, "           (leaving, for shapers) in any closed interval of length d: exact, over every pair of releases,\n")
+	fmt.Fprintf(w, "           reached with α*(d) jobs against promise(d) in the interval [from, to]; excess: the supremum of\n")
+	fmt.Fprintf(w, "           α*(d) − promise(d), jobs (above 0 exactly when the overshoot is above 1); sampled: the worst\n")
+	fmt.Fprintf(w, "           α*(d)/promise(d) at the %d lengths only, with α*(d)/promise(d) at its d (s)\n", len(ds))
 	writeColours(w, res)
 	for _, l := range res.Limiters {
 		if l.NoRetry > 0 {
@@ -737,13 +741,14 @@ func exactSeconds(exactText string, x float64) string {
 }
 
 // familyLimits validates the flags every family limiter shares (--limit,
-// --window, --rate, --queue), for limiters and clients, and returns them
-// in a LimitersSpec with the throttle's hard deficit at --limit - 1 and
-// its soft one at half that. With rateFromWindow and no --rate, the rate
+// --window, --rate, --queue, --soft, --hard, --offset), given in p, for
+// limiters and clients (experiments.ClientsParams.FamilyLimits), and
+// returns them in a LimitersSpec with the throttle's hard deficit at
+// --limit - 1 and its soft one at half that unless given. With rateFromWindow and no --rate, the rate
 // is --limit/--window (the windows' long-run rate); otherwise --rate is
 // parsed.
-func familyLimits(changed func(string) bool, limit int64, rate, window string, queue int, rateFromWindow bool) (experiments.LimitersSpec, error) {
-	p := experiments.ClientsParams{Limit: limit, Rate: rate, Window: window, Queue: queue,
-		Given: func(param string) bool { return changed(param) }, Name: func(param string) string { return "--" + param }}
+func familyLimits(changed func(string) bool, p experiments.ClientsParams, rateFromWindow bool) (experiments.LimitersSpec, error) {
+	p.Given = func(param string) bool { return changed(param) }
+	p.Name = func(param string) string { return "--" + param }
 	return p.FamilyLimits(rateFromWindow)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/ratesim/ratesim/engine"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -143,7 +144,9 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"sweep", "--plot-format", "gif"}, "--plot-format gif"},
 		{[]string{"sweep", "-j", "-1"}, "-j -1: want"},
 		{[]string{"sweep", "--rate-shares", "0.5,x"}, "--rate-shares"},
-		{[]string{"sweep", "--rate", "10/3"}, "--rate 10/3: want a decimal number (--rate: token rate r of the one bucket, tokens/s (> 0)); this flag takes decimals"},
+		{[]string{"sweep", "--rate", "10/x"}, "--rate 10/x: want a decimal such as 0.7 or a fraction such as 10/13"},
+		{[]string{"sweep", "--load", "10/3"}, "--load 10/3: want a decimal number (--load: offered load ρ = λ/r (> 0)); this flag takes decimals"},
+		{[]string{"sweep", "--progress-every", "1.5ns"}, "--progress-every 1.5ns: want a finite duration >= 0, " + engine.DurationSyntax + " (finer than 1 ns: 1ns or 2ns fit)"},
 		{[]string{"sweep", bad}, "bad.yaml:2"},
 		{[]string{"sweep", bad, "--builtin", "split-ratio"}, "not both"},
 		{[]string{"merge", "x.csv"}, ".json"},
@@ -273,5 +276,26 @@ func TestProgressLine(t *testing.T) {
 	}
 	if got := progressLine(experiments.SweepProgress{PointsTotal: 1, ReplicationsTotal: 1}, time.Second); !strings.HasSuffix(got, "0 of 1 point, 0 of 1 replication, 1s elapsed, ETA unknown") {
 		t.Errorf("nothing done yet: %q", got)
+	}
+}
+
+// TestSweepWarningsPerPoint: the short-replication warning reads the jobs
+// each point runs, here from --grid jobs=200,10000 with a warm-up of 1000:
+// point 0 (200 < 10000 measured jobs) is short and quoted, point 1 is not;
+// the summary gives the range of jobs the points ran (200 + 1000 to
+// 10000 + 1000) and says the replications share their random numbers.
+func TestSweepWarningsPerPoint(t *testing.T) {
+	stdout, stderr, code := ratesim(t, "sweep", "--grid", "jobs=200,10000", "--warmup", "1000", "--replications", "2",
+		"--load", "0.5", "-o", t.TempDir(), "--no-figures", "-j", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "ratesim: warning: 1 of 2 points have short replications (point 0: 200 jobs after a warm-up of 1000)"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	for _, want := range []string{"2 points × 2 replications of 1200 to 11000 jobs (1000 warm-up)", "paired     common random numbers"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 }
