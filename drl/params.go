@@ -498,6 +498,10 @@ func spanFits(p *Params, l float64) error {
 	defRate, _ := exact.ParseRat(def.Rate)
 	rate := l / p.Load
 	why := fmt.Sprintf("%d jobs at λ = load·rate = %.4g jobs/s span about %.4g s, beyond %v s (a quarter of the clock's range, about 73 years): fewer jobs or", p.Jobs, l, span, MaxSpan)
+	// Blame the parameter furthest from its default, by factor.
+	if more := float64(p.Jobs) / float64(def.Jobs); more > def.Load/p.Load && more > defRate.Float64()/rate {
+		return bad("jobs", p.Jobs, fmt.Sprintf("at most %d jobs at λ = load·rate = %.4g jobs/s (they span about %.4g s, beyond %v s, a quarter of the clock's range)", int64(MaxSpan.Seconds()*l), l, span, MaxSpan))
+	}
 	if p.Load/def.Load < rate/defRate.Float64() {
 		return bad("load", p.Load, fmt.Sprintf("%s a load >= %.4g", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*rate))))
 	}

@@ -41,6 +41,8 @@ func TestIssue28Instants(t *testing.T) {
 		{[]string{"clients", "--users", "3", "--horizon", "2305843009.213693953"}, []string{"--horizon 2305843009.213693953", "a time <= 2305843009.213693952 s"}},
 		{[]string{"drl", "--jobs", "200", "--rate", "1e-9"}, []string{"--rate 1e-9", "a rate >= 9.638e-08 tokens/s"}},
 		{[]string{"drl", "--jobs", "200", "--load", "1e-300"}, []string{"--load 1e-300", "a load >= 8.674e-09"}},
+		// 2305843009.213693952 s · 9 jobs/s = 20752587082.9: at most 20752587082 jobs.
+		{[]string{"drl", "--jobs", "9223372036854775807"}, []string{"--jobs 9223372036854775807", "at most 20752587082 jobs"}},
 		{[]string{"drl", "--jobs", "200", "--rate", "18446744073709551616"}, []string{"--rate 18446744073709551616", "a rate <= 9223372036854775807 tokens/s"}},
 		{[]string{"drl", "--jobs", "200", "--scale", "1:10000000"}, []string{"--scale 1:10000000", "N <= 20 nodes"}},
 		{[]string{"sweep", "-j", "-1", "../../testdata/sweep-small.yaml"}, []string{"-j -1: want between 1 and 4096"}},
