@@ -24,6 +24,7 @@ var layer = map[string]int{
 	"internal/layers":     0,
 	"internal/heap":       0,
 	"internal/crash":      0,
+	"internal/budget":     0,
 	"buckets":             1,
 	"systems":             2,
 	"arrivals":            2,
