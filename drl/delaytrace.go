@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -40,35 +41,52 @@ func ReadDelayColumn(path, col string) (Delay, error) {
 		return fail(0, "%v", err)
 	}
 	defer f.Close()
-	var head [4096]byte
-	n, _ := io.ReadFull(f, head[:])
-	first, _, _ := strings.Cut(string(head[:n]), "\n")
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return fail(0, "%v", err)
+	// arrivals' table reader: linear in the input, lines bounded to
+	// arrivals.MaxLineBytes, a byte order mark skipped, malformed quotes an
+	// error naming the line.
+	r := arrivals.NewCSVTable(f)
+	readErr := func(err error) (Delay, error) {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return fail(pe.Line, "%v", pe.Err)
+		}
+		if errors.Is(err, arrivals.ErrLineTooLong) {
+			return fail(0, "%v: want one delay per line", err)
+		}
+		return fail(r.Line(), "%v", err)
 	}
-	r := csv.NewReader(f)
-	if strings.Contains(first, "\t") {
-		r.Comma = '\t'
-	}
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
-	hdr, err := r.Read()
+	rec, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return fail(0, "empty file: want one delay per line, after a header line when COL is a name")
 	}
 	if err != nil {
-		return fail(0, "%v", err)
+		return readErr(err)
 	}
-	idx, _ := headerIndex(hdr, col)
+	hdrLine := r.Line()
+	hdr := make([]string, len(rec))
+	for i, b := range rec {
+		hdr[i] = string(b)
+	}
+	seen := make(map[string]int, len(hdr))
+	for i, h := range hdr {
+		h = strings.TrimSpace(h)
+		if j, dup := seen[h]; dup && h != "" {
+			if _, err := parseDelayCell(h); err != nil { // a header, not a first line of data
+				return fail(hdrLine, "columns %d and %d are both named %q: want distinct header names", j+1, i+1, h)
+			}
+		}
+		seen[h] = i
+	}
+	idx, named := headerIndex(hdr, col)
 	if idx < 0 {
 		if k, err := strconv.Atoi(col); err == nil && k >= 1 && k <= len(hdr) {
 			idx = k - 1
 		} else {
-			return fail(1, "no column %q: want one of the header's names (%s) or a number from 1 to %d", col, strings.Join(hdr, ", "), len(hdr))
+			return fail(hdrLine, "no column %q: want one of the header's names (%s) or a number from 1 to %d", col, strings.Join(hdr, ", "), len(hdr))
 		}
 	}
 	var xs []engine.Time
-	if _, named := headerIndex(hdr, col); !named {
+	if !named {
 		// A column given by number whose first cell is a delay is a file
 		// without a header: the first line is data.
 		if v, err := parseDelayCell(strings.TrimSpace(hdr[idx])); err == nil {
@@ -80,14 +98,14 @@ func ReadDelayColumn(path, col string) (Delay, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
-			return fail(line, "%v", err)
+			return readErr(err)
 		}
+		line := r.Line()
 		if idx >= len(rec) {
 			return fail(line, "%d fields, no column %d (%s)", len(rec), idx+1, col)
 		}
-		v, err := parseDelayCell(strings.TrimSpace(rec[idx]))
+		v, err := parseDelayCell(strings.TrimSpace(string(rec[idx])))
 		if err != nil {
 			return fail(line, "column %s: %v", col, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/budget"
 	"github.com/ratesim/ratesim/profiles"
 )
 
@@ -51,10 +53,13 @@ type Params struct {
 	Exchange         string   `yaml:"exchange"`          // coordinator, all or gossip
 	Fanout           int      `yaml:"fanout"`            // gossip peers, >= 1
 	Arrivals         string   `yaml:"arrivals"`          // poisson, periodic or an arrival spec
-	Load             float64  `yaml:"load"`              // λ/R of generated arrivals, > 0
-	Jobs             int64    `yaml:"jobs"`              // arrivals per design, >= 1; 0 with a trace: all of it (a spec's default with a trace)
-	RateWindow       string   `yaml:"rate_window"`       // the window of the time > R share, > 0
-	Trace            *Trace   `yaml:"trace,omitempty"`   // read arrivals from a trace instead
+	// MaxMemory is the budget of the run's state, bytes (0: half of the
+	// machine's memory); a run estimated above it is refused.
+	MaxMemory  uint64  `yaml:"-"`
+	Load       float64 `yaml:"load"`            // λ/R of generated arrivals, > 0
+	Jobs       int64   `yaml:"jobs"`            // arrivals per design, >= 1; 0 with a trace: all of it (a spec's default with a trace)
+	RateWindow string  `yaml:"rate_window"`     // the window of the time > R share, > 0
+	Trace      *Trace  `yaml:"trace,omitempty"` // read arrivals from a trace instead
 	// Seed is the root seed of a run's random streams; a sweep sets it
 	// per replication (see [Study]).
 	Seed uint64 `yaml:"-"`
@@ -210,6 +215,11 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if s.Bucket.Rate, err = parseRat("rate", p.Rate, "tokens/s"); err != nil {
 		return s, nil, err
 	}
+	if s.Bucket.Rate.Sign() > 0 && !s.Bucket.Rate.Num().IsInt64() {
+		// The model keeps the gap 1/R between tokens exactly, as a
+		// fraction whose denominator is below 2^63.
+		return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate <= %d tokens/s (the gap 1/rate between tokens is kept exactly, a fraction with a denominator below 2^63)", int64(math.MaxInt64)))
+	}
 	if s.Bucket.Burst, err = parseRat("burst", p.Burst, "tokens"); err != nil {
 		return s, nil, err
 	}
@@ -223,6 +233,9 @@ func (p *Params) Spec() (Spec, []string, error) {
 	}
 	if p.Nodes < 1 {
 		return s, nil, bad("nodes", p.Nodes, "a number of nodes >= 1")
+	}
+	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Nodes), bytesPerNode); !ok {
+		return s, nil, bad("nodes", p.Nodes, fmt.Sprintf("at most %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 	}
 	s.Nodes, s.Police, s.Seed, s.Dispatch = p.Nodes, p.Police, p.Seed, p.Dispatch
 	switch p.Dispatch {
@@ -239,6 +252,9 @@ func (p *Params) Spec() (Spec, []string, error) {
 		}
 		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
 			return s, nil, bad("scale", e, "scale events in time order")
+		}
+		if need, most, ok := budget.Fits(p.memoryBudget(), float64(k), bytesPerNode); !ok {
+			return s, nil, bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 		}
 		s.Scale = append(s.Scale, ScaleEvent{At: t, Nodes: k})
 	}
@@ -349,6 +365,17 @@ func (p *Params) Spec() (Spec, []string, error) {
 		}
 		if l, ok := experiments.DefaultLambda(p.Load, s.Bucket.Rate); !ok && !strings.Contains(p.Arrivals, "rate=") {
 			return s, nil, bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", l))
+		} else if ok && !strings.Contains(p.Arrivals, "rate=") {
+			if err := spanFits(p, l); err != nil {
+				return s, nil, err
+			}
+			// An outage process alternates UP and DOWN periods over the
+			// run's expected span jobs/λ: at most MaxOutageCycles.
+			if cycle := (s.OutageUp + s.OutageDown).Seconds(); cycle > 0 && float64(p.Jobs)/l/cycle > MaxOutageCycles {
+				span := float64(p.Jobs) / l
+				return s, nil, bad("outage_process", p.OutageProcess, fmt.Sprintf("mean durations with UP+DOWN >= %.4g s: the run's %d jobs span about %.4g s, more than %g outage cycles of %v s",
+					ceilDigits(span/MaxOutageCycles), p.Jobs, span, float64(MaxOutageCycles), cycle))
+			}
 		}
 	} else if p.Jobs < 0 {
 		return s, nil, bad("jobs", p.Jobs, "a number of arrivals >= 1, or 0 for the whole trace")
@@ -368,6 +395,16 @@ func (p *Params) Spec() (Spec, []string, error) {
 		t.Design = n
 		if err := t.Validate(); err != nil {
 			if n != "one" && strings.Contains(err.Error(), "per node") {
+				// A scale event to more nodes than the burst has tokens
+				// is that event's fault when the starting fleet fits.
+				if s.Bucket.Burst.Cmp(exact.Int(int64(p.Nodes))) >= 0 {
+					for i, e := range s.Scale {
+						if s.Bucket.Burst.Cmp(exact.Int(int64(e.Nodes))) < 0 {
+							most := s.Bucket.Burst.Floor()
+							return s, nil, bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %v nodes: the burst %s over N nodes must leave at least one token per node", most, p.Burst))
+						}
+					}
+				}
 				return s, nil, bad("burst", p.Burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())))
 			}
 			return s, nil, fmt.Errorf("invalid parameters: %w", err)
@@ -439,6 +476,13 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Trace != nil && len(names) > 1 {
+		// Each design reads the trace afresh: a fifo or standard input
+		// would block or be empty at the second reading.
+		if err := arrivals.CheckRereadable(p.Trace.Path); err != nil {
+			return nil, fmt.Errorf("%w (%d designs read it in turn: run one design, --designs NAME, per reading)", err, len(names))
+		}
+	}
 	max := p.Jobs
 	out := &Comparison{}
 	var decided []*Result // only their Admits: one bit per job
@@ -476,4 +520,57 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 		}
 	}
 	return out, nil
+}
+
+// MaxSpan is the longest expected span of a run's generated arrivals,
+// jobs/λ: a quarter of engine.Time's range (2^61 ns, about 73 years), so
+// that the last arrival (a sum of jobs gaps, within a few standard
+// deviations of its mean) and the delays after it stay within the clock.
+const MaxSpan = engine.Time(1 << 61)
+
+// spanFits refuses arrivals at λ = load·rate whose expected span
+// jobs/λ is beyond MaxSpan, naming the parameter further below its
+// default (rate or load) and the least value of it that fits.
+func spanFits(p *Params, l float64) error {
+	span := float64(p.Jobs) / l // seconds
+	if span <= MaxSpan.Seconds() {
+		return nil
+	}
+	def := DefaultParams()
+	defRate, _ := exact.ParseRat(def.Rate)
+	rate := l / p.Load
+	why := fmt.Sprintf("%d jobs at λ = load·rate = %.4g jobs/s span about %.4g s, beyond %v s (a quarter of the clock's range, about 73 years): fewer jobs or", p.Jobs, l, span, MaxSpan)
+	// Blame the parameter furthest from its default, by factor.
+	if more := float64(p.Jobs) / float64(def.Jobs); more > def.Load/p.Load && more > defRate.Float64()/rate {
+		return bad("jobs", p.Jobs, fmt.Sprintf("at most %d jobs at λ = load·rate = %.4g jobs/s (they span about %.4g s, beyond %v s, a quarter of the clock's range)", int64(MaxSpan.Seconds()*l), l, span, MaxSpan))
+	}
+	if p.Load/def.Load < rate/defRate.Float64() {
+		return bad("load", p.Load, fmt.Sprintf("%s a load >= %.4g", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*rate))))
+	}
+	return bad("rate", p.Rate, fmt.Sprintf("%s a rate >= %.4g tokens/s", why, ceilDigits(float64(p.Jobs)/(MaxSpan.Seconds()*p.Load))))
+}
+
+// ceilDigits rounds x > 0 up to 4 significant digits, so that a least
+// value printed is one that fits.
+func ceilDigits(x float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(x))-3)
+	return math.Ceil(x/e) * e
+}
+
+// MaxOutageCycles bounds the UP/DOWN cycles of an outage process over a
+// run's expected span: 10^6.
+const MaxOutageCycles = 1e6
+
+// bytesPerNode is the state a run keeps per node (its sub-bucket, its
+// counters, its share of a design's tables), measured as the growth of
+// ratesim drl's peak resident memory from 10^5 to 10^6 nodes (44 B),
+// rounded up with room for the designs that keep more.
+const bytesPerNode = 128
+
+// memoryBudget is MaxMemory, or half of the machine's memory.
+func (p *Params) memoryBudget() uint64 {
+	if p.MaxMemory > 0 {
+		return p.MaxMemory
+	}
+	return budget.Default()
 }

@@ -188,8 +188,9 @@ func (d Delay) Draw(rng *rand.Rand) engine.Time {
 			return 0
 		}
 		x := math.Exp(math.Log(float64(d.A)) + d.Sigma*rng.NormFloat64())
-		if x >= math.MaxInt64/2 {
-			return math.MaxInt64 / 2
+		if x >= float64(MaxDelay) {
+			// Beyond the tail ParseDelay bounds (P < 1e-17 a draw).
+			return MaxDelay
 		}
 		return engine.Time(math.Round(x))
 	case "trace":
@@ -211,6 +212,48 @@ func (d Delay) String() string {
 	return time.Duration(d.A).String()
 }
 
+// MaxDelay is the longest round trip or message delay a run takes: one
+// day (86400 s). Delays add to instants that must stay within the clock's
+// range (engine.Time, about 292 years) over the run's horizon; a day is
+// far beyond any network delay and leaves that range to the arrivals. A
+// store or peer that never answers is not a delay: model it with an
+// outage (--outage, --fail).
+const MaxDelay = engine.Time(86400e9)
+
+// lognormalTailZ is the standard normal quantile ParseDelay checks a
+// lognormal delay's tail at: P(Z > 8.5) is about 1e-17, so a run of 10^10
+// draws (the most --max-jobs allows) reaches past it with probability
+// 1e-7; such a draw is clamped to MaxDelay.
+const lognormalTailZ = 8.5
+
+// Max returns the largest delay d draws, ns (for a lognormal, its
+// quantile at lognormalTailZ, saturating at math.MaxInt64).
+func (d Delay) Max() engine.Time {
+	switch d.Kind {
+	case "uniform":
+		return d.B
+	case "lognormal":
+		x := float64(d.A) * math.Exp(lognormalTailZ*d.Sigma)
+		if !(x < math.MaxInt64) {
+			return math.MaxInt64
+		}
+		return engine.Time(x)
+	case "trace":
+		return slices.Max(*d.samples)
+	}
+	return d.A
+}
+
+// DelayFile returns the file a delay "trace:FILE:COL" reads, and "" for
+// the other kinds: an input a command must not overwrite with its outputs.
+func DelayFile(s string) string {
+	rest, ok := strings.CutPrefix(s, "trace:")
+	if i := strings.LastIndex(rest, ":"); ok && i > 0 {
+		return rest[:i]
+	}
+	return ""
+}
+
 // ParseDelay reads a delay distribution: "2ms" or "fixed:2ms",
 // "uniform:1ms:3ms", "lognormal:2ms:0.5" (median, shape), or
 // "trace:FILE:COL", the values of column COL of FILE (ReadDelayColumn;
@@ -218,6 +261,37 @@ func (d Delay) String() string {
 // s) or are plain seconds ("0.002"). A trace is read when parsed; its
 // errors name FILE:LINE.
 func ParseDelay(s string) (Delay, error) {
+	d, err := parseDelay(s)
+	if err != nil || d.Max() <= MaxDelay {
+		return d, err
+	}
+	why := fmt.Sprintf("at most %v (a longer wait is an outage: --outage with --fail)", time.Duration(MaxDelay))
+	switch d.Kind {
+	case "lognormal":
+		// The largest shape whose tail quantile fits: ln(MaxDelay/A)/z.
+		sg := math.Log(float64(MaxDelay)/float64(d.A)) / lognormalTailZ
+		if sg < 0 {
+			return Delay{}, fmt.Errorf("drl: delay %q: the median is %s: %w", s, why, ErrSpec)
+		}
+		why = fmt.Sprintf("a shape <= %s with median %v (its quantile at z = %v, %v here, must be %s)",
+			strconv.FormatFloat(math.Floor(sg*1e4)/1e4, 'f', -1, 64), time.Duration(d.A), lognormalTailZ, fmtDelay(d.Max()), why)
+	case "trace":
+		why = fmt.Sprintf("every value %s; its largest is %v", why, fmtDelay(d.Max()))
+	default:
+		why = fmt.Sprintf("%s; this is %v", why, fmtDelay(d.Max()))
+	}
+	return Delay{}, fmt.Errorf("drl: delay %q: %s: %w", s, why, ErrSpec)
+}
+
+// fmtDelay shows a delay, "inf" for engine.Forever and beyond.
+func fmtDelay(t engine.Time) string {
+	if t >= engine.Forever {
+		return "inf"
+	}
+	return time.Duration(t).String()
+}
+
+func parseDelay(s string) (Delay, error) {
 	if rest, ok := strings.CutPrefix(s, "trace:"); ok {
 		i := strings.LastIndex(rest, ":")
 		if i <= 0 || i == len(rest)-1 {
@@ -240,7 +314,7 @@ func ParseDelay(s string) (Delay, error) {
 		}
 		a, err := ParseDuration(parts[0])
 		if err != nil {
-			return bad(err.Error())
+			return bad(delayDurationWhy(err))
 		}
 		return Delay{Kind: "fixed", A: a}, nil
 	case "uniform":
@@ -249,11 +323,11 @@ func ParseDelay(s string) (Delay, error) {
 		}
 		a, err := ParseDuration(parts[0])
 		if err != nil {
-			return bad(err.Error())
+			return bad(delayDurationWhy(err))
 		}
 		b, err := ParseDuration(parts[1])
 		if err != nil {
-			return bad(err.Error())
+			return bad(delayDurationWhy(err))
 		}
 		if b < a {
 			return bad("the upper end is below the lower")
@@ -265,7 +339,7 @@ func ParseDelay(s string) (Delay, error) {
 		}
 		a, err := ParseDuration(parts[0])
 		if err != nil {
-			return bad(err.Error())
+			return bad(delayDurationWhy(err))
 		}
 		sg, err := strconv.ParseFloat(parts[1], 64)
 		if err != nil || !(sg >= 0) || math.IsInf(sg, 0) {
@@ -535,4 +609,14 @@ func make1(n int) []float64 {
 		w[i] = 1
 	}
 	return w
+}
+
+// delayDurationWhy is why a delay's duration was refused, with the longest
+// delay that fits when the duration was out of range rather than not one.
+func delayDurationWhy(err error) string {
+	var de *engine.DurationError
+	if errors.As(err, &de) && !de.Syntax {
+		return fmt.Sprintf("%v; a delay is at most %v", err, time.Duration(MaxDelay))
+	}
+	return err.Error()
 }

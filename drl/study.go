@@ -90,9 +90,9 @@ type StudyError = experiments.SpecError
 // of the wrong type, or an invalid value (at the sweep point that has it).
 // Errors wrap experiments.ErrSpec.
 func ParseStudy(r io.Reader, name string) (*Study, error) {
-	data, err := io.ReadAll(r)
+	data, err := experiments.ReadSpecData(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	s := &Study{DRL: DefaultParams(), Replications: 1, Seed: 1}
 	dec := yaml.NewDecoder(bytes.NewReader(data))

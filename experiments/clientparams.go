@@ -12,6 +12,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/internal/budget"
 	"github.com/ratesim/ratesim/profiles"
 )
 
@@ -48,9 +49,12 @@ type ClientsParams struct {
 	Jobs     int64         `yaml:"jobs"`            // open-loop requests, >= 0; with a trace, all unless given
 	Trace    *ClientsTrace `yaml:"trace,omitempty"` // read the open-loop requests from a trace instead
 
-	Users   int    `yaml:"users"`   // closed-loop users, >= 0
-	Think   string `yaml:"think"`   // their think time, >= 0
-	Horizon string `yaml:"horizon"` // they start requests until this instant, > 0
+	Users int `yaml:"users"` // closed-loop users, >= 0
+	// MaxMemory is the budget of the run's state, bytes (0: half of the
+	// machine's memory); a run estimated above it is refused.
+	MaxMemory uint64 `yaml:"-"`
+	Think     string `yaml:"think"`   // their think time, >= 0
+	Horizon   string `yaml:"horizon"` // they start requests until this instant, > 0
 
 	Backoff          string `yaml:"backoff"`            // one of clients.BackoffNames
 	Base             string `yaml:"base"`               // backoff base, > 0 except for none
@@ -237,12 +241,28 @@ func (p *ClientsParams) span(param, text string, positive bool) (engine.Time, er
 		}
 		return 0, p.bad(param, text, want)
 	}
+	if secs.Cmp(exact.NewRat(int64(MaxClientSpan), 1e9)) > 0 {
+		return 0, p.bad(param, text, fmt.Sprintf("a time <= %s s (a quarter of the clock's range: an instant of a run adds an arrival, a think time or backoff, a service and a control period, and must stay within engine.Time's 292 years)", MaxClientSpan))
+	}
 	d, err := engine.SecondsToTime(text, secs.Big())
 	if err != nil {
 		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years: "+err.(*engine.DurationError).Why)
 	}
 	return d, nil
 }
+
+// MinUnboundedSleep is the least sleep a backoff settles to (Base for
+// constant, Cap for the others) with no bound on attempts: 1 ms, at most
+// 1000 attempts per second a request is refused, so that the work of a run
+// is bounded by its time.
+const MinUnboundedSleep = engine.Time(1e6)
+
+// MaxClientSpan is the longest time a clients parameter takes (think,
+// horizon, base, cap, deadline, jitters, bin, backfill target and
+// interval): 2^61 ns, about 73 years, a quarter of engine.Time's range,
+// so that an arrival plus a span plus a service plus a control period
+// stays within the clock.
+const MaxClientSpan = engine.Time(1 << 61)
 
 // rat parses an exact parameter: a decimal or a fraction p/q.
 func (p *ClientsParams) rat(param, s, unit string) (exact.Rat, error) {
@@ -378,6 +398,9 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 	if p.Users < 0 {
 		return s, p.bad("users", p.Users, "a number of closed-loop users >= 0")
 	}
+	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Users), bytesPerUser); !ok {
+		return s, p.bad("users", p.Users, fmt.Sprintf("at most %d closed-loop users: %s", most, budget.Explain(need, bytesPerUser, "user", p.memoryBudget())))
+	}
 	if p.Users > 0 {
 		sc.Users = p.Users
 		think, err := p.span("think", p.Think, false)
@@ -475,6 +498,23 @@ func (p *ClientsParams) retry(sc *clients.Scenario) error {
 	if p.MaxAttempts < 0 {
 		return p.bad("max_attempts", p.MaxAttempts, "a number of attempts >= 1, or 0 for no bound")
 	}
+	if p.MaxAttempts == 0 {
+		// No bound on attempts: the work of a request refused for a
+		// time w is w over the sleep its backoff settles to (Base for
+		// constant, Cap or a draw whose mean grows to Cap/2 for the
+		// others); a zero sleep never lets time advance.
+		settle, param, value := capT, "cap", p.Cap
+		switch p.Backoff {
+		case "none":
+			return p.bad("max_attempts", p.MaxAttempts, fmt.Sprintf("a number of attempts >= 1 with %s none: with no bound, a refused request retries at the instant of its refusal, which never lets time advance (or a backoff whose sleeps reach >= %v s)", p.name("backoff"), MinUnboundedSleep))
+		case "constant":
+			settle, param, value = base, "base", p.Base
+		}
+		if settle < MinUnboundedSleep {
+			return p.bad("max_attempts", p.MaxAttempts, fmt.Sprintf("a number of attempts >= 1 with %s %s: with no bound, a request refused for one second retries %.4g times (want %s >= %v s for no bound)",
+				p.name(param), value, float64(engine.Second)/float64(max(settle, 1)), p.name(param), MinUnboundedSleep))
+		}
+	}
 	deadline, err := p.span("deadline", p.Deadline, false)
 	if err != nil {
 		return err
@@ -518,6 +558,9 @@ func (p *ClientsParams) server(sc *clients.Scenario) error {
 	if p.Backfill < 1 {
 		return p.bad("backfill", p.Backfill, "a number of backfill requests >= 1")
 	}
+	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Backfill), bytesPerBackfill); !ok {
+		return p.bad("backfill", p.Backfill, fmt.Sprintf("at most %d backfill requests: %s", most, budget.Explain(need, bytesPerBackfill, "request", p.memoryBudget())))
+	}
 	b := clients.BackfillParams{Capacity: rate, Initial: p.BackfillFraction, Min: p.BackfillMin, Max: p.BackfillMax,
 		Increase: p.BackfillIncrease, Decrease: p.BackfillDecrease, Live: sc.Retry.Class, Class: sc.Retry.Class + 1, MaxAttempts: sc.Retry.MaxAttempts}
 	if b.Target, err = p.span("backfill_target", p.BackfillTarget, false); err != nil {
@@ -541,8 +584,37 @@ func (p *ClientsParams) server(sc *clients.Scenario) error {
 	if err := b.Validate(); err != nil {
 		return &ParamError{Param: "backfill", Value: p.Backfill, Err: err, text: fmt.Sprintf("%s: %v", p.name("backfill"), strings.TrimPrefix(err.Error(), "clients: "))}
 	}
+	// The backfill drains at least at Min·rate requests/s, so its
+	// control loop runs for at most Backfill/(Min·rate) s: bounded to
+	// MaxControlPeriods periods, a step each.
+	if drain := float64(p.Backfill) / (b.Min * rate.Float64()); drain/b.Interval.Seconds() > MaxControlPeriods {
+		least := math.Ceil(drain/MaxControlPeriods*1e9) / 1e9
+		return p.bad("backfill_interval", p.BackfillInterval, fmt.Sprintf("a period >= %v s: %d backfill requests at %s %v of %v requests/s drain in up to %.4g s, more than %g control periods of %s",
+			least, p.Backfill, p.name("backfill_min"), b.Min, rate, drain, float64(MaxControlPeriods), p.BackfillInterval))
+	}
 	sc.Backfill, sc.BackfillItems = &b, p.Backfill
 	return nil
+}
+
+// MaxControlPeriods bounds the backfill's control periods over the time
+// it takes to drain: 10^7, a step each.
+const MaxControlPeriods = 1e7
+
+// Bytes of state per closed-loop user and per backfill request, measured
+// as the growth of the peak resident memory of ratesim clients from 10^5
+// to 10^6 users (177 B per user) and backfill requests (145 B), rounded
+// up.
+const (
+	bytesPerUser     = 256
+	bytesPerBackfill = 192
+)
+
+// memoryBudget is MaxMemory, or half of the machine's memory.
+func (p *ClientsParams) memoryBudget() uint64 {
+	if p.MaxMemory > 0 {
+		return p.MaxMemory
+	}
+	return budget.Default()
 }
 
 // traceOptions returns the options the trace is read with.

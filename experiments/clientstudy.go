@@ -122,9 +122,9 @@ type clientsPoint struct {
 // point that has it). designs builds the distributed designs; nil
 // refuses the design key. Errors wrap ErrSpec.
 func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*ClientsStudy, error) {
-	data, err := io.ReadAll(r)
+	data, err := ReadSpecData(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {

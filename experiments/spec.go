@@ -178,9 +178,9 @@ var yamlLine = regexp.MustCompile(`(?:yaml: )?line (\d+): `)
 // file name) prefixes the errors, which give the line: a syntax error, an
 // unknown field, a value of the wrong type, or an invalid value.
 func ParseSpec(r io.Reader, name string) (*Spec, error) {
-	data, err := io.ReadAll(r)
+	data, err := ReadSpecData(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	spec := DefaultSpec()
 	data, fractions := exactFractions(data)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/internal/version"
 	"github.com/ratesim/ratesim/plots"
 )
@@ -61,6 +62,9 @@ func Write(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("report: staging folder: %w", err)
 	}
+	// Removed however the run ends: on return, or by
+	// atomicfile.RemoveTemporary when a signal's backstop exits at once.
+	defer atomicfile.TrackDir(stage)()
 	defer os.RemoveAll(stage)
 	d := newDoc(cfg, stage)
 	if cfg.Quick {

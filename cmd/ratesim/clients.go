@@ -31,6 +31,7 @@ type clientsFlags struct {
 
 	json             bool
 	plot, plotFormat string
+	maxMemory        string
 	meanRate         float64 // of the generated process, requests/s
 
 	drlCmd *cobra.Command // the drl command whose design flags are borrowed
@@ -179,6 +180,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
 	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
+	addMaxMemory(fl, &f.maxMemory)
 	fl.IntVar(&f.p.Users, "users", 0, "closed-loop users (>= 0), each sending its next request --think after the previous one ends")
 	fl.StringVar(&f.p.Think, "think", "1", "closed-loop users' think time, seconds or with a unit (>= 0)")
 	fl.StringVar(&f.p.Horizon, "horizon", "60", "closed-loop users start requests until this instant, seconds or with a unit (> 0)")
@@ -244,6 +246,10 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 	p.Given = func(param string) bool { return changed(paramFlag(param)) }
 	p.Name = func(param string) string { return "--" + paramFlag(param) }
 	p.Trace, p.TraceOptions = nil, nil
+	var err error
+	if p.MaxMemory, err = maxMemory(f.maxMemory); err != nil {
+		return experiments.ClientsSpec{}, err
+	}
 	if f.trace != "" {
 		p.Trace, p.TraceOptions = &experiments.ClientsTrace{Path: f.trace}, &f.traceOpt
 	}
@@ -432,7 +438,7 @@ func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	if err := checkDirNotInput("plot", f.plot, []string{"*." + f.plotFormat}, f.trace); err != nil {
+	if err := checkDirNotInput("plot", f.plot, []string{"*." + f.plotFormat}, f.trace, drl.DelayFile(f.drl.p.RTT), drl.DelayFile(f.drl.p.SyncDelay)); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(f.plot, 0o755); err != nil {

@@ -33,6 +33,7 @@ type drlFlags struct {
 	plotDir    string
 	plotFormat string
 	sweeps     []string
+	maxMemory  string
 }
 
 func newDRLCmd() *cobra.Command {
@@ -130,6 +131,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.p.Designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", ")+" (all leaves out sync when shaping, and says so on stderr)")
 	fl.StringVar(&f.p.Rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
 	fl.StringVar(&f.p.Burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with a bucket per node: static, store with --fail local, reconcile with --local share, lease, grd, fps)")
+	addMaxMemory(fl, &f.maxMemory)
 	fl.IntVar(&f.p.Nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
 	fl.StringVar(&f.p.Dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
 	fl.BoolVar(&f.p.Police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
@@ -199,6 +201,10 @@ var designFlags = []struct {
 func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 	changed := cmd.Flags().Changed
 	p := f.p
+	var err error
+	if p.MaxMemory, err = maxMemory(f.maxMemory); err != nil {
+		return p, err
+	}
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "key-col", "sort", "skip-bad"}, traceFormatFlagNames...) {
 			if changed(name) {
@@ -236,7 +242,7 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
 			return p, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
 		}
-		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace); err != nil {
+		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace, drl.DelayFile(p.RTT), drl.DelayFile(p.SyncDelay)); err != nil {
 			return p, err
 		}
 	} else if changed("plot-format") {

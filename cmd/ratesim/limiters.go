@@ -227,6 +227,12 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		if !(f.sizeBurst >= 0 && f.sizeBurst < 1) {
 			return s, flagError("size-burst", f.sizeBurst, "a fraction of jobs in [0, 1), such as 0 or 0.01")
 		}
+		if f.trace != "" {
+			// Burst sizing reads the arrivals again: not from a fifo.
+			if err := arrivals.CheckRereadable(f.trace); err != nil {
+				return s, fmt.Errorf("--size-burst: %w", err)
+			}
+		}
 	}
 	if f.durations != "" {
 		for _, field := range strings.Split(f.durations, ",") {

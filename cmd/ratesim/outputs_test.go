@@ -63,8 +63,8 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 		{[]string{"run", "--trace", trace, "--jobs-out", sym}, "--jobs-out"},
 		{[]string{"run", "--trace", png, "--format", "csv", "--plot", dir}, "--plot"},
 		{[]string{"limiters", "--trace", png, "--format", "csv", "--plot", dir}, "--plot"},
-		{[]string{"merge", shardAsResults, "-o", m, "--force"}, "--out"},
-		{[]string{"merge", shard, "-o", dir, "--force"}, "--out"}, // a figure's name is a link to the shard
+		{[]string{"merge", shardAsResults, "-o", m, "--force"}, "-o " + m}, // named as typed
+		{[]string{"merge", shard, "-o", dir, "--force"}, "-o " + dir},      // a figure's name is a link to the shard
 		{[]string{"plot", figInput, "--out", figs}, "--out"},
 	} {
 		before := map[string][]byte{}

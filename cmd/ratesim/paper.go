@@ -52,8 +52,8 @@ interrupted (nothing is written).`,
 			if !f.quiet {
 				cfg.Log = cmd.ErrOrStderr()
 			}
-			if f.threads < 0 {
-				return flagError("threads", f.threads, "a number of goroutines >= 0 (0: all cores)")
+			if f.threads < 0 || f.threads > 4096 {
+				return flagError("threads", f.threads, "between 1 and 4096 workers, or 0 for all cores")
 			}
 			if st, err := os.Stat(f.traces); err != nil || !st.IsDir() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: warning: --traces %s is not a folder here: the report leaves out every real trace, with a note; run from the repository's root beside ../shared/traces, or give --traces FOLDER\n", f.traces)

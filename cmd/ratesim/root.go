@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/internal/crash"
@@ -149,7 +150,7 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	root.SetOut(out)
 	root.SetErr(stderr)
 	completeValues(root) // after SetOut: cobra's completion command keeps the writer it finds
-	err := root.ExecuteContext(ctx)
+	ran, err := root.ExecuteContextC(ctx)
 	if err == nil && out.err != nil {
 		err = fmt.Errorf("writing to standard output: %w", out.err)
 	}
@@ -165,9 +166,42 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "ratesim: interrupted; unfinished output files were removed")
 	case err != nil:
-		fmt.Fprintln(stderr, "ratesim:", cliMessage(err))
+		fmt.Fprintln(stderr, "ratesim:", asTyped(ran, args, cliMessage(err)))
 	}
 	return exitCode(err)
+}
+
+// asTyped writes, in the message msg about command cmd, each flag the
+// user gave by its shorthand only (-j 4) as typed, where the message names
+// it by its long name (--threads 4): an error names what the user wrote.
+func asTyped(cmd *cobra.Command, args []string, msg string) string {
+	if cmd == nil {
+		return msg
+	}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Shorthand == "" || !strings.Contains(msg, "--"+f.Name+" ") {
+			return
+		}
+		short, long := false, false
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if a == "--"+f.Name || strings.HasPrefix(a, "--"+f.Name+"=") {
+				long = true
+			}
+			// -j, -j4, -j=4, or the last of grouped shorthands (-vj).
+			if len(a) >= 2 && a[0] == '-' && a[1] != '-' && strings.Contains(a[1:], f.Shorthand) {
+				if i := strings.Index(a[1:], f.Shorthand); i == 0 || !strings.ContainsAny(a[1:1+i], "=0123456789") {
+					short = true
+				}
+			}
+		}
+		if short && !long {
+			msg = strings.ReplaceAll(msg, "--"+f.Name+" ", "-"+f.Shorthand+" ")
+		}
+	})
+	return msg
 }
 
 // watchSignals cancels the command at the first stop signal and, if it

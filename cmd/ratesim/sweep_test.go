@@ -142,7 +142,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"sweep", "--shard", "3/2"}, "--shard"},
 		{[]string{"sweep", "--builtin", "nope"}, "--builtin"},
 		{[]string{"sweep", "--plot-format", "gif"}, "--plot-format gif"},
-		{[]string{"sweep", "-j", "-1"}, "--threads"},
+		{[]string{"sweep", "-j", "-1"}, "-j -1: want"},
 		{[]string{"sweep", "--rate-shares", "0.5,x"}, "--rate-shares"},
 		{[]string{"sweep", "--rate", "10/x"}, "--rate 10/x: want a decimal such as 0.7 or a fraction such as 10/13"},
 		{[]string{"sweep", "--load", "10/3"}, "--load 10/3: want a decimal number (--load: offered load ρ = λ/r (> 0)); this flag takes decimals"},

@@ -49,9 +49,14 @@ var studyModels = map[string]struct {
 // specModel returns the model of the spec file at path ("split" when it
 // names none).
 func specModel(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("experiments: %w", err)
+	}
+	defer f.Close()
+	data, err := experiments.ReadSpecData(f, path)
+	if err != nil {
+		return "", err
 	}
 	return experiments.SpecModel(data, path)
 }

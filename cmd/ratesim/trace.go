@@ -133,6 +133,13 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	if (changed("rates") || changed("delayed")) && !f.fit {
 		return fmt.Errorf("--rates and --delayed apply to --fit only: add --fit")
 	}
+	if f.fit {
+		// --fit reads the trace a second time: refused at once from a
+		// fifo, as from standard input, rather than waiting forever.
+		if err := arrivals.CheckRereadable(path); err != nil {
+			return fmt.Errorf("--fit: %w", err)
+		}
+	}
 	if f.plot != "" {
 		if err := checkOutputFile("plot", f.plot, ".png", ".svg", ".pdf"); err != nil {
 			return err

@@ -28,7 +28,8 @@ var (
 )
 
 // temps holds the names of the temporary files of this process that are
-// neither committed nor removed yet, for [RemoveTemporary].
+// neither committed nor removed yet, for [RemoveTemporary]; true marks a
+// folder ([TrackDir]).
 var temps struct {
 	sync.Mutex
 	names map[string]bool
@@ -40,7 +41,7 @@ func track(name string) {
 	if temps.names == nil {
 		temps.names = map[string]bool{}
 	}
-	temps.names[name] = true
+	temps.names[name] = false
 }
 
 func untrack(name string) {
@@ -59,13 +60,37 @@ func RemoveTemporary() int {
 	temps.Lock()
 	defer temps.Unlock()
 	n := 0
-	for name := range temps.names {
-		if os.Remove(name) == nil {
+	for name, dir := range temps.names {
+		var err error
+		if dir {
+			err = os.RemoveAll(name)
+		} else {
+			err = os.Remove(name)
+		}
+		if err == nil {
 			n++
 		}
 		delete(temps.names, name)
 	}
 	return n
+}
+
+// TrackDir registers dir, a temporary folder of this process (a staging
+// folder renamed or removed at the end), so that [RemoveTemporary] removes
+// it with everything in it; the function returned unregisters it, for
+// the caller that removed or installed it.
+func TrackDir(dir string) (untrack func()) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.names == nil {
+		temps.names = map[string]bool{}
+	}
+	temps.names[dir] = true
+	return func() {
+		temps.Lock()
+		defer temps.Unlock()
+		delete(temps.names, dir)
+	}
 }
 
 // File is an output file being written whole or not at all (see the

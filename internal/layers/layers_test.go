@@ -24,6 +24,7 @@ var layer = map[string]int{
 	"internal/layers":     0,
 	"internal/heap":       0,
 	"internal/crash":      0,
+	"internal/budget":     0,
 	"internal/bareloop":   0, // a command: the reference of the speed figures, importing nothing of ours
 	"internal/tailsketch": 0, // exact-then-sketched delays (drl)
 	"internal/memprobe":   3, // live-heap checkpoints for the memory benchmarks (imports arrivals)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package budget
 
 // physicalMemory returns the machine's memory in bytes, and false when it
 // cannot be known (on this system, always).
