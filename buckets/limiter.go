@@ -45,13 +45,30 @@ type Decision struct {
 	// rational because a rate such as 3 tokens/s releases jobs between
 	// two nanoseconds; 0 for every other verdict.
 	Wait exact.Rat
-	// RetryAfter, for a Reject verdict, is how long after its arrival the
-	// same job, offered again with nothing offered in between, would be
-	// admitted, rounded up to the nanosecond (the Retry-After a limiter
-	// can send). 0 when the model cannot say (a window limiter's edge is
-	// known, a throttle's draw is not) and for every other verdict.
+	// RetryAfter, for a Reject verdict, is the retry hint the limiter
+	// sends, in nanoseconds. The limiters of this package send how long
+	// after its arrival the same job, offered again with nothing offered
+	// in between, would be admitted, rounded up to the nanosecond; a
+	// library profile (package profiles) sends what its library sends,
+	// which may be coarser (whole seconds) or absent. 0 when the limiter
+	// gives no hint (a window limiter's edge is known, a throttle's draw
+	// is not; nginx sends none) and for every other verdict; [RetryNow]
+	// for a hint of zero (retry at once); [NoRetry] when no retry would
+	// ever pass.
 	RetryAfter engine.Time
 }
+
+// Special values of Decision.RetryAfter besides a wait > 0 and 0 (no
+// hint).
+const (
+	// NoRetry says that the job would never be admitted, however long
+	// it waits: x/time/rate's InfDuration (a zero limit, or a burst
+	// smaller than the job). A client honouring hints gives up.
+	NoRetry = engine.Forever
+	// RetryNow is a hint of zero: retry at once (Envoy's
+	// x-ratelimit-reset: 0, redis-cell's retry_after 0).
+	RetryNow engine.Time = -1
+)
 
 // Admitted reports whether the job passes, at once or later.
 func (d Decision) Admitted() bool { return d.Verdict != Reject }

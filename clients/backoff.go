@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -20,7 +21,9 @@ type Failure struct {
 	// 0 before the first retry ([DecorrelatedJitter] starts from Base).
 	Prev engine.Time
 	// RetryAfter is the limiter's Retry-After for this rejection in
-	// nanoseconds ([buckets.Decision].RetryAfter), 0 when it gave none.
+	// nanoseconds ([buckets.Decision].RetryAfter), 0 when it gave none,
+	// [buckets.RetryNow] for a hint of zero, [buckets.NoRetry] when no
+	// retry would ever pass.
 	RetryAfter engine.Time
 }
 
@@ -160,8 +163,9 @@ func (j DecorrelatedJitter) Validate() error {
 	return validBaseCap("decorrelated jitter", j.Base, j.Cap)
 }
 
-// HonorRetryAfter obeys the limiter's Retry-After: after a rejection that
-// carries one (Failure.RetryAfter > 0) it sleeps
+// HonorRetryAfter obeys the limiter's Retry-After, exactly as the limiter
+// (for a profile, its library) gives it: after a rejection that carries
+// one it sleeps
 //
 //	sleep = RetryAfter + uniform(0, Spread)
 //
@@ -173,16 +177,23 @@ type HonorRetryAfter struct {
 	Spread   engine.Time // jitter on top of Retry-After, ns, >= 0
 }
 
-// Sleep returns RetryAfter plus a draw on [0, Spread], or the fallback's
-// sleep when f.RetryAfter is 0.
+// Sleep returns RetryAfter plus a draw on [0, Spread] (0 plus the draw for
+// a hint of zero, [buckets.RetryNow]), or the fallback's sleep when
+// f.RetryAfter is 0 (no hint). A client honouring hints never sleeps on
+// [buckets.NoRetry]: it gives up first (see [Retrying]); Sleep panics if
+// asked to.
 func (h HonorRetryAfter) Sleep(f Failure, r *rand.Rand) engine.Time {
-	if f.RetryAfter <= 0 {
+	switch f.RetryAfter {
+	case 0:
 		return h.Fallback.Sleep(f, r)
+	case buckets.NoRetry:
+		panic("clients: HonorRetryAfter.Sleep on a refusal with no retry (buckets.NoRetry): the client gives up instead")
 	}
+	ra := max(f.RetryAfter, 0) // buckets.RetryNow: at once
 	if h.Spread == 0 {
-		return f.RetryAfter
+		return ra
 	}
-	return f.RetryAfter + uniform(r, 0, h.Spread)
+	return ra + uniform(r, 0, h.Spread)
 }
 
 // Validate returns an error if Fallback is nil or invalid or Spread < 0.

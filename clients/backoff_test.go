@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -200,4 +201,22 @@ func TestNewBackoff(t *testing.T) {
 	if err := (HonorRetryAfter{}).Validate(); err == nil {
 		t.Errorf("HonorRetryAfter without fallback: nil error")
 	}
+}
+
+// HonorRetryAfter sleeps the hint exactly, 0 for a hint of zero
+// (buckets.RetryNow), the fallback's sleep without a hint, and refuses to
+// sleep on buckets.NoRetry (the client gives up first).
+func TestHonorRetryAfterHints(t *testing.T) {
+	h := HonorRetryAfter{Fallback: Constant{Base: 5}}
+	for _, c := range []struct{ hint, want engine.Time }{{0, 5}, {buckets.RetryNow, 0}, {7, 7}} {
+		if got := h.Sleep(Failure{N: 1, RetryAfter: c.hint}, nil); got != c.want {
+			t.Errorf("hint %v: sleep %v, want %v", c.hint, got, c.want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Sleep on buckets.NoRetry did not panic")
+		}
+	}()
+	h.Sleep(Failure{N: 1, RetryAfter: buckets.NoRetry}, nil)
 }

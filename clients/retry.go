@@ -257,6 +257,15 @@ func (c *Retrying) Refused(s *engine.Sim, j Job, retryAfter engine.Time) {
 // it gives up or sleeps and tries again.
 func (c *Retrying) refused(now engine.Time, slot int, retryAfter engine.Time) {
 	r := &c.reqs[slot]
+	if retryAfter == buckets.NoRetry {
+		if _, ok := c.policy.Backoff.(HonorRetryAfter); ok {
+			// Told that no retry would ever pass (x/time/rate's
+			// InfDuration): give up now, counted apart, no latency.
+			c.stats.giveUpNoRetry(now)
+			c.release(slot, r.user, now)
+			return
+		}
+	}
 	if c.policy.MaxAttempts > 0 && r.attempts >= c.policy.MaxAttempts {
 		c.finish(slot, now, false)
 		return

@@ -248,6 +248,7 @@ func merge(a, b *Stats) *Stats {
 		m.GiveUps += st.GiveUps
 		m.GiveUpsAttempts += st.GiveUpsAttempts
 		m.GiveUpsDeadline += st.GiveUpsDeadline
+		m.GiveUpsNoRetry += st.GiveUpsNoRetry
 		m.Last = max(m.Last, st.Last)
 		for k, n := range st.AttemptsPerSuccess {
 			for len(m.AttemptsPerSuccess) <= k {

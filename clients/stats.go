@@ -29,8 +29,10 @@ type Stats struct {
 	Successes int64 // requests that passed the limiter (with a server: served there)
 	// GiveUps counts requests abandoned: MaxAttempts counts those that
 	// used all their attempts, Deadline those whose next retry would have
-	// come after their deadline.
-	GiveUps, GiveUpsAttempts, GiveUpsDeadline int64
+	// come after their deadline, NoRetry those a client honouring
+	// Retry-After dropped because the limiter said no retry would ever
+	// pass (buckets.NoRetry). None of them has a latency.
+	GiveUps, GiveUpsAttempts, GiveUpsDeadline, GiveUpsNoRetry int64
 
 	// AttemptsPerSuccess[k] is the number of successful requests that
 	// took k attempts (index 0 unused).
@@ -129,6 +131,9 @@ func (st *Stats) Latencies() []float64 { return slices.Clone(st.latencies) }
 // are in seconds.
 type Summary struct {
 	Requests, Attempts, Successes, GiveUps int64
+	// NoRetry is the give-ups told that no retry would pass
+	// (Stats.GiveUpsNoRetry), among GiveUps.
+	NoRetry int64
 	// Amplification is Attempts/Requests, the retry amplification.
 	Amplification float64
 	// AttemptsPerSuccess is Attempts/Successes: the work the limiter saw
@@ -146,7 +151,7 @@ type Summary struct {
 // Summary returns the summary of st.
 func (st *Stats) Summary() Summary {
 	sm := Summary{
-		Requests: st.Requests, Attempts: st.Attempts, Successes: st.Successes, GiveUps: st.GiveUps,
+		Requests: st.Requests, Attempts: st.Attempts, Successes: st.Successes, GiveUps: st.GiveUps, NoRetry: st.GiveUpsNoRetry,
 		Amplification:      ratio(st.Attempts, st.Requests),
 		AttemptsPerSuccess: ratio(st.Attempts, st.Successes),
 		Drain:              (st.Last - st.First).Seconds(),
@@ -220,6 +225,17 @@ func (st *Stats) success(arrived engine.Time, attempts int, at exact.Rat) {
 		if b := st.bin(engine.Time(at.Floor().Int64())); b != nil {
 			b.Successes++
 		}
+	}
+}
+
+// giveUpNoRetry records a request abandoned at t because the limiter said
+// no retry would pass.
+func (st *Stats) giveUpNoRetry(t engine.Time) {
+	st.GiveUps++
+	st.GiveUpsNoRetry++
+	st.Last = max(st.Last, t)
+	if b := st.bin(t); b != nil {
+		b.GiveUps++
 	}
 }
 

@@ -12,7 +12,9 @@
 //	        instants in ns) re-split the limit over a new N: a surviving
 //	        node keeps its fill level (its unfinished work U, so its tokens
 //	        scale by N/N'), a new node starts full (as an autoscaled pod
-//	        does), a removed node's state is dropped.
+//	        does), a removed node's state is dropped. Spec.NodeLimiter puts
+//	        any library profile on each node instead, configured per node
+//	        (also the store's local fallback).
 //	store   a central store: every decision is a round trip of delay D
 //	        (Spec.RTT, ns: fixed, uniform, lognormal, or drawn from a
 //	        column of measured delays, ReadDelayColumn) to one bucket (R, B)
@@ -26,7 +28,12 @@
 //	        bucket by GCRA(1/R, (B - 1)/R) as redis-cell keeps it (a refused
 //	        hit leaves it unchanged) or by a fixed window of B jobs per
 //	        B/R s (Redis INCR, which counts refused hits: no decision
-//	        changes), both policing.
+//	        changes), both policing, or by a library profile
+//	        (Spec.StoreProfile: redis-rate is go-redis/redis_rate's Lua
+//	        script). interop/redis checks the fixed window and redis_rate
+//	        against a real redis-server, job for job; the GCRA is checked
+//	        against redis-cell v0.5.0's own test table (no redis-cell
+//	        module can be built here).
 //	sync    local decisions reconciled through an owner per key. With
 //	        Spec.Algorithm SyncTokenBucket or SyncLeakyBucket it is
 //	        Gubernator v2.13.0's GLOBAL behaviour decision for decision

@@ -147,19 +147,19 @@ func (o *Online) admitted(j systems.Job, tot exact.Int128) {
 }
 
 // rejected is told that job j's node learns of its rejection back ns
-// from now.
-func (o *Online) rejected(j systems.Job, back engine.Time) {
+// from now, with the deciding limiter's retry hint (0 for none).
+func (o *Online) rejected(j systems.Job, back, hint engine.Time) {
 	if back == 0 {
 		if j.ID == o.cur {
 			o.curSet = true
-			o.curDec = buckets.Decision{Verdict: buckets.Reject}
+			o.curDec = buckets.Decision{Verdict: buckets.Reject, RetryAfter: hint}
 			return
 		}
-		o.out = append(o.out, clients.Answer{ID: j.ID, Refused: true})
+		o.out = append(o.out, clients.Answer{ID: j.ID, Refused: true, RetryAfter: hint})
 		return
 	}
 	now := max(o.now, o.sim.Now())
 	o.cb.at(o.sim, addSat(now, back), func(engine.Time) {
-		o.out = append(o.out, clients.Answer{ID: j.ID, Refused: true})
+		o.out = append(o.out, clients.Answer{ID: j.ID, Refused: true, RetryAfter: hint})
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/profiles"
 )
 
 // Params are the parameters of a comparison of designs as a user writes
@@ -29,6 +30,7 @@ type Params struct {
 	Dispatch         string   `yaml:"dispatch"`          // rr, random or hash
 	Police           bool     `yaml:"police"`            // reject instead of delaying
 	Scale            []string `yaml:"scale,flow"`        // static: AT:N re-splits, in time order
+	NodeLimiter      string   `yaml:"node_limiter"`      // static, store's local fallback: a profile 'NAME:key=value,...' per node, or "" for the sub-bucket (R/N, B/N)
 	RTT              string   `yaml:"rtt"`               // store, lease: a delay
 	Outage           []string `yaml:"outage,flow"`       // store: FROM:TO intervals
 	OutageProcess    string   `yaml:"outage_process"`    // store: UP:DOWN mean durations, or ""
@@ -204,8 +206,19 @@ func (p *Params) Spec() (Spec, []string, error) {
 		s.OutageUp, s.OutageDown = u, d
 	}
 	s.StoreCache = p.StoreCache
+	if p.NodeLimiter != "" {
+		prof, err := profiles.Parse(p.NodeLimiter)
+		if err != nil {
+			return s, nil, bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
+		}
+		s.NodeLimiter, s.NodeLimiterName = prof.New, prof.String()
+	}
 	if s.StoreLimiter, err = ParseStoreLimiter(p.StoreLimiter); err != nil {
-		return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra or fixed-window")
+		prof, perr := profiles.Parse(p.StoreLimiter)
+		if perr != nil {
+			return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
+		}
+		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = StoreLibrary, prof.New, prof.String()
 	}
 	if s.Fail, err = ParseFail(p.Fail); err != nil {
 		return s, nil, bad("fail", p.Fail, "open, closed or local")
@@ -290,7 +303,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if slices.Contains(names, "store") && !s.Police {
 		// The store's policing options, named as parameters (Validate
 		// refuses them too, in the Spec's words).
-		if s.StoreLimiter != StoreToken {
+		if s.StoreLimiter == StoreGCRA || s.StoreLimiter == StoreFixedWindow {
 			return s, nil, bad("store_limiter", p.StoreLimiter, "token when shaping: gcra and fixed-window admit or refuse (add police)")
 		}
 		if s.StoreCache {
@@ -355,6 +368,7 @@ func (p *Params) OpenArrivals(ctx context.Context, rate exact.Rat) (*experiments
 // the order of Params.Designs, with the results kept when asked.
 type Comparison struct {
 	Summaries []Summary
+	PerNode   [][]Count // each design's decisions node by node, in the order of Summaries
 	Results   []*Result // every job of each design, when Run kept them; else nil
 	Input     string    // the input's description
 	Skipped   int       // trace lines skipped
@@ -394,6 +408,7 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 			return nil, err
 		}
 		out.Summaries = append(out.Summaries, sum)
+		out.PerNode = append(out.PerNode, slices.Clone(res.PerNode))
 		if keep {
 			out.Results = append(out.Results, res)
 		}

@@ -125,7 +125,10 @@ func (r *Result) Rate(bin engine.Time) (x, y []float64) {
 }
 
 // Count is the decisions of one node or one key.
-type Count struct{ Admitted, Rejected int64 }
+type Count struct {
+	Admitted int64 `json:"admitted"`
+	Rejected int64 `json:"rejected"`
+}
 
 func (r *Result) count(node int, key uint64, admitted bool) {
 	for len(r.PerNode) <= node {
@@ -182,10 +185,17 @@ func (r *Result) reject(node int, j systems.Job) { r.rejectAfter(node, j, 0) }
 // rejectAfter keeps a rejection that the job's node learns back ns after
 // the instant of the decision (the rest of a round trip to the store).
 func (r *Result) rejectAfter(node int, j systems.Job, back engine.Time) {
+	r.rejectHint(node, j, back, 0)
+}
+
+// rejectHint is rejectAfter with the retry hint the deciding limiter gave
+// (buckets.Decision.RetryAfter; 0 for none), passed on to an online
+// client.
+func (r *Result) rejectHint(node int, j systems.Job, back, hint engine.Time) {
 	r.count(node, j.Key, false)
 	r.Rejected++
 	if r.online != nil {
-		r.online.rejected(j, back)
+		r.online.rejected(j, back, hint)
 	}
 }
 
@@ -347,21 +357,31 @@ type fleet struct {
 	nodes []buckets.Limiter // placeholders: the dispatchers used here only count them
 	tau   exact.Int128      // token time of a sub-bucket, N·tau, units
 	subs  map[nodeKey]*bucketState
-	src   rand.Source
-	name  string
+	// lims holds the node limiters per (node, key) when Spec.NodeLimiter
+	// is set, built by newLim, in place of subs.
+	lims   map[nodeKey]buckets.Limiter
+	newLim func() buckets.Limiter
+	scale  int64 // units per ns, to convert a node limiter's wait
+	src    rand.Source
+	name   string
 	// owner caches hash dispatch per key (rendezvous costs N hashes and
 	// logarithms); cleared by a re-split.
 	owner map[uint64]int
 }
 
 func newFleet(s Spec, u units) (*fleet, error) {
-	f := &fleet{name: s.Dispatch, src: rand.NewPCG(s.Seed, systems.StreamDispatch), subs: map[nodeKey]*bucketState{}}
+	f := &fleet{name: s.Dispatch, src: rand.NewPCG(s.Seed, systems.StreamDispatch), subs: map[nodeKey]*bucketState{}, newLim: s.NodeLimiter, scale: u.scale}
+	if f.newLim != nil {
+		f.lims = map[nodeKey]buckets.Limiter{}
+	}
 	return f, f.resize(s.Nodes, u)
 }
 
 // resize re-splits the limit over n nodes: a surviving node keeps its
 // fill level U (so its tokens scale by N/n), a new node starts full,
-// a removed node's state is dropped. The dispatcher is rebuilt for n
+// a removed node's state is dropped. Node limiters are configured per
+// node and do not change: a surviving node keeps them, a new node starts
+// with fresh ones, a removed node's are dropped. The dispatcher is rebuilt for n
 // nodes (round-robin restarts at node 0; random keeps its stream).
 func (f *fleet) resize(n int, u units) error {
 	d, err := systems.NewDispatcher(f.name, make1(n), f.src)
@@ -372,6 +392,11 @@ func (f *fleet) resize(n int, u units) error {
 		for k := range f.subs {
 			if k.node >= n {
 				delete(f.subs, k)
+			}
+		}
+		for k := range f.lims {
+			if k.node >= n {
+				delete(f.lims, k)
 			}
 		}
 	}
@@ -396,15 +421,41 @@ func (f *fleet) dispatch(j systems.Job) (int, error) {
 	return l, err
 }
 
-// local decides j at node l with its sub-bucket of j's key.
-func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool) (exact.Int128, bool) {
+// local decides j at node l with its sub-bucket of j's key, or its node
+// limiter of the key (Spec.NodeLimiter), and returns the wait in units;
+// hint is a refusing node limiter's retry hint (0 for none, and for a
+// sub-bucket).
+func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool) (w exact.Int128, ok bool, hint engine.Time) {
 	k := nodeKey{l, j.Key}
+	if f.newLim != nil {
+		lim := f.lims[k]
+		if lim == nil {
+			lim = f.newLim()
+			f.lims[k] = lim
+		}
+		d := lim.Offer(j.T, j.ID)
+		switch d.Verdict {
+		case buckets.Reject:
+			return exact.Int128{}, false, d.RetryAfter
+		case buckets.Queue:
+			panic("drl: a node limiter answered Queue: Spec.NodeLimiter must decide at arrival (every profile does)")
+		}
+		// The wait in units of 1/scale ns, rounded up where a limiter's
+		// exact wait falls between two units (a profile's waits are whole
+		// nanoseconds, which never do).
+		w, err := d.Wait.Mul(exact.Int(f.scale))
+		if err != nil {
+			panic("drl: a node limiter's wait overflows the exact model: " + err.Error())
+		}
+		return w.Ceil(), true, 0
+	}
 	b := f.subs[k]
 	if b == nil {
 		b = &bucketState{f: t}
 		f.subs[k] = b
 	}
-	return b.decide(t, f.tau, u.beta, police)
+	w, ok = b.decide(t, f.tau, u.beta, police)
+	return w, ok, 0
 }
 
 // static is the static split: N nodes, each (R/N, B/N) per key, with
@@ -454,13 +505,13 @@ func (st *static) offer(_ *engine.Sim, j systems.Job) error {
 		return err
 	}
 	t := st.u.at(j.T)
-	if w, ok := st.f.local(l, j, t, st.u, st.s.Police); ok {
+	if w, ok, hint := st.f.local(l, j, t, st.u, st.s.Police); ok {
 		st.res.admit(l, j, 0, w)
 		if st.chk != nil {
 			return st.chk.offer(l, j, w)
 		}
 	} else {
-		st.res.reject(l, j)
+		st.res.rejectHint(l, j, 0, hint)
 	}
 	return nil
 }

@@ -78,6 +78,12 @@ const (
 	// changes no decision, and buckets.FixedWindow (which counts the
 	// admitted) decides the same. B must be a whole number. Polices.
 	StoreFixedWindow
+	// StoreLibrary: a library profile (package profiles) per key, built by
+	// Spec.StoreProfile, deciding as its library does at the store's
+	// instant (redis-rate: go-redis/redis_rate's Lua script; redis-cell:
+	// CL.THROTTLE). The profile decides by itself (Police is not
+	// consulted); a Delay verdict's wait is added to the round trip.
+	StoreLibrary
 )
 
 // ParseStoreLimiter returns the StoreLimiter named s: "token", "gcra" or
@@ -94,7 +100,9 @@ func ParseStoreLimiter(s string) (StoreLimiter, error) {
 	return 0, fmt.Errorf("drl: store limiter %q: want token, gcra or fixed-window: %w", s, ErrSpec)
 }
 
-func (l StoreLimiter) String() string { return [...]string{"token", "gcra", "fixed-window"}[l] }
+func (l StoreLimiter) String() string {
+	return [...]string{"token", "gcra", "fixed-window", "profile"}[l]
+}
 
 // Local is what a node of the sync design decides with between two
 // reconciliations.
@@ -337,11 +345,29 @@ type Spec struct {
 	// Scale: static design, re-splits at given instants (non-decreasing).
 	Scale []ScaleEvent
 
+	// NodeLimiter, when not nil, builds the limiter a node keeps per key
+	// in place of its sub-bucket (R/N, B/N): a library profile (package
+	// profiles) configured per node, as a user configures each gateway,
+	// so that the fleet admits up to N times the limiter's arrival curve.
+	// The static design (at a scale event a surviving node keeps its
+	// limiters, a new one starts with fresh ones, a removed one's are
+	// dropped) and the store's local fallback (Fail = FailLocal) read it;
+	// sync, lease, grd and fps refuse it, as they keep no per-node limiter
+	// a library could stand in for. The limiter decides by itself (Police
+	// is not consulted) and must never answer Queue (no profile does).
+	// NodeLimiterName is its spec, for reports.
+	NodeLimiter     func() buckets.Limiter
+	NodeLimiterName string
+
 	// Central store.
 	StoreLimiter StoreLimiter // the store's limiter per key
-	RTT          Delay        // round trip to the store; the store decides at half of it
-	Outages      []Interval   // the store is down for a job sent in any of them
-	Fail         Fail         // what a node does while the store is down
+	// StoreProfile builds the store's limiter per key when StoreLimiter
+	// is StoreLibrary; StoreProfileName is its spec, for reports.
+	StoreProfile     func() buckets.Limiter
+	StoreProfileName string
+	RTT              Delay      // round trip to the store; the store decides at half of it
+	Outages          []Interval // the store is down for a job sent in any of them
+	Fail             Fail       // what a node does while the store is down
 	// StoreCache: a node that the store refused a job of key k (policing)
 	// caches "k over limit" until the store's next token and refuses k's
 	// jobs sent before it without asking; the store only loses tokens to
@@ -446,6 +472,13 @@ func (s Spec) Validate() error {
 	// than one token admits nothing); a store failing open or closed and
 	// sync deciding with a copy of the whole bucket keep none.
 	local := s.Design != "one" && !(s.Design == "store" && s.Fail != FailLocal) && !(s.Design == "sync" && s.Local == LocalCopy)
+	if s.NodeLimiter != nil {
+		switch s.Design {
+		case "sync", "lease", "grd", "fps":
+			return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.NodeLimiterName, s.Design, ErrSpec)
+		}
+		local = false // the node limiter, not a sub-bucket (R/N, B/N)
+	}
 	if local {
 		for _, n := range ns {
 			b, _ := s.Bucket.Burst.Quo(exact.Int(int64(n)))
@@ -472,7 +505,10 @@ func (s Spec) Validate() error {
 	if (s.Design == "grd" || s.Design == "fps") && s.Exchange == ExchangeGossip && s.Fanout < 1 {
 		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
 	}
-	if s.Design == "store" && s.StoreLimiter != StoreToken && !s.Police {
+	if s.StoreLimiter == StoreLibrary && s.StoreProfile == nil {
+		return fmt.Errorf("drl: store limiter profile without StoreProfile: %w", ErrSpec)
+	}
+	if s.Design == "store" && s.StoreLimiter != StoreToken && s.StoreLimiter != StoreLibrary && !s.Police {
 		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police: %w", s.StoreLimiter, ErrSpec)
 	}
 	if s.Design == "store" && s.StoreCache && !s.Police {

@@ -49,6 +49,8 @@ func newStore(s Spec, u units, res *Result) (*store, error) {
 	case StoreGCRA:
 		g := buckets.MatchGCRA(s.Bucket)
 		st.newLim = func() (buckets.Limiter, error) { return buckets.NewGCRA(g) }
+	case StoreLibrary:
+		st.newLim = func() (buckets.Limiter, error) { return s.StoreProfile(), nil }
 	case StoreFixedWindow:
 		w, err := s.Bucket.Burst.Quo(s.Bucket.Rate)
 		if err != nil {
@@ -115,10 +117,10 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 		case FailClosed:
 			st.res.reject(l, j)
 		case FailLocal:
-			if w, ok := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
+			if w, ok, hint := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
 				st.res.admit(l, j, 0, w)
 			} else {
-				st.res.reject(l, j)
+				st.res.rejectHint(l, j, 0, hint)
 			}
 		}
 		return nil
@@ -143,12 +145,26 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 				st.lims[j.Key] = lim
 			}
 			d := lim.Offer(now, j.ID)
-			if d.Admitted() {
+			switch d.Verdict {
+			case buckets.Admit:
 				st.res.admit(l, j, rtt, exact.Int128{})
 				return
+			case buckets.Delay: // a profile that delays (x/time/rate's Reserve)
+				w, err := d.Wait.Mul(exact.Int(st.u.scale))
+				if err != nil {
+					panic("drl: a store limiter's wait overflows the exact model: " + err.Error())
+				}
+				st.res.admit(l, j, rtt, w.Ceil())
+				return
+			case buckets.Queue:
+				panic("drl: a store limiter answered Queue: it must decide at arrival (every profile does)")
 			}
-			st.res.rejectAfter(l, j, rtt-rtt/2)
-			if st.s.StoreCache && d.RetryAfter > 0 {
+			hint := engine.Time(0)
+			if st.s.StoreLimiter == StoreLibrary {
+				hint = d.RetryAfter // the library's own hint (redis-cell's CL.THROTTLE reply)
+			}
+			st.res.rejectHint(l, j, rtt-rtt/2, hint)
+			if st.s.StoreCache && d.RetryAfter > 0 && d.RetryAfter != buckets.NoRetry && st.s.StoreLimiter != StoreLibrary {
 				// No job of the key passes before now + RetryAfter: the
 				// GCRA's TAT and a window's count only grow until then.
 				st.cache(sim, nk, j.T, rtt, now+d.RetryAfter)

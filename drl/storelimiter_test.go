@@ -149,3 +149,20 @@ func TestStoreCacheEarly(t *testing.T) {
 		t.Errorf("with the cache: admitted %v, %d messages; want %v, 2", got, c.Messages, want)
 	}
 }
+
+// The store's GCRA is redis-cell's CL.THROTTLE (which cannot run here:
+// no Debian package, and its Rust crates come from crates.io). Its own
+// test it_rate_limits (brandur/redis-cell v0.5.0, src/cell/mod.rs lines
+// 384-444; max_burst 4, 1 per second, volume 1 in cases 1 to 11) through
+// the store design, (R, B) = (1, max_burst + 1 = 5), no round trip: five
+// pass at the start, the sixth is limited, then +3.0, +3.1, +4.0, +8.0
+// and +9.5 s pass (case 0 asks for 6 at once and cases 12 to 14 for 0, 2
+// and 5: volumes the store does not model).
+func TestStoreGCRARedisCellCases(t *testing.T) {
+	s := Spec{Design: "store", Bucket: params("1", "5"), Nodes: 1, Police: true, Dispatch: "rr", StoreLimiter: StoreGCRA}
+	r := run(t, s, at(0, 0, 0, 0, 0, 0, 3*sec, sec*31/10, 4*sec, 8*sec, sec*95/10).as)
+	want := []bool{true, true, true, true, true, false, true, true, true, true, true}
+	if got := admitted(r, len(want)); !sameBools(got, want) {
+		t.Fatalf("admitted %v, want redis-cell's %v", got, want)
+	}
+}

@@ -21,6 +21,9 @@ func Theorem2NA(s Spec) string {
 	if s.Design == "one" {
 		return "the one bucket itself"
 	}
+	if s.NodeLimiter != nil && (s.Design == "static" || s.Design == "store") {
+		return "the nodes run " + s.NodeLimiterName + ", not sub-buckets (R/N, B/N)"
+	}
 	if s.Police || s.Design == "grd" {
 		return "policing: no job waits, S = 0"
 	}

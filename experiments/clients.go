@@ -87,9 +87,10 @@ type ClientSummary struct {
 	Successes          int64   `json:"admitted"` // attempts the limiter let pass
 	Served             *int64  `json:"served,omitempty"`
 	GiveUps            int64   `json:"give_ups"`
-	Amplification      Num     `json:"retry_amplification"`   // attempts per original request
-	AttemptsPerSuccess Num     `json:"attempts_per_admitted"` // attempts (give-ups' included) per admitted attempt
-	Goodput            float64 `json:"admitted_per_s"`        // admitted attempts per second over [first request, last end]
+	NoRetry            int64   `json:"give_ups_no_retry,omitempty"` // of GiveUps, told that no retry would pass (no latency)
+	Amplification      Num     `json:"retry_amplification"`         // attempts per original request
+	AttemptsPerSuccess Num     `json:"attempts_per_admitted"`       // attempts (give-ups' included) per admitted attempt
+	Goodput            float64 `json:"admitted_per_s"`              // admitted attempts per second over [first request, last end]
 	// ServedRate is Served per second over the same span as Goodput, the
 	// goodput with a server; with a server only.
 	ServedRate  *float64 `json:"served_per_s,omitempty"`
@@ -114,7 +115,7 @@ func (s *ClientSummary) serve(admitted int64) {
 }
 
 func clientSummary(s clients.Summary) ClientSummary {
-	return ClientSummary{Requests: s.Requests, Attempts: s.Attempts, Successes: s.Successes, GiveUps: s.GiveUps,
+	return ClientSummary{Requests: s.Requests, Attempts: s.Attempts, Successes: s.Successes, GiveUps: s.GiveUps, NoRetry: s.NoRetry,
 		Amplification: Num(s.Amplification), AttemptsPerSuccess: Num(s.AttemptsPerSuccess), Goodput: s.Goodput, Drain: s.Drain,
 		MeanLatency: s.MeanLatency, P50Latency: s.P50Latency, P99Latency: s.P99Latency, MaxLatency: s.MaxLatency}
 }

@@ -275,15 +275,18 @@ type ResponseBin struct {
 
 // LimiterResult is what one limiter did with the arrivals.
 type LimiterResult struct {
-	Name        string     `json:"limiter"`
-	Params      string     `json:"params"`
-	PromiseName string     `json:"promise"` // its nominal arrival curve, as a formula in d
-	Shaper      bool       `json:"shaper"`
-	Profile     bool       `json:"profile"` // a library-faithful profile; Params is its canonical spec
-	Admitted    int64      `json:"admitted"`
-	Rejected    int64      `json:"rejected"`
-	Delayed     int64      `json:"delayed"`         // admitted jobs that waited (delay > 0)
-	Worst       CurvePoint `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
+	Name        string `json:"limiter"`
+	Params      string `json:"params"`
+	PromiseName string `json:"promise"` // its nominal arrival curve, as a formula in d
+	Shaper      bool   `json:"shaper"`
+	Profile     bool   `json:"profile"` // a library-faithful profile; Params is its canonical spec
+	Admitted    int64  `json:"admitted"`
+	Rejected    int64  `json:"rejected"`
+	Delayed     int64  `json:"delayed"` // admitted jobs that waited (delay > 0)
+	// NoRetry counts, of Rejected, the jobs refused with no retry: the
+	// limiter said none would ever pass (x/time/rate's InfDuration).
+	NoRetry int64      `json:"rejected_no_retry,omitempty"`
+	Worst   CurvePoint `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
 	// WorstVsLimit is, for a profile, its worst overshoot against the
 	// promise the user asked for, γ(Rate, Limit) of the spec: the point of
 	// Curve with the largest α*(d)/(Limit + Rate·d) (the shortest d on
@@ -337,6 +340,7 @@ type limState struct {
 	released []engine.Time // release instants on the clock (exact instants rounded up to the ns)
 	admitted int64
 	delayed  int64       // admitted jobs that waited (a Delay verdict with a wait > 0)
+	noRetry  int64       // rejected jobs told that no retry would pass (buckets.NoRetry)
 	delays   *delayStats // shapers: this key's delays
 }
 
@@ -473,6 +477,9 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 				}
 			}
 			if !d.Admitted() {
+				if d.RetryAfter == buckets.NoRetry {
+					st.noRetry++
+				}
 				continue
 			}
 			st.admitted++
@@ -579,6 +586,7 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 		arrivals += k.arrivals
 		r.Admitted += st.admitted
 		r.Delayed += st.delayed
+		r.NoRetry += st.noRetry
 		pts, err := buckets.MeasureArrivalCurve(st.released, eds)
 		if err != nil {
 			return r, fmt.Errorf("experiments: %s: %w", name, err)

@@ -50,7 +50,12 @@
 // Every profile is a [buckets.Limiter]: Offer(t, id) returns a [buckets.Decision] (Admit,
 // Delay with an exact wait, or Reject with a RetryAfter), Next returns
 // [engine.Forever] because no profile queues jobs for later release, and
-// Release panics. Most profiles also state their arrival curve as a
+// Release panics. A refusal's RetryAfter is the hint the library itself
+// gives its caller: redis-cell's whole seconds, x/time/rate's reservation
+// delay (buckets.NoRetry for its infinite one), Envoy's x-ratelimit-reset
+// when its headers are on, none (0) from nginx, Guava's tryAcquire and
+// Envoy without headers; a library that returns a bool gives none. Most
+// profiles also state their arrival curve as a
 // [buckets.Curve]; each type's Promise doc says whether the bound is attained.
 // [ArrivalCurve] gives the same bound as an exact netcalc curve γ(r, b),
 // for network-calculus bounds and fleet-wide limits, and [SizeBurst] finds

@@ -19,6 +19,10 @@ type EnvoyConfig struct {
 	// Origin is Envoy's monotonic clock at the run's t = 0, in nanoseconds
 	// (EnvoyAtomic only: its float64 seconds depend on the absolute value).
 	Origin int64
+	// Headers is enable_x_ratelimit_headers: DRAFT_VERSION_03, with which
+	// a 429 carries x-ratelimit-reset (EnvoyLegacy only; see its Offer).
+	// Envoy's default (OFF) sends no hint: RetryAfter 0.
+	Headers bool
 }
 
 func (c EnvoyConfig) check(name string) error {
@@ -41,7 +45,8 @@ func (c EnvoyConfig) check(name string) error {
 // (TimerTokenBucket; LocalRateLimiterImpl before 1.31): an integer token
 // count, full at creation, to which a timer adds TokensPerFill every
 // FillInterval, capped at MaxTokens: a staircase. A request takes a token
-// or is refused (429) without changing anything.
+// or is refused (429) without changing anything; the 429 carries
+// x-ratelimit-reset only with Headers.
 //
 // Source: envoyproxy/envoy
 // source/extensions/filters/common/local_ratelimit/local_ratelimit_impl.cc
@@ -91,11 +96,34 @@ func (e *EnvoyLegacy) Offer(t engine.Time, id int64) buckets.Decision {
 		e.fills = due
 	}
 	if e.tokens == 0 {
-		next := (e.fills + 1) * int64(e.cfg.FillInterval)
-		return rejected(engine.Time(next - int64(t)))
+		if !e.cfg.Headers {
+			return rejected(0) // a 429 with no x-ratelimit headers
+		}
+		return buckets.Decision{Verdict: buckets.Reject, RetryAfter: e.reset(t)}
 	}
 	e.tokens--
 	return admitted()
+}
+
+// reset is x-ratelimit-reset at t as TimerTokenBucket::remainingFillInterval
+// computes it (Envoy local_ratelimit_impl.cc, 1.31 and later; the default
+// bucket's LocalRateLimiterImpl::remainingFillInterval before): with e the
+// time since the last fill truncated to milliseconds,
+//
+//	ToInt64Seconds(fill_interval - Seconds(e / 1s))
+//
+// whole seconds, truncated, after taking the whole seconds of e off the
+// interval: 1 s for a 1 s interval whenever a request is refused, 0 for
+// any interval under 1 s ([buckets.RetryNow]). The last fill is at the
+// latest multiple of FillInterval (the profile's ideal timer), so e is
+// below the interval and the header is always sent.
+func (e *EnvoyLegacy) reset(t engine.Time) engine.Time {
+	since := (int64(t) - e.fills*int64(e.cfg.FillInterval)) / int64(engine.Millisecond) // ms, truncated
+	left := int64(e.cfg.FillInterval) - since/1000*int64(engine.Second)
+	if s := left / int64(engine.Second); s > 0 {
+		return engine.Time(s) * engine.Second
+	}
+	return buckets.RetryNow
 }
 
 // Next returns engine.Forever: Envoy never queues.
@@ -124,7 +152,9 @@ func (e *EnvoyLegacy) Promise(d engine.Time) float64 {
 // with fill_rate = tokens_per_fill / (fill_interval in seconds) and now the
 // monotonic clock in float64 seconds (nanoseconds / 1e9). At creation
 // time_in_seconds = now - max_tokens / fill_rate (full). A request is
-// refused when fewer than 1 token is available, leaving the state unchanged;
+// refused (a 429 with no hint: x-ratelimit headers are off by default, and
+// this profile does not model them) when fewer than 1 token is available,
+// leaving the state unchanged;
 // otherwise time_in_seconds = now - (tokens - 1) / fill_rate.
 //
 // Source: envoyproxy/envoy source/common/common/token_bucket_impl.cc and
@@ -179,13 +209,25 @@ func (e *EnvoyAtomic) Offer(t engine.Time, id int64) buckets.Decision {
 	now := e.now(t)
 	total := e.total(now)
 	if total < 1.0 {
-		guess := ceilNanos((1 - total) / e.fillRate)
-		return rejected(firstAdmitted(t, guess, func(u engine.Time) bool {
-			return !(e.total(e.now(u)) < 1.0)
-		}))
+		return rejected(0) // a 429; x-ratelimit headers are off by default
 	}
 	e.timeIn = now - (total-1.0)/e.fillRate
 	return admitted()
+}
+
+// FirstAdmitted returns how long after t a request refused at t would be
+// admitted with nothing offered in between, the least whole nanosecond
+// found by search over Envoy's own float64 arithmetic; 0 when it would pass
+// at t. Envoy does not send it (see [EnvoyAtomic]).
+func (e *EnvoyAtomic) FirstAdmitted(t engine.Time) engine.Time {
+	total := e.total(e.now(t))
+	if !(total < 1.0) {
+		return 0
+	}
+	guess := ceilNanos((1 - total) / e.fillRate)
+	return firstAdmitted(t, guess, func(u engine.Time) bool {
+		return !(e.total(e.now(u)) < 1.0)
+	})
 }
 
 // Next returns engine.Forever: Envoy never queues.
@@ -217,9 +259,11 @@ var envoyLegacyInfo = Info{
 	Library:  "Envoy local rate limit, timer-based token bucket (default bucket, one per process)",
 	Versions: "Envoy up to 1.30 (1.31 and later with the runtime guard no_timer_based_rate_limit_token_bucket=false, until its removal)",
 	Doc:      "integer tokens, full at start, tokens_per_fill added every fill_interval: a staircase; refused requests change nothing",
-	Keys:     envoyKeys,
+	Keys: append(append([]Key(nil), envoyKeys...),
+		Key{Name: "headers", Default: "false", Unit: "flag", Flag: true, Doc: "enable_x_ratelimit_headers: DRAFT_VERSION_03: a refusal carries x-ratelimit-reset (whole seconds to the next fill), which --retry-after honours; none without it"}),
 	build: func(a *args) (func() buckets.Limiter, error) {
 		c := envoyConfig(a)
+		c.Headers = a.flag("headers")
 		if a.err != nil {
 			return nil, a.err
 		}

@@ -21,7 +21,36 @@ func TestEnvoyLegacyStaircase(t *testing.T) {
 		{t: s1, verdict: buckets.Admit},
 		{t: s1, verdict: buckets.Admit},
 		{t: s1, verdict: buckets.Reject, retry: 100 * ms},
-	}, true)
+	}, false)
+}
+
+// TestEnvoyLegacyReset checks the refusals' hints: none by default (a 429
+// with no x-ratelimit headers), and with headers x-ratelimit-reset as
+// TimerTokenBucket::remainingFillInterval computes it, ToInt64Seconds(
+// fill_interval - Seconds(floor(e ms / 1000))), e the time since the last
+// fill. fill_interval 2500 ms, max_tokens 1, fills at 2.5, 5, ... s:
+//
+//	t = 0      e = 0:      2500 - 0    = 2500 ms: 2 s
+//	t = 1.2 s  e = 1200:   2500 - 1000 = 1500 ms: 1 s
+//	t = 2.4 s  e = 2400:   2500 - 2000 = 500 ms:  0 s (retry now)
+//	t = 2.5 s  the fill: admitted
+//	t = 4.9 s  e = 2400 since 2.5 s: 0 s
+func TestEnvoyLegacyReset(t *testing.T) {
+	steps := []step{
+		{t: 0, verdict: buckets.Admit},
+		{t: 0, verdict: buckets.Reject, retry: 2 * s1},
+		{t: 1200 * ms, verdict: buckets.Reject, retry: s1},
+		{t: 2400 * ms, verdict: buckets.Reject, retry: buckets.RetryNow},
+		{t: 2500 * ms, verdict: buckets.Admit},
+		{t: 4900 * ms, verdict: buckets.Reject, retry: buckets.RetryNow},
+	}
+	run(t, MustParse("envoy-legacy:max_tokens=1,fill_interval=2500ms,headers").New(), steps, true)
+	for i := range steps {
+		if steps[i].verdict == buckets.Reject {
+			steps[i].retry = 0
+		}
+	}
+	run(t, MustParse("envoy-legacy:max_tokens=1,fill_interval=2500ms").New(), steps, true)
 }
 
 // TestEnvoyAtomic checks the atomic bucket by hand: max_tokens 2, one token

@@ -37,7 +37,9 @@ type ThrottledConfig struct {
 //
 // and otherwise stores newTat. Everything is integer nanoseconds
 // (time.Time arithmetic; the in-memory store keeps UnixNano), so the profile
-// is exact. A refused request stores nothing.
+// is exact. A refused request stores nothing. Its RetryAfter is the
+// library's: throttled's RateLimitResult.RetryAfter to the nanosecond;
+// redis-cell's CL.THROTTLE reply in whole seconds (see [NewRedisCell]).
 type Throttled struct {
 	name  string
 	clock clock
@@ -46,6 +48,9 @@ type Throttled struct {
 	burst int   // MaxBurst
 	tat   int64
 	set   bool
+	// cell: redis-cell's CL.THROTTLE reply, whose retry_after is whole
+	// seconds (see [NewRedisCell]).
+	cell bool
 }
 
 // NewThrottled returns a throttled GCRA limiter at time 0 with an empty
@@ -66,7 +71,10 @@ type RedisCellConfig struct {
 }
 
 // NewRedisCell returns redis-cell's limiter: a [Throttled] whose emission
-// interval is computed as redis-cell's Rate::per_period computes it.
+// interval is computed as redis-cell's Rate::per_period computes it, and
+// whose refusals carry CL.THROTTLE's retry_after: whole seconds, rounded up
+// when at least a millisecond remains beyond them (redis-cell v0.5.0
+// src/lib.rs lines 112-115), [buckets.RetryNow] for 0.
 func NewRedisCell(c RedisCellConfig) (*Throttled, error) {
 	if c.Count < 1 || c.Period < 1 || c.MaxBurst < 0 || c.Period > math.MaxInt64/int64(engine.Second) {
 		return nil, fmt.Errorf("profiles: redis-cell: max_burst %d, count %d, period %d s: want max_burst >= 0, count >= 1, period >= 1", c.MaxBurst, c.Count, c.Period)
@@ -76,7 +84,29 @@ func NewRedisCell(c RedisCellConfig) (*Throttled, error) {
 	if t < 1 {
 		return nil, fmt.Errorf("profiles: redis-cell: count %d per %d s: the emission interval truncates to 0 ns", c.Count, c.Period)
 	}
-	return newGCRA("RedisCell", t, c.MaxBurst)
+	g, err := newGCRA("RedisCell", t, c.MaxBurst)
+	if g != nil {
+		g.cell = true
+	}
+	return g, err
+}
+
+// redisCellSeconds is CL.THROTTLE's retry_after for a wait of ns
+// nanoseconds: whole seconds, rounded up when the wait has at least a
+// whole millisecond beyond them (redis-cell v0.5.0 src/lib.rs, lines
+// 112-115: `retry_after.as_seconds_f64() as i64`, plus 1 when
+// `subsec_milliseconds() > 0`), so 0.9 s gives 1 s and 2.0005 s gives 2 s.
+// A result of 0 s is [buckets.RetryNow].
+func redisCellSeconds(ns int64) engine.Time {
+	sec, sub := ns/1e9, ns%1e9
+	s := int64(float64(sec) + float64(sub)/1e9) // as_seconds_f64() as i64
+	if sub/1e6 > 0 {
+		s++
+	}
+	if s == 0 {
+		return buckets.RetryNow
+	}
+	return engine.Time(s) * engine.Second
 }
 
 func newGCRA(name string, t int64, burst int) (*Throttled, error) {
@@ -98,7 +128,12 @@ func (g *Throttled) Offer(t engine.Time, id int64) buckets.Decision {
 	newTat := max(now, tat) + g.t
 	allowAt := newTat - g.tau
 	if diff := now - allowAt; diff < 0 {
-		return rejected(engine.Time(-diff))
+		if g.cell {
+			// src/cell/mod.rs: retry_after = -diff (increment <= τ
+			// always holds here), then whole seconds (src/lib.rs).
+			return buckets.Decision{Verdict: buckets.Reject, RetryAfter: redisCellSeconds(-diff)}
+		}
+		return rejected(engine.Time(-diff)) // throttled's RateLimitResult.RetryAfter
 	}
 	g.tat, g.set = newTat, true
 	return admitted()

@@ -181,3 +181,45 @@ func compareThrottled(t *testing.T, what string, c ThrottledConfig, ts []engine.
 		}
 	}
 }
+
+// TestRedisCellSeconds checks CL.THROTTLE's retry_after rounding (redis-cell
+// v0.5.0 src/lib.rs lines 112-115): whole seconds of the wait, plus one
+// when its sub-second part has at least a whole millisecond.
+func TestRedisCellSeconds(t *testing.T) {
+	for _, c := range []struct {
+		ns   int64
+		want engine.Time
+	}{
+		{900_000_000, s1},           // 0.9 s: 0, 900 ms > 0: 1 s
+		{1_000_000_000, s1},         // exactly 1 s: 1, no ms left
+		{1_000_999_999, s1},         // 1.000999999 s: 0 whole ms left: 1 s
+		{1_001_000_000, 2 * s1},     // 1 ms left: 2 s
+		{2_000_500_000, 2 * s1},     // 2.0005 s: 0.5 ms left: 2 s
+		{500_000, buckets.RetryNow}, // 0.5 ms: 0 s, "retry now"
+		{1_000_000, s1},             // 1 ms: 0 + 1
+	} {
+		if got := redisCellSeconds(c.ns); got != c.want {
+			t.Errorf("redisCellSeconds(%d ns) = %v, want %v", c.ns, got, c.want)
+		}
+	}
+}
+
+// TestRedisCellOwnCases replays the volume-1 cases of redis-cell's own
+// test it_rate_limits (v0.5.0 src/cell/mod.rs lines 384-444: max_burst 4,
+// 1 per second, from an arbitrary start): five pass at the start, the
+// sixth is limited with retry_after 1 s (which src/lib.rs sends as 1), and
+// requests at +3.0, +3.1, +4.0, +8.0, +9.5 s pass.
+func TestRedisCellOwnCases(t *testing.T) {
+	l, err := NewRedisCell(RedisCellConfig{MaxBurst: 4, Count: 1, Period: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, l, []step{
+		{t: 0, verdict: buckets.Admit}, {t: 0, verdict: buckets.Admit}, {t: 0, verdict: buckets.Admit},
+		{t: 0, verdict: buckets.Admit}, {t: 0, verdict: buckets.Admit},
+		{t: 0, verdict: buckets.Reject, retry: s1},
+		{t: 3000 * ms, verdict: buckets.Admit}, {t: 3100 * ms, verdict: buckets.Admit},
+		{t: 4000 * ms, verdict: buckets.Admit}, {t: 8000 * ms, verdict: buckets.Admit},
+		{t: 9500 * ms, verdict: buckets.Admit},
+	}, true)
+}

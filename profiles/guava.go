@@ -87,8 +87,9 @@ type GuavaConfig struct {
 // after the first resync is free (google/guava issues #2730 and #6475).
 //
 // tryAcquire refuses without changing the state (canAcquire reads
-// nextFree without resyncing). RetryAfter is exact: the first nanosecond at
-// which nowMicros >= nextFree - timeout.
+// nextFree without resyncing). It returns a boolean and no hint, so a
+// refusal's RetryAfter is 0 (none); the first nanosecond at which
+// nowMicros >= nextFree - timeout is [Guava.FirstAdmitted].
 type Guava struct {
 	cfg        GuavaConfig
 	clock      clock
@@ -147,8 +148,7 @@ func (g *Guava) Offer(t engine.Time, id int64) buckets.Decision {
 	g.clock.advance(t, g.name)
 	now := int64(t) / 1000
 	if g.cfg.Call == GuavaTryAcquire && !(g.nextFree-g.timeout <= now) { // canAcquire
-		at := (g.nextFree - g.timeout) * 1000
-		return rejected(engine.Time(at - int64(t)))
+		return rejected(0) // tryAcquire's false carries no hint
 	}
 	// reserveAndGetWaitLength(1, now) -> reserveEarliestAvailable.
 	if now > g.nextFree { // resync
@@ -167,6 +167,15 @@ func (g *Guava) Offer(t engine.Time, id int64) buckets.Decision {
 		wait = math.MaxInt64
 	}
 	return delayed(wait)
+}
+
+// FirstAdmitted returns how long after t a tryAcquire refused at t would
+// succeed with nothing offered in between, the first nanosecond at which
+// nowMicros >= nextFree - timeout; 0 when it would succeed at t. The
+// library does not tell its caller this (see [Guava]).
+func (g *Guava) FirstAdmitted(t engine.Time) engine.Time {
+	at := (g.nextFree - g.timeout) * 1000
+	return max(0, engine.Time(at-int64(t)))
 }
 
 // storedToWait is storedPermitsToWaitTime: 0 for SmoothBursty, the

@@ -84,8 +84,8 @@ func NginxRate(s string) (int64, error) {
 //	ms     = now - last
 //	excess = max(0, stored - rate·ms/1000 + 1000)   (rate·ms/1000 truncated)
 //
-// and is refused (503) when excess > burst·1000, leaving the node
-// unchanged. Otherwise it stores excess, and last = now only when ms > 0:
+// and is refused (503, with no Retry-After: RetryAfter 0) when excess >
+// burst·1000, leaving the node unchanged. Otherwise it stores excess, and last = now only when ms > 0:
 // the truncated remainder of rate·ms/1000, under a thousandth of a
 // request, is lost at every accepted update (at 7r/m, accepted requests
 // 5 ms apart drain nothing at all). The request
@@ -154,7 +154,7 @@ func (n *Nginx) Offer(t engine.Time, id int64) buckets.Decision {
 	}
 	excess, ms, ok := n.lookup(now)
 	if !ok {
-		return rejected(n.retryAfter(t))
+		return rejected(0) // a 503 with no Retry-After
 	}
 	n.excess = excess
 	if ms != 0 {
@@ -170,10 +170,12 @@ func (n *Nginx) Offer(t engine.Time, id int64) buckets.Decision {
 	return delayed((now+delayMs)*int64(engine.Millisecond) - int64(t))
 }
 
-// retryAfter is the wait until the first millisecond at which lookup fits:
-// the least m with excess - floor(rate·m/1000) + 1000 <= burst·1000 after
-// m ms since last.
-func (n *Nginx) retryAfter(t engine.Time) engine.Time {
+// FirstAdmitted returns the wait after t until the first millisecond at
+// which a request refused at t would fit: the least m with excess -
+// floor(rate·m/1000) + 1000 <= burst·1000 after m ms since last. nginx
+// does not tell the client this: its 503 carries no Retry-After, and a
+// refusal's RetryAfter is 0 (none).
+func (n *Nginx) FirstAdmitted(t engine.Time) engine.Time {
 	need := n.excess + 1000 - n.burst // units the decay must remove, > 0
 	m := (need*1000 + n.cfg.Rate - 1) / n.cfg.Rate
 	at := (n.last + m) * int64(engine.Millisecond)

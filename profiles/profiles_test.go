@@ -24,11 +24,25 @@ type step struct {
 	retry   engine.Time // for Reject, when checked (see checkRetry)
 }
 
+// firstAdmitter is a profile whose library sends no retry hint but whose
+// model knows the first instant a refused job would pass.
+type firstAdmitter interface {
+	FirstAdmitted(t engine.Time) engine.Time
+}
+
 // run offers each step's arrival to l and compares verdicts and waits;
-// when checkRetry is set it compares RetryAfter of rejections too.
+// when checkRetry is set it compares RetryAfter of rejections too, or, for
+// a profile whose library sends no hint (a firstAdmitter), requires
+// RetryAfter 0 and compares the model's FirstAdmitted, read before the
+// offer (a refusal leaves the state unchanged).
 func run(t *testing.T, l buckets.Limiter, steps []step, checkRetry bool) {
 	t.Helper()
 	for i, s := range steps {
+		fa, silent := l.(firstAdmitter)
+		var first engine.Time
+		if silent {
+			first = fa.FirstAdmitted(s.t)
+		}
 		d := l.Offer(s.t, int64(i))
 		wantWait := exact.Int(0)
 		if s.verdict == buckets.Delay {
@@ -38,7 +52,11 @@ func run(t *testing.T, l buckets.Limiter, steps []step, checkRetry bool) {
 			t.Errorf("step %d: Offer(%v) = %v wait %v ns, want %v wait %v ns", i, s.t, d.Verdict, d.Wait, s.verdict, wantWait)
 			continue
 		}
-		if checkRetry && s.verdict == buckets.Reject && d.RetryAfter != s.retry {
+		switch {
+		case !checkRetry || s.verdict != buckets.Reject:
+		case silent && (d.RetryAfter != 0 || first != s.retry):
+			t.Errorf("step %d: Offer(%v) RetryAfter = %v s, first admitted after %v s; want no hint and %v s", i, s.t, d.RetryAfter, first, s.retry)
+		case !silent && d.RetryAfter != s.retry:
 			t.Errorf("step %d: Offer(%v) RetryAfter = %v s, want %v s", i, s.t, d.RetryAfter, s.retry)
 		}
 	}

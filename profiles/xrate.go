@@ -89,10 +89,14 @@ type XRateConfig struct {
 //
 //   - Limit = XRateInf: every job is admitted at once and the state does
 //     not change (the library's reserveN returns before advancing).
-//   - Limit = 0, v0.7.0 and later: the bucket never refills; Allow admits
-//     the first Burst jobs and then rejects; Reserve and Wait without
-//     deadline admit the first Burst and then delay every job by
-//     rate.InfDuration (2^63-1 ns), which the library reports as OK.
+//   - Limit = 0, v0.7.0 and later: the bucket never refills; every call
+//     admits the first Burst jobs. Reserve and Wait without deadline then
+//     answer every job with a reservation whose delay is rate.InfDuration
+//     (2^63-1 ns), which the library reports as OK but documents as "the
+//     limiter cannot grant the tokens": the profile refuses those jobs with
+//     [buckets.NoRetry] (a caller that cancels the reservation), never a
+//     292-year delay. The same holds for any wait that saturates at
+//     InfDuration (a tiny limit, v0.10.0 and later).
 //   - Limit = 0 before v0.7.0: the first Burst jobs are admitted at once
 //     (the library decrements its burst), every later job is rejected,
 //     for every Call.
@@ -102,8 +106,12 @@ type XRateConfig struct {
 //     admitted at once (rate.go's issue 71154). The profile models amd64.
 //
 // A refused job leaves the state unchanged (reserveN writes only on
-// success). RetryAfter is the least whole nanosecond at which the library
-// would admit the job, found by search over the library's own arithmetic.
+// success). RetryAfter is the library's own hint: for Allow, the delay of a
+// reservation made (and cancelled) at the refusal, DelayFrom(t), which may
+// differ by a few nanoseconds from the first instant the library admits
+// (its float64 wait, truncated); [buckets.NoRetry] when that reservation is not OK or its delay is
+// rate.InfDuration; none (0) for a Wait refused at its deadline (WaitN's
+// error carries no delay).
 type XRate struct {
 	cfg       XRateConfig
 	clock     clock
@@ -242,8 +250,15 @@ func (x *XRate) OfferN(t engine.Time, id int64, n int) buckets.Decision {
 		return rejected(0)
 	}
 	ok, wait, tokens := x.reserve(t, n)
+	if ok && wait == math.MaxInt64 && x.cfg.Limit != XRateInf {
+		// A reservation whose delay is rate.InfDuration ("the limiter
+		// cannot grant the tokens", rate.go's DelayFrom doc): a caller
+		// that would sleep 292 years is refused, with no retry; it
+		// cancels the reservation, so the state is left unchanged.
+		return buckets.Decision{Verdict: buckets.Reject, RetryAfter: buckets.NoRetry}
+	}
 	if !ok {
-		return rejected(x.retryAfter(t, n, wait))
+		return buckets.Decision{Verdict: buckets.Reject, RetryAfter: x.hint(n, wait)}
 	}
 	if x.cfg.Limit != XRateInf {
 		x.last, x.lastSet, x.tokens = t, true, tokens
@@ -251,17 +266,19 @@ func (x *XRate) OfferN(t engine.Time, id int64, n int) buckets.Decision {
 	return delayed(wait) // DelayFrom(t) is max(wait, 0)
 }
 
-// retryAfter is the least x > 0 at which reserve(t+x) is OK, or 0 when the
-// limiter never admits again.
-func (x *XRate) retryAfter(t engine.Time, n int, wait int64) engine.Time {
-	if x.burst < n || x.cfg.Limit <= 0 {
+// hint is the library's retry hint for a refused job: the delay of the
+// reservation a caller of Allow makes to learn it (ReserveN(t, n) then
+// DelayFrom(t), cancelled), which is wait; buckets.NoRetry when that
+// reservation is not OK (n > burst) or its delay is rate.InfDuration; none
+// (0) for Wait, whose error carries no delay.
+func (x *XRate) hint(n int, wait int64) engine.Time {
+	switch {
+	case x.burst < n || wait == math.MaxInt64:
+		return buckets.NoRetry
+	case x.cfg.Call == XRateWait:
 		return 0
 	}
-	guess := engine.Time(wait - x.maxFutureReserve())
-	return firstAdmitted(t, guess, func(u engine.Time) bool {
-		ok, _, _ := x.reserve(u, n)
-		return ok
-	})
+	return engine.Time(wait)
 }
 
 // Next returns engine.Forever: XRate never queues.
@@ -279,9 +296,8 @@ func (x *XRate) Release() buckets.Released { return noQueue("XRate") }
 // library's truncated wait, which admits a job up to 1 ns before its token
 // is whole; the bound is attained from a full bucket under a dense stream,
 // up to the float64 rounding of the token count (about 1e-16 of a token per
-// operation). It is +Inf for XRateInf, and for a zero limit with Reserve or
-// Wait without deadline, whose jobs beyond the burst are all released
-// together after rate.InfDuration.
+// operation). It is +Inf for XRateInf, and Burst for a zero limit (the
+// jobs beyond the burst wait rate.InfDuration: refused, see [XRate]).
 func (x *XRate) Promise(d engine.Time) float64 {
 	lim := x.cfg.Limit
 	switch {
@@ -290,9 +306,6 @@ func (x *XRate) Promise(d engine.Time) float64 {
 	case x.cfg.Burst == 0:
 		return 0
 	case lim == 0:
-		if x.cfg.Call != XRateAllow && !x.zeroQuirk && x.cfg.MaxWait == engine.Forever {
-			return math.Inf(1)
-		}
 		return float64(x.cfg.Burst)
 	}
 	r := new(big.Rat).SetFloat64(lim)

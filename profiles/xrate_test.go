@@ -25,16 +25,21 @@ func TestXRateTakeTwo(t *testing.T) {
 		t.Fatalf("take 2 at t0 = %v, want admit", d.Verdict)
 	}
 	// Take 2 more: 1 - 2 = -1 tokens, a wait of (1/10)·1e9 = 1e8 ns > 0,
-	// refused; the state is unchanged (1 token). A retry passes 1 ns
-	// before 100 ms: at 99999999 ns, Seconds() = 0.099999999, times 10 is
+	// refused; the state is unchanged (1 token). The hint is the
+	// reservation's delay, 100 ms, although a retry passes 1 ns before:
+	// at 99999999 ns, Seconds() = 0.099999999, times 10 is
 	// 0.99999999000000006 in float64, 1 + that - 2 = -9.99999993922529e-9
 	// tokens, and (9.99999993922529e-9 / 10)·1e9 = 0.99999999392 ns
-	// truncates to a wait of 0. At 99999998 ns the wait is 1.9999999878 ns,
-	// truncated to 1 > 0: refused.
+	// truncates to a wait of 0.
 	d := x.OfferN(t0, 1, 2)
-	if d.Verdict != buckets.Reject || d.RetryAfter != 100*ms-1 {
-		t.Fatalf("second take 2 = %v, RetryAfter %v s; want reject, 0.099999999 s", d.Verdict, d.RetryAfter)
+	if d.Verdict != buckets.Reject || d.RetryAfter != 100*ms {
+		t.Fatalf("second take 2 = %v, RetryAfter %v s; want reject, 0.1 s", d.Verdict, d.RetryAfter)
 	}
+	if d := x.OfferN(t0+100*ms-1, 2, 2); d.Verdict != buckets.Admit {
+		t.Fatalf("take 2 at 99999999 ns = %v, want admit", d.Verdict)
+	}
+	x, _ = NewXRate(XRateConfig{Limit: 10, Burst: 3, Minor: 16})
+	x.OfferN(t0, 0, 2)
 	// Take 1: 1 - 1 = 0, admitted.
 	if d := x.OfferN(t0, 2, 1); d.Verdict != buckets.Admit {
 		t.Fatalf("take 1 = %v, want admit", d.Verdict)
@@ -46,9 +51,8 @@ func TestXRateTakeTwo(t *testing.T) {
 	run(t, x, []step{
 		{t: t0 + 200*ms, verdict: buckets.Admit},
 		{t: t0 + 200*ms, verdict: buckets.Admit},
-		// 0 tokens: 0 + 0.99999999000000006 - 1 at +99999999 ns is the
-		// same -9.99999993922529e-9 as above, a wait truncated to 0.
-		{t: t0 + 200*ms, verdict: buckets.Reject, retry: 100*ms - 1},
+		// 0 tokens: 0 - 1 = -1, the reservation's delay 100 ms.
+		{t: t0 + 200*ms, verdict: buckets.Reject, retry: 100 * ms},
 	}, true)
 }
 
@@ -67,13 +71,17 @@ func TestXRateReserveWaits(t *testing.T) {
 // TestXRateZeroLimit checks the zero limit before and after v0.7.0.
 func TestXRateZeroLimit(t *testing.T) {
 	// Current: the bucket holds its 2 initial tokens and never refills;
-	// Allow admits two and rejects forever after (RetryAfter unknown).
+	// Allow admits two and rejects forever after: the reservation a caller
+	// makes to learn when to retry has delay InfDuration, so no retry.
 	x, _ := NewXRate(XRateConfig{Limit: 0, Burst: 2, Minor: 16})
-	run(t, x, []step{{t: 0, verdict: buckets.Admit}, {t: s1, verdict: buckets.Admit}, {t: 1000 * s1, verdict: buckets.Reject}}, true)
+	run(t, x, []step{{t: 0, verdict: buckets.Admit}, {t: s1, verdict: buckets.Admit}, {t: 1000 * s1, verdict: buckets.Reject, retry: buckets.NoRetry}}, true)
 	// Reserve: beyond the burst, durationFromTokens returns InfDuration,
-	// which is <= the InfDuration limit: OK with a wait of 2^63-1 ns.
+	// which is <= the InfDuration limit: OK with a delay of 2^63-1 ns,
+	// which rate.go documents as "cannot grant": refused, no retry, and
+	// every later job likewise (the case: 1 admitted of 3 at 0).
 	x, _ = NewXRate(XRateConfig{Limit: 0, Burst: 1, Call: XRateReserve, Minor: 16})
-	run(t, x, []step{{t: 0, verdict: buckets.Admit}, {t: 0, verdict: buckets.Delay, wait: engine.Forever}}, false)
+	run(t, x, []step{{t: 0, verdict: buckets.Admit}, {t: 0, verdict: buckets.Reject, retry: buckets.NoRetry},
+		{t: 0, verdict: buckets.Reject, retry: buckets.NoRetry}}, true)
 	// v0.6.0: burst is decremented per grant, and the third is refused
 	// even by Reserve.
 	x, _ = NewXRate(XRateConfig{Limit: 0, Burst: 2, Call: XRateReserve, Minor: 6})
@@ -114,9 +122,10 @@ func TestXRateWaitDeadline(t *testing.T) {
 	run(t, x, []step{
 		{t: 0, verdict: buckets.Admit},
 		{t: 0, verdict: buckets.Delay, wait: 100 * ms}, // -1 tokens: 100 ms <= 150 ms
-		// -2 tokens: 200 ms > 150 ms, refused; the state keeps -1 token,
-		// so a retry at +50 ms waits exactly 150 ms and passes.
-		{t: 0, verdict: buckets.Reject, retry: 50 * ms},
+		// -2 tokens: 200 ms > 150 ms, refused with no hint (WaitN's
+		// error carries no delay); the state keeps -1 token, so a retry
+		// at +50 ms waits exactly 150 ms and passes.
+		{t: 0, verdict: buckets.Reject, retry: 0},
 		{t: 50 * ms, verdict: buckets.Delay, wait: 150 * ms},
 	}, true)
 }
@@ -141,6 +150,11 @@ func (l xrateLib) offer(t engine.Time) (buckets.Verdict, int64) {
 	default:
 		r := l.lim.ReserveN(tm, 1)
 		if !r.OK() {
+			return buckets.Reject, 0
+		}
+		if r.DelayFrom(tm) == rate.InfDuration {
+			// "Cannot grant" (rate.go): the caller cancels, refused.
+			r.CancelAt(tm)
 			return buckets.Reject, 0
 		}
 		if w := r.DelayFrom(tm); w > 0 {
@@ -225,35 +239,35 @@ func compareXRate(t *testing.T, what string, c XRateConfig, ts []engine.Time) {
 }
 
 // TestXRateRetryAfterAgainstLibrary checks that a refused Allow's
-// RetryAfter is the first nanosecond at which the library admits.
+// RetryAfter is the hint the real library gives a caller who asks: the
+// delay of ReserveN(t, 1) made at the refusal, DelayFrom(t), to the
+// nanosecond. Each probe runs on a fresh library limiter fed the same
+// history (the probe's reservation would change the state it is asked
+// about), and the profile must admit a retry at that instant exactly when
+// the library does.
 func TestXRateRetryAfterAgainstLibrary(t *testing.T) {
 	src := rand.New(rand.NewPCG(2, 1))
 	checked := 0
 	for _, lim := range []float64{10, 1.0 / 3, 0.1, 1234.5678, 7} {
 		x, _ := NewXRate(XRateConfig{Limit: lim, Burst: 3, Minor: 16})
-		lib := rate.NewLimiter(rate.Limit(lim), 3)
 		var t0 engine.Time
+		var hist []time.Time
 		for i := range 300 {
 			t0 += engine.Time(src.ExpFloat64() * float64(s1) / lim / 4)
+			tm := xrateBase.Add(time.Duration(t0))
 			d := x.Offer(t0, int64(i))
-			lib.AllowN(xrateBase.Add(time.Duration(t0)), 1)
-			if d.Verdict != buckets.Reject || d.RetryAfter == 0 {
-				continue
-			}
-			at := t0 + d.RetryAfter
-			// The library must refuse 1 ns earlier and admit at RetryAfter;
-			// TokensAt does not mutate, so probe with clones via TokensAt.
-			ok := func(u engine.Time) bool {
-				tok := lib.TokensAt(xrateBase.Add(time.Duration(u))) - 1
-				if tok >= 0 {
-					return true
+			if d.Verdict == buckets.Reject {
+				lib := rate.NewLimiter(rate.Limit(lim), 3)
+				for _, h := range hist {
+					lib.AllowN(h, 1)
 				}
-				return time.Duration(float64(-tok/lim)*1e9) <= 0
+				want := lib.ReserveN(tm, 1).DelayFrom(tm)
+				if time.Duration(d.RetryAfter) != want {
+					t.Fatalf("limit %g at %v: RetryAfter %v, library's reservation delay %v", lim, t0, time.Duration(d.RetryAfter), want)
+				}
+				checked++
 			}
-			if !ok(at) || (d.RetryAfter > 1 && ok(at-1)) {
-				t.Fatalf("limit %g: RetryAfter %v s at %v: library admits at RetryAfter %v, 1 ns before %v", lim, d.RetryAfter, t0, ok(at), ok(at-1))
-			}
-			checked++
+			hist = append(hist, tm)
 		}
 	}
 	if checked == 0 {

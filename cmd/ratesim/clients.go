@@ -42,7 +42,7 @@ type clientsFlags struct {
 
 // drlClientFlags are the flags of ratesim drl that ratesim clients takes
 // with --design, with the same meaning ('ratesim drl --help').
-var drlClientFlags = []string{"nodes", "dispatch", "police", "rtt", "outage", "outage-process", "store-limiter", "store-cache", "fail",
+var drlClientFlags = []string{"nodes", "dispatch", "police", "node-limiter", "rtt", "outage", "outage-process", "store-limiter", "store-cache", "fail",
 	"sync-period", "batch-limit", "sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout"}
 
 func newClientsCmd() *cobra.Command {
@@ -502,6 +502,9 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.
 	row("foreground", fg)
 	if res.Backfill != nil {
 		row("backfill", *res.Backfill)
+	}
+	if fg.NoRetry > 0 {
+		fmt.Fprintf(w, "no retry   %d of the %d give-ups were refusals the limiter said no retry would ever pass (an infinite wait); they have no latency\n", fg.NoRetry, fg.GiveUps)
 	}
 	if res.Offered > 0 {
 		if fg.ServedRate != nil {

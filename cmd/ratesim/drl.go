@@ -17,7 +17,9 @@ import (
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
+	"github.com/ratesim/ratesim/profiles"
 )
 
 // drlFlags are the flags of ratesim drl: the parameters fill drl.Params,
@@ -109,11 +111,12 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.IntVar(&f.p.Nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
 	fl.StringVar(&f.p.Dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
 	fl.BoolVar(&f.p.Police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
+	fl.StringVar(&f.p.NodeLimiter, "node-limiter", "", "static, store with --fail local: the limiter each node keeps per key, a library profile 'NAME:key=value,...' as in ratesim limiters --profile, configured per node (default the sub-bucket R/N, B/N); the table gives the fleet-wide limit N·α beside")
 	fl.StringArrayVar(&f.p.Scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
 	fl.StringVar(&f.p.RTT, "rtt", "1ms", "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)")
 	fl.StringArrayVar(&f.p.Outage, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
 	fl.StringVar(&f.p.OutageProcess, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
-	fl.StringVar(&f.p.StoreLimiter, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s); gcra and fixed-window police")
+	fl.StringVar(&f.p.StoreLimiter, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s), both policing, or a library profile such as 'redis-rate:rate=10,burst=20' (redis_rate's Lua script) deciding as its library does")
 	fl.BoolVar(&f.p.StoreCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
 	fl.StringVar(&f.p.Fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
 	fl.StringVar(&f.p.SyncPeriod, "sync-period", "100ms", "sync: T, a node sends its hits T after the first one (0: at once; inf: never)")
@@ -157,7 +160,7 @@ var designFlags = []struct {
 	name    string
 	designs []string
 }{
-	{"scale", []string{"static"}},
+	{"scale", []string{"static"}}, {"node-limiter", []string{"static", "store"}},
 	{"rtt", []string{"store", "lease"}},
 	{"outage", []string{"store"}}, {"outage-process", []string{"store"}}, {"fail", []string{"store"}},
 	{"store-limiter", []string{"store"}}, {"store-cache", []string{"store"}},
@@ -281,7 +284,7 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeDRLJSON(w, f, spec, c.Input, c.Summaries, figures)
+		writeDRLJSON(w, f, spec, c.Input, c.Summaries, c.PerNode, figures)
 	} else {
 		writeDRLTable(w, f, spec, c.Input, c.Summaries)
 		for i, p := range figures {
@@ -333,17 +336,38 @@ type drlJSON struct {
 	Exchange   string          `json:"exchange"`
 	Fanout     int             `json:"gossip_fanout"`
 	Seed       uint64          `json:"seed"`
-	Designs    []drl.Summary   `json:"designs"`
-	Figures    []string        `json:"figures,omitempty"`
+	// NodeLimiter (--node-limiter) is the profile each node runs, with its
+	// arrival curve and the fleet's, N·α.
+	NodeLimiter *nodeLimiterJSON `json:"node_limiter,omitempty"`
+	Designs     []drlDesignJSON  `json:"designs"`
+	Figures     []string         `json:"figures,omitempty"`
 }
 
-func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary, figures []string) {
+// drlDesignJSON is one design's summary and, with --node-limiter, the
+// decisions of each node (per_node) for the designs that run it.
+type drlDesignJSON struct {
+	drl.Summary
+	PerNode []drl.Count `json:"per_node,omitempty"`
+}
+
+func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl.Summary, perNode [][]drl.Count, figures []string) {
+	designs := make([]drlDesignJSON, len(sums))
+	for i, sum := range sums {
+		designs[i].Summary = sum
+		if s.NodeLimiter != nil && (sum.Design == "static" || sum.Design == "store") && i < len(perNode) {
+			designs[i].PerNode = perNode[i]
+		}
+	}
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
-		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, StoreLim: s.StoreLimiter.String(), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.BatchLimit,
-		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: experiments.Num(math.Inf(1)), Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: sums, Figures: figures}
+		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, StoreLim: storeLimiterName(s), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.BatchLimit,
+		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: experiments.Num(math.Inf(1)), Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: designs, Figures: figures}
 	if s.LeaseTTL != engine.Forever {
 		out.LeaseTTL = experiments.Num(s.LeaseTTL.Seconds())
+	}
+	if s.NodeLimiter != nil {
+		nl := nodeFleet(s)
+		out.NodeLimiter = &nl
 	}
 	if s.RTT.Fixed() {
 		x := s.RTT.A.Seconds()
@@ -379,6 +403,15 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 	}
 	fmt.Fprintf(w, "input      %s; seed %d\n", input, s.Seed)
 	fmt.Fprintf(w, "limit      R = %v tokens/s, B = %v tokens per key (%s); %d nodes, dispatch %s\n", s.Bucket.Rate, s.Bucket.Burst, mode, s.Nodes, s.Dispatch)
+	if s.NodeLimiter != nil {
+		nl := nodeFleet(s)
+		fmt.Fprintf(w, "nodes      each node runs %s per key (static; store's local fallback), α = %s;\n", nl.Params, nl.Curve)
+		if nl.Fleet == "" {
+			fmt.Fprintf(w, "           the fleet of %d admits up to %d·α together (beyond the exact range here)\n", s.Nodes, s.Nodes)
+		} else {
+			fmt.Fprintf(w, "           the fleet of %d admits up to %d·α = %s together, against the promise γ(r=%v, b=%v)\n", s.Nodes, s.Nodes, nl.Fleet, s.Bucket.Rate, s.Bucket.Burst)
+		}
+	}
 	for _, n := range sums {
 		switch n.Design {
 		case "static":
@@ -412,6 +445,8 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 			case drl.StoreFixedWindow:
 				w, _ := s.Bucket.Burst.Quo(s.Bucket.Rate)
 				lim = fmt.Sprintf("fixed window of %v jobs per %v s per key, ", s.Bucket.Burst, w)
+			case drl.StoreLibrary:
+				lim = s.StoreProfileName + " per key, "
 			}
 			fmt.Fprintf(w, "store      %sround trip %v; %s%s\n", lim, s.RTT, out, cache)
 		case "sync":
@@ -521,4 +556,43 @@ func outageTime(ivs []drl.Interval) engine.Time {
 func delayFlagError(flag, v string, err error) error {
 	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())
 	return flagError(flag, v, "a delay: 2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL ("+why+")")
+}
+
+// nodeLimiterJSON is the node limiter of drl --node-limiter: its spec,
+// its exact arrival curve α (when the profile states one) and the
+// fleet's, N·α for the run's N nodes at the start.
+type nodeLimiterJSON struct {
+	Params     string  `json:"params"`
+	Curve      string  `json:"arrival_curve,omitempty"`
+	Fleet      string  `json:"fleet_arrival_curve,omitempty"`
+	FleetRate  float64 `json:"fleet_rate_jobs_per_s,omitempty"`
+	FleetBurst float64 `json:"fleet_burst_jobs,omitempty"`
+}
+
+// nodeFleet returns the node limiter of s with its curve and the fleet's.
+func nodeFleet(s drl.Spec) nodeLimiterJSON {
+	nl := nodeLimiterJSON{Params: s.NodeLimiterName, Curve: "(none stated)"}
+	p, err := profiles.Parse(s.NodeLimiterName)
+	if err != nil {
+		return nl
+	}
+	a, ok := profiles.ArrivalCurve(p)
+	if !ok {
+		return nl
+	}
+	nl.Curve = a.String()
+	if fa, ok := scaleCurve(a, s.Nodes); ok {
+		nl.Fleet = fa.String()
+		nl.FleetRate, nl.FleetBurst = netcalc.LongTermRate(fa).Float64(), netcalc.InitialBurst(fa).Float64()
+	}
+	return nl
+}
+
+// storeLimiterName is --store-limiter as the JSON echoes it: token, gcra,
+// fixed-window, or the canonical spec of a library profile.
+func storeLimiterName(s drl.Spec) string {
+	if s.StoreLimiter == drl.StoreLibrary {
+		return s.StoreProfileName
+	}
+	return s.StoreLimiter.String()
 }

@@ -95,9 +95,9 @@ and each profile's exact arrival curve γ(r, b): the most it lets pass in
 any window of d s, its clock's rounding included. Each profile's overshoot
 is measured against its own curve; with --rate or --limit the table also
 gives it against γ(--rate, --limit), the promise you asked for ("vs limit";
-overshoot_vs_limit in the JSON). --replicas N gives the
-fleet-wide limit of N replicas each running the profile, N·γ(r, b),
-against the global limit γ(--rate, --limit) it is meant to keep.
+overshoot_vs_limit in the JSON). A profile on each of N nodes behind a
+dispatcher runs with 'ratesim drl --designs static --node-limiter PROFILE
+--nodes N', which also gives the fleet-wide limit N·γ(r, b).
 --size-burst F sizes each profile's burst key (burst, max_burst, capacity,
 max_tokens, slack, cbs, pbs) on the arrivals: the smallest value for which
 at most a fraction F of the jobs is rejected or delayed, beside b(r), the
@@ -162,7 +162,8 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 	fl.IntVar(&f.topKeys, "top-keys", 10, "keyed runs: the number of keys listed in the table, most arrivals first (the JSON has all)")
 	fl.StringArrayVar(&f.profiles, "profile", nil, profileHelp())
 	fl.StringVar(&f.svcRate, "service-rate", "", "downstream: every limiter's passing jobs go through a rate-latency server of this rate, jobs/s (exact, >= --rate), and are compared with the network-calculus bounds")
-	fl.IntVar(&f.replicas, "replicas", 0, "fleet: N replicas each run every --profile; the table gives the fleet-wide limit N·α(d) against the global limit --limit + --rate·d (>= 1)")
+	fl.IntVar(&f.replicas, "replicas", 0, "removed: use ratesim drl --designs static --node-limiter PROFILE --nodes N")
+	fl.MarkHidden("replicas")
 	fl.Float64Var(&f.sizeBurst, "size-burst", 0, "burst sizing: for each --profile, the smallest value of its burst key for which at most this fraction of the arrivals is rejected or delayed, in [0, 1), beside the ideal bucket's b(r) at the profile's rate (reads the arrivals twice)")
 	fl.StringVar(&f.svcLatency, "service-latency", "0", "downstream: the server's latency T, seconds or with a unit (>= 0; with --service-rate)")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
@@ -230,12 +231,8 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		return s, err
 	}
 	if changed("replicas") {
-		if !changed("profile") {
-			return s, fmt.Errorf("--replicas applies with --profile only")
-		}
-		if f.replicas < 1 || f.replicas > 1<<20 {
-			return s, flagError("replicas", f.replicas, "a number of replicas between 1 and 2^20")
-		}
+		// It fed one node the fleet's traffic; drl runs the N nodes.
+		return s, fmt.Errorf("--replicas was removed: it ran one replica on the whole fleet's traffic; run the profile on N nodes behind a dispatcher with ratesim drl --designs static --node-limiter PROFILE --nodes N (the table gives the fleet-wide limit beside)")
 	}
 	if changed("size-burst") {
 		if !changed("profile") {
@@ -496,7 +493,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}
-	curves := profileCurves(spec, f.replicas)
+	curves := profileCurves(spec)
 	var sizing *burstSizing
 	if cmd.Flags().Changed("size-burst") {
 		if keyed {
@@ -508,10 +505,10 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		writeLimitersJSON(w, res, skipped, figures, curves, f.replicas, sizing)
+		writeLimitersJSON(w, res, skipped, figures, curves, sizing)
 	} else {
 		vsLimit := cmd.Flags().Changed("rate") || cmd.Flags().Changed("limit")
-		writeLimitersTable(w, res, f.topKeys, skipped, figures, curves, f.replicas, vsLimit)
+		writeLimitersTable(w, res, f.topKeys, skipped, figures, curves, vsLimit)
 		writeSizing(w, sizing)
 	}
 	if w.err != nil {
@@ -537,18 +534,16 @@ type limitersJSON struct {
 	Keyed        bool     `json:"keyed"`
 	SkippedLines int      `json:"skipped_lines"`
 	Figures      []string `json:"figures,omitempty"`
-	// Curves gives each profile's exact arrival curve and, with
-	// --replicas, the fleet's.
-	Curves   []profileCurve `json:"profile_curves,omitempty"`
-	Replicas int            `json:"replicas,omitempty"`
-	Sizing   *burstSizing   `json:"burst_sizing,omitempty"` // with --size-burst
+	// Curves gives each profile's exact arrival curve.
+	Curves []profileCurve `json:"profile_curves,omitempty"`
+	Sizing *burstSizing   `json:"burst_sizing,omitempty"` // with --size-burst
 	*experiments.LimitersResult
 }
 
-func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string, curves []profileCurve, replicas int, sizing *burstSizing) {
+func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string, curves []profileCurve, sizing *burstSizing) {
 	s := res.Spec
 	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), RateExact: s.Rate.String(), WindowExact: s.Window.String(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
-		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, Curves: curves, Replicas: replicas, Sizing: sizing, LimitersResult: res}
+		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, Curves: curves, Sizing: sizing, LimitersResult: res}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out) // write errors are kept by the errWriter
@@ -557,7 +552,7 @@ func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int
 // writeLimitersTable writes the table; with vsLimit (the user gave --rate
 // or --limit) the profiles' rows also give their overshoot against
 // γ(--rate, --limit).
-func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, replicas int, vsLimit bool) {
+func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, vsLimit bool) {
 	s := res.Spec
 	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
 	if skipped > 0 {
@@ -645,7 +640,12 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	fmt.Fprintf(w, "\novershoot  the largest α*(d)/promise(d) over the lengths d, where α*(d) is the most jobs\n")
 	fmt.Fprintf(w, "           passing (leaving, for shapers) in any interval of length d, found in [from, to]\n")
 	writeColours(w, res)
-	writeCurves(w, s, curves, replicas)
+	for _, l := range res.Limiters {
+		if l.NoRetry > 0 {
+			fmt.Fprintf(w, "no retry   %s: %d of its %d refusals say no retry would ever pass (an infinite wait: refused, not delayed)\n", l.Name, l.NoRetry, l.Rejected)
+		}
+	}
+	writeCurves(w, curves)
 	if s.Keyed && topKeys > 0 && len(res.Limiters) > 0 {
 		writeKeys(w, res, topKeys)
 	}

@@ -133,29 +133,21 @@ func profilesPeriod(ps []profiles.Profile) exact.Rat {
 	return period
 }
 
-// profileCurve is one profile's exact arrival curve in the --json output,
-// and the fleet's with --replicas.
+// profileCurve is one profile's exact arrival curve in the --json output.
 type profileCurve struct {
-	Name         string  `json:"limiter"`
-	Params       string  `json:"params"`
-	Curve        string  `json:"arrival_curve"` // "γ(r=10, b=6.01)", or "min(...)"
-	CurveDNC     string  `json:"arrival_curve_dnc,omitempty"`
-	Rate         float64 `json:"rate_jobs_per_s"` // long-term rate
-	RateExact    string  `json:"rate_jobs_per_s_exact"`
-	Burst        float64 `json:"burst_jobs"` // α(0+): the most at one instant, clock rounding included
-	BurstExact   string  `json:"burst_jobs_exact"`
-	Fleet        string  `json:"fleet_arrival_curve,omitempty"` // N·α
-	FleetRate    float64 `json:"fleet_rate_jobs_per_s,omitempty"`
-	FleetBurst   float64 `json:"fleet_burst_jobs,omitempty"`
-	GlobalRate   float64 `json:"global_rate_jobs_per_s,omitempty"`  // the intended global limit, --rate
-	GlobalBurst  int64   `json:"global_burst_jobs,omitempty"`       // and --limit
-	RateOverrun  float64 `json:"fleet_rate_over_global,omitempty"`  // FleetRate / GlobalRate
-	BurstOverrun float64 `json:"fleet_burst_over_global,omitempty"` // FleetBurst / GlobalBurst
+	Name       string  `json:"limiter"`
+	Params     string  `json:"params"`
+	Curve      string  `json:"arrival_curve"` // "γ(r=10, b=6.01)", or "min(...)"
+	CurveDNC   string  `json:"arrival_curve_dnc,omitempty"`
+	Rate       float64 `json:"rate_jobs_per_s"` // long-term rate
+	RateExact  string  `json:"rate_jobs_per_s_exact"`
+	Burst      float64 `json:"burst_jobs"` // α(0+): the most at one instant, clock rounding included
+	BurstExact string  `json:"burst_jobs_exact"`
 }
 
 // profileCurves returns the arrival curve of every profile of s that has
-// one, and the fleet's for replicas > 0.
-func profileCurves(s experiments.LimitersSpec, replicas int) []profileCurve {
+// one.
+func profileCurves(s experiments.LimitersSpec) []profileCurve {
 	var out []profileCurve
 	for _, p := range s.Profiles {
 		a, ok := profiles.ArrivalCurve(p)
@@ -167,23 +159,13 @@ func profileCurves(s experiments.LimitersSpec, replicas int) []profileCurve {
 		if dnc, err := netcalc.FormatDNCArrival(a); err == nil {
 			c.CurveDNC = dnc
 		}
-		if replicas > 0 {
-			if fa, ok := scaleCurve(a, replicas); ok {
-				c.Fleet = fa.String()
-				c.FleetRate, c.FleetBurst = netcalc.LongTermRate(fa).Float64(), netcalc.InitialBurst(fa).Float64()
-				c.GlobalRate, c.GlobalBurst = s.Rate.Float64(), s.Limit
-				c.RateOverrun = c.FleetRate / c.GlobalRate
-				c.BurstOverrun = c.FleetBurst / float64(c.GlobalBurst)
-			}
-		}
 		out = append(out, c)
 	}
 	return out
 }
 
-// writeCurves lists the profiles' arrival curves and, with replicas, the
-// fleet-wide limit against the global one.
-func writeCurves(w io.Writer, s experiments.LimitersSpec, curves []profileCurve, replicas int) {
+// writeCurves lists the profiles' arrival curves.
+func writeCurves(w io.Writer, curves []profileCurve) {
 	if len(curves) == 0 {
 		return
 	}
@@ -192,19 +174,6 @@ func writeCurves(w io.Writer, s experiments.LimitersSpec, curves []profileCurve,
 	fmt.Fprintf(w, "%-16s %-40s %12s %12s\n", "profile", "α", "r (jobs/s)", "b (jobs)")
 	for _, c := range curves {
 		fmt.Fprintf(w, "%-16s %-40s %12.6g %12.6g\n", c.Name, c.Curve, c.Rate, c.Burst)
-	}
-	if replicas == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nfleet: %d replicas each running the profile admit up to %d·α together, against the global limit\n", replicas, replicas)
-	fmt.Fprintf(w, "γ(r=--rate %v, b=--limit %d)\n", s.Rate, s.Limit)
-	fmt.Fprintf(w, "%-16s %-40s %12s %8s %12s %8s\n", "profile", "fleet α", "rate", "× global", "burst", "× global")
-	for _, c := range curves {
-		if c.Fleet == "" {
-			fmt.Fprintf(w, "%-16s %-40s\n", c.Name, "(beyond the exact range)")
-			continue
-		}
-		fmt.Fprintf(w, "%-16s %-40s %12.6g %8.3f %12.6g %8.3f\n", c.Name, c.Fleet, c.FleetRate, c.RateOverrun, c.FleetBurst, c.BurstOverrun)
 	}
 }
 

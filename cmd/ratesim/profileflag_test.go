@@ -200,35 +200,25 @@ func TestLimitersProfileHelp(t *testing.T) {
 	}
 }
 
-// TestLimitersFleet checks the profiles' arrival curves and the fleet of
-// --replicas 4 against the global limit γ(--rate 40, --limit 20), by hand:
-//   - throttled max_rate=10,max_burst=5: γ(10, max_burst + 1 = 6); the
-//     fleet γ(40, 24): the global rate, 24/20 = 1.2 times the global burst;
+// TestLimitersCurves checks the profiles' arrival curves, by hand:
+//   - throttled max_rate=10,max_burst=5: γ(10, max_burst + 1 = 6);
 //   - nginx rate=10r/s,burst=5,nodelay: γ(10, 1 + 5 + 10·1 ms = 6.01), the
-//     millisecond clock adding 0.01; the fleet γ(40, 24.04), 1.202 times.
+//     millisecond clock adding 0.01.
 //
 // With the profiles alone and no --durations, α* is measured at lengths
 // up to 4 times the longest b/r of their curves, 6.01/10 = 0.601 s.
-func TestLimitersFleet(t *testing.T) {
-	out, errOut, code := ratesim(t, "limiters", "--json", "--trace", "testdata/eight_at_zero.csv", "--rate", "40", "--limit", "20", "--replicas", "4",
+func TestLimitersCurves(t *testing.T) {
+	out, errOut, code := ratesim(t, "limiters", "--json", "--trace", "testdata/eight_at_zero.csv", "--rate", "40", "--limit", "20",
 		"--profile", "throttled:max_rate=10,max_burst=5", "--profile", "nginx:rate=10r/s,burst=5,nodelay")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var res struct {
-		Replicas int `json:"replicas"`
-		Curves   []struct {
-			Name         string  `json:"limiter"`
-			Curve        string  `json:"arrival_curve"`
-			Rate         string  `json:"rate_jobs_per_s_exact"`
-			Burst        string  `json:"burst_jobs_exact"`
-			Fleet        string  `json:"fleet_arrival_curve"`
-			FleetRate    float64 `json:"fleet_rate_jobs_per_s"`
-			FleetBurst   float64 `json:"fleet_burst_jobs"`
-			GlobalRate   float64 `json:"global_rate_jobs_per_s"`
-			GlobalBurst  int64   `json:"global_burst_jobs"`
-			RateOverrun  float64 `json:"fleet_rate_over_global"`
-			BurstOverrun float64 `json:"fleet_burst_over_global"`
+		Curves []struct {
+			Name  string `json:"limiter"`
+			Curve string `json:"arrival_curve"`
+			Rate  string `json:"rate_jobs_per_s_exact"`
+			Burst string `json:"burst_jobs_exact"`
 		} `json:"profile_curves"`
 		Limiters []struct {
 			Curve []struct {
@@ -239,27 +229,67 @@ func TestLimitersFleet(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	want := []struct {
-		name, curve, rate, burst, fleet string
-		fleetBurst, burstOverrun        float64
-	}{
-		{"throttled", "γ(r=10, b=6)", "10", "6", "γ(r=40, b=24)", 24, 1.2},
-		{"nginx", "γ(r=10, b=6.01)", "10", "6.01", "γ(r=40, b=24.04)", 24.04, 1.202},
+	want := []struct{ name, curve, rate, burst string }{
+		{"throttled", "γ(r=10, b=6)", "10", "6"},
+		{"nginx", "γ(r=10, b=6.01)", "10", "6.01"},
 	}
-	if res.Replicas != 4 || len(res.Curves) != len(want) {
-		t.Fatalf("replicas %d, %d curves; want 4 and %d", res.Replicas, len(res.Curves), len(want))
+	if len(res.Curves) != len(want) {
+		t.Fatalf("%d curves; want %d", len(res.Curves), len(want))
 	}
 	for i, w := range want {
 		c := res.Curves[i]
-		if c.Name != w.name || c.Curve != w.curve || c.Rate != w.rate || c.Burst != w.burst || c.Fleet != w.fleet ||
-			c.FleetRate != 40 || !near(c.FleetBurst, w.fleetBurst, 1e-12) || c.GlobalRate != 40 || c.GlobalBurst != 20 ||
-			c.RateOverrun != 1 || !near(c.BurstOverrun, w.burstOverrun, 1e-12) {
+		if c.Name != w.name || c.Curve != w.curve || c.Rate != w.rate || c.Burst != w.burst {
 			t.Errorf("curve %d: %+v, want %+v", i, c, w)
 		}
 	}
 	ds := res.Limiters[0].Curve
 	if last := ds[len(ds)-1].D; !near(last, 4*0.601, 1e-9) {
 		t.Errorf("longest default length %v s, want 4·0.601 s", last)
+	}
+}
+
+// TestDRLNodeLimiterFleet: four nodes each running nginx
+// rate=10r/s,burst=5,nodelay (α = γ(10, 6.01), as above) add up to the
+// fleet-wide 4·α = γ(40, 24.04); eight requests at 0 reach them two by
+// two (round robin), and each node admits both.
+func TestDRLNodeLimiterFleet(t *testing.T) {
+	out, errOut, code := ratesim(t, "drl", "--json", "--designs", "static", "--node-limiter", "nginx:rate=10r/s,burst=5,nodelay", "--nodes", "4",
+		"--rate", "40", "--burst", "20", "--police", "--trace", "testdata/eight_at_zero.csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Designs []struct {
+			Admitted int64
+			PerNode  []struct{ Admitted, Rejected int64 } `json:"per_node"`
+		} `json:"designs"`
+	}
+	var raw struct {
+		Node struct {
+			Params     string  `json:"params"`
+			Curve      string  `json:"arrival_curve"`
+			Fleet      string  `json:"fleet_arrival_curve"`
+			FleetRate  float64 `json:"fleet_rate_jobs_per_s"`
+			FleetBurst float64 `json:"fleet_burst_jobs"`
+		} `json:"node_limiter"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	n := raw.Node
+	if n.Params != "nginx:rate=10r/s,burst=5,nodelay" || n.Curve != "γ(r=10, b=6.01)" || n.Fleet != "γ(r=40, b=24.04)" || n.FleetRate != 40 || !near(n.FleetBurst, 24.04, 1e-12) {
+		t.Errorf("node limiter %+v; want nginx's γ(r=10, b=6.01) and the fleet's γ(r=40, b=24.04)", n)
+	}
+	if len(res.Designs) != 1 || res.Designs[0].Admitted != 8 || len(res.Designs[0].PerNode) != 4 {
+		t.Fatalf("designs %+v; want static admitting 8 on 4 nodes", res.Designs)
+	}
+	for i, c := range res.Designs[0].PerNode {
+		if c.Admitted != 2 || c.Rejected != 0 {
+			t.Errorf("node %d: %+v, want 2 admitted", i, c)
+		}
 	}
 }
 
@@ -303,15 +333,13 @@ func TestLimitersColours(t *testing.T) {
 	}
 }
 
-// TestLimitersFleetErrors: bad --replicas, and a service rate below a
-// profile's own long-term rate.
+// TestLimitersFleetErrors: a service rate below a profile's own long-term
+// rate.
 func TestLimitersFleetErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--profile", "xrate", "--replicas", "0"}, "--replicas 0"},
-		{[]string{"--replicas", "3"}, "--replicas applies with --profile only"},
 		{[]string{"--profile", "throttled:max_rate=20", "--rate", "1", "--service-rate", "10"}, "long-term rate 20 jobs/s of --profile throttled"},
 	} {
 		_, errOut, code := ratesim(t, append([]string{"limiters"}, c.args...)...)
