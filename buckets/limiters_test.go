@@ -533,3 +533,25 @@ func TestArrivalCurveBruteForce(t *testing.T) {
 		t.Errorf("decreasing instants: %v", err)
 	}
 }
+
+// TestWindowPromiseExact checks floor(d/W) in exact arithmetic: 0.3 s is
+// 3 windows of 0.1 s (float64 division gives 2.9999999999999996), so
+// L·(3 + 1) = 4 for L = 1; 1 ns less is 2 windows and 3 jobs; 1/3 s at
+// W = 1/3 s is one window (2·L = 4 for L = 2).
+func TestWindowPromiseExact(t *testing.T) {
+	for _, c := range []struct {
+		p    WindowParams
+		d    engine.Time
+		want float64
+	}{
+		{WindowParams{Limit: 1, Window: exact.MustParse("0.1")}, 300 * engine.Millisecond, 4},
+		{WindowParams{Limit: 1, Window: exact.MustParse("0.1")}, 300*engine.Millisecond - 1, 3},
+		{WindowParams{Limit: 2, Window: exact.MustParse("1/3")}, 333333333, 2},
+		{WindowParams{Limit: 2, Window: exact.MustParse("1/3")}, 333333334, 4},
+		{WindowParams{Limit: 5, Window: exact.MustParse("60")}, -1, 5},
+	} {
+		if got := c.p.Promise(c.d); got != c.want {
+			t.Errorf("L = %d, W = %v s: Promise(%d ns) = %v, want %v", c.p.Limit, c.p.Window, c.d, got, c.want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package buckets
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 
 	"github.com/ratesim/ratesim/engine"
@@ -63,9 +62,26 @@ func (p WindowParams) Aligned(origin int64) (WindowParams, error) {
 // W" allows in a closed interval of length d ns: L in any interval shorter
 // than W, and L more for each further W. It is the arrival curve the
 // sliding window log keeps exactly, and the nominal promise of the fixed
-// window and the sliding window counter, which break it.
+// window and the sliding window counter, which break it. floor(d/W) is
+// exact (d·q against p·10^9 for W = p/q s): d = 0.3 s at W = 0.1 s is 3
+// windows, not the 2.9999... of float64 division. The product is rounded
+// to float64 only at the end.
+// Products beyond 127 bits go through math/big. Special case: d < 0
+// counts as 0.
 func (p WindowParams) Promise(d engine.Time) float64 {
-	return float64(p.Limit) * (math.Floor(d.Seconds()/p.Window.Float64()) + 1)
+	d = max(d, 0)
+	m, ok1 := p.Window.Num().Mul64OK(int64(engine.Second))
+	u, ok2 := exact.I128(int64(d)).Mul64OK(p.Window.Den())
+	var k float64
+	if ok1 && ok2 && m.Sign() > 0 {
+		q, _ := u.DivMod(m)
+		k = q.Float64()
+	} else {
+		q := new(big.Int).Mul(big.NewInt(int64(d)), big.NewInt(p.Window.Den()))
+		q.Quo(q, new(big.Int).Mul(p.Window.Num().Big(), big.NewInt(int64(engine.Second))))
+		k, _ = new(big.Float).SetInt(q).Float64()
+	}
+	return float64(p.Limit) * (k + 1)
 }
 
 // windows is the exact geometry of fixed windows in units of 1/scale ns.

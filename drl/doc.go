@@ -120,11 +120,15 @@
 // Summarize gives the jobs admitted and rejected, the mean, p99 (nearest
 // rank) and largest delay of the admitted jobs in seconds, the messages
 // sent and lost, the jobs decided without the store, and the worst
-// overshoot: the largest α*(d)/(B + R·d) over interval lengths d and keys,
-// where α*(d) is the most admitted jobs of a key passing in any closed
-// interval of length d (buckets.MeasureArrivalCurve). A design that keeps
-// the promise has overshoot <= 1; fail-open and stale reconciliation exceed
-// it, by the amount reported. It also gives the share of the run during
+// overshoot: the supremum of α*(d)/(B + R·d) over every interval length
+// d >= 0 and key, where α*(d) is the most admitted jobs of a key in any
+// closed interval of length d, and the excess, the supremum of α*(d) −
+// (B + R·d) in jobs, both exact (netcalc.OvershootMeter, a maximum over
+// the pairs of a key's admitted instants, measured as the run goes). A
+// design that keeps the promise has overshoot <= 1 and excess <= 0;
+// fail-open and stale reconciliation exceed them, by the amounts reported.
+// The largest ratio at the lengths Durations (sampled_overshoot) is kept
+// for figures; it can miss the worst length. It also gives the share of the run during
 // which a key's admitted rate over a window exceeded R (compared exactly),
 // Jain's fairness index of the fractions admitted across nodes and across
 // keys, and for sync the mean age of the owner's state each decision was

@@ -505,10 +505,13 @@ func TestStreamedMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// α*(d) = floor(d/10 ms) + 1 against 10 + 100·d: the ratio grows with
-	// d, the worst at the longest length, 0.4 s: 41/50.
-	if sum.Overshoot != 0.82 || sum.OverRate != 0 {
-		t.Errorf("overshoot %v, time over R %v; want 0.82 and 0", sum.Overshoot, sum.OverRate)
+	// α*(d) = floor(d/10 ms) + 1 against 10 + 100·d: k + 1 jobs in k·10 ms
+	// against 10 + k, so the ratio grows with d; the sampled lengths end
+	// at 0.4 s (41/50), the exact supremum is the whole run, 10^5 jobs
+	// against 10 + 99999: 100000/100009. The excess is k + 1 − 10 − k = −9
+	// at every length.
+	if sum.Sampled != 0.82 || sum.OvershootExact != "100000/100009" || sum.Excess != -9 || sum.OverRate != 0 {
+		t.Errorf("sampled %v, overshoot %v, excess %v, time over R %v; want 0.82, 100000/100009, -9 and 0", sum.Sampled, sum.OvershootExact, sum.Excess, sum.OverRate)
 	}
 	if _, err := Summarize(r, s.Bucket, []engine.Time{sec}, sec); err == nil {
 		t.Error("Summarize at other lengths without the departures: want an error")
@@ -522,8 +525,12 @@ func TestStreamedMemory(t *testing.T) {
 // 10 − 0.1·i tokens, exactly 1 at i = 90 (a tie: it passes), 0.9 at
 // i = 91, which waits 0.1 s, and job 90 + j waits 0.1·j s: of 200 jobs,
 // 109 over the promise, the longest 10.9 s; the sampled lengths end at
-// 4·B/R = 40 s, where α*(40 s) = 45 against 50, so the overshoot reads
-// 0.9 although the promise breaks at d = 81.9 s (92 jobs against 91.9).
+// 4·B/R = 40 s, where α*(40 s) = 45 against 50, so the sampled overshoot
+// reads 0.9 although the promise breaks at d = 81.9 s (92 jobs against
+// 91.9). Exactly, k + 1 jobs in 0.9·k s score (k + 1)/(10 + 0.9·k), which
+// grows with k, and k + 1 − 10 − 0.9·k = 0.1·k − 9: both are worst over
+// the whole run, k = 199: 200/189.1 = 2000/1891 and 10.9 jobs at
+// d = 179.1 s (the longest delay times R, as it must be).
 func TestPromiseCheck(t *testing.T) {
 	pc := newPromiseCheck(params("1", "2"))
 	for _, x := range []engine.Time{0, 0, 0, sec / 2} {
@@ -541,8 +548,11 @@ func TestPromiseCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Overshoot != 0.9 || s.OverPromise != 109 || math.Abs(s.OverPromiseDelay-10.9) > 1e-12 {
-		t.Errorf("0.9 s apart: overshoot %v, %d jobs over the promise, longest %v s; want 0.9, 109, 10.9", s.Overshoot, s.OverPromise, s.OverPromiseDelay)
+	if s.Sampled != 0.9 || s.ShaperDelayed != 109 || math.Abs(s.ShaperMaxDelay-10.9) > 1e-12 {
+		t.Errorf("0.9 s apart: sampled overshoot %v, %d jobs delayed by the shaper, longest %v s; want 0.9, 109, 10.9", s.Sampled, s.ShaperDelayed, s.ShaperMaxDelay)
+	}
+	if s.OvershootExact != "2000/1891" || s.ExcessExact != "109/10" || s.ExcessD != 179.1 || s.OverD != 179.1 || s.OverJobs != 200 {
+		t.Errorf("0.9 s apart: overshoot %s at %v s (%d jobs), excess %s at %v s; want 2000/1891 and 109/10 at 179.1 s, 200 jobs", s.OvershootExact, s.OverD, s.OverJobs, s.ExcessExact, s.ExcessD)
 	}
 }
 
@@ -554,8 +564,8 @@ func TestPromiseCheckDesigns(t *testing.T) {
 	for _, police := range []bool{false, true} {
 		s := Spec{Design: "one", Bucket: params("5", "8"), Nodes: 4, Dispatch: "rr", Seed: 3, Police: police}
 		sum, err := Summarize(run(t, s, as), s.Bucket, nil, 0)
-		if err != nil || sum.OverPromise != 0 || sum.OverPromiseDelay != 0 {
-			t.Errorf("one, police %v: %d jobs over the promise, longest %v s (%v); want 0", police, sum.OverPromise, sum.OverPromiseDelay, err)
+		if err != nil || sum.ShaperDelayed != 0 || sum.ShaperMaxDelay != 0 {
+			t.Errorf("one, police %v: %d jobs over the promise, longest %v s (%v); want 0", police, sum.ShaperDelayed, sum.ShaperMaxDelay, err)
 		}
 	}
 }

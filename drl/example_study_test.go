@@ -36,11 +36,11 @@ sweep:
 	}
 	design, period, admitted, over := t.Column("design"), t.Column("sync_period_s"), t.Column("admitted"), t.Column("worst_overshoot")
 	for _, r := range t.Rows {
-		fmt.Printf("%-4s T = %v s: %.1f admitted, overshoot %.3f\n", r[design], r[period], r[admitted], r[over])
+		fmt.Printf("%-4s T = %v s: %.1f admitted, overshoot %.4f\n", r[design], r[period], r[admitted], r[over])
 	}
 	// Output:
-	// one  T = 0 s: 665.5 admitted, overshoot 0.990
-	// sync T = 0 s: 665.5 admitted, overshoot 0.990
-	// one  T = 1 s: 674.5 admitted, overshoot 0.991
-	// sync T = 1 s: 979.5 admitted, overshoot 1.490
+	// one  T = 0 s: 665.5 admitted, overshoot 1.0000
+	// sync T = 0 s: 665.5 admitted, overshoot 1.0000
+	// one  T = 1 s: 674.5 admitted, overshoot 1.0000
+	// sync T = 1 s: 979.5 admitted, overshoot 1.5239
 }

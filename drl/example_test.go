@@ -32,11 +32,11 @@ func ExampleRun() {
 			return
 		}
 		sum, _ := drl.Summarize(r, limit, nil, 0)
-		fmt.Printf("%-6s admitted %4d rejected %4d overshoot %.3f\n", design, sum.Admitted, sum.Rejected, sum.Overshoot)
+		fmt.Printf("%-6s admitted %4d rejected %4d overshoot %.4f excess %.4g\n", design, sum.Admitted, sum.Rejected, sum.Overshoot, sum.Excess)
 	}
 	// Output:
-	// one    admitted 1340 rejected  660 overshoot 0.993
-	// static admitted 1336 rejected  664 overshoot 0.963
-	// sync   admitted 1760 rejected  240 overshoot 1.250
-	// store  admitted 1609 rejected  391 overshoot 1.398
+	// one    admitted 1340 rejected  660 overshoot 1.0000 excess -0.001219
+	// static admitted 1336 rejected  664 overshoot 0.9981 excess -2.29
+	// sync   admitted 1760 rejected  240 overshoot 1.3363 excess 419.6
+	// store  admitted 1609 rejected  391 overshoot 1.5078 excess 269
 }

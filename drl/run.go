@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -529,22 +530,43 @@ type Summary struct {
 	P99      float64 `json:"p99_delay_s"` // nearest rank, exact up to the final rounding
 	Max      float64 `json:"max_delay_s"`
 	Total    float64 `json:"total_delay_s"`
-	// Overshoot is the worst α*(d)/(B + R·d) of the admitted stream of a
-	// key over the interval lengths d and the keys; above 1 the design
-	// broke the promise.
-	Overshoot float64 `json:"worst_overshoot"`
-	OverD     float64 `json:"worst_overshoot_d_s"`    // the length d where it is worst, s
-	OverJobs  int     `json:"worst_overshoot_jobs"`   // α*(d) there
-	OverFrom  float64 `json:"worst_overshoot_from_s"` // the interval achieving it, s
-	OverTo    float64 `json:"worst_overshoot_to_s"`
-	// OverPromise is the number of admitted jobs, over the keys, that a
-	// shaping bucket (R, B) fed a key's admitted stream would delay, and
-	// OverPromiseDelay the longest of those delays, s: both 0 exactly when
-	// every key's admitted stream keeps α(d) <= B + R·d at every length d
-	// (decided exactly, see promiseCheck; the overshoot samples d).
-	OverPromise      int64   `json:"jobs_over_promise"`
-	OverPromiseDelay float64 `json:"over_promise_max_delay_s"`
-	Keys             int     `json:"keys"` // keys with an admitted job
+	// Overshoot is the supremum, over every interval length d >= 0 and
+	// every key, of α*(d)/(B + R·d), α*(d) the most of the key's admitted
+	// jobs in a closed interval [s, s + d]: exact (netcalc.Overshoot, a
+	// maximum over the pairs of admitted instants), rounded to float64
+	// here and given exactly in OvershootExact. Above 1 the design broke
+	// the promise. OverD, OverJobs, OverFrom and OverTo are the interval
+	// where it is reached (the first key in key order on ties).
+	Overshoot      float64 `json:"worst_overshoot"`
+	OvershootExact string  `json:"worst_overshoot_exact"`  // a fraction, e.g. "600/599"
+	OverD          float64 `json:"worst_overshoot_d_s"`    // the length d where it is reached, s
+	OverJobs       int     `json:"worst_overshoot_jobs"`   // α*(d) there
+	OverFrom       float64 `json:"worst_overshoot_from_s"` // the interval reaching it, s
+	OverTo         float64 `json:"worst_overshoot_to_s"`
+	// Excess is the supremum over d and keys of α*(d) − (B + R·d), jobs:
+	// how many jobs beyond the promise the worst interval held, exact
+	// (ExcessExact) and rounded here; above 0 exactly when Overshoot is
+	// above 1 and ShaperDelayed above 0. −B when nothing was admitted.
+	Excess      float64 `json:"promise_excess_jobs"`
+	ExcessExact string  `json:"promise_excess_exact"`
+	ExcessD     float64 `json:"promise_excess_d_s"`         // the length d where it is reached, s
+	ExcessJobs  int     `json:"promise_excess_window_jobs"` // α*(d) there
+	ExcessFrom  float64 `json:"promise_excess_from_s"`      // the interval reaching it, s
+	ExcessTo    float64 `json:"promise_excess_to_s"`
+	// Sampled is the largest α*(d)/(B + R·d) at the sampled lengths only
+	// (Durations, or the lengths given to Summarize): a point of the
+	// arrival curve for figures, which can miss the worst length and read
+	// below 1 when the promise is broken; never the verdict.
+	Sampled float64 `json:"sampled_overshoot"`
+	// ShaperDelayed is the number of admitted jobs, over the keys, that a
+	// shaping bucket (R, B), full at the start and fed a key's admitted
+	// stream, would delay, and ShaperMaxDelay the longest of those delays,
+	// s: both 0 exactly when Excess <= 0. It counts every later job of a
+	// busy period that began with an excess, so it is not a count of jobs
+	// beyond the promise (Excess is).
+	ShaperDelayed  int64   `json:"jobs_delayed_by_shaper"`
+	ShaperMaxDelay float64 `json:"shaper_max_delay_s"`
+	Keys           int     `json:"keys"` // keys with an admitted job
 	// JainNodes and JainKeys are Jain's fairness index of the admitted
 	// fractions across nodes and across keys (see Jain).
 	JainNodes float64 `json:"jain_nodes"`
@@ -618,17 +640,17 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 	}
 	s.JainKeys = Jain(cs)
 	// Measure each key's admitted stream against the promise, keys in
-	// increasing order.
+	// increasing order: the sampled points, then the exact overshoot.
 	measure := func(pts []buckets.CurvePoint) {
 		s.Keys++
 		for _, pt := range pts {
-			ratio := float64(pt.Jobs) / p.Promise(pt.D)
-			if ratio > s.Overshoot {
-				s.Overshoot, s.OverD, s.OverJobs = ratio, pt.D.Seconds(), pt.Jobs
-				s.OverFrom, s.OverTo = pt.From.Seconds(), pt.To.Seconds()
-			}
+			s.Sampled = max(s.Sampled, float64(pt.Jobs)/p.Promise(pt.D))
 		}
 	}
+	s.Excess = -p.Burst.Float64() // nothing admitted: α* = 0 at every d
+	s.ExcessExact = p.Burst.Neg().Big().RatString()
+	s.OvershootExact = "0"
+	var worst, most *netcalc.Overshoot
 	if st := r.streams; st != nil && r.Departures == nil {
 		if ds != nil || w != st.w {
 			return s, fmt.Errorf("drl: the run measured its arrival curves at Durations and a rate window of %v s; other lengths or windows need Spec.KeepDepartures: %w", st.w.Seconds(), ErrSpec)
@@ -640,7 +662,7 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 				return s, err
 			}
 			measure(pts)
-			if err := s.addPromise(c.promise); err != nil {
+			if err := s.addPromise(c.promise, &worst, &most); err != nil {
 				return s, err
 			}
 			if w > 0 && r.Last > r.First {
@@ -665,7 +687,7 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 		for _, x := range xs {
 			pc.add(x)
 		}
-		if err := s.addPromise(pc); err != nil {
+		if err := s.addPromise(pc, &worst, &most); err != nil {
 			return s, err
 		}
 		if w > 0 && r.Last > r.First {
@@ -676,13 +698,31 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 	return s, nil
 }
 
-// addPromise adds a key's promise check to the summary.
-func (s *Summary) addPromise(c *promiseCheck) error {
+// addPromise adds a key's promise check to the summary: its shaper
+// count, and its exact overshoot where it is the worst ratio (worst) or
+// the largest excess (most) so far.
+func (s *Summary) addPromise(c *promiseCheck, worst, most **netcalc.Overshoot) error {
 	if c.err != nil {
 		return c.err
 	}
-	s.OverPromise += c.jobs
-	s.OverPromiseDelay = max(s.OverPromiseDelay, c.maxDelay())
+	s.ShaperDelayed += c.jobs
+	s.ShaperMaxDelay = max(s.ShaperMaxDelay, c.maxDelay())
+	o := c.meter.Result()
+	if o.Jobs == 0 {
+		return nil
+	}
+	if *worst == nil || o.Worse(**worst) {
+		*worst = &o
+		s.Overshoot, s.OvershootExact = o.RatioFloat64(), o.Ratio.RatString()
+		w := o.RatioAt
+		s.OverD, s.OverJobs, s.OverFrom, s.OverTo = w.D().Seconds(), w.Jobs, w.From.Seconds(), w.To.Seconds()
+	}
+	if *most == nil || o.Excess.Cmp((*most).Excess) > 0 {
+		*most = &o
+		s.Excess, s.ExcessExact = o.ExcessFloat64(), o.Excess.RatString()
+		w := o.ExcessAt
+		s.ExcessD, s.ExcessJobs, s.ExcessFrom, s.ExcessTo = w.D().Seconds(), w.Jobs, w.From.Seconds(), w.To.Seconds()
+	}
 	return nil
 }
 

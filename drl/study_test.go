@@ -125,7 +125,7 @@ seed: 5
 	}
 	for i, sum := range c.Summaries {
 		r := tab.Rows[i][1:] // after the point column
-		want := []any{sum.Design, float64(sum.Admitted), float64(sum.Rejected), sum.Mean, sum.P99, sum.Overshoot, float64(sum.OverPromise), sum.OverRate, float64(sum.Messages)}
+		want := []any{sum.Design, float64(sum.Admitted), float64(sum.Rejected), sum.Mean, sum.P99, sum.Overshoot, float64(sum.ShaperDelayed), sum.OverRate, float64(sum.Messages)}
 		for j, w := range want {
 			if !same(r[j], w) {
 				t.Errorf("%s: %s = %v, want %v", sum.Design, tab.Columns[j+1], r[j], w)

@@ -14,7 +14,7 @@ import (
 // the mean over the replications (with a 95% confidence half-width in a
 // column METRIC_ci95 when there are two or more), from the fields of
 // [Summary] of the same JSON names.
-var Metrics = []string{"admitted", "rejected", "mean_delay_s", "p99_delay_s", "worst_overshoot", "jobs_over_promise", "over_rate_fraction", "messages"}
+var Metrics = []string{"admitted", "rejected", "mean_delay_s", "p99_delay_s", "worst_overshoot", "jobs_delayed_by_shaper", "over_rate_fraction", "messages", "promise_excess_jobs"}
 
 func metric(s *Summary, i int) float64 {
 	switch i {
@@ -29,11 +29,13 @@ func metric(s *Summary, i int) float64 {
 	case 4:
 		return s.Overshoot
 	case 5:
-		return float64(s.OverPromise)
+		return float64(s.ShaperDelayed)
 	case 6:
 		return s.OverRate
+	case 7:
+		return float64(s.Messages)
 	}
-	return float64(s.Messages)
+	return s.Excess
 }
 
 // durationParams are the parameters that are durations, reported in

@@ -73,8 +73,8 @@ func TestTheorem2NA(t *testing.T) {
 // through the check. The one bucket (1, 1) against two sub-buckets (1, 1)
 // (what sync with copies and no reconciliation enforces), two jobs at 0
 // to nodes 0 and 1: the split delays neither, the one bucket delays the
-// second by 1 s, so S(t) = t > S^(k)(t) = 0 on (0, 1], first found at the
-// one bucket's grant, t = 1 s.
+// second by 1 s, so S(t) = t > S^(k)(t) = 0 on (0, 1]: the violation's
+// exact first instant is 0, found at the one bucket's grant, t = 1 s.
 func TestTheorem2BrokenSplit(t *testing.T) {
 	p := params("1", "1")
 	u, err := newUnits(p)
@@ -88,10 +88,10 @@ func TestTheorem2BrokenSplit(t *testing.T) {
 		}
 	}
 	r := c.result()
-	if r.Violations == 0 || r.First == nil || r.First.At.Cmp(exact.Int(1e9)) != 0 || r.FirstKey != 7 {
-		t.Fatalf("broken split: %+v, first %v; want a Theorem 2 violation at 1 s on key 7", r, r.First)
+	if r.Violations == 0 || r.First == nil || !r.First.Crossing || r.First.At.Sign() != 0 || r.First.Checked.Cmp(exact.Int(1e9)) != 0 || r.FirstKey != 7 {
+		t.Fatalf("broken split: %+v, first %v; want a Theorem 2 violation from 0, found at 1 s, on key 7", r, r.First)
 	}
-	if s := r.String(); !strings.HasPrefix(s, "violated at t = 1 s, key 7") {
+	if s := r.String(); !strings.HasPrefix(s, "violated at t = 0 s, key 7") {
 		t.Errorf("String %q", s)
 	}
 	// A wait the design got wrong is caught: the sub-bucket (1, 1) at node

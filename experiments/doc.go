@@ -43,6 +43,6 @@
 //	panic.go           a panic in a worker returned as a *PanicError
 //
 // Randomness: every random component draws from its own PCG stream derived
-// from the run's seed (see Source and ReplicationSeed), so results depend on
+// from the run's seed (see Source, CommonSeed and ReplicationSeed), so results depend on
 // the seed alone, not on the machine or the number of workers.
 package experiments

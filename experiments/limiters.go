@@ -252,6 +252,79 @@ type CurvePoint struct {
 	Key       string  `json:"key,omitempty"`
 }
 
+// ExactOvershoot is a stream's exact overshoot against a promise, over
+// every interval length d (netcalc.Overshoot): the supremum of
+// α*(d)/promise(d) and of α*(d) − promise(d), α*(d) the most jobs in a
+// closed interval [s, s + d] and promise(d) the curve's bound on it, each
+// a maximum over the pairs of released instants, with the interval where
+// it is reached. Ratio and Excess are rounded to float64 from the exact
+// fractions RatioExact and ExcessExact.
+type ExactOvershoot struct {
+	Against      string  `json:"against"` // the curve, e.g. "γ(r=1/2, b=30)" or "stair(L=30, W=60)"
+	Ratio        float64 `json:"ratio"`   // above 1 the promise is broken
+	RatioExact   string  `json:"ratio_exact"`
+	RatioD       float64 `json:"ratio_d_s"`          // where: the interval's length d, seconds
+	RatioJobs    int     `json:"ratio_jobs"`         // α*(d) there
+	RatioPromise float64 `json:"ratio_promise_jobs"` // promise(d) there
+	RatioFrom    float64 `json:"ratio_from_s"`       // the interval's first and last release, seconds
+	RatioTo      float64 `json:"ratio_to_s"`
+	Excess       float64 `json:"excess_jobs"` // above 0 exactly when Ratio is above 1
+	ExcessExact  string  `json:"excess_exact"`
+	ExcessD      float64 `json:"excess_d_s"`
+	ExcessJobs   int     `json:"excess_window_jobs"`
+	ExcessFrom   float64 `json:"excess_from_s"`
+	ExcessTo     float64 `json:"excess_to_s"`
+	RatioKey     string  `json:"ratio_key,omitempty"`  // keyed runs: the key of the worst ratio
+	ExcessKey    string  `json:"excess_key,omitempty"` // and of the largest excess
+}
+
+// exactMeter keeps the worst exact overshoot over streams (keys) against
+// one curve: the worst ratio and the largest excess, each with its key,
+// the first in key order on ties.
+type exactMeter struct {
+	curve        netcalc.Arrival
+	worst, most  netcalc.Overshoot
+	wkey, mkey   string
+	measured, ok bool
+}
+
+// add measures the stream xs (sorted) of key.
+func (m *exactMeter) add(xs []engine.Time, key string) (netcalc.Overshoot, error) {
+	o, err := netcalc.MeasureOvershoot(xs, m.curve)
+	if err != nil {
+		return o, err
+	}
+	if !m.measured || (o.Jobs > 0 && (m.worst.Jobs == 0 || o.Worse(m.worst))) {
+		m.worst, m.wkey = o, key
+	}
+	if !m.measured || (o.Jobs > 0 && (m.most.Jobs == 0 || o.Excess.Cmp(m.most.Excess) > 0)) {
+		m.most, m.mkey = o, key
+	}
+	m.measured = true
+	return o, nil
+}
+
+// result returns the worst overshoot; nil when nothing was measured.
+func (m *exactMeter) result() *ExactOvershoot {
+	if !m.measured {
+		return nil
+	}
+	return exactOf(m.curve, m.worst, m.wkey, m.most, m.mkey)
+}
+
+// exactOf describes the ratio of worst and the excess of most.
+func exactOf(a netcalc.Arrival, worst netcalc.Overshoot, wkey string, most netcalc.Overshoot, mkey string) *ExactOvershoot {
+	e := &ExactOvershoot{Against: a.String(), RatioKey: wkey, ExcessKey: mkey}
+	w := worst.RatioAt
+	e.Ratio, e.RatioExact = worst.RatioFloat64(), worst.Ratio.RatString()
+	e.RatioD, e.RatioJobs, e.RatioFrom, e.RatioTo = w.D().Seconds(), w.Jobs, w.From.Seconds(), w.To.Seconds()
+	e.RatioPromise, _ = w.Bound.Float64()
+	x := most.ExcessAt
+	e.Excess, e.ExcessExact = most.ExcessFloat64(), most.Excess.RatString()
+	e.ExcessD, e.ExcessJobs, e.ExcessFrom, e.ExcessTo = x.D().Seconds(), x.Jobs, x.From.Seconds(), x.To.Seconds()
+	return e
+}
+
 // KeyResult is one key's outcome under one limiter (keyed runs).
 type KeyResult struct {
 	Key       string     `json:"key"`        // the key's value (a trace's key column; a Zipf rank), or #id when the input cannot name it
@@ -259,9 +332,12 @@ type KeyResult struct {
 	Arrivals  int64      `json:"arrivals"`
 	Admitted  int64      `json:"admitted"`
 	Rejected  int64      `json:"rejected"`
-	Worst     CurvePoint `json:"worst_overshoot"`
-	MeanDelay float64    `json:"mean_delay_s"` // shapers; 0 otherwise
-	MaxDelay  float64    `json:"max_delay_s"`
+	Worst     CurvePoint `json:"worst_overshoot"` // at the sampled lengths
+	// Exact is the key's exact overshoot against the limiter's promise
+	// (see LimiterResult.Exact).
+	Exact     *ExactOvershoot `json:"exact_overshoot,omitempty"`
+	MeanDelay float64         `json:"mean_delay_s"` // shapers; 0 otherwise
+	MaxDelay  float64         `json:"max_delay_s"`
 }
 
 // ResponseBin counts the jobs that arrived at a token deficit in
@@ -285,8 +361,18 @@ type LimiterResult struct {
 	Delayed     int64  `json:"delayed"` // admitted jobs that waited (delay > 0)
 	// NoRetry counts, of Rejected, the jobs refused with no retry: the
 	// limiter said none would ever pass (x/time/rate's InfDuration).
-	NoRetry int64      `json:"rejected_no_retry,omitempty"`
-	Worst   CurvePoint `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties)
+	NoRetry int64 `json:"rejected_no_retry,omitempty"`
+	// Exact is the exact overshoot over every length d against the
+	// limiter's promise (the family's curve; a profile's own arrival curve,
+	// profiles.ArrivalCurve), the worst key's in a keyed run; nil for a
+	// profile that states no finite curve. It is the verdict; Worst only
+	// samples the lengths of Curve.
+	Exact *ExactOvershoot `json:"exact_overshoot,omitempty"`
+	// ExactVsLimit is, for a profile, its exact overshoot against the
+	// promise the user asked for, γ(Rate, Limit) of the spec; nil for the
+	// family.
+	ExactVsLimit *ExactOvershoot `json:"exact_overshoot_vs_limit,omitempty"`
+	Worst        CurvePoint      `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties): sampled lengths only
 	// WorstVsLimit is, for a profile, its worst overshoot against the
 	// promise the user asked for, γ(Rate, Limit) of the spec: the point of
 	// Curve with the largest α*(d)/(Limit + Rate·d) (the shortest d on
@@ -580,10 +666,34 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 	for j, d := range ds {
 		r.Curve[j] = CurvePoint{D: d.Seconds(), Promise: proto.(buckets.Curve).Promise(d)}
 	}
+	var own, vsLimit *exactMeter
+	if a := exactCurve(spec, e); a != nil {
+		own = &exactMeter{curve: a}
+	}
+	if e.prof != nil {
+		vsLimit = &exactMeter{curve: netcalc.TokenBucket{Rate: spec.Rate, Burst: exact.Int(spec.Limit)}}
+	}
 	var arrivals int64
 	for _, k := range keys {
 		st := &k.lims[i]
 		arrivals += k.arrivals
+		key := ""
+		if spec.Keyed {
+			key = k.name
+		}
+		var kExact *ExactOvershoot
+		if own != nil {
+			o, err := own.add(st.released, key)
+			if err != nil {
+				return r, fmt.Errorf("experiments: %s: the exact overshoot: %w", name, err)
+			}
+			kExact = exactOf(own.curve, o, key, o, key)
+		}
+		if vsLimit != nil {
+			if _, err := vsLimit.add(st.released, key); err != nil {
+				return r, fmt.Errorf("experiments: %s: the exact overshoot against the limit: %w", name, err)
+			}
+		}
 		r.Admitted += st.admitted
 		r.Delayed += st.delayed
 		r.NoRetry += st.noRetry
@@ -591,7 +701,7 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 		if err != nil {
 			return r, fmt.Errorf("experiments: %s: %w", name, err)
 		}
-		kr := KeyResult{Key: k.name, FirstLine: k.firstLine, Arrivals: k.arrivals, Admitted: st.admitted, Rejected: k.arrivals - st.admitted}
+		kr := KeyResult{Key: k.name, FirstLine: k.firstLine, Arrivals: k.arrivals, Admitted: st.admitted, Rejected: k.arrivals - st.admitted, Exact: kExact}
 		for j, p := range pts {
 			cp := CurvePoint{D: ds[j].Seconds(), Jobs: p.Jobs, Promise: r.Curve[j].Promise, From: p.From.Seconds(), To: p.To.Seconds()}
 			cp.Ratio = float64(cp.Jobs) / cp.Promise
@@ -614,6 +724,12 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 		}
 	}
 	r.Rejected = arrivals - r.Admitted
+	if own != nil {
+		r.Exact = own.result()
+	}
+	if vsLimit != nil {
+		r.ExactVsLimit = vsLimit.result()
+	}
 	r.Colours = colours(keys, i)
 	for j, cp := range r.Curve {
 		if math.IsInf(cp.Promise, 1) { // JSON has no infinity
@@ -647,6 +763,35 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 		r.Delay = &st
 	}
 	return r, nil
+}
+
+// exactCurve returns the curve e's exact overshoot is measured against:
+// the family's promise, or a profile's own arrival curve
+// (profiles.ArrivalCurve); nil for a profile without a finite one or with
+// a burst of 0 (it admits nothing, and a ratio against 0 is infinite).
+func exactCurve(spec LimitersSpec, e entry) netcalc.Arrival {
+	if e.prof == nil {
+		return familyDef(e.name).promiseCurve(spec)
+	}
+	a, ok := profiles.ArrivalCurve(*e.prof)
+	if !ok {
+		return nil
+	}
+	tbs := []netcalc.TokenBucket{}
+	switch a := a.(type) {
+	case netcalc.TokenBucket:
+		tbs = append(tbs, a)
+	case netcalc.Concave:
+		tbs = a
+	default:
+		return nil
+	}
+	for _, tb := range tbs {
+		if tb.Burst.Sign() <= 0 {
+			return nil
+		}
+	}
+	return a
 }
 
 // worstAgainst returns the point of curve with the largest ratio of its

@@ -119,12 +119,12 @@ func TestResultsFiles(t *testing.T) {
 func TestReadResultsErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"schema_version": 2, "ratesim_version": "x", "surprise": 1}`), 0o644)
+	os.WriteFile(bad, []byte(`{"schema_version": 3, "ratesim_version": "x", "surprise": 1}`), 0o644)
 	if _, err := ReadResults(bad); err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "surprise") {
 		t.Errorf("unknown field: error %v, want one naming the file and the field", err)
 	}
 	nospec := filepath.Join(dir, "nospec.json")
-	os.WriteFile(nospec, []byte(`{"schema_version": 2, "points": []}`), 0o644)
+	os.WriteFile(nospec, []byte(`{"schema_version": 3, "points": []}`), 0o644)
 	if _, err := ReadResults(nospec); err == nil || !strings.Contains(err.Error(), "without a spec") {
 		t.Errorf("results without a spec: error %v", err)
 	}
@@ -132,7 +132,7 @@ func TestReadResultsErrors(t *testing.T) {
 	// refused by version, not by their first unknown key.
 	old := filepath.Join(dir, "old.json")
 	os.WriteFile(old, []byte(`{"ratesim_version": "(devel)", "points": [{"mean_one_s": 1}]}`), 0o644)
-	if _, err := ReadResults(old); err == nil || !strings.Contains(err.Error(), "results without a schema_version") || !strings.Contains(err.Error(), "reads 2") {
+	if _, err := ReadResults(old); err == nil || !strings.Contains(err.Error(), "results without a schema_version") || !strings.Contains(err.Error(), "reads 3") {
 		t.Errorf("first-layout results: error %v, want one saying it has no schema_version and which this ratesim reads", err)
 	}
 }

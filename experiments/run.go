@@ -51,10 +51,17 @@ type CheckResult struct {
 
 // ViolationResult is a violation with its values in seconds and tokens.
 type ViolationResult struct {
-	Lemma     bool    `json:"lemma"`             // Lemma 1 (true) or Theorem 2 (false)
-	At        float64 `json:"at_s"`              // instant, seconds since the origin
-	S         float64 `json:"s_s"`               // S(t), seconds
-	SSplit    float64 `json:"s_split_s"`         // S^(k)(t), seconds
+	Lemma bool `json:"lemma"` // Lemma 1 (true) or Theorem 2 (false)
+	// At is the instant, seconds since the origin. For Theorem 2 it is the
+	// exact first instant after which S(t) > S^(k)(t), in general between
+	// two events (see systems.Violation), and AtExact writes it exactly
+	// (decimal, or p/q); for Lemma 1 (or a crossing beyond exact.Rat's
+	// range) it is the instant the check found it at, and AtExact is "".
+	At        float64 `json:"at_s"`
+	AtExact   string  `json:"at_exact_s"`
+	Checked   float64 `json:"checked_at_s"`      // where the check evaluated the values below, seconds
+	S         float64 `json:"s_s"`               // S(t) at Checked, seconds
+	SSplit    float64 `json:"s_split_s"`         // S^(k)(t) at Checked, seconds
 	N         int64   `json:"n_jobs"`            // jobs waiting in the one bucket
 	NSplit    int64   `json:"n_split_jobs"`      // jobs waiting in the split system, Σ N_l
 	Work      float64 `json:"work_tokens"`       // r·U(t), tokens
@@ -65,7 +72,16 @@ func (v *ViolationResult) String() string {
 	if v.Lemma {
 		return fmt.Sprintf("t = %.9g s: r·U = %.9g > sum r_l·U_l = %.9g tokens (Lemma 1)", v.At, v.Work, v.WorkSplit)
 	}
-	return fmt.Sprintf("t = %.9g s: S = %.9g s, S^(k) = %.9g s, N = %d, sum N_l = %d (Theorem 2)", v.At, v.S, v.SSplit, v.N, v.NSplit)
+	vals := fmt.Sprintf("S = %.9g s, S^(k) = %.9g s, N = %d, sum N_l = %d (Theorem 2)", v.S, v.SSplit, v.N, v.NSplit)
+	if v.AtExact == "" {
+		return fmt.Sprintf("t = %.9g s: %s", v.At, vals)
+	}
+	at := fmt.Sprintf("%.9g", v.At)
+	ex := "exact"
+	if at != v.AtExact {
+		ex = "exactly " + v.AtExact + " s"
+	}
+	return fmt.Sprintf("t = %s s (%s; S(t) > S^(k)(t) just after), found at t = %.9g s: %s", at, ex, v.Checked, vals)
 }
 
 // Held reports whether Theorem 2 and Lemma 1 held at every instant.
@@ -339,7 +355,11 @@ func (r *recorder) result(jobs int64, last engine.Time, p *systems.Pair) Result 
 		res.Check.MinSlack, res.Check.MinSlackAt = &s, &at
 	}
 	if v := chk.First; v != nil {
-		res.Check.First = &ViolationResult{Lemma: v.Lemma, At: v.At.QuoFloat64(1e9), S: v.S.QuoFloat64(1e9),
+		exactAt := "" // empty unless At is the exact crossing
+		if sec, err := v.At.Quo(exact.Int(1e9)); err == nil && v.Crossing && !v.Lemma {
+			exactAt = sec.String()
+		}
+		res.Check.First = &ViolationResult{Lemma: v.Lemma, At: v.At.QuoFloat64(1e9), AtExact: exactAt, Checked: v.Checked.QuoFloat64(1e9), S: v.S.QuoFloat64(1e9),
 			SSplit: v.SSplit.QuoFloat64(1e9), N: v.N, NSplit: v.NSplit, Work: v.Work.Float64(), WorkSplit: v.WorkSplit.Float64()}
 	}
 	return res

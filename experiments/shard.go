@@ -12,8 +12,9 @@ import (
 // Interleaving spreads neighbouring points, which cost about the same,
 // evenly over the shards. The zero value selects every point.
 //
-// Because each replication is seeded from (seed, point, replication)
-// alone (see [ReplicationSeed]), [Merge] of the n shards' results gives
+// Because each replication is seeded from (seed, replication) in a split
+// sweep (see [CommonSeed]) and (seed, point, replication) in a model's
+// (see [ReplicationSeed]), alone, [Merge] of the n shards' results gives
 // exactly the results of the whole sweep.
 type Shard struct {
 	Index int // 1-based; 0 with Count 0 for the whole sweep

@@ -59,7 +59,7 @@ type Spec struct {
 	Jobs          int64     `yaml:"jobs" json:"jobs"`                                              // measured jobs per replication, >= 1
 	Warmup        int64     `yaml:"warmup" json:"warmup"`                                          // jobs before them, excluded from the statistics, >= 0
 	Replications  int       `yaml:"replications" json:"replications"`                              // independent replications per point, >= 1
-	Seed          uint64    `yaml:"seed" json:"seed"`                                              // root seed (see [ReplicationSeed])
+	Seed          uint64    `yaml:"seed" json:"seed"`                                              // root seed (see [CommonSeed])
 	Sweep         Sweep     `yaml:"sweep" json:"sweep"`                                            // the grid; empty: one point
 	// Trace, when set, is a trace file that every replication reads
 	// instead of generated arrivals (Arrivals and Load then do not apply):
@@ -1104,11 +1104,43 @@ const ShortReplicationJobs = 10000
 // replications whose intervals may not cover their nominal level,
 // replications of one trace (they read the same arrivals), and points where a sub-bucket is offered a load of 1 or more (its queue, and
 // the point's delays, grow without bound with the run's length).
+//
+// Each warning reads the values that run, point by point: a grid's jobs or
+// warmup axis (--grid jobs=200,...) is what the short-replication warning
+// looks at, and it quotes the jobs and warm-up of the points it is about.
 func SpecWarnings(s *Spec) []string {
 	var ws []string
-	if s.Jobs < ShortReplicationJobs || s.Warmup == 0 {
-		ws = append(ws, fmt.Sprintf("replications of %d measured jobs after a warm-up of %d are short: their 95%% confidence intervals may cover much less (a 200-job replication without warm-up covers about 81%%); use jobs >= %d and a warm-up of a tenth of that",
-			s.Jobs, s.Warmup, ShortReplicationJobs))
+	pts, ptsErr := s.Points()
+	if ptsErr != nil {
+		pts = nil // the spec is refused elsewhere; warn from its own values
+	}
+	const shortWhy = "their 95%% confidence intervals may cover much less (a 200-job replication without warm-up covers about 81%%); use jobs >= %d and a warm-up of a tenth of that"
+	isShort := func(jobs, warmup int64) bool { return jobs < ShortReplicationJobs || warmup == 0 }
+	var short []*Point
+	for i := range pts {
+		if isShort(pts[i].Jobs, pts[i].Warmup) {
+			short = append(short, &pts[i])
+		}
+	}
+	same := true // every short point runs the same jobs and warm-up
+	for _, p := range short {
+		same = same && p.Jobs == short[0].Jobs && p.Warmup == short[0].Warmup
+	}
+	switch {
+	case pts == nil && isShort(s.Jobs, s.Warmup):
+		ws = append(ws, fmt.Sprintf("replications of %d measured jobs after a warm-up of %d are short: "+shortWhy, s.Jobs, s.Warmup, ShortReplicationJobs))
+	case len(short) > 0 && len(short) == len(pts) && same:
+		ws = append(ws, fmt.Sprintf("replications of %d measured jobs after a warm-up of %d are short: "+shortWhy, short[0].Jobs, short[0].Warmup, ShortReplicationJobs))
+	case len(short) > 0:
+		var eg []string
+		for _, p := range short[:min(3, len(short))] {
+			eg = append(eg, fmt.Sprintf("point %d: %d jobs after a warm-up of %d", p.Index, p.Jobs, p.Warmup))
+		}
+		more := ""
+		if len(short) > 3 {
+			more = ", ..."
+		}
+		ws = append(ws, fmt.Sprintf("%d of %d points have short replications (%s%s): "+shortWhy, len(short), len(pts), strings.Join(eg, "; "), more, ShortReplicationJobs))
 	}
 	if s.Trace != nil && s.Replications > 1 {
 		same := "they differ only in the draws of random dispatch and order"
@@ -1116,10 +1148,6 @@ func SpecWarnings(s *Spec) []string {
 			same = "with dispatch " + s.Dispatch + " and order fcfs they are identical"
 		}
 		ws = append(ws, fmt.Sprintf("the %d replications of each point read the same trace, so %s: their confidence intervals do not measure the traffic's variability (use replications: 1, or generated arrivals)", s.Replications, same))
-	}
-	pts, err := s.Points()
-	if err != nil {
-		return ws
 	}
 	unstable := 0
 	first := ""

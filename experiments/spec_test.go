@@ -249,3 +249,42 @@ func TestSpecWarnings(t *testing.T) {
 		t.Errorf("load 1.2: warnings %v, want one about overload", SpecWarnings(&over))
 	}
 }
+
+// TestSpecWarningsGridJobs: the short-replication warning reads the jobs
+// that run at each point, a grid's jobs axis included, and quotes them.
+// The default spec runs 10^5 jobs after 10^4; a grid jobs=200,100000
+// makes point 0 short (200 < 10^4) and point 1 not; a grid of 200 and
+// 500 makes both short, each quoted; warmup=0 on the grid makes every
+// point short even with enough jobs.
+func TestSpecWarningsGridJobs(t *testing.T) {
+	for _, tc := range []struct {
+		axes []string
+		want string // "" for no short-replication warning
+	}{
+		{[]string{"jobs=20000,100000"}, ""},
+		{[]string{"jobs=200,100000"}, "1 of 2 points have short replications (point 0: 200 jobs after a warm-up of 10000)"},
+		{[]string{"jobs=200,500"}, "2 of 2 points have short replications (point 0: 200 jobs after a warm-up of 10000; point 1: 500 jobs after a warm-up of 10000)"},
+		{[]string{"jobs=200"}, "replications of 200 measured jobs after a warm-up of 10000 are short"},
+		{[]string{"warmup=0", "load=0.5,0.9"}, "replications of 100000 measured jobs after a warm-up of 0 are short"},
+	} {
+		s := DefaultSpec()
+		var g Grid
+		for _, a := range tc.axes {
+			ax, err := ParseAxis(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g = append(g, ax)
+		}
+		s.Sweep = Sweep{g}
+		var got string
+		for _, w := range SpecWarnings(&s) {
+			if strings.Contains(w, "short") {
+				got = w
+			}
+		}
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("grid %v: warning %q, want %q", tc.axes, got, tc.want)
+		}
+	}
+}

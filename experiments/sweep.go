@@ -15,7 +15,8 @@ import (
 )
 
 // ReplicationSeed returns the root seed of replication rep of point in a
-// sweep with root seed seed: the first output of
+// model's sweep ([RunModel]; a split sweep uses [CommonSeed]) with root
+// seed seed: the first output of
 //
 //	PCG(seed, point·2^32 + rep)
 //
@@ -36,9 +37,32 @@ func ReplicationSeed(seed uint64, point, rep int) uint64 {
 	return rand.New(rand.NewPCG(seed, uint64(point)<<32|uint64(rep))).Uint64()
 }
 
+// CommonSeed returns the root seed of replication rep of every point of a
+// split sweep ([RunSweep]) with root seed seed: the first output of
+//
+//	PCG(seed, 2^63 + rep)
+//
+// (a stream no [ReplicationSeed] uses). Every point of replication rep
+// draws its random streams from it (arrivals from stream 0, dispatch from
+// stream 1, service order from 2 and up; see [Source]): common random
+// numbers across points. Points that differ only in k, the split ratio,
+// the burst or the order see the same arrivals, so the one bucket, where
+// it is the same, has the same delays at every such point of a
+// replication, and differences between points are paired; a point's
+// result is a function of (seed, rep) and its parameters alone.
+//
+// Panics if rep is outside [0, 2^32).
+func CommonSeed(seed uint64, rep int) uint64 {
+	if rep < 0 || uint64(rep) >= 1<<32 {
+		panic(fmt.Sprintf("experiments: replication %d out of range", rep))
+	}
+	return rand.New(rand.NewPCG(seed, 1<<63|uint64(rep))).Uint64()
+}
+
 // RunSpec returns the run of replication rep of the point in a sweep with
-// root seed seed: its buckets, dispatch, order, seed and job count
-// (warm-up included).
+// root seed seed: its buckets, dispatch, order, seed ([CommonSeed]: the
+// same for every point of the replication) and job count (warm-up
+// included).
 func (p *Point) RunSpec(seed uint64, rep int) RunSpec {
 	order, err := buckets.ParseOrder(p.Order)
 	if err != nil {
@@ -54,7 +78,7 @@ func (p *Point) RunSpec(seed uint64, rep int) RunSpec {
 		Subs:     subs,
 		Dispatch: p.Dispatch,
 		Order:    order,
-		Seed:     ReplicationSeed(seed, p.Index, rep),
+		Seed:     CommonSeed(seed, rep),
 		MaxJobs:  p.Warmup + p.Jobs,
 	}
 	if p.Dispatch == "weighted" {
@@ -150,9 +174,10 @@ type SweepProgress struct {
 
 // RunSweep runs every replication of every point of spec (or of the
 // shard's points) on opt.Workers goroutines and returns the statistics of
-// each point, in point order. Replications are independent runs seeded by
-// [ReplicationSeed], so the results are the same for any number of workers
-// and any sharding.
+// each point, in point order. Replication i of every point is seeded by
+// [CommonSeed](seed, i) (common random numbers: the points of a
+// replication see the same arrivals), so the results are the same for any
+// number of workers and any sharding.
 //
 // When ctx is cancelled the workers stop within 4096 jobs; RunSweep then
 // returns the points whose replications had all finished, with

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -367,4 +368,69 @@ func BenchmarkReplication1e6(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ns/job")
+}
+
+// TestCommonRandomNumbersSplitK is the paper's split-k study (report/cost.go:
+// one bucket (1, 64) against k equal sub-buckets, round robin, load 0.95,
+// k = 1, 2, 8, 64), shortened: with common random numbers every point of a
+// replication sees the same arrivals, and the one bucket is the same at
+// every k, so its mean delay in a replication is the same number at every
+// k (bit for bit: the same jobs, the same exact waits, summed in the same
+// order), and so is the point's mean over the replications. The
+// replications differ from one another (else the interval would be
+// empty), and k = 1 (the split is the one bucket itself) gives the same
+// mean in the split system too.
+func TestCommonRandomNumbersSplitK(t *testing.T) {
+	s := DefaultSpec()
+	s.Name = "split-k"
+	s.Rate, s.Burst, s.Dispatch = 1, 64, "rr"
+	s.Jobs, s.Warmup, s.Replications = 20000, 2000, 6
+	g := Grid{}
+	for _, a := range []string{"load=0.95", "k=1,2,8,64"} {
+		ax, err := ParseAxis(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g = append(g, ax)
+	}
+	s.Sweep = Sweep{g}
+	pts, err := s.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 4 {
+		t.Fatalf("%d points, want 4", len(pts))
+	}
+	var first []float64 // one-bucket mean of each replication at the first point
+	for i := range pts {
+		for rep := range s.Replications {
+			r, err := runReplication(t.Context(), &pts[i], s.Seed, rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first = append(first, r.mean[0])
+				if r.mean[1] != r.mean[0] {
+					t.Errorf("k = 1, replication %d: split mean %v s, one %v s; want equal", rep, r.mean[1], r.mean[0])
+				}
+				continue
+			}
+			if r.mean[0] != first[rep] {
+				t.Errorf("k = %d, replication %d: one-bucket mean %v s, at k = %d %v s; want the same", pts[i].K, rep, r.mean[0], pts[0].K, first[rep])
+			}
+		}
+	}
+	t.Logf("one-bucket means by replication: %v s", first)
+	if slices.Min(first) == slices.Max(first) {
+		t.Errorf("the replications' one-bucket means are all %v s: they should differ", first[0])
+	}
+	res, err := RunSweep(t.Context(), &s, SweepOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Points[1:] {
+		if p.One.MeanDelay != res.Points[0].One.MeanDelay || p.One.MeanDelayCI != res.Points[0].One.MeanDelayCI {
+			t.Errorf("k = %d: one-bucket mean %v s, at k = 1 %v s; want the same", p.K, p.One.MeanDelay, res.Points[0].One.MeanDelay)
+		}
+	}
 }

@@ -70,6 +70,10 @@
 // [Conforms] checks a stream against a curve exactly, for instance that a
 // shaping limiter's output or a policing limiter's admitted jobs keep the
 // curve they promise, and returns the first window that does not.
+// [MeasureOvershoot] (and [OvershootMeter], as a stream comes) says by how
+// much, exactly: the supremum over every window length of the jobs in a
+// window minus α(d+), and over α(d+), with the windows where they are
+// reached.
 //
 // # References
 //

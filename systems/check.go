@@ -12,12 +12,22 @@ import (
 	"github.com/ratesim/ratesim/exact"
 )
 
-// Violation is an instant at which the check failed, with exact values.
+// Violation is where the check failed, with exact values.
 type Violation struct {
-	Lemma bool      // false: Theorem 2 (S <= S^(k)) failed; true: Lemma 1 failed
-	At    exact.Rat // the instant, ns since the origin
+	Lemma bool // false: Theorem 2 (S <= S^(k)) failed; true: Lemma 1 failed
+	// At is the instant, ns since the origin. For Theorem 2 it is exact
+	// when Crossing is set: the first instant after which S(t) > S^(k)(t),
+	// where D = S^(k) - S, piecewise linear between events, crosses 0
+	// (D(At) = 0 and D < 0 just after; see [Check]), in general between
+	// two events. Otherwise (Lemma 1, or a crossing beyond a Rat's range)
+	// it is Checked.
+	At       exact.Rat
+	Crossing bool
+	// Checked is the instant the check evaluated and found the violation
+	// at, ns: the values below are taken there.
+	Checked exact.Rat
 	// Theorem 2: the accrued delays of the one bucket and of the split
-	// system, ns, and the jobs waiting in each (N and Σ N_l).
+	// system at Checked, ns, and the jobs waiting in each (N and Σ N_l).
 	S, SSplit exact.Rat
 	N, NSplit int64
 	// Lemma 1: r·U and Σ r_l·U_l, tokens.
@@ -30,8 +40,12 @@ func (v Violation) String() string {
 		return fmt.Sprintf("Lemma 1 violated at t = %.9g s: r·U = %.9g > Σ r_l·U_l = %.9g tokens",
 			t, v.Work.Float64(), v.WorkSplit.Float64())
 	}
-	return fmt.Sprintf("Theorem 2 violated at t = %.9g s: S = %.9g s > S^(k) = %.9g s; N = %d, Σ N_l = %d",
-		t, v.S.QuoFloat64(1e9), v.SSplit.QuoFloat64(1e9), v.N, v.NSplit)
+	from := fmt.Sprintf("at t = %.9g s", t)
+	if v.Crossing {
+		from = fmt.Sprintf("from t = %.9g s on (S(t) > S^(k)(t) just after; exact)", t)
+	}
+	return fmt.Sprintf("Theorem 2 violated %s: at t = %.9g s S = %.9g s > S^(k) = %.9g s; N = %d, Σ N_l = %d",
+		from, v.Checked.QuoFloat64(1e9), v.S.QuoFloat64(1e9), v.SSplit.QuoFloat64(1e9), v.N, v.NSplit)
 }
 
 // Check verifies, at every instant, Theorem 2 of R. Guérin, "When Two is
@@ -84,6 +98,7 @@ type Check struct {
 	violS     uint64
 	violL     uint64
 	first     *Violation
+	firstS    *Violation   // the first Theorem 2 violation
 	slack     exact.Int128 // smallest S^(k) - S where either is positive
 	slackAt   exact.Int128
 	hasSlack  bool
@@ -317,9 +332,86 @@ func (c *Check) evalTheorem(one buckets.GD1, subs []buckets.GD1, x exact.Int128)
 	}
 	if d.Sign() < 0 {
 		c.violS++
-		c.record(Violation{At: exact.Frac(x, c.scale), S: exact.Frac(s0, c.scale), SSplit: exact.Frac(sk, c.scale),
-			N: one.Waiting(x), NSplit: nk})
+		at := exact.Frac(x, c.scale)
+		v := Violation{At: at, Checked: at, S: exact.Frac(s0, c.scale), SSplit: exact.Frac(sk, c.scale),
+			N: one.Waiting(x), NSplit: nk}
+		if c.violS == 1 { // the first, in time: instants are evaluated in order
+			v.At, v.Crossing = c.crossing(one, subs, x)
+			c.firstS = &v
+		}
+		c.record(v)
 	}
+}
+
+// crossing returns the exact first instant, ns, after which S > S^(k), for
+// the first evaluated instant x with D(x) = S^(k)(x) - S(x) < 0, and
+// whether it is exact (false, and x, only if the instant does not fit a
+// Rat, or if D is negative where it should not be).
+//
+// Every instant up to the last one verified, and every evaluated instant
+// before x, had D >= 0. So D >= 0 at lo, the latest of the last instant
+// verified and the one bucket's last grant before x (the candidate
+// evaluated before x). On [lo, x] no job arrives and the one bucket makes
+// no grant: N is constant and Σ N_l only falls, so D's slope Σ N_l - N
+// only falls: D is concave there, and {D >= 0} is an interval [lo, t*].
+// Every grant is a whole unit, so D is linear between consecutive units:
+// a bisection over units finds u with D(u) >= 0 > D(u+1), and
+//
+//	t* = u + D(u)/(D(u) - D(u+1))
+//
+// units, exactly (an Int128 bisection of at most 127 steps of k + 1
+// closed forms, once per check).
+func (c *Check) crossing(one buckets.GD1, subs []buckets.GD1, x exact.Int128) (exact.Rat, bool) {
+	fallback := exact.Frac(x, c.scale)
+	d := func(y exact.Int128) exact.Int128 {
+		sk, _ := splitAccrued(subs, y)
+		return sk.Sub(one.Accrued(y))
+	}
+	lo := c.last
+	// The one bucket's grants before x: LastGrant - i·(1/r), i >= 0.
+	g := one.LastGrant()
+	if !g.Less(x) {
+		// The latest before x: i = floor((LastGrant - x)·r) + 1.
+		q, _ := g.Sub(x).DivMod(one.Token)
+		if k, ok := one.Token.Mul(q.Add64(1)); ok {
+			g = g.Sub(k)
+		} else {
+			g = lo
+		}
+	}
+	if lo.Less(g) {
+		lo = g
+	}
+	hi := x
+	if !lo.Less(hi) || d(lo).Sign() < 0 {
+		return fallback, false
+	}
+	one128 := exact.I128(1)
+	for one128.Less(hi.Sub(lo)) {
+		mid := lo.Add(hi.Sub(lo).FloorDiv(2))
+		if d(mid).Sign() >= 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	dl, dh := d(lo), d(hi)
+	m := dl.Sub(dh) // > 0: the jobs more waiting in the one bucket on (lo, hi)
+	// (lo·m + D(lo)) / (m·scale) ns.
+	num := new(big.Int).Mul(lo.Big(), m.Big())
+	num.Add(num, dl.Big())
+	den := new(big.Int).Mul(m.Big(), big.NewInt(c.scale))
+	r := new(big.Rat).SetFrac(num, den)
+	n, ok1 := exact.FromBig(r.Num())
+	dd, ok2 := exact.FromBig(r.Denom())
+	if !ok1 || !ok2 {
+		return fallback, false
+	}
+	at, err := exact.RatOf(n, dd)
+	if err != nil {
+		return fallback, false
+	}
+	return at, true
 }
 
 func (c *Check) lemma(one buckets.GD1, subs []buckets.GD1, x1 exact.Int128) {
@@ -371,7 +463,7 @@ func (c *Check) evalLemma(one buckets.GD1, subs []buckets.GD1, x exact.Int128) {
 		for l, g := range subs {
 			ws, _ = ws.Add(tokens(g.Unfinished(x), c.subs[l].Params().Rate))
 		}
-		c.record(Violation{Lemma: true, At: exact.Frac(x, c.scale),
+		c.record(Violation{Lemma: true, At: exact.Frac(x, c.scale), Checked: exact.Frac(x, c.scale),
 			Work: tokens(one.Unfinished(x), c.one.Params().Rate), WorkSplit: ws})
 	}
 }
@@ -386,11 +478,14 @@ func (c *Check) record(v Violation) {
 
 // Result is the outcome of a check.
 type Result struct {
-	Arrivals        int64  // arrivals offered to both systems
-	Evaluated       uint64 // instants at which a side of either inequality was evaluated exactly
-	Violations      uint64 // evaluated instants with S(t) > S^(k)(t)
-	LemmaViolations uint64 // evaluated instants with r·U(t) > Σ r_l·U_l(t)
-	First           *Violation
+	Arrivals        int64      // arrivals offered to both systems
+	Evaluated       uint64     // instants at which a side of either inequality was evaluated exactly
+	Violations      uint64     // evaluated instants with S(t) > S^(k)(t)
+	LemmaViolations uint64     // evaluated instants with r·U(t) > Σ r_l·U_l(t)
+	First           *Violation // the earlier of the first violations of Theorem 2 and Lemma 1
+	// FirstTheorem is the first Theorem 2 violation, with its exact
+	// instant (see Violation.At), nil when there is none.
+	FirstTheorem *Violation
 	// MinSlack is the smallest slack S^(k)(t) - S(t), ns, over every t at
 	// which S(t) > 0 or a job waits in the one bucket (where S is 0 the
 	// inequality cannot bind), and MinSlackAt is where it is reached
@@ -413,7 +508,7 @@ func (r Result) Held() bool { return r.Violations == 0 && r.LemmaViolations == 0
 // Result returns the outcome so far.
 func (c *Check) Result() Result {
 	sk, _ := splitAccrued(c.states(), c.last)
-	r := Result{Arrivals: c.arrivals, Evaluated: c.evaluated, Violations: c.violS, LemmaViolations: c.violL, First: c.first,
+	r := Result{Arrivals: c.arrivals, Evaluated: c.evaluated, Violations: c.violS, LemmaViolations: c.violL, First: c.first, FirstTheorem: c.firstS,
 		HasSlack: c.hasSlack, S: exact.Frac(c.one.State().Accrued(c.last), c.scale), SSplit: exact.Frac(sk, c.scale)}
 	if c.hasSlack {
 		r.MinSlack, r.MinSlackAt = exact.Frac(c.slack, c.scale), exact.Frac(c.slackAt, c.scale)

@@ -42,7 +42,9 @@ func TestFourAtZeroSplit(t *testing.T) {
 // bursts add up to 2 > 1), two jobs at 0 to different sub-buckets. The
 // split delays neither; the one bucket delays the second by 1 s, so
 // S(t) = t > S^(k)(t) = 0 on (0, 1]: the first minimum of S^(k) - S the
-// check visits is the one bucket's grant at 1 s, with S = 1 s, S^(k) = 0.
+// check visits is the one bucket's grant at 1 s, with S = 1 s, S^(k) = 0,
+// and the exact first instant after which S > S^(k) is 0 (D(t) = -t
+// crosses 0 there): At = 0, Checked = 1 s.
 func TestNegativeControl(t *testing.T) {
 	in := instanceOf(params("1", "1"), []buckets.Params{params("0.5", "1"), params("0.5", "1")},
 		[]string{"0", "0"}, []int{0, 1})
@@ -51,7 +53,7 @@ func TestNegativeControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := res.First
-	if res.Violations == 0 || v == nil || v.Lemma || seconds(v.At).Cmp(big.NewRat(1, 1)) != 0 ||
+	if res.Violations == 0 || v == nil || v.Lemma || !v.Crossing || v.At.Sign() != 0 || seconds(v.Checked).Cmp(big.NewRat(1, 1)) != 0 ||
 		seconds(v.S).Cmp(big.NewRat(1, 1)) != 0 || v.SSplit.Sign() != 0 || v.N != 0 || v.NSplit != 0 {
 		t.Fatalf("negative control: %+v, first %v; want a Theorem 2 violation at 1 s with S = 1 s, S^(k) = 0", res, v)
 	}
@@ -223,8 +225,8 @@ func TestCheckAgainstBrute(t *testing.T) {
 			if res.First == nil {
 				t.Fatalf("instance %d: no violation reported, definition at %v s", n, b.firstCandidate)
 			}
-			if !res.First.Lemma && seconds(res.First.At).Cmp(b.firstCandidate) != 0 {
-				t.Fatalf("instance %d: first violation at %v s, definition %v s", n, seconds(res.First.At), b.firstCandidate)
+			if res.FirstTheorem == nil || seconds(res.FirstTheorem.Checked).Cmp(b.firstCandidate) != 0 {
+				t.Fatalf("instance %d: first Theorem 2 violation checked at %v, definition %v s", n, res.FirstTheorem, b.firstCandidate)
 			}
 		}
 		if !cfg.InflateBurst && !cfg.InflateRate && !res.Held() {

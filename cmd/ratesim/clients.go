@@ -96,9 +96,10 @@ when it is made, after the design's messages up to then; a design that asks
 a store answers a round trip later (store, lease), and the client waits for
 the answer: a refusal is backed off from the instant it arrives. The
 "design" line (JSON "design") gives what the design did, as ratesim drl
-reports it: the attempts it decided, the messages it sent, and the worst
-overshoot of the admitted stream over the promise B + R·d (above 1 the
-design let more pass than the one bucket can).
+reports it: the attempts it decided, the messages it sent, and the exact
+overshoot of the admitted stream over the promise B + R·d, the supremum over
+every length d (above 1 the design let more pass than the one bucket can),
+with the excess in jobs.
 
 The table gives offered load and the attempts the limiter admitted, attempts
 per request (the retry amplification), the latency users see (first attempt
@@ -517,8 +518,10 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.
 		fmt.Fprintf(w, "served     %d of %d requests served downstream (%.6g requests/s over the drain), of %d attempts admitted\n", *fg.Served, fg.Requests, *fg.ServedRate, fg.Successes)
 	}
 	if d := design; d != nil {
-		fmt.Fprintf(w, "design     %d attempts decided, %d admitted; %d messages, %d lost; worst overshoot %.4g (%d jobs in %.4g s; above 1 breaks the promise)\n",
+		fmt.Fprintf(w, "design     %d attempts decided, %d admitted; %d messages, %d lost; worst overshoot %.4f (%d jobs in %.4g s, exact over\n",
 			d.Jobs, d.Admitted, d.Messages, d.Lost, d.Overshoot, d.OverJobs, d.OverD)
+		fmt.Fprintf(w, "           every length; above 1 breaks the promise), excess %.4g jobs (%d jobs in %.4g s); a shaper (R, B) would delay %d\n",
+			d.Excess, d.ExcessJobs, d.ExcessD, d.ShaperDelayed)
 	}
 	if len(res.Downstream) > 0 {
 		fmt.Fprintf(w, "\n%-11s %9s %9s %9s %14s %14s\n", "downstream", "arrived", "overflows", "departed", "mean queue (s)", "max queue (s)")

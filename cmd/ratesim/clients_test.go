@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/internal/version"
 )
 
 // clientsOut is the part of ratesim clients --json the tests read.
@@ -98,7 +100,7 @@ func TestClientsThreeAtZero(t *testing.T) {
 		if !near(f.Mean, c.mean, 1e-12) || f.P50 != c.p50 || f.Max != c.max || f.Drain != c.drain {
 			t.Errorf("%s: latency mean %v p50 %v max %v drain %v, want %v %v %v %v", c.backoff, f.Mean, f.P50, f.Max, f.Drain, c.mean, c.p50, c.max, c.drain)
 		}
-		if res.Schema != 2 || res.Version == "" || res.Limiter != "token-police" || res.Backoff != c.backoff || res.Base != 0.5 {
+		if res.Schema != version.Schema || res.Version == "" || res.Limiter != "token-police" || res.Backoff != c.backoff || res.Base != 0.5 {
 			t.Errorf("%s: header %d %q, limiter %q, backoff %q base %v", c.backoff, res.Schema, res.Version, res.Limiter, res.Backoff, res.Base)
 		}
 	}

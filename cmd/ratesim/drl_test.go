@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ratesim/ratesim/internal/version"
+
 	"github.com/ratesim/ratesim/drl"
 )
 
@@ -45,7 +47,7 @@ func drlJSONRun(t *testing.T, args ...string) drlOut {
 // round trip the store is the one bucket.
 func TestDRLDesigns(t *testing.T) {
 	res := drlJSONRun(t, "--jobs", "3000", "--load", "1.5", "--police", "--rtt", "0", "--outage", "50s:100s", "--fail", "open", "--designs", "one,static,store,sync")
-	if res.Schema != 2 || len(res.Designs) != 4 {
+	if res.Schema != version.Schema || len(res.Designs) != 4 {
 		t.Fatalf("schema %d, %d designs", res.Schema, len(res.Designs))
 	}
 	by := map[string]int{}

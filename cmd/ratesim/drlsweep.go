@@ -220,13 +220,13 @@ func writeDRLSweepTable(w io.Writer, axes []drlAxis, points []drlPoint, figures 
 	for _, a := range axes {
 		fmt.Fprintf(w, "%-*s ", max(len(a.name), 11), a.name)
 	}
-	fmt.Fprintf(w, "%-7s %9s %9s %10s %10s  %9s %8s  %9s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "overshoot", "time > R", "messages")
+	fmt.Fprintf(w, "%-7s %9s %9s %10s %10s  %9s %9s %8s  %9s\n", "design", "admitted", "rejected", "mean (s)", "p99 (s)", "overshoot", "excess", "time > R", "messages")
 	for _, p := range points {
 		for _, d := range p.Designs {
 			for _, a := range axes {
 				fmt.Fprintf(w, "%-*s ", max(len(a.name), 11), p.Params[a.name])
 			}
-			fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g  %9.3f %7.2f%%  %9d\n", d.Design, d.Admitted, d.Rejected, d.Mean, d.P99, d.Overshoot, 100*d.OverRate, d.Messages)
+			fmt.Fprintf(w, "%-7s %9d %9d %10.4g %10.4g  %9.4f %9.4g %7.2f%%  %9d\n", d.Design, d.Admitted, d.Rejected, d.Mean, d.P99, d.Overshoot, d.Excess, 100*d.OverRate, d.Messages)
 		}
 	}
 	for i, p := range figures {

@@ -74,8 +74,11 @@ It measures, for each, the jobs admitted and rejected, the delays of the
 shapers, and α*(d), the most jobs passing (leaving, for shapers) in any
 interval of length d, at the lengths --durations, against the limiter's
 promise: b + r·d for token buckets, GCRA and the throttle, 1 + R·d for the
-leaky bucket, L·(floor(d/W) + 1) for windows. The table gives the worst
-overshoot α*(d)/promise(d) and the interval where it happens.
+leaky bucket, L·(floor(d/W) + 1) for windows. The table gives the
+overshoot, the supremum of α*(d)/promise(d) over every length d, and the
+excess, that of α*(d) − promise(d) in jobs, both exact (a maximum over the
+pairs of releases), with the interval where the overshoot is reached, and
+beside them the worst of the sampled lengths only.
 
 Arrivals (--arrivals): boundary (default) is the adversarial pattern of window
 limiters: in each of --cycles cycles, L jobs --gap s before a window edge, L
@@ -92,12 +95,14 @@ Envoy, nginx, uber-go/ratelimit or an RFC 2697/2698 marker would (see the
 package profiles): a row named NAME with what it admitted, rejected and
 delayed and the bound its library keeps, the RFC markers' colour counts,
 and each profile's exact arrival curve γ(r, b): the most it lets pass in
-any window of d s, its clock's rounding included. Each profile's overshoot
-is measured against its own curve; with --rate or --limit the table also
-gives it against γ(--rate, --limit), the promise you asked for ("vs limit";
-overshoot_vs_limit in the JSON). A profile on each of N nodes behind a
-dispatcher runs with 'ratesim drl --designs static --node-limiter PROFILE
---nodes N', which also gives the fleet-wide limit N·γ(r, b).
+any window of d s, its clock's rounding included. Each profile's exact
+overshoot is measured against that curve (the sampled one against the
+bound its library keeps); with --rate or --limit the table also gives the
+exact overshoot against γ(--rate, --limit), the promise you asked for ("vs
+limit"; exact_overshoot_vs_limit in the JSON). A profile on each of N
+nodes behind a dispatcher runs with 'ratesim drl --designs static
+--node-limiter PROFILE --nodes N', which also gives the fleet-wide limit
+N·γ(r, b).
 --size-burst F sizes each profile's burst key (burst, max_burst, capacity,
 max_tokens, slack, cbs, pbs) on the arrivals: the smallest value for which
 at most a fraction F of the jobs is rejected or delayed, beside b(r), the
@@ -607,38 +612,56 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	if vsLimit {
 		vsCol = fmt.Sprintf("  %8s", "vs limit")
 	}
-	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %6s %8s %8s  %-21s %9s %9s %9s%s%s\n",
-		"limiter", "admitted", "rejected", "delayed", "overshoot", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", vsCol, keyCol)
+	sampledCol := "sampled (α*/promise)"
+	if vsCol != "" || keyCol != "" {
+		sampledCol = fmt.Sprintf("%-22s", sampledCol)
+	}
+	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %9s %6s %8s %8s  %-21s %9s %9s %9s  %s%s%s\n",
+		"limiter", "admitted", "rejected", "delayed", "overshoot", "excess", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", sampledCol, vsCol, keyCol)
 	for _, l := range res.Limiters {
 		p := l.Worst
-		interval := fmt.Sprintf("[%.6g, %.6g]", p.From, p.To)
-		if p.Jobs == 0 {
-			interval = "-"
-		}
 		promise := fmt.Sprintf("%.5g", p.Promise)
 		if p.Unbounded {
 			promise = "+Inf"
 		}
-		fmt.Fprintf(w, "%-16s %9d %9d %9d  %9.3f %6d %8s %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, p.Ratio, p.Jobs, promise, p.D, interval)
+		sampled := fmt.Sprintf("%.3f (%d/%s at %.4g)", p.Ratio, p.Jobs, promise, p.D)
+		key := p.Key
+		if x := l.Exact; x != nil {
+			interval := fmt.Sprintf("[%.6g, %.6g]", x.RatioFrom, x.RatioTo)
+			if x.RatioJobs == 0 {
+				interval = "-"
+			}
+			fmt.Fprintf(w, "%-16s %9d %9d %9d  %9.4f %9.4g %6d %8.5g %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, x.Ratio, x.Excess, x.RatioJobs, x.RatioPromise, x.RatioD, interval)
+			key = x.RatioKey
+		} else {
+			fmt.Fprintf(w, "%-16s %9d %9d %9d  %9s %9s %6s %8s %8s  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, "-", "-", "-", "-", "-", "-")
+		}
 		if l.Delay != nil {
 			fmt.Fprintf(w, " %9.4g %9.4g %9.4g", l.Delay.Mean, l.Delay.P99, l.Delay.Max)
 		} else {
 			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
 		}
+		if vsLimit || s.Keyed {
+			sampled = fmt.Sprintf("%-22s", sampled)
+		}
+		fmt.Fprintf(w, "  %s", sampled)
 		if vsLimit {
-			if l.WorstVsLimit != nil {
-				fmt.Fprintf(w, "  %8.3f", l.WorstVsLimit.Ratio)
+			if l.ExactVsLimit != nil {
+				fmt.Fprintf(w, "  %8.4f", l.ExactVsLimit.Ratio)
 			} else {
 				fmt.Fprintf(w, "  %8s", "-")
 			}
 		}
 		if s.Keyed {
-			fmt.Fprintf(w, "  %s", p.Key)
+			fmt.Fprintf(w, "  %s", key)
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\novershoot  the largest α*(d)/promise(d) over the lengths d, where α*(d) is the most jobs\n")
-	fmt.Fprintf(w, "           passing (leaving, for shapers) in any interval of length d, found in [from, to]\n")
+	fmt.Fprintf(w, "\novershoot  the supremum over every length d of α*(d)/promise(d), where α*(d) is the most jobs passing\n")
+	fmt.Fprintf(w, "           (leaving, for shapers) in any closed interval of length d: exact, over every pair of releases,\n")
+	fmt.Fprintf(w, "           reached with α*(d) jobs against promise(d) in the interval [from, to]; excess: the supremum of\n")
+	fmt.Fprintf(w, "           α*(d) − promise(d), jobs (above 0 exactly when the overshoot is above 1); sampled: the worst\n")
+	fmt.Fprintf(w, "           α*(d)/promise(d) at the %d lengths only, with α*(d)/promise(d) at its d (s)\n", len(ds))
 	writeColours(w, res)
 	for _, l := range res.Limiters {
 		if l.NoRetry > 0 {

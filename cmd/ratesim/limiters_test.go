@@ -312,8 +312,10 @@ func TestLimitersProfileVsLimit(t *testing.T) {
 			row = line
 		}
 	}
-	if f := strings.Fields(row); len(f) < 5 || f[4] != "1.000" || f[len(f)-1] != "1.100" {
-		t.Errorf("throttled row %q: want overshoot 1.000 against its curve and 1.100 vs limit", row)
+	// 11 jobs pass at one instant (max_burst + 1): 11/11 against its curve
+	// γ(10, 11) and 11/10 against the limit, exactly, at d = 0.
+	if f := strings.Fields(row); len(f) < 5 || f[4] != "1.0000" || f[len(f)-1] != "1.1000" {
+		t.Errorf("throttled row %q: want overshoot 1.0000 against its curve and 1.1000 vs limit", row)
 	}
 
 	var res struct {
@@ -392,5 +394,56 @@ func TestLimitersBoundaryFlags(t *testing.T) {
 	stdout, _, code := ratesim(t, "limiters", "--jobs", "10")
 	if code != 0 || !strings.Contains(stdout, "; its first 10 of 3000 jobs (--jobs); seed 1") {
 		t.Errorf("--jobs 10 with boundary: exit %d, stdout %q", code, stdout)
+	}
+}
+
+// TestLimitersWindowPromiseExact is the issue's periodic sliding-log case:
+// a job every 0.1 s into L = 1 per W = 0.1 s, all admitted (the previous
+// job, exactly W earlier, is outside (t − W, t]). At d = 0.3 s the promise
+// is 1·(floor(0.3/0.1) + 1) = 4, exactly (float64 division gives
+// floor(2.9999...) = 2 and a promise of 3), and α*(0.3 s) = 4 jobs: ratio
+// 1. Over every length, no gap shorter than W holds two jobs, so the
+// exact overshoot is α*(W−)/L = 1/1 and the excess 0.
+func TestLimitersWindowPromiseExact(t *testing.T) {
+	args := []string{"limiters", "--arrivals", "periodic", "--load", "1", "--rate", "10", "--limit", "1", "--window", "0.1",
+		"--jobs", "1000", "--durations", "0.3", "--limiters", "sliding-log"}
+	out, errOut, code := ratesim(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var row []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "sliding-log ") {
+			row = strings.Fields(l)
+		}
+	}
+	// limiter admitted rejected delayed overshoot excess α* promise d interval... sampled
+	if len(row) < 6 || row[4] != "1.0000" || row[5] != "0" || !strings.Contains(out, "1.000 (4/4 at 0.3)") {
+		t.Errorf("row %q: want overshoot 1.0000, excess 0 and the sampled 1.000 (4/4 at 0.3)\n%s", row, out)
+	}
+	out, errOut, code = ratesim(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Limiters []struct {
+			Curve []struct {
+				D       float64 `json:"d_s"`
+				Jobs    int     `json:"jobs"`
+				Promise float64 `json:"promise_jobs"`
+				Ratio   float64 `json:"ratio"`
+			} `json:"arrival_curve"`
+			Exact struct {
+				Ratio  string `json:"ratio_exact"`
+				Excess string `json:"excess_exact"`
+			} `json:"exact_overshoot"`
+		} `json:"limiters"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	l := res.Limiters[0]
+	if c := l.Curve[0]; c.D != 0.3 || c.Jobs != 4 || c.Promise != 4 || c.Ratio != 1 || l.Exact.Ratio != "1" || l.Exact.Excess != "0" {
+		t.Errorf("curve %+v, exact %+v: want 4 jobs against a promise of 4 at 0.3 s, exact ratio 1 and excess 0", l.Curve, l.Exact)
 	}
 }

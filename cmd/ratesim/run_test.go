@@ -90,7 +90,9 @@ func TestFourAtZero(t *testing.T) {
 // TestNegativeControl: one bucket (1, 1) against (0.5, 1) + (0.5, 1), bursts
 // adding to 2 > 1, two arrivals at 0 sent to different sub-buckets. The one
 // bucket delays the second job by 1 s (S = 1); the split delays none
-// (S^(2) = 0): run must report the violation at t = 1 and exit 1.
+// (S^(2) = 0): S(t) = t > S^(2)(t) = 0 for every t > 0, so run must
+// report the violation's exact first instant, 0, found at the one bucket's
+// grant at t = 1 s, and exit 1.
 func TestNegativeControl(t *testing.T) {
 	args := []string{"run", "--trace", "testdata/negative_control.csv", "--time-col", "t", "--sub-col", "sub", "--dispatch", "column",
 		"--rate", "1", "--burst", "1", "--sub", "0.5:1,0.5:1"}
@@ -102,7 +104,7 @@ func TestNegativeControl(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %s", code, errOut)
 	}
-	want := "FIRST VIOLATION at t = 1 s: S = 1 s, S^(k) = 0 s, N = 0, sum N_l = 0 (Theorem 2)"
+	want := "FIRST VIOLATION at t = 0 s (exact; S(t) > S^(k)(t) just after), found at t = 1 s: S = 1 s, S^(k) = 0 s, N = 0, sum N_l = 0 (Theorem 2)"
 	if !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}

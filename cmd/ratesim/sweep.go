@@ -164,10 +164,13 @@ with independent replications per point. The experiment comes from a YAML
 file (SPEC.yaml), a built-in study (--builtin), or flags alone; flags
 override the file. Unknown fields in the file are errors.
 
-Replication i of point p is seeded from (--seed, p, i) alone, so the
-results do not depend on -j, on the order points run in, or on --shard;
-both systems of a replication see the same arrivals, so the split/one ratio
-is paired. Per point it reports each system's mean delay with a 95%
+Replication i of every point is seeded from (--seed, i) alone (common
+random numbers: the points of a replication see the same arrivals, and
+the same dispatch and order draws, so the one bucket's delays are the same
+at every point where it is the same, e.g. at every k, and differences
+between points are paired), so the results do not depend on -j, on the
+order points run in, or on --shard; both systems of a replication see the
+same arrivals, so the split/one ratio is paired. Per point it reports each system's mean delay with a 95%
 confidence interval (Student t over the replications), the split/one ratio
 of the means with its interval (delta method), delay quantiles
 p50/p90/p99/p999 by nearest rank over the replications' pooled delays (exact
@@ -545,9 +548,20 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	w := &errWriter{w: cmd.OutOrStdout()}
 	writeSweepSummary(w, spec, res, jobs)
 	if !f.quiet {
-		reps := float64((len(res.Points) - len(done)) * spec.Replications)
+		// The jobs this call ran: each point's own (a grid may vary
+		// them), the points resumed from excluded.
+		ran := 0.0
+		prev := map[int]bool{}
+		for _, p := range done {
+			prev[p.Index] = true
+		}
+		for _, p := range res.Points {
+			if !prev[p.Index] {
+				ran += float64((p.Jobs + p.Warmup) * int64(spec.Replications))
+			}
+		}
 		fmt.Fprintf(stderr, "ratesim: sweep took %.2f s on %s (%.3g jobs, %.0f ns/job per worker)\n",
-			elapsed.Seconds(), count(f.threads, "worker"), reps*float64(jobs), elapsed.Seconds()*1e9*float64(f.threads)/math.Max(reps*float64(jobs), 1))
+			elapsed.Seconds(), count(f.threads, "worker"), ran, elapsed.Seconds()*1e9*float64(f.threads)/math.Max(ran, 1))
 	}
 	fmt.Fprintf(w, "wrote      %s", strings.Join(paths[:2], ", "))
 	if nfig > 0 {
@@ -580,6 +594,28 @@ func describeSpec(spec *experiments.Spec, args []string, builtin string) string 
 	return "from flags"
 }
 
+// pointJobs says how many jobs the points ran, from the points themselves
+// (a grid's jobs or warmup axis changes them): "J jobs (W warm-up)" when
+// every point ran the same, the ranges otherwise; total and warmup (the
+// spec's) when there is no point.
+func pointJobs(pts []experiments.PointResult, total, warmup int64) string {
+	if len(pts) == 0 {
+		return fmt.Sprintf("%d jobs (%d warm-up)", total, warmup)
+	}
+	j0, j1, w0, w1 := pts[0].Jobs+pts[0].Warmup, pts[0].Jobs+pts[0].Warmup, pts[0].Warmup, pts[0].Warmup
+	for _, p := range pts[1:] {
+		j0, j1 = min(j0, p.Jobs+p.Warmup), max(j1, p.Jobs+p.Warmup)
+		w0, w1 = min(w0, p.Warmup), max(w1, p.Warmup)
+	}
+	span := func(a, b int64) string {
+		if a == b {
+			return fmt.Sprint(a)
+		}
+		return fmt.Sprintf("%d to %d", a, b)
+	}
+	return fmt.Sprintf("%s jobs (%s warm-up)", span(j0, j1), span(w0, w1))
+}
+
 // writeSweepSummary prints the run and, per group of points, the least bad
 // stable point.
 func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Results, jobs int64) {
@@ -597,9 +633,10 @@ func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Res
 	if res.Shard != "" {
 		shard = ", shard " + res.Shard
 	}
-	fmt.Fprintf(w, "sweep      %s%s × %s of %d jobs (%d warm-up), seed %d%s\n",
-		name, count(len(res.Points), "point"), count(spec.Replications, "replication"), jobs, spec.Warmup, spec.Seed, shard)
+	fmt.Fprintf(w, "sweep      %s%s × %s of %s, seed %d%s\n",
+		name, count(len(res.Points), "point"), count(spec.Replications, "replication"), pointJobs(res.Points, jobs, spec.Warmup), spec.Seed, shard)
 	fmt.Fprintf(w, "check      Theorem 2 and Lemma 1 in %s: %s, %s\n", count(reps, "replication"), count(viol, "violation"), count(lemma, "Lemma 1 violation"))
+	fmt.Fprintf(w, "paired     common random numbers: replication i of every point draws its arrivals, dispatch and order from (seed, i)\n")
 	rows := experiments.LeastBad(res)
 	if len(rows) == 0 {
 		return

@@ -275,3 +275,24 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("nothing done yet: %q", got)
 	}
 }
+
+// TestSweepWarningsPerPoint: the short-replication warning reads the jobs
+// each point runs, here from --grid jobs=200,10000 with a warm-up of 1000:
+// point 0 (200 < 10000 measured jobs) is short and quoted, point 1 is not;
+// the summary gives the range of jobs the points ran (200 + 1000 to
+// 10000 + 1000) and says the replications share their random numbers.
+func TestSweepWarningsPerPoint(t *testing.T) {
+	stdout, stderr, code := ratesim(t, "sweep", "--grid", "jobs=200,10000", "--warmup", "1000", "--replications", "2",
+		"--load", "0.5", "-o", t.TempDir(), "--no-figures", "-j", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "ratesim: warning: 1 of 2 points have short replications (point 0: 200 jobs after a warm-up of 1000)"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	for _, want := range []string{"2 points × 2 replications of 1200 to 11000 jobs (1000 warm-up)", "paired     common random numbers"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -24,6 +24,7 @@ type verifyFlags struct {
 	orders string
 	claims string
 	out    string
+	known  string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -37,6 +38,14 @@ may be fractional; any job sent to any sub-bucket; FCFS, LIFO or random
 service) and runs the one bucket against its split on each, on the same
 exact model as ratesim run, checking Theorem 2, S(t) <= S^(k)(t), and
 Lemma 1, r·U(t) <= Σ r_l·U_l(t), at every instant, with no tolerance.
+
+Before the random instances it runs the library of known counterexamples
+(--known, by default the built-in one: every counterexample found so far,
+in experiments/verify/testdata/known), so that a claim once refuted is
+reported failing, "fails (known NAME)", whatever the seed; a folder that
+verify wrote to --out is such a library too, so --known DIR replays it.
+Every eighth random instance is drawn from a structured family, a burst
+followed by a sparse tail, on which quantile claims can fail.
 
 It also maps which stronger claims hold, each "the split system is never
 better in ...": job (any single job's delay), max (maximum delay), p50,
@@ -71,6 +80,7 @@ stopped (130 for SIGINT).`,
 	fl.StringVar(&f.cfg.Inflate, "inflate", "", "negative control: burst (Σ b_l > b) or rate (Σ r_l > r)")
 	fl.IntVarP(&f.cfg.Workers, "threads", "j", 0, "instances run in parallel; 0, the default, means all cores; the result does not depend on it")
 	fl.StringVarP(&f.out, "out", "o", "ratesim-verify", "folder for counterexample traces (created when one is found)")
+	fl.StringVar(&f.known, "known", "builtin", "known counterexamples run first: builtin (experiments/verify/testdata/known), none, or a folder of NAME.cmd + NAME.csv pairs as verify writes to --out")
 	markOutput(cmd, "out", outputFolder)
 	return cmd
 }
@@ -113,6 +123,17 @@ func (f *verifyFlags) parse() error {
 			c.Claims = append(c.Claims, strings.TrimSpace(name))
 		}
 	}
+	switch f.known {
+	case "builtin":
+		c.Known = verify.BuiltinKnown()
+	case "none":
+	default:
+		ks, err := verify.LoadKnown(os.DirFS(f.known), ".")
+		if err != nil {
+			return flagError("known", f.known, fmt.Sprintf("builtin, none, or a folder of NAME.cmd + NAME.csv pairs as verify writes them (%v)", err))
+		}
+		c.Known = ks
+	}
 	if err := c.Validate(); err != nil {
 		if c.Inflate != "" && c.Inflate != "burst" && c.Inflate != "rate" {
 			return flagError("inflate", c.Inflate, "burst or rate")
@@ -140,8 +161,11 @@ func runVerify(cmd *cobra.Command, f *verifyFlags) error {
 	for _, o := range f.cfg.Orders {
 		orders = append(orders, o.String())
 	}
-	fmt.Fprintf(w, "instances          %d (seed %d, k 2..%d, 1..%d jobs, every fourth 1..%d, orders %s; exact)\n",
+	fmt.Fprintf(w, "instances          %d (seed %d, k 2..%d, 1..%d jobs, every eighth 1..%d, every eighth a burst and a sparse tail, orders %s; exact)\n",
 		res.Instances, f.cfg.Seed, f.cfg.MaxK, f.cfg.MaxJobs, f.cfg.LargeJobs, strings.Join(orders, ","))
+	if res.Known > 0 {
+		fmt.Fprintf(w, "known              %d instances (%s), run before the random ones\n", res.Known, knownSource(f.known))
+	}
 	if f.cfg.Inflate != "" {
 		fmt.Fprintf(w, "negative control   sub-bucket %s sums inflated: the theorem's hypotheses do not hold\n", f.cfg.Inflate)
 	}
@@ -184,14 +208,26 @@ func writeClaims(w io.Writer, f *verifyFlags, claims []verify.ClaimResult) error
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-10s %-6s %9d %9d  counterexample: %d jobs, k = %d, %s order: %s\n",
-			c.Claim, c.Orders, c.Tested, c.Discriminating, ce.Jobs(), len(ce.Subs), ce.Order, c.Detail)
+		how := "fails (found)"
+		if c.Known != "" {
+			how = "fails (known " + c.Known + ")"
+		}
+		fmt.Fprintf(w, "%-10s %-6s %9d %9d  %s: %d jobs, k = %d, %s order: %s\n",
+			c.Claim, c.Orders, c.Tested, c.Discriminating, how, ce.Jobs(), len(ce.Subs), ce.Order, c.Detail)
 		replays = append(replays, fmt.Sprintf("  %-24s %s", name+":", cmdLine))
 	}
 	if len(replays) > 0 {
 		fmt.Fprintf(w, "\ncounterexamples written to %s/; replay each with ratesim run (--jobs-out shows the per-job delays):\n%s\n", f.out, strings.Join(replays, "\n"))
 	}
 	return nil
+}
+
+// knownSource says where the known instances come from.
+func knownSource(flag string) string {
+	if flag == "builtin" {
+		return "the built-in library, " + verify.KnownDir
+	}
+	return flag
 }
 
 // writeCounterexample writes DIR/name.csv and DIR/name.cmd (the replay

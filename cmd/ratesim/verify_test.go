@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/experiments/verify"
 )
 
 // replayArgs reads DIR/name.cmd and returns its arguments after "ratesim"
@@ -19,7 +22,13 @@ func replayArgs(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.Fields(strings.TrimSpace(string(b)))
+	var line string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			line = l // the known library's files start with # comment lines
+		}
+	}
+	f := strings.Fields(line)
 	if f[0] != "ratesim" {
 		t.Fatalf("%s: %q does not start with ratesim", path, b)
 	}
@@ -195,5 +204,70 @@ func TestVerifyBadFlags(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("verify %v: exit %d, stderr %q; want 2 naming %q", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// TestVerifyKnownP99: ratesim verify with its default library reports the
+// p99 claim under FCFS failing with the known 201-job instance, writes it
+// to --out, and its replay with ratesim run shows it (the 199th smallest
+// of the 201 delays is 0.5 s in the one bucket and 0 split, by hand in
+// experiments/verify TestP99Counterexample). Then --known with that --out
+// folder replays every counterexample written as the library of a search
+// of one random instance: each claim fails again, with the instance
+// named after its file.
+func TestVerifyKnownP99(t *testing.T) {
+	out := t.TempDir()
+	stdout, errOut, code := ratesim(t, "verify", "--instances", "200", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	line := regexp.MustCompile(`(?m)^p99 +fcfs .*$`).FindString(stdout)
+	if !strings.Contains(line, "fails (known ") {
+		t.Errorf("p99 fcfs row %q, want it failing with a known instance:\n%s", line, stdout)
+	}
+	if want := fmt.Sprintf("known              %d instances (the built-in library, experiments/verify/testdata/known)", len(verify.BuiltinKnown())); !strings.Contains(stdout, want) {
+		t.Errorf("output lacks the known line:\n%s", stdout)
+	}
+	jobs := filepath.Join(t.TempDir(), "jobs.csv")
+	if _, errOut, code := ratesim(t, append(replayArgs(t, filepath.Join(out, "claim-p99-fcfs.cmd")), "--jobs-out", jobs)...); code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errOut)
+	}
+	one, split := jobDelays(t, jobs)
+	if len(one) <= 100 || !(rank(split, 99) < rank(one, 99)) {
+		t.Errorf("replay: %d jobs, p99 one %v s, split %v s; want more than 100 jobs and split < one", len(one), rank(one, 99), rank(split, 99))
+	}
+	// The 201-job case worked by hand (experiments/verify
+	// TestP99Counterexample): the 199th smallest of the 201 delays is
+	// 0.5 s in the one bucket and 0 split.
+	hand := filepath.Join(t.TempDir(), "hand.csv")
+	args := replayArgs(t, filepath.Join("..", "..", verify.KnownDir, "p99-fcfs.cmd"))
+	for i, a := range args {
+		if a == "--trace" {
+			args[i+1] = filepath.Join("..", "..", args[i+1])
+		}
+	}
+	if _, errOut, code := ratesim(t, append(args, "--jobs-out", hand)...); code != 0 {
+		t.Fatalf("replay p99-fcfs: exit %d: %s", code, errOut)
+	}
+	one, split = jobDelays(t, hand)
+	if len(one) != 201 || rank(one, 99) != 0.5 || rank(split, 99) != 0 {
+		t.Errorf("p99-fcfs replay: %d jobs, p99 one %v s, split %v s; want 201, 0.5 and 0", len(one), rank(one, 99), rank(split, 99))
+	}
+	// The folder as a library.
+	again, errOut, code := ratesim(t, "verify", "--instances", "1", "--known", out, "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("--known %s: exit %d: %s", out, code, errOut)
+	}
+	cmds, _ := filepath.Glob(filepath.Join(out, "claim-*.cmd"))
+	for _, c := range cmds {
+		name := strings.TrimSuffix(filepath.Base(c), ".cmd")
+		f := strings.Split(strings.TrimPrefix(name, "claim-"), "-")
+		row := regexp.MustCompile(`(?m)^` + f[0] + ` +` + f[1] + ` .*$`).FindString(again)
+		if !strings.Contains(row, "fails (known ") {
+			t.Errorf("--known %s: row %q, want the claim failing with a known instance (%s)", out, row, name)
+		}
+	}
+	if _, errOut, code := ratesim(t, "verify", "--instances", "1", "--known", t.TempDir()); code != 2 || !strings.Contains(errOut, "--known") {
+		t.Errorf("--known with an empty folder: exit %d, stderr %q; want 2 naming --known", code, errOut)
 	}
 }

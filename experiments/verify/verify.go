@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/internal/crash"
@@ -32,10 +33,12 @@ type Config struct {
 	Seed      uint64 // instance i is drawn from rand.NewPCG(Seed, i)
 	MaxK      int    // sub-buckets k in [2, MaxK], MaxK >= 2
 	MaxJobs   int    // jobs per instance in [1, MaxJobs], >= 1
-	// LargeJobs, when above MaxJobs, makes every fourth instance draw its
-	// number of jobs from [1, LargeJobs] instead: quantile claims can only
-	// fail on instances where the quantile is not the maximum (more than
-	// 100 jobs for p99). 0 means 4·MaxJobs + 100.
+	// LargeJobs, when above MaxJobs, makes every eighth instance (i mod 8
+	// = 3) draw its number of jobs from [1, LargeJobs] instead, and every
+	// eighth (i mod 8 = 7) a burst followed by a sparse tail of up to
+	// LargeJobs jobs (see burstTail): quantile claims can only fail on
+	// instances where the quantile is not the maximum (more than 100 jobs
+	// for p99). 0 means 4·MaxJobs + 100.
 	LargeJobs int
 	Orders    []buckets.Order // service orders drawn from; empty means all
 	Workers   int             // goroutines running instances; 0 means GOMAXPROCS (the result does not depend on it)
@@ -43,6 +46,13 @@ type Config struct {
 	// Inflate breaks the hypotheses for a negative control: "burst" makes
 	// Σ b_l > b, "rate" makes Σ r_l > r; "" keeps them.
 	Inflate string
+	// Known are run, in order, before the random instances (see
+	// [BuiltinKnown]): a claim a known instance refutes is reported as
+	// failing, with that instance (not shrunk), whatever the random search
+	// finds; a random counterexample replaces it only if it has fewer
+	// jobs. Instances breaking the hypotheses (AllowUnequal) are refused
+	// unless Inflate is set.
+	Known []Known
 }
 
 // ClaimNames lists the stronger claims [Search] can map, each of the form
@@ -74,11 +84,15 @@ type ClaimResult struct {
 	// claim held on every instance tested.
 	Counterexample *systems.Instance
 	Detail         string // what fails on the counterexample
+	// Known is the name of the library instance (Config.Known) that is
+	// the counterexample, "" when the random search found it.
+	Known string
 }
 
 // Result is the outcome of a search.
 type Result struct {
-	Instances       int
+	Instances       int    // random instances run
+	Known           int    // library instances run before them (Config.Known)
 	Events          int64  // arrivals and token grants, over all instances
 	Evaluated       uint64 // instants evaluated exactly by the check
 	Violations      uint64 // evaluated instants with S(t) > S^(k)(t)
@@ -321,7 +335,7 @@ func Search(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	allow := cfg.Inflate != ""
-	res := Result{Instances: cfg.Instances}
+	res := Result{Instances: cfg.Instances, Known: len(cfg.Known)}
 	var minSlack *big.Rat
 	type key struct{ claim, orders string }
 	found := map[key]*ClaimResult{}
@@ -335,12 +349,90 @@ func Search(ctx context.Context, cfg Config) (Result, error) {
 	}
 	gen := func(i int) systems.Instance {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+		draw := func(lo, hi int) int { return lo + rng.IntN(hi-lo+1) }
 		g := systems.GenConfig{MaxK: cfg.MaxK, MaxJobs: cfg.MaxJobs, Orders: cfg.Orders,
 			InflateBurst: cfg.Inflate == "burst", InflateRate: cfg.Inflate == "rate"}
-		if i%4 == 3 && cfg.LargeJobs > cfg.MaxJobs {
+		switch {
+		case i%8 == 7 && cfg.LargeJobs > cfg.MaxJobs:
+			return burstTail(draw, g, cfg.LargeJobs, allow)
+		case i%4 == 3 && cfg.LargeJobs > cfg.MaxJobs:
 			g.MaxJobs = cfg.LargeJobs
 		}
-		return systems.GenInstance(func(lo, hi int) int { return lo + rng.IntN(hi-lo+1) }, g)
+		return systems.GenInstance(draw, g)
+	}
+	// take records the outcome of instance in (named known when it comes
+	// from the library, which is not shrunk), in instance order.
+	take := func(in systems.Instance, o *outcome, fails []bool, known string) {
+		res.Events += o.events
+		res.Evaluated += o.check.Evaluated
+		res.Violations += o.check.Violations
+		res.LemmaViolations += o.check.LemmaViolations
+		if !o.check.Held() && (res.Violation == nil || in.Jobs() < res.Violation.Jobs()) {
+			small := in
+			if known == "" {
+				small = shrink(in, func(x systems.Instance) bool {
+					ox, err := runOutcome(x, allow)
+					return err == nil && !ox.check.Held()
+				})
+			}
+			os, _ := runOutcome(small, allow)
+			res.Violation, res.ViolationEvent = &small, os.check.First
+		}
+		discriminating := countPositive(o.one) > 0
+		if discriminating {
+			res.SlackInstances++
+			d := new(big.Rat).Sub(o.check.SSplit.Big(), o.check.S.Big())
+			if minSlack == nil || d.Cmp(minSlack) < 0 {
+				minSlack = d
+			}
+		}
+		for c, name := range cfg.Claims {
+			for _, ord := range []string{"fcfs", "any"} {
+				if ord == "fcfs" && in.Order != buckets.FCFS {
+					continue
+				}
+				cr := found[key{name, ord}]
+				cr.Tested++
+				if discriminating {
+					cr.Discriminating++
+				}
+				if !fails[c] || cr.Counterexample != nil && cr.Counterexample.Jobs() <= in.Jobs() {
+					continue
+				}
+				small := in
+				if known == "" {
+					small = shrink(in, func(x systems.Instance) bool {
+						ox, err := runOutcome(x, allow)
+						if err != nil {
+							return false
+						}
+						f, _ := ox.claimFails(name)
+						return f
+					})
+				}
+				os, _ := runOutcome(small, allow)
+				_, cr.Detail = os.claimFails(name)
+				cr.Counterexample, cr.Known = &small, known
+			}
+		}
+	}
+	claimFails := func(o *outcome) []bool {
+		fails := make([]bool, len(cfg.Claims))
+		for c, name := range cfg.Claims {
+			fails[c], _ = o.claimFails(name)
+		}
+		return fails
+	}
+	// The library first, in its order.
+	for _, k := range cfg.Known {
+		if k.AllowUnequal && !allow {
+			return res, fmt.Errorf("verify: known instance %s breaks the hypotheses (its replay has --allow-unequal): it belongs to a negative control (--inflate)", k.Name)
+		}
+		o, err := runOutcome(k.Instance, allow)
+		if err != nil {
+			return res, fmt.Errorf("verify: known instance %s: %w", k.Name, err)
+		}
+		take(k.Instance, o, claimFails(o), k.Name)
 	}
 	// A round of instances runs in parallel; its outcomes are then taken
 	// in instance order, here, where the shrinking happens (rarely).
@@ -372,66 +464,17 @@ func Search(ctx context.Context, cfg Config) (Result, error) {
 						if d.err != nil {
 							return
 						}
-						d.fails = make([]bool, len(cfg.Claims))
-						for c, name := range cfg.Claims {
-							d.fails[c], _ = d.o.claimFails(name)
-						}
+						d.fails = claimFails(d.o)
 					}()
 				}
 			})
 		}
 		wg.Wait()
 		for j := range n {
-			i, in, o := first+j, round[j].in, round[j].o
 			if err := round[j].err; err != nil {
-				return res, fmt.Errorf("experiments: instance %d: %w", i, err)
+				return res, fmt.Errorf("experiments: instance %d: %w", first+j, err)
 			}
-			res.Events += o.events
-			res.Evaluated += o.check.Evaluated
-			res.Violations += o.check.Violations
-			res.LemmaViolations += o.check.LemmaViolations
-			if !o.check.Held() && (res.Violation == nil || in.Jobs() < res.Violation.Jobs()) {
-				small := shrink(in, func(x systems.Instance) bool {
-					ox, err := runOutcome(x, allow)
-					return err == nil && !ox.check.Held()
-				})
-				os, _ := runOutcome(small, allow)
-				res.Violation, res.ViolationEvent = &small, os.check.First
-			}
-			discriminating := countPositive(o.one) > 0
-			if discriminating {
-				res.SlackInstances++
-				d := new(big.Rat).Sub(o.check.SSplit.Big(), o.check.S.Big())
-				if minSlack == nil || d.Cmp(minSlack) < 0 {
-					minSlack = d
-				}
-			}
-			for c, name := range cfg.Claims {
-				for _, ord := range []string{"fcfs", "any"} {
-					if ord == "fcfs" && in.Order != buckets.FCFS {
-						continue
-					}
-					cr := found[key{name, ord}]
-					cr.Tested++
-					if discriminating {
-						cr.Discriminating++
-					}
-					if !round[j].fails[c] || cr.Counterexample != nil && cr.Counterexample.Jobs() <= in.Jobs() {
-						continue
-					}
-					small := shrink(in, func(x systems.Instance) bool {
-						ox, err := runOutcome(x, allow)
-						if err != nil {
-							return false
-						}
-						f, _ := ox.claimFails(name)
-						return f
-					})
-					os, _ := runOutcome(small, allow)
-					_, cr.Detail = os.claimFails(name)
-					cr.Counterexample = &small
-				}
-			}
+			take(round[j].in, round[j].o, round[j].fails, "")
 			round[j] = done{}
 		}
 	}
@@ -442,6 +485,67 @@ func Search(ctx context.Context, cfg Config) (Result, error) {
 		res.MinSlack, _ = new(big.Rat).Quo(minSlack, big.NewRat(1e9, 1)).Float64()
 	}
 	return res, nil
+}
+
+// burstTail draws an instance of the structured family "a burst followed
+// by a sparse tail", the shape on which quantile claims fail (see
+// TestP99Counterexample): a random head with k = 2 (drawn as
+// [systems.GenInstance] draws them; with two sub-buckets the split delays
+// fewer jobs than the one bucket under FCFS about 7 times as often as
+// with up to 8) followed by jobs, each to a random sub-bucket, spaced so far
+// apart that none waits in either system: the first after the head's last
+// arrival plus (head jobs + Σ b_l + 1) slowest token times, the others one
+// slowest token time plus 1 ms apart (every bucket is full again before
+// the next job). The tail sets how many zeros lie below a quantile: when
+// the split delays fewer of the head's jobs than the one bucket (d_split
+// < d_one, which it runs the head to find out), the tail's length is drawn
+// among those that put the nearest-rank p50, p90 or p99 (drawn) of the
+// whole instance at rank n - d_split, where the split's delays are still
+// 0 and the one bucket's are not, so the quantile claim fails; otherwise
+// it has 1 to maxJobs jobs. A head that cannot run is returned as it is
+// (the search then reports its error).
+func burstTail(draw func(lo, hi int) int, g systems.GenConfig, maxJobs int, allow bool) systems.Instance {
+	g.MaxK = 2
+	in := systems.GenInstance(draw, g)
+	tail := draw(1, max(1, maxJobs))
+	pct := []int{50, 90, 99}[draw(0, 2)]
+	o, err := runOutcome(in, allow)
+	if err != nil {
+		return in
+	}
+	if dOne, dSplit := countPositive(o.one), countPositive(o.split); dSplit < dOne {
+		// n - ceil(pct·n/100) = dSplit for n in a range of about
+		// 100/(100 - pct) values above dSplit·100/(100 - pct).
+		var ok []int
+		for n := in.Jobs() + 1; n <= in.Jobs()+100*(dSplit+2); n++ {
+			if n-(pct*n+99)/100 == dSplit {
+				ok = append(ok, n-in.Jobs())
+			}
+		}
+		if len(ok) > 0 {
+			tail = ok[draw(0, len(ok)-1)]
+		}
+	}
+	// The slowest token time, whole ms, rounded up: 1/r_l s for the
+	// slowest sub-bucket (the one bucket is faster than each).
+	slow := int64(1)
+	burst := exact.Rat{}
+	for _, p := range in.Subs {
+		ms, _ := exact.Int(1000).Quo(p.Rate)
+		if c := ms.Ceil(); c.IsInt64() && c.Int64() > slow {
+			slow = c.Int64()
+		}
+		burst, _ = burst.Add(p.Burst)
+	}
+	gap := engine.Time(slow+1) * engine.Millisecond
+	t := in.Times[len(in.Times)-1] + engine.Time(int64(in.Jobs())+burst.Ceil().Int64()+1)*gap
+	times, subs := slices.Clone(in.Times), slices.Clone(in.Sub)
+	for range tail {
+		times, subs = append(times, t), append(subs, draw(0, len(in.Subs)-1))
+		t += gap
+	}
+	in.Times, in.Sub = times, subs
+	return in
 }
 
 // shrink removes jobs from in, one at a time, as long as fails still holds,
@@ -463,6 +567,25 @@ func shrink(in systems.Instance, fails func(systems.Instance) bool) systems.Inst
 }
 
 func shrinkJobs(in systems.Instance, fails func(systems.Instance) bool) systems.Instance {
+	// On an instance of more than 100 jobs (a long tail), blocks of n/2,
+	// n/4, ..., 2 jobs go first, which takes a few runs where removing one
+	// job at a time takes n; smaller instances keep to single jobs, whose
+	// local minima are smaller (blocks can remove the jobs a smaller
+	// counterexample would have kept).
+	if in.Jobs() > 100 {
+		for size := in.Jobs() / 2; size >= 2; size /= 2 {
+			for i := 0; i+size <= in.Jobs() && in.Jobs() > size; {
+				x := in
+				x.Times = slices.Delete(slices.Clone(in.Times), i, i+size)
+				x.Sub = slices.Delete(slices.Clone(in.Sub), i, i+size)
+				if fails(x) {
+					in = x
+				} else {
+					i += size
+				}
+			}
+		}
+	}
 	for changed := true; changed; {
 		changed = false
 		for i := 0; i < in.Jobs() && in.Jobs() > 1; i++ {

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/ratesim/ratesim/buckets"
@@ -49,16 +50,7 @@ func TestClaimsHandExample(t *testing.T) {
 // below it) and 0 split (199 zeros). The maximum is 1.5 s against 3.5 s,
 // as the maximum claim requires.
 func TestP99Counterexample(t *testing.T) {
-	in := systems.Instance{One: pp("1", "2"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}}
-	for i, s := range []engine.Time{0, 0, 500 * engine.Millisecond, 500 * engine.Millisecond, 2500 * engine.Millisecond} {
-		in.Times = append(in.Times, s)
-		in.Sub = append(in.Sub, []int{0, 1, 0, 0, 1}[i])
-	}
-	for i := 1; i <= 196; i++ {
-		in.Times = append(in.Times, engine.Time(10*i)*engine.Second)
-		in.Sub = append(in.Sub, i%2)
-	}
-	o, err := runOutcome(in, false)
+	o, err := runOutcome(p99Instance(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +67,26 @@ func TestP99Counterexample(t *testing.T) {
 	}
 }
 
+// p99Instance is TestP99Counterexample's instance.
+func p99Instance() systems.Instance {
+	in := systems.Instance{One: pp("1", "2"), Subs: []buckets.Params{pp("0.5", "1"), pp("0.5", "1")}}
+	for i, s := range []engine.Time{0, 0, 500 * engine.Millisecond, 500 * engine.Millisecond, 2500 * engine.Millisecond} {
+		in.Times = append(in.Times, s)
+		in.Sub = append(in.Sub, []int{0, 1, 0, 0, 1}[i])
+	}
+	for i := 1; i <= 196; i++ {
+		in.Times = append(in.Times, engine.Time(10*i)*engine.Second)
+		in.Sub = append(in.Sub, i%2)
+	}
+	return in
+}
+
 // TestVerifySearch runs a small search: no violation; the per-job claim
-// (false by the hand example) is refuted by a counterexample of at most 5
-// jobs after shrinking (the hand example has 3; greedy shrinking of a
-// random one stops at a local minimum); the maximum and top-m claims hold
-// under FCFS.
+// (false by the hand example) is refuted by a counterexample shrunk to a
+// local minimum: removing any one job makes the claim hold (the hand
+// example has 3 jobs; how small the minimum greedy shrinking reaches is
+// depends on the instance it starts from); the maximum and top-m claims
+// hold under FCFS.
 func TestVerifySearch(t *testing.T) {
 	res, err := Search(t.Context(), Config{Instances: 3000, Seed: 1, MaxK: 8, MaxJobs: 40, Claims: ClaimNames})
 	if err != nil {
@@ -93,12 +100,21 @@ func TestVerifySearch(t *testing.T) {
 	}
 	for _, c := range res.Claims {
 		if c.Claim == "job" {
-			if c.Counterexample == nil || c.Counterexample.Jobs() > 5 {
-				t.Errorf("per-job claim (%s): counterexample %+v, want one of at most 5 jobs", c.Orders, c.Counterexample)
-			} else if o, err := runOutcome(*c.Counterexample, false); err != nil {
-				t.Error(err)
-			} else if fails, _ := o.claimFails("job"); !fails {
+			if c.Counterexample == nil || c.Counterexample.Jobs() > 40 {
+				t.Errorf("per-job claim (%s): counterexample %+v, want one of at most 40 jobs", c.Orders, c.Counterexample)
+			} else if !fails(t, *c.Counterexample, "job") {
 				t.Errorf("per-job claim (%s): the counterexample %+v does not refute it", c.Orders, c.Counterexample)
+			} else {
+				// Shrunk: removing any one job leaves an instance on
+				// which the claim holds.
+				in := *c.Counterexample
+				for i := range in.Jobs() {
+					x := in
+					x.Times, x.Sub = slices.Delete(slices.Clone(in.Times), i, i+1), slices.Delete(slices.Clone(in.Sub), i, i+1)
+					if x.Jobs() > 0 && fails(t, x, "job") {
+						t.Errorf("per-job claim (%s): the counterexample %+v still fails without job %d: not shrunk", c.Orders, in, i)
+					}
+				}
 			}
 		}
 		if (c.Claim == "max" || c.Claim == "topm") && c.Orders == "fcfs" && c.Counterexample != nil {
@@ -108,6 +124,17 @@ func TestVerifySearch(t *testing.T) {
 			t.Errorf("claim %s %s: %d of %d instances discriminate", c.Claim, c.Orders, c.Discriminating, c.Tested)
 		}
 	}
+}
+
+// fails runs in and evaluates claim on it.
+func fails(t *testing.T, in systems.Instance, claim string) bool {
+	t.Helper()
+	o, err := runOutcome(in, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := o.claimFails(claim)
+	return f
 }
 
 // TestVerifyNegativeControl: with inflated bursts or rates the default
