@@ -26,10 +26,17 @@ import (
 //     the legend; give-ups are not latencies and are counted in the
 //     caption. Left out when no request succeeded.
 //
+// With servers that can collapse (ratesim clients --service),
+// "overload-series" replaces "clients-series": offered load, retries, work
+// at the servers and goodput per second, the jobs waiting and the
+// timeouts, with the faults marked.
+//
 // caption describes the run; the figures add what they need.
 func ClientsFigures(res *ClientsResult, caption string) []NamedFigure {
 	var figs []NamedFigure
-	if width := res.Spec.Scenario.Bin.Seconds(); width > 0 && len(res.ForegroundSeries) > 0 {
+	if width := res.Spec.Scenario.Bin.Seconds(); width > 0 && len(res.ForegroundSeries) > 0 && res.Spec.Overload != nil {
+		figs = append(figs, NamedFigure{Name: "overload-series", Figure: overloadSeries(res, width, caption)})
+	} else if width > 0 && len(res.ForegroundSeries) > 0 {
 		figs = append(figs, NamedFigure{Name: "clients-series", Figure: clientsSeries(res, width, caption)})
 		if sv := res.Spec.Scenario.Server; sv != nil && res.ForegroundSeries[0].DownstreamMaxJobs != nil {
 			figs = append(figs, NamedFigure{Name: "downstream", Figure: downstreamSeries(res, width, sv.Buffer, caption)})

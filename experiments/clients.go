@@ -42,6 +42,12 @@ type ClientsSpec struct {
 	// as (n - 1) requests over the span of their instants.
 	Offered float64
 	Input   string // describes the arrivals, for captions
+	// Overload, if not nil, runs the clients against servers that can
+	// collapse instead of the limiter (see [ClientsParams.overload]); its
+	// Arrivals, Retry, Bin and Seed are taken from Scenario and the
+	// process. Recovery is its recovery rule (Bin set from Scenario).
+	Overload *clients.Overload
+	Recovery clients.Recovery
 }
 
 // NewLimiter returns a fresh limiter of s: the profile's, or the family
@@ -99,6 +105,8 @@ type ClientSummary struct {
 	P50Latency  float64  `json:"p50_latency_s"`
 	P99Latency  float64  `json:"p99_latency_s"`
 	MaxLatency  float64  `json:"max_latency_s"`
+	// With servers that can collapse only (ratesim clients --service).
+	*OverloadSummary
 }
 
 // serve makes s the summary of a population whose successes were served
@@ -140,6 +148,8 @@ type ClientBin struct {
 	// start included: at most the buffer + 1.
 	DownstreamOverflows *int64 `json:"downstream_overflows,omitempty"`
 	DownstreamMaxJobs   *int   `json:"downstream_max_jobs,omitempty"`
+	// With servers that can collapse only (ratesim clients --service).
+	*OverloadBinJSON
 }
 
 func clientBins(bins []clients.Bin, width engine.Time) []ClientBin {
@@ -210,6 +220,9 @@ type ClientsResult struct {
 func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if spec.Overload != nil {
+		return runOverload(spec, proc)
 	}
 	var lim clients.Remote
 	if spec.Remote != nil {

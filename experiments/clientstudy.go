@@ -480,7 +480,7 @@ func (s *ClientsStudy) RootSeed() uint64 { return s.Seed }
 // with two replications or more.
 func (s *ClientsStudy) Columns() []string {
 	cols := slices.Clone(s.axisCols)
-	for _, m := range ClientsMetrics {
+	for _, m := range s.metrics() {
 		cols = append(cols, m)
 		if s.Replications > 1 {
 			cols = append(cols, m+"_ci95")
@@ -507,6 +507,9 @@ func (s *ClientsStudy) Replicate(ctx context.Context, point, rep int, seed uint6
 	if err != nil {
 		return nil, err
 	}
+	if s.overloadStudy() {
+		return append(clientsMetrics(res), overloadMetrics(res)...), nil
+	}
 	return clientsMetrics(res), nil
 }
 
@@ -516,7 +519,7 @@ func (s *ClientsStudy) Rows(point int, reps []any) ([][]any, error) {
 	for _, vals := range s.axisVals {
 		row = append(row, vals[point])
 	}
-	for m := range ClientsMetrics {
+	for m := range s.metrics() {
 		xs := make([]float64, len(reps))
 		for r, x := range reps {
 			xs[r] = x.([]float64)[m]

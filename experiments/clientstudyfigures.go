@@ -8,8 +8,12 @@ package experiments
 // bands when the table has them. The points of each combination of the
 // other axes get their own pair of figures, named after it
 // (clients-sweep-attempts-max_attempts-5). It returns none when no axis
-// is numeric.
+// is numeric. A study of servers that can collapse swept over load and a
+// fault gets its recovery maps instead ([MetastabilityFigures]).
 func ClientsSweepFigures(t *Table, caption string) []NamedFigure {
+	if maps := MetastabilityFigures(t, caption); len(maps) > 0 {
+		return maps
+	}
 	first := t.Column(ClientsMetrics[0])
 	if first < 2 { // "point", then at least one axis
 		return nil

@@ -67,7 +67,7 @@ func Write(ctx context.Context, cfg Config) error {
 		d.reference, d.referenceWhy = readReference(cfg.Compare)
 	}
 	for _, sec := range []func(context.Context, *doc) error{
-		sectionIntro, sectionModel, sectionTheorem, sectionLemma, sectionCost, sectionOrder, sectionBeyond, sectionDRL, sectionCaveats,
+		sectionIntro, sectionModel, sectionTheorem, sectionLemma, sectionCost, sectionOrder, sectionBeyond, sectionDRL, sectionOverload, sectionCaveats,
 		func(_ context.Context, d *doc) error { return sectionConclusions(d) },
 	} {
 		if err := ctx.Err(); err != nil {

@@ -120,6 +120,12 @@ func TestPaperQuick(t *testing.T) {
 		t.Error("negative controls missing or failed")
 	}
 
+	// Section 8: the metastable scenario collapses without a budget and
+	// recovers with the AWS quota (the clients tests check the same over
+	// 30 replications).
+	if !strings.Contains(md, "Without a budget the service recovered in 0 of 5 replications") || !strings.Contains(md, "| budget aws | 5 of 5 |") {
+		t.Error("section 8 does not report the collapse without a budget and the recovery with the AWS quota")
+	}
 	// Section 7: Theorem 2 makes the static split's total delay at least
 	// the one bucket's; the store decides as the one bucket does (same
 	// jobs admitted); no design but sync can overshoot the promise.

@@ -114,6 +114,34 @@ number of jobs at the server in each bin against the buffer + 1, over the
 jobs its full buffer lost) and latency-ccdf (the tail of the latency users
 saw, log-log), and lists the files written on stderr.
 
+--service runs the clients against servers that can collapse instead of a
+limiter (issue 25): --servers servers in round robin, each serving
+--server-concurrency jobs at once with service times from --service, and a
+waiting room of --server-queue jobs taken in --server-order (fifo or lifo);
+--contention stretches the service of the n-th job in service by
+1 + contention·(n − 1). The client gives an attempt up after --timeout, while the
+server still serves it (wasted work). --fault KIND[@SERVER]:FROM:TO[:X] (repeatable)
+breaks a server over [FROM, TO): crash (jobs lost, new attempts refused), error
+(answers fail with probability X), slow (service X times longer), capacity
+(concurrency times X). A failed attempt (error, full queue, refused, timeout) is
+retried by --backoff and --max-attempts if --retry-budget grants it: aws (the AWS
+SDK for Go v2 retry quota: 500 tokens, 5 per retry, 10 per retry after a
+timeout, +1 per success; its 3 attempts and 1 s full-jitter backoff unless
+given), aws-adaptive (the same quota without the +1, and the SDK's CUBIC client
+send-rate limiter, enabled by the first throttle error: a full queue or a
+concurrency limit's refusal), grpc (gRFC A6 retry throttling, attempts capped at 5), finagle
+(Finagle's RetryBudget), bucket (Brooker's retry token bucket) or breaker (no
+retries while the failure fraction is over a threshold). --concurrency aimd, gradient2 or vegas puts Netflix's adaptive concurrency limit
+(concurrency-limits AIMDLimit, Gradient2Limit, VegasLimit), or envoy Envoy's
+adaptive concurrency filter (its gradient controller), in front of each server: an
+attempt arriving with the limit in flight is rejected at once. --client-throttle sre
+rejects requests locally with probability max(0, (requests − k·accepts)/(requests
++ 1)) over a sliding window. JSON "foreground" then gives retries,
+retries_denied, backend_requests, timeouts, work_amplification (backend requests
+per original request) and recovered_at_s: the first bin start after the last
+fault ends at which goodput, averaged over --recovery-hold, is within 5% of its
+level before the first fault (null when it did not recover by the end).
+
 The series keeps at most 10^6 bins: a --bin that would cut the run into
 more is refused, before the run when its span is known (generated requests,
 closed-loop users) or when the run ends, naming a --bin that fits.
@@ -170,6 +198,19 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.Float64Var(&f.p.BackfillDecrease, "backfill-decrease", 0.5, "backfill: factor of the fraction after an interval over target, in (0, 1]")
 	fl.StringVar(&f.p.BackfillTarget, "backfill-target", "10ms", "backfill: the foreground's mean queueing delay downstream over which it slows down, seconds or with a unit")
 	fl.StringVar(&f.p.BackfillInterval, "backfill-interval", "1s", "backfill: control period, seconds or with a unit (> 0)")
+	// Servers that can collapse, retry budgets, client throttling (issue 25).
+	fl.StringVar(&f.p.Service, "service", "", "run against servers that can collapse instead of a limiter, with this service time: exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or trace:FILE:COL (times in seconds or with a unit)")
+	fl.IntVar(&f.p.Servers, "servers", 1, "with --service: servers, each attempt sent to the next in round-robin order (>= 1)")
+	fl.IntVar(&f.p.ServerConcurrency, "server-concurrency", 1, "with --service: jobs each server serves at once (>= 1)")
+	fl.StringVar(&f.p.ServerQueue, "server-queue", "unbounded", "with --service: each server's waiting room, jobs (>= 0), or unbounded; an attempt that finds it full fails at once")
+	fl.StringVar(&f.p.ServerOrder, "server-order", "fifo", "with --service: the waiting room's order, fifo or lifo")
+	fl.Float64Var(&f.p.Contention, "contention", 0, "with --service: a job starting as the n-th in service takes its draw times 1 + contention·(n − 1) (>= 0)")
+	fl.StringVar(&f.p.Timeout, "timeout", "0", "with --service: the client gives an attempt up after this long, seconds or with a unit (0: never); the server still serves it")
+	fl.StringArrayVar((*[]string)(&f.p.Fault), "fault", nil, "with --service, repeatable: KIND[@SERVER]:FROM:TO[:X], KIND crash (server down), error (answers fail with probability X), slow (service X times slower), capacity (concurrency times X); server 1 unless @SERVER")
+	fl.StringVar(&f.p.RetryBudget, "retry-budget", "", "with --service: aws, aws-adaptive, grpc[:max_tokens=10,token_ratio=0.1], finagle[:percent=20,min_per_s=10,window=10s], bucket[:deposit=0.1,size=10] or breaker[:threshold=0.1,window=10s]")
+	fl.StringVar(&f.p.ClientThrottle, "client-throttle", "", "with --service: sre[:k=2,window=2m], client-side adaptive throttling (SRE book, Handling Overload)")
+	fl.StringVar(&f.p.Concurrency, "concurrency", "", "with --service: an adaptive concurrency limit in front of each server, aimd[:initial=10,backoff=0.9,timeout=5s], gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600], vegas[:initial=20,max=1000,smoothing=1,probe=30] (Netflix concurrency-limits) or envoy[:min=3,max=1000,request_count=50,buffer=0.25,jitter=0.15,update=100ms,min_rtt_interval=60s] (Envoy's adaptive concurrency gradient controller)")
+	fl.StringVar(&f.p.RecoveryHold, "recovery-hold", "10s", "with --service and --fault: goodput must average within 5% of its pre-trigger level over this long to count as recovered")
 	fl.StringVar(&f.p.Bin, "bin", "1s", "width of the series bins in the JSON and --plot, seconds or with a unit (0: no series; at most 10^6 bins over the run)")
 	fl.Uint64VarP(&f.p.Seed, "seed", "s", 1, "root seed: each client's jitter and each component draw from their own streams of it")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
@@ -399,6 +440,9 @@ func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
 func (f *clientsFlags) caption(res *experiments.ClientsResult) string {
 	sc := res.Spec.Scenario
 	c := fmt.Sprintf("%s; limiter %s %s", res.Spec.Input, res.Limiter, res.Params)
+	if res.Spec.Overload != nil {
+		c = fmt.Sprintf("%s; %s", res.Spec.Input, res.Params)
+	}
 	switch {
 	case f.p.Pace != "":
 		c += fmt.Sprintf("; paced to %s requests/s", f.p.Pace)
@@ -443,6 +487,14 @@ func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, design *drl.S
 	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.p.Seed, Backoff: f.p.Backoff, MaxAtt: sc.Retry.MaxAttempts,
 		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.p.RetryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res, Design: design}
 	out.Base, out.Cap = secondsOf(f.p.Base), secondsOf(f.p.Cap)
+	if o := res.Spec.Overload; o != nil {
+		// The servers' run retries by its own policy (a budget's, such as
+		// the AWS SDK's 3 attempts and backoff).
+		out.MaxAtt = o.Retry.MaxAttempts
+		if _, ok := o.Retry.Backoff.(clients.AWSBackoff); ok {
+			out.Backoff, out.Base, out.Cap = "aws-sdk", 1, 20
+		}
+	}
 	if sc.Pace != nil {
 		out.Pace = sc.Pace.Rate.String()
 	}
@@ -462,6 +514,10 @@ func secondsOf(text string) float64 {
 }
 
 func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
+	if res.Foreground.OverloadSummary != nil {
+		writeOverloadTable(w, res, f)
+		return
+	}
 	sc := res.Spec.Scenario
 	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.p.Seed)
 	fmt.Fprintf(w, "limiter    %s: %s\n", res.Limiter, res.Params)
@@ -538,5 +594,44 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.
 		fmt.Fprintf(w, "latency    first attempt to the end of service downstream, served requests only (an attempt lost to the full buffer is retried); give-ups counted apart\n")
 	} else {
 		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only; give-ups counted apart\n")
+	}
+}
+
+// writeOverloadTable writes the human summary of a run against servers
+// that can collapse (--service).
+func writeOverloadTable(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
+	o := res.Spec.Overload
+	fg, os := res.Foreground, res.Foreground.OverloadSummary
+	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.p.Seed)
+	fmt.Fprintf(w, "servers    %s\n", res.Params)
+	retry := fmt.Sprintf("backoff %s, base %s, cap %s", f.p.Backoff, f.p.Base, f.p.Cap)
+	if _, ok := o.Retry.Backoff.(clients.AWSBackoff); ok {
+		retry = "the AWS SDK's backoff (uniform on [0, 2^n s) after the n-th failure, cap 20 s)"
+	}
+	if o.Retry.MaxAttempts > 0 {
+		retry += fmt.Sprintf(", at most %d attempts", o.Retry.MaxAttempts)
+	}
+	fmt.Fprintf(w, "retry      %s\n", retry)
+	budget := "none"
+	if os.Budget != "" {
+		budget = os.Budget
+	}
+	fmt.Fprintf(w, "budget     %s\n", budget)
+	if os.Throttle != "" {
+		fmt.Fprintf(w, "throttle   %s\n", os.Throttle)
+	}
+	if os.Concurrency != "" {
+		fmt.Fprintf(w, "limit      %s at each server; %d attempts rejected\n", os.Concurrency, os.Limited)
+	}
+	fmt.Fprintf(w, "\nrequests %d, succeeded %d, gave up %d; goodput %.4g requests/s over %.4g s\n", fg.Requests, fg.Successes, fg.GiveUps, fg.Goodput, fg.Drain)
+	fmt.Fprintf(w, "attempts %d: retries %d, retries denied %d, throttled %d; at the servers %d (work amplification %.4g), timeouts %d, errors %d, served after their timeout %d\n",
+		fg.Attempts, os.Retries, os.RetriesDenied, os.Throttled, os.BackendRequests, float64(os.WorkAmplification), os.Timeouts, os.Errors, os.Wasted)
+	fmt.Fprintf(w, "latency  mean %.4g s, p50 %.4g s, p99 %.4g s, max %.4g s (successes only)\n", fg.MeanLatency, fg.P50Latency, fg.P99Latency, fg.MaxLatency)
+	if os.PreTrigger != nil {
+		rec := "did not recover by the end"
+		if os.RecoveredAt != nil {
+			rec = fmt.Sprintf("recovered at %.4g s", *os.RecoveredAt)
+		}
+		fmt.Fprintf(w, "recovery goodput before the first fault %.4g requests/s; %s (goodput within 5%% of it, averaged over %.4g s)\n", *os.PreTrigger, rec, os.RecoveryHold)
 	}
 }

@@ -445,6 +445,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if f.builtin == experiments.BackoffStudyName {
 		return runBackoffStudy(cmd, f, args)
 	}
+	if text, model, ok := experiments.BuiltinModelSpec(f.builtin); ok && len(args) == 0 {
+		return runBuiltinModelSweep(cmd, f, text, model)
+	}
 	if len(args) == 1 && f.builtin == "" {
 		model, err := specModel(args[0])
 		if err != nil {

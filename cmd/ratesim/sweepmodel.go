@@ -73,7 +73,7 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 	changed := cmd.Flags().Changed
 	for _, fl := range []string{"builtin", "name", "arrivals", "load", "rate", "burst", "k", "rate-shares", "burst-shares", "dispatch",
 		"traffic-shares", "order", "jobs-per-replication", "warmup", "jobs", "replications", "seed", "grid", "print-spec"} {
-		if changed(fl) {
+		if changed(fl) && !(fl == "builtin" && isModelBuiltin(f.builtin)) {
 			return fmt.Errorf("--%s applies to split specs: a %s spec (%s) sets its parameters in the file", fl, model, path)
 		}
 	}
@@ -258,4 +258,30 @@ func mergeTables(cmd *cobra.Command, f *outputFlags, args []string) error {
 		return fmt.Errorf("writing the summary: %w", w.err)
 	}
 	return nil
+}
+
+// isModelBuiltin reports whether name is a built-in study of another
+// model than the split.
+func isModelBuiltin(name string) bool {
+	_, _, ok := experiments.BuiltinModelSpec(name)
+	return ok
+}
+
+// runBuiltinModelSweep runs a built-in study of another model than the
+// split (--builtin metastability): its spec is written to
+// --out/NAME.yaml, beside the results it describes, and run as a spec
+// file; with --print-spec it is printed instead.
+func runBuiltinModelSweep(cmd *cobra.Command, f *sweepFlags, text, model string) error {
+	if f.printSpec {
+		_, err := cmd.OutOrStdout().Write([]byte(text))
+		return err
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return flagError("out", f.out, fmt.Sprintf("a folder that can be created (%v)", err))
+	}
+	path := filepath.Join(f.out, f.builtin+".yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("writing the built-in spec: %w", err)
+	}
+	return runModelSweep(cmd, f, path, model)
 }
