@@ -45,8 +45,8 @@
 // into integer nanoseconds since the Unix epoch; Arrival.T is the exact
 // difference from the first arrival, whose instant [Trace.Origin] gives.
 // Bad input is a [*TraceError] ("arrivals: FILE:LINE: MSG") wrapping a
-// sentinel such as [ErrOutOfOrder]. [ParseDuration] reads durations such
-// as "500ms" or "0.1" exactly.
+// sentinel such as [ErrOutOfOrder]. Durations of specs are read exactly
+// by the one grammar of [engine.ParseDuration] ("500ms", "0.1").
 //
 // # Statistics
 //

@@ -182,27 +182,6 @@ func FuzzSpec(f *testing.F) {
 	})
 }
 
-// FuzzParseDuration compares ParseDuration with time.ParseDuration:
-// whatever both accept is the same number of nanoseconds, and an error
-// names the text.
-func FuzzParseDuration(f *testing.F) {
-	for _, s := range []string{"0.1", "1.5s", "1h30m", "-2m", "250µs", "1e-3", "9223372036.854775807", "1.5ns", "2562048h", ".s", "1e99999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParseDuration(s)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "arrivals: duration ") {
-				t.Fatalf("ParseDuration(%q) error %q does not name the duration", s, err)
-			}
-			return
-		}
-		if want, werr := time.ParseDuration(s); werr == nil && engine.Time(want) != got {
-			t.Fatalf("ParseDuration(%q) = %d, time.ParseDuration = %d", s, got, want)
-		}
-	})
-}
-
 // FuzzParseCLFTime compares parseCLFTime with time.Parse: whatever
 // parseCLFTime accepts, time.Parse accepts too, as the same instant.
 func FuzzParseCLFTime(f *testing.F) {

@@ -9,22 +9,6 @@ import (
 	"github.com/ratesim/ratesim/engine"
 )
 
-func ExampleParseDuration() {
-	for _, s := range []string{"0.1", "500ms", "1h30m", "1.5ns"} {
-		d, err := arrivals.ParseDuration(s)
-		if err != nil {
-			fmt.Println(err)
-			continue
-		}
-		fmt.Printf("%s = %d ns = %v s\n", s, int64(d), d)
-	}
-	// Output:
-	// 0.1 = 100000000 ns = 0.1 s
-	// 500ms = 500000000 ns = 0.5 s
-	// 1h30m = 5400000000000 ns = 5400 s
-	// arrivals: duration "1.5ns" is invalid: 1.500 ns is not a whole number of nanoseconds
-}
-
 // This example shows the hint of an error: the trace's times are
 // datetimes, read as Unix seconds. A caller can print the message, or use
 // the hint's option and value in its own words.

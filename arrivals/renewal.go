@@ -2,6 +2,7 @@ package arrivals
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -79,4 +80,58 @@ func (r *Renewal) Next() (Arrival, error) {
 	}
 	r.t = t
 	return Arrival{T: t, Sub: -1}, nil
+}
+
+// NextTimes fills dst with the instants of the next len(dst) arrivals, the
+// ones len(dst) calls of Next would return (their Key is 0, Sub -1, Line
+// 0), and returns how many it filled: all of them, or, when a draw fails
+// as Next's would, the n before it and Next's error. It does not allocate
+// and costs no call per arrival for Poisson gaps.
+func (r *Renewal) NextTimes(dst []engine.Time) (int, error) {
+	if r.exp == nil {
+		for i := range dst {
+			a, err := r.Next()
+			if err != nil {
+				return i, err
+			}
+			dst[i] = a.T
+		}
+		return len(dst), nil
+	}
+	e, t := r.exp, r.t
+	for i := range dst {
+		g := e.r.ExpFloat64() / e.rate
+		// afterSeconds (engine.FromSeconds and addTime) inline; an
+		// exponential draw is never negative or NaN.
+		x := math.Round(g * 1e9)
+		if !(x < 0x1p63) || t+engine.Time(x) < t {
+			r.t = t
+			return i, fmt.Errorf("arrivals: renewal arrival at %v s + gap %g s is beyond the range of engine.Time (about 292 years)", t, g)
+		}
+		t += engine.Time(x)
+		dst[i] = t
+	}
+	r.t = t
+	return len(dst), nil
+}
+
+// TimeFiller is a [Process] whose arrivals carry no key, sub-bucket or
+// line, drawn a batch of instants at a time (see [Renewal.NextTimes]).
+type TimeFiller interface {
+	Process
+	NextTimes(dst []engine.Time) (int, error)
+}
+
+// Times returns p as a TimeFiller when its arrivals can be drawn a batch
+// of instants at a time: a [Renewal] process, alone or as the whole of a
+// [Generated] one without keys.
+func Times(p Process) (TimeFiller, bool) {
+	if g, ok := p.(*Generated); ok {
+		if g.Keyed {
+			return nil, false
+		}
+		p = g.Process
+	}
+	r, ok := p.(*Renewal)
+	return r, ok
 }

@@ -290,10 +290,32 @@ func (c *specComponent) float(k string, def float64, ok func(float64) bool, want
 	}
 	c.used[k] = true
 	x, err := strconv.ParseFloat(v, 64)
+	if err != nil && timeKeys[k] {
+		x, err = secondsFloat(v)
+	}
 	if err != nil || !ok(x) {
 		return 0, fmt.Errorf("%s %q is invalid: want %s", k, v, want)
 	}
 	c.record(k, fmtFloat(x))
+	return x, nil
+}
+
+// timeKeys are the float64 parameters that are times in seconds (mean
+// ON and OFF periods, a cron jitter): they also take the one duration
+// grammar (engine.ParseSeconds: "1m", "500ms", "1/3").
+var timeKeys = map[string]bool{"on": true, "off": true, "jitter": true}
+
+// secondsFloat reads a time in the duration grammar as float64 seconds;
+// "inf" is refused.
+func secondsFloat(v string) (float64, error) {
+	secs, inf, err := engine.ParseSeconds(v)
+	if err != nil {
+		return 0, err
+	}
+	if inf {
+		return 0, fmt.Errorf("%q is not finite", v)
+	}
+	x, _ := secs.Float64()
 	return x, nil
 }
 
@@ -359,6 +381,28 @@ func specWhole(lo, hi float64) func(float64) bool {
 	return func(x float64) bool { return x >= lo && x <= hi && x == math.Trunc(x) }
 }
 
+// seconds returns parameter k, a time span, as exact seconds in the one
+// duration grammar of [engine.ParseSeconds] ("1/3", "0.25", "500ms",
+// "1m"), def when absent, checked by ok; "inf" is refused.
+func (c *specComponent) seconds(k string, def exact.Rat, ok func(exact.Rat) bool, want string) (exact.Rat, error) {
+	v, given := c.vals[k]
+	if !given {
+		c.record(k, def.String())
+		return def, nil
+	}
+	c.used[k] = true
+	secs, inf, err := engine.ParseSeconds(v)
+	var x exact.Rat
+	if err == nil && !inf {
+		x, err = exact.ParseRat(secs.RatString())
+	}
+	if err != nil || inf || !ok(x) {
+		return exact.Rat{}, fmt.Errorf("%s %q is invalid: want %s", k, v, want)
+	}
+	c.record(k, x.String())
+	return x, nil
+}
+
 // rat returns parameter k as an exact number, a decimal or p/q (def when
 // absent), checked by ok. Times and rates that drive exact instants (a
 // periodic rate, a cron period, an offset) are read this way.
@@ -381,7 +425,7 @@ func (c *specComponent) rat(k string, def exact.Rat, ok func(exact.Rat) bool, wa
 }
 
 // duration returns parameter k as an exact number of nanoseconds, given
-// as decimal seconds or a Go duration ([ParseDuration]); "inf" is
+// in the one duration grammar ([engine.ParseDuration]); "inf" is
 // [engine.Forever] when inf is set. def is used when k is absent.
 func (c *specComponent) duration(k string, def engine.Time, inf bool, ok func(engine.Time) bool, want string) (engine.Time, error) {
 	v, given := c.vals[k]
@@ -395,7 +439,7 @@ func (c *specComponent) duration(k string, def engine.Time, inf bool, ok func(en
 		x = engine.Forever
 	} else {
 		var err error
-		if x, err = ParseDuration(v); err != nil || x == engine.Forever || !ok(x) {
+		if x, err = engine.ParseDuration(v); err != nil || x == engine.Forever || !ok(x) {
 			return 0, fmt.Errorf("%s %q is invalid: want %s", k, v, want)
 		}
 	}
@@ -419,3 +463,26 @@ var (
 	ratPositive    = func(x exact.Rat) bool { return x.Sign() > 0 }
 	ratNonNegative = func(x exact.Rat) bool { return x.Sign() >= 0 }
 )
+
+// smallExponent reports whether the decimal exponent of s (after e or E),
+// if any, is a number within ±limit, so that parsing s with math/big
+// costs nothing unbounded: "1e999999999" would make a number of a billion
+// digits.
+func smallExponent(s string, limit int) bool {
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return true
+	}
+	e := strings.TrimLeft(s[i+1:], "+-")
+	if e == "" || len(e) > 6 {
+		return e == "" // no digits: the parser rejects it
+	}
+	n := 0
+	for _, c := range e {
+		if c < '0' || c > '9' {
+			return true // not a number: the parser rejects it
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n <= limit
+}

@@ -78,7 +78,7 @@ func buildProcess(c *specComponent, env SpecEnv, stream uint64, g *Generated) (P
 		if err != nil {
 			return nil, 0, err
 		}
-		off, err := c.rat("offset", exact.Rat{}, ratNonNegative, "an offset >= 0 s, a decimal or a fraction p/q")
+		off, err := c.seconds("offset", exact.Rat{}, ratNonNegative, "an offset >= 0 s, a decimal, a fraction p/q or with units (250ms)")
 		if err != nil {
 			return nil, 0, err
 		}
@@ -124,11 +124,11 @@ func buildProcess(c *specComponent, env SpecEnv, stream uint64, g *Generated) (P
 		if !c.has("period") {
 			return nil, 0, fmt.Errorf("parameter period is required: a period > 0 s")
 		}
-		period, err := c.rat("period", exact.Rat{}, ratPositive, "a period > 0 s, a decimal or a fraction p/q")
+		period, err := c.seconds("period", exact.Rat{}, ratPositive, "a period > 0 s, a decimal, a fraction p/q or with units (1m)")
 		if err != nil {
 			return nil, 0, err
 		}
-		off, err := c.rat("offset", exact.Rat{}, ratNonNegative, "an offset >= 0 s, a decimal or a fraction p/q")
+		off, err := c.seconds("offset", exact.Rat{}, ratNonNegative, "an offset >= 0 s, a decimal, a fraction p/q or with units (250ms)")
 		if err != nil {
 			return nil, 0, err
 		}

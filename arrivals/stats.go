@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/bits"
 	"sort"
+	"sync"
 
 	"github.com/ratesim/ratesim/engine"
 )
@@ -472,17 +473,27 @@ func (r *rateSeries) add(rel engine.Time) {
 	r.counts[k]++
 }
 
-// gapEdges are the edges of gapHistogram, e_k = 10^(k/10 - 9) s for
-// k = 0..180, as float64 seconds for reports, and gapLimits the same
-// edges as decisions: gapLimits[k] = floor(10^(k/10)) ns, the largest
-// whole number of nanoseconds <= e_k, so that a gap g (whole ns) is at
-// most e_k exactly when g <= gapLimits[k].
-var gapEdges, gapLimits = func() ([]float64, []int64) {
-	edges := make([]float64, 181)
-	limits := make([]int64, 181)
+// gapTab holds the edges of gapHistogram, e_k = 10^(k/10 - 9) s for
+// k = 0..180: edges as float64 seconds for reports, and limits the same
+// edges as decisions: limits[k] = floor(10^(k/10)) ns, the largest whole
+// number of nanoseconds <= e_k, so that a gap g (whole ns) is at most e_k
+// exactly when g <= limits[k]. start[b] is the index of the first of
+// limits >= 2^(b-1), the least gap of b significant bits (0 for b = 0), or
+// len(limits).
+type gapTab struct {
+	edges  []float64
+	limits []int64
+	start  [65]uint8
+}
+
+// gapTables builds the gapTab once, on first use: its big-integer roots
+// cost milliseconds, which every command but the few that histogram gaps
+// would otherwise pay at start-up.
+var gapTables = sync.OnceValue(func() *gapTab {
+	t := &gapTab{edges: make([]float64, 181), limits: make([]int64, 181)}
 	ten := big.NewInt(10)
-	for k := range edges {
-		edges[k] = math.Pow(10, float64(k)/10-9)
+	for k := range t.edges {
+		t.edges[k] = math.Pow(10, float64(k)/10-9)
 		// floor of the 10th root of 10^k: the largest x with x^10 <= 10^k.
 		target := new(big.Int).Exp(ten, big.NewInt(int64(k)), nil)
 		x := int64(math.Pow(10, float64(k)/10))
@@ -493,38 +504,35 @@ var gapEdges, gapLimits = func() ([]float64, []int64) {
 		for pow(x+1).Cmp(target) <= 0 {
 			x++
 		}
-		limits[k] = x
+		t.limits[k] = x
 	}
-	return edges, limits
-}()
-
-// gapStart[b] is the index of the first of gapLimits >= 2^(b-1), the
-// least gap of b significant bits (0 for b = 0), or len(gapLimits).
-var gapStart = func() (start [65]uint8) {
 	for b := 1; b <= 64; b++ {
-		start[b] = uint8(sort.Search(len(gapLimits), func(k int) bool { return uint64(gapLimits[k]) >= 1<<(b-1) }))
+		t.start[b] = uint8(sort.Search(len(t.limits), func(k int) bool { return uint64(t.limits[k]) >= 1<<(b-1) }))
 	}
-	return start
-}()
+	return t
+})
 
 // gapHistogram counts gaps in bins (e_k, e_{k+1}] between the edges
-// gapEdges; gaps <= e_0 = 1 ns (including zeros) go to an underflow bin
+// of gapTables; gaps <= e_0 = 1 ns (including zeros) go to an underflow bin
 // and gaps > e_180 = 1e9 s to the last.
 type gapHistogram struct {
 	counts []int64 // counts[0]: <= e_0; counts[k]: (e_{k-1}, e_k]; last: > last edge
 	n      int64
+	tab    *gapTab
 }
 
 func newGapHistogram() gapHistogram {
-	return gapHistogram{counts: make([]int64, len(gapLimits)+1)}
+	t := gapTables()
+	return gapHistogram{counts: make([]int64, len(t.limits)+1), tab: t}
 }
 
 func (h *gapHistogram) add(g engine.Time) {
 	// The first edge >= g: g falls in (e_{k-1}, e_k]. It is at or after
 	// the first edge >= 2^(bits-1) <= g, and a power of two spans about
 	// three edges.
-	k := int(gapStart[bits.Len64(uint64(g))])
-	for k < len(gapLimits) && gapLimits[k] < int64(g) {
+	limits := h.tab.limits
+	k := int(h.tab.start[bits.Len64(uint64(g))])
+	for k < len(limits) && limits[k] < int64(g) {
 		k++
 	}
 	h.counts[k]++
@@ -536,11 +544,12 @@ func (h *gapHistogram) ccdf() ([]float64, []float64) {
 	if h.n == 0 {
 		return nil, nil
 	}
-	out := make([]float64, len(gapEdges))
+	edges := h.tab.edges
+	out := make([]float64, len(edges))
 	above := h.n - h.counts[0] // gaps > edges[0]
-	for k := range gapEdges {
+	for k := range edges {
 		out[k] = float64(above) / float64(h.n)
 		above -= h.counts[k+1]
 	}
-	return append([]float64(nil), gapEdges...), out
+	return append([]float64(nil), edges...), out
 }

@@ -113,8 +113,8 @@ func TestStatsGapEdges(t *testing.T) {
 		k    int
 		want int64
 	}{{0, 1}, {3, 1}, {4, 2}, {90, 1e9}, {91, 1_258_925_411}, {95, 3_162_277_660}, {180, 1e18}} {
-		if gapLimits[c.k] != c.want {
-			t.Errorf("gapLimits[%d] = %d, want %d", c.k, gapLimits[c.k], c.want)
+		if gapTables().limits[c.k] != c.want {
+			t.Errorf("gapLimits[%d] = %d, want %d", c.k, gapTables().limits[c.k], c.want)
 		}
 	}
 	s := statsOf(t, []engine.Time{0, 3_162_277_660, 3_162_277_660 + 3_162_277_661}, nil, StatsOptions{})
@@ -411,7 +411,7 @@ func TestStatsKeysBounded(t *testing.T) {
 // power of two and at random.
 func TestGapHistogramBins(t *testing.T) {
 	gaps := []int64{0, 1, math.MaxInt64}
-	for _, l := range gapLimits {
+	for _, l := range gapTables().limits {
 		gaps = append(gaps, l-1, l, l+1)
 	}
 	for b := range 63 {
@@ -427,7 +427,7 @@ func TestGapHistogramBins(t *testing.T) {
 		}
 		h := newGapHistogram()
 		h.add(engine.Time(g))
-		want, _ := slices.BinarySearch(gapLimits, g)
+		want, _ := slices.BinarySearch(gapTables().limits, g)
 		if h.counts[want] != 1 {
 			t.Fatalf("gap %d ns: counts %v, want bin %d", g, h.counts, want)
 		}

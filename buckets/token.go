@@ -470,3 +470,190 @@ func (b *TokenBucket) horizon(t engine.Time) exact.Int128 {
 // units (see [TokenBucket.Scale]): the accrued delay S once every waiting
 // job is served, and an upper bound of S(t) at any instant t.
 func (b *TokenBucket) TotalWait() exact.Int128 { return b.waits }
+
+// FCFSState is a saved state of a bucket on the fast path (see
+// [TokenBucket.SaveFCFS]); its zero value is not a state to restore.
+type FCFSState struct {
+	finish, waits     exact.Int128
+	last              engine.Time
+	admitted, delayed int64
+}
+
+// SaveFCFS returns the state [TokenBucket.AdmitFCFS] and
+// [TokenBucket.AdmitFCFSBatch] change, for [TokenBucket.RestoreFCFS].
+func (b *TokenBucket) SaveFCFS() FCFSState {
+	return FCFSState{finish: b.finish, waits: b.waits, last: b.last, admitted: b.admitted, delayed: b.delayed}
+}
+
+// RestoreFCFS puts the bucket back in a state s saved by
+// [TokenBucket.SaveFCFS] since which only AdmitFCFS and AdmitFCFSBatch
+// were called: the jobs admitted since are forgotten.
+func (b *TokenBucket) RestoreFCFS(s FCFSState) {
+	b.finish, b.waits, b.last, b.admitted, b.delayed = s.finish, s.waits, s.last, s.admitted, s.delayed
+}
+
+// fast62 is the bound below which AdmitFCFSBatch keeps every instant and
+// wait in units: then no int64 sum or product in its loop overflows.
+const fast62 = 1 << 62
+
+// AdmitFCFSBatch admits the jobs arriving at ts[from], ts[from+stride],
+// ts[from+2·stride], ... (nanoseconds) to a bucket for which
+// [TokenBucket.FastFCFS] holds, one after the other, exactly as
+// [TokenBucket.AdmitFCFS] would, and writes each job's wait in units
+// (0 when it passes at once) to waits at the job's index. It does the
+// Lindley recursion on int64 and returns false, leaving the bucket
+// unchanged (and waits in any state), when those instants decrease or
+// start before an instant already offered, or when an instant or a wait
+// of the batch could reach 2^62 units (a run beyond about 146 years at one unit per ns): the
+// caller then admits the jobs one by one with AdmitFCFS, which is exact
+// at any instant. Under 2^62 units every release is on the clock, so no
+// job is refused for the clock's range.
+//
+// Panics if waits is shorter than ts or stride < 1.
+func (b *TokenBucket) AdmitFCFSBatch(ts []engine.Time, from, stride int, waits []int64) bool {
+	if stride < 1 || len(waits) < len(ts) {
+		panic("buckets: TokenBucket.AdmitFCFSBatch: stride < 1 or waits shorter than ts")
+	}
+	if from >= len(ts) {
+		return true
+	}
+	n := int64((len(ts)-1-from)/stride + 1)
+	lastT := ts[from+int(n-1)*stride]
+	// Every instant is at most lastT·scale and F at most
+	// max(F, lastT·scale) + n/r: both must stay below 2^62.
+	xl, ok := exact.I128(int64(lastT)).Mul64OK(b.scale)
+	if !ok || int64(lastT) < 0 || !xl.Less(exact.I128(fast62)) {
+		return false
+	}
+	top := b.finish
+	if top.Less(xl) {
+		top = xl
+	}
+	grow, ok := b.token.Mul64OK(n)
+	if !ok || !top.Add(grow).Less(exact.I128(fast62)) || !b.burst.Less(exact.I128(fast62)) || b.finish.Sign() < 0 {
+		return false
+	}
+	f, tok, bur, sc := b.finish.Int64(), b.token.Int64(), b.burst.Int64(), b.scale
+	sum := b.waits
+	delayed := b.delayed
+	prev := b.last
+	for i := from; i < len(ts); i += stride {
+		if ts[i] < prev {
+			return false // out of order: AdmitFCFS panics, its caller reports it
+		}
+		prev = ts[i]
+		x := int64(ts[i]) * sc
+		f = max(f, x) + tok
+		w := f - x - bur
+		if w > 0 {
+			delayed++
+			sum = sum.Add64(w)
+		} else {
+			w = 0
+		}
+		waits[i] = w
+	}
+	b.finish, b.waits, b.delayed, b.last = exact.I128(f), sum, delayed, lastT
+	b.admitted += n
+	return true
+}
+
+// RoundRobinMax is the most sub-buckets [AdmitRoundRobinFCFS] takes (its
+// state is kept in arrays of this size).
+const RoundRobinMax = 8
+
+// AdmitRoundRobinFCFS admits the jobs arriving at ts (nanoseconds) both
+// to one and, round-robin from subs[r0], to the sub-buckets subs (job i
+// goes to subs[(r0+i) mod k]), as AdmitFCFSBatch would for one with
+// stride 1 and for each sub-bucket with stride k, in a single pass over
+// the jobs; each job's waits in units go to wa[i] and wb[i]. All buckets
+// must satisfy [TokenBucket.FastFCFS] and share one scale. It returns
+// false, leaving every bucket unchanged (wa and wb in any state), in the
+// cases AdmitFCFSBatch would for one of them.
+//
+// Panics if wa or wb is shorter than ts, subs is empty or longer than
+// [RoundRobinMax], or r0 is not in [0, len(subs)).
+func AdmitRoundRobinFCFS(one *TokenBucket, subs []*TokenBucket, r0 int, ts []engine.Time, wa, wb []int64) bool {
+	k := len(subs)
+	if k == 0 || k > RoundRobinMax || r0 < 0 || r0 >= k || len(wa) < len(ts) || len(wb) < len(ts) {
+		panic("buckets: AdmitRoundRobinFCFS: no sub-bucket or more than RoundRobinMax, r0 out of range or waits shorter than ts")
+	}
+	if len(ts) == 0 {
+		return true
+	}
+	// The guard of AdmitFCFSBatch, for each bucket with the jobs it gets.
+	xl, ok := exact.I128(int64(ts[len(ts)-1])).Mul64OK(one.scale)
+	if !ok || ts[len(ts)-1] < 0 || !xl.Less(exact.I128(fast62)) {
+		return false
+	}
+	fits := func(b *TokenBucket, n int64) bool {
+		top := b.finish
+		if top.Less(xl) {
+			top = xl
+		}
+		grow, ok := b.token.Mul64OK(n)
+		return ok && b.scale == one.scale && top.Add(grow).Less(exact.I128(fast62)) && b.burst.Less(exact.I128(fast62)) && b.finish.Sign() >= 0
+	}
+	if !fits(one, int64(len(ts))) {
+		return false
+	}
+	var fs, toks, burs [RoundRobinMax]int64
+	var sums [RoundRobinMax]exact.Int128
+	var dels [RoundRobinMax]int64
+	f, tok, bur, sc := one.finish.Int64(), one.token.Int64(), one.burst.Int64(), one.scale
+	for l, b := range subs {
+		if !fits(b, int64(len(ts)/k+1)) {
+			return false
+		}
+		fs[l], toks[l], burs[l], sums[l], dels[l] = b.finish.Int64(), b.token.Int64(), b.burst.Int64(), b.waits, b.delayed
+	}
+	sum, delayed := one.waits, one.delayed
+	prev := one.last
+	l := r0
+	for i, t := range ts {
+		if t < prev { // every bucket was offered the same instants: one's last is the latest
+			return false // out of order
+		}
+		prev = t
+		x := int64(t) * sc
+		f = max(f, x) + tok
+		w := f - x - bur
+		if w > 0 {
+			delayed++
+			sum = sum.Add64(w)
+		} else {
+			w = 0
+		}
+		wa[i] = w
+		g := max(fs[l], x) + toks[l]
+		fs[l] = g
+		v := g - x - burs[l]
+		if v > 0 {
+			dels[l]++
+			sums[l] = sums[l].Add64(v)
+		} else {
+			v = 0
+		}
+		wb[i] = v
+		if l++; l == k {
+			l = 0
+		}
+	}
+	last := ts[len(ts)-1]
+	one.finish, one.waits, one.delayed, one.last = exact.I128(f), sum, delayed, last
+	one.admitted += int64(len(ts))
+	for l, b := range subs {
+		n := int64(len(ts) / k)
+		if (l-r0+k)%k < len(ts)%k {
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		b.finish, b.waits, b.delayed = exact.I128(fs[l]), sums[l], dels[l]
+		b.admitted += n
+		// the last instant offered to b: its last job's
+		b.last = ts[len(ts)-1-((len(ts)-1-((l-r0+k)%k))%k)]
+	}
+	return true
+}

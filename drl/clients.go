@@ -37,7 +37,7 @@ func (ClientsDesigns) Params() []string { return slices.Clone(clientDesignParams
 // of one key) and a description of its parameters. Errors are
 // *experiments.ParamError naming the key: design for an unknown design,
 // limit for a burst below one token per node.
-func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *experiments.ClientsParams) (func() (clients.Remote, error), string, error) {
+func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *experiments.ClientsParams) (func(origin int64) (clients.Remote, error), string, error) {
 	if !slices.Contains(Designs, design) {
 		return nil, "", &experiments.ParamError{Param: "design", Value: design, Want: "one of " + strings.Join(Designs, ", ")}
 	}
@@ -64,7 +64,11 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *exp
 		return nil, "", err
 	}
 	s.Design = design
-	return func() (clients.Remote, error) { return NewOnline(s) }, s.Describe(), nil
+	return func(origin int64) (clients.Remote, error) {
+		s := s
+		s.Origin = origin
+		return NewOnline(s)
+	}, s.Describe(), nil
 }
 
 // Describe describes the parameters of s that matter to its design, for

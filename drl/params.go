@@ -101,6 +101,17 @@ func delayWant(err error) string {
 	return "a delay: 2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL (" + why + ")"
 }
 
+// durationWant is want, followed by what the duration grammar said of the
+// text when it is not a duration that fits ("1.5ns": finer than 1 ns, 1ns
+// or 2ns fit).
+func durationWant(err error, want string) string {
+	var de *engine.DurationError
+	if errors.As(err, &de) {
+		return want + " (" + de.Why + ")"
+	}
+	return want
+}
+
 func (e *ParamError) Error() string {
 	return fmt.Sprintf("drl: %s %v: want %s", e.Param, e.Value, e.Want)
 }
@@ -179,7 +190,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 		t, err := ParseDuration(a)
 		k, err2 := strconv.Atoi(n)
 		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
-			return s, nil, bad("scale", e, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8")
+			return s, nil, bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
 		}
 		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
 			return s, nil, bad("scale", e, "scale events in time order")
@@ -224,7 +235,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 		return s, nil, bad("fail", p.Fail, "open, closed or local")
 	}
 	if s.SyncPeriod, err = ParseDuration(p.SyncPeriod); err != nil {
-		return s, nil, bad("sync_period", p.SyncPeriod, "a duration >= 0 (100ms, 2s, 0.5) or inf")
+		return s, nil, bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
 	}
 	if p.BatchLimit < 0 {
 		return s, nil, bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
@@ -271,10 +282,10 @@ func (p *Params) Spec() (Spec, []string, error) {
 		s.LeaseSize = n
 	}
 	if s.LeaseTTL, err = ParseDuration(p.LeaseTTL); err != nil {
-		return s, nil, bad("lease_ttl", p.LeaseTTL, "a duration >= 0 (1s, 500ms) or inf")
+		return s, nil, bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
 	}
 	if s.EstimateInterval, err = ParseDuration(p.EstimateInterval); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
-		return s, nil, bad("estimate_interval", p.EstimateInterval, "a duration > 0 (100ms, 1s)")
+		return s, nil, bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
 	}
 	if !(p.Smoothing > 0 && p.Smoothing <= 1) {
 		return s, nil, bad("smoothing", p.Smoothing, "a weight in (0, 1]")
@@ -288,7 +299,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 	}
 	s.Fanout = p.Fanout
 	if s.RateWindow, err = ParseDuration(p.RateWindow); err != nil || s.RateWindow == 0 || s.RateWindow == engine.Forever {
-		return s, nil, bad("rate_window", p.RateWindow, "a duration > 0 (1s, 500ms)")
+		return s, nil, bad("rate_window", p.RateWindow, durationWant(err, "a duration > 0 (1s, 500ms)"))
 	}
 	if p.Trace == nil {
 		if p.Jobs < 1 {
@@ -346,6 +357,9 @@ func (p *Params) OpenArrivals(ctx context.Context, rate exact.Rat) (*experiments
 			return nil, "", err
 		}
 		in := "trace " + p.Trace.Path
+		if note := experiments.CountsNote(a.Trace, opt.Spread); note != "" {
+			in += " (" + note + ")"
+		}
 		if opt.KeyCol != "" {
 			in += ", keyed by column " + opt.KeyCol
 		}

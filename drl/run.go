@@ -239,6 +239,11 @@ type design interface {
 // an error wrapping ErrSpec for an invalid s, the error of proc, or
 // ctx.Err() (checked every 4096 jobs).
 func Run(ctx context.Context, s Spec, proc arrivals.Process, max int64) (*Result, error) {
+	if origin, ok, p := arrivals.PeekOrigin(proc); ok {
+		s.Origin, proc = origin, p
+	} else {
+		proc = p
+	}
 	d, res, err := start(s)
 	if err != nil {
 		return nil, err

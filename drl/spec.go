@@ -276,28 +276,20 @@ func ParseDelay(s string) (Delay, error) {
 	return bad("unknown kind " + strconv.Quote(kind))
 }
 
-// ParseDuration reads a duration >= 0 in whole nanoseconds, with a unit
-// ("100ms", "1.5s") or plain seconds ("0.1", "1/3" is refused: not whole
-// nanoseconds), exactly; "inf" is engine.Forever.
+// ParseDuration reads a duration >= 0 in whole nanoseconds in the one
+// duration grammar of [engine.ParseDuration] (plain seconds "0.1" or
+// "1/8", units "100ms", "1h30m", "1d"); "inf" (or "never") is
+// engine.Forever. A value finer than 1 ns is refused with the two nearest
+// that fit ("1.5ns": 1ns or 2ns).
 func ParseDuration(s string) (engine.Time, error) {
-	if s == "inf" || s == "never" {
-		return engine.Forever, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		if d < 0 {
-			return 0, fmt.Errorf("duration %q is negative", s)
-		}
-		return engine.Time(d), nil
-	}
-	r, err := exact.ParseRat(s)
+	d, err := engine.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (100ms, 2s, 0.5)", s)
+		return 0, err
 	}
-	ns, err := r.Mul(exact.Int(1e9))
-	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() || ns.Sign() < 0 {
-		return 0, fmt.Errorf("duration %q is not >= 0 in whole nanoseconds", s)
+	if d < 0 {
+		return 0, fmt.Errorf("duration %q is negative: want >= 0", s)
 	}
-	return engine.Time(ns.Num().Int64()), nil
+	return d, nil
 }
 
 // ParseInterval reads "START:END" (durations as ParseDuration reads them,
@@ -332,6 +324,11 @@ type Spec struct {
 	// systems.NewDispatcher.
 	Dispatch string
 	Seed     uint64 // root seed of the random streams
+	// Origin is the absolute instant of the run's t = 0, ns since the
+	// Unix epoch: a trace's first arrival (Run sets it from the trace),
+	// 0 for generated arrivals. The store's fixed windows have their
+	// edges at k·W from the epoch on this clock, as in ratesim limiters.
+	Origin int64
 
 	// KeepDepartures keeps every admitted job's departure instant
 	// (Result.Departures, 8 bytes a job), for Result.Rate and for

@@ -34,3 +34,25 @@ func Example() {
 	// tick 2 at 1 s
 	// events: 3 now: 1
 }
+
+// This example parses durations in the one grammar of every flag and
+// YAML key: plain seconds, fractions, units and their sums, and a value
+// finer than 1 ns, refused with the two nearest that fit.
+func ExampleParseDuration() {
+	for _, s := range []string{"0.1", "1/8", "2 s", "1h30m", "1d", "inf", "1.5ns"} {
+		d, err := engine.ParseDuration(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%s = %d ns = %s\n", s, int64(d), engine.FormatDuration(d))
+	}
+	// Output:
+	// 0.1 = 100000000 ns = 100ms
+	// 1/8 = 125000000 ns = 125ms
+	// 2 s = 2000000000 ns = 2s
+	// 1h30m = 5400000000000 ns = 1h30m0s
+	// 1d = 86400000000000 ns = 24h0m0s
+	// inf = 9223372036854775807 ns = inf
+	// "1.5ns" is finer than 1 ns: 1ns or 2ns fit
+}

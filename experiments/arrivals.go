@@ -2,8 +2,11 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
+	"time"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/exact"
@@ -128,4 +131,34 @@ func poissonRate(a ArrivalsSpec) (float64, bool) {
 		return 0, false
 	}
 	return arrivals.PoissonRate(g)
+}
+
+// CountsNote says how a count trace became arrivals, for the input line
+// of every output: "counts per 1m interval, spread even" (the interval
+// written as time.Duration does, without zero trailing units: 1m, 1h,
+// 1m30s, 500ms); "" for a trace of times (or nil).
+func CountsNote(tr *arrivals.Trace, spread string) string {
+	if tr == nil || tr.Interval() <= 0 {
+		return ""
+	}
+	if spread == "" {
+		spread = "even"
+	}
+	d := time.Duration(tr.Interval()).String()
+	if strings.HasSuffix(d, "m0s") {
+		d = strings.TrimSuffix(d, "0s")
+	}
+	if strings.HasSuffix(d, "h0m") {
+		d = strings.TrimSuffix(d, "0m")
+	}
+	return fmt.Sprintf("counts per %s interval, spread %s", d, spread)
+}
+
+// traceInputText is "trace PATH", followed by the CountsNote of a count
+// trace in parentheses.
+func traceInputText(path string, tr *arrivals.Trace, spread string) string {
+	if note := CountsNote(tr, spread); note != "" {
+		return "trace " + path + " (" + note + ")"
+	}
+	return "trace " + path
 }

@@ -33,6 +33,15 @@ type ClientsParams struct {
 	Limit   int64  `yaml:"limit"`   // burst, tokens, or window limit, jobs; >= 1
 	Window  string `yaml:"window"`  // window length of the window limiters, > 0
 	Queue   int    `yaml:"queue"`   // queue of token-shape and leaky-queue, jobs; 0: unbounded; default Limit
+	// Soft and Hard are the throttle's token deficits, exact, 0 <= Soft
+	// <= Hard <= Limit - 1 (defaults (Limit - 1)/2 and Limit - 1); Offset
+	// places fixed windows' edges at Offset + k·W from the Unix epoch on a
+	// trace's clock (from t = 0 for generated arrivals), a time in
+	// [0, Window) (default 0). ratesim limiters and clients read them
+	// alike (FamilyLimits).
+	Soft   string `yaml:"soft"`
+	Hard   string `yaml:"hard"`
+	Offset string `yaml:"offset"`
 
 	Arrivals string        `yaml:"arrivals"`        // poisson, periodic or an arrival spec (open loop)
 	Load     float64       `yaml:"load"`            // λ/R where the arrival spec gives no rate, > 0
@@ -45,7 +54,7 @@ type ClientsParams struct {
 
 	Backoff          string `yaml:"backoff"`            // one of clients.BackoffNames
 	Base             string `yaml:"base"`               // backoff base, > 0 except for none
-	Cap              string `yaml:"cap"`                // backoff cap, >= Base
+	Cap              string `yaml:"cap"`                // backoff cap, >= Base; not given: 10 s, or Base (which Spec writes here) when larger
 	MaxAttempts      int    `yaml:"max_attempts"`       // attempts of a request, >= 1; 0: no bound
 	Deadline         string `yaml:"deadline"`           // give up past this after arrival; 0: none
 	RetryAfter       bool   `yaml:"retry_after"`        // obey the limiter's Retry-After where it gives one
@@ -127,7 +136,7 @@ type ClientsTrace struct {
 // 100 ms, cap 10 s, at most 10 attempts); with a service, one server of
 // concurrency 1 with an unbounded FIFO queue, no timeout.
 func DefaultClientsParams() ClientsParams {
-	p := ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
+	p := ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Offset: "0", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
 		Think: "1", Horizon: "60", Backoff: "exponential", Base: "100ms", Cap: "10s", MaxAttempts: 10, Deadline: "0",
 		RetryAfterJitter: "0", PaceJitter: "0", Buffer: 10, BackfillFraction: 0.5, BackfillMin: 0.05, BackfillMax: 1,
 		BackfillIncrease: 0.05, BackfillDecrease: 0.5, BackfillTarget: "10ms", BackfillInterval: "1s", Bin: "1s", Seed: 1}
@@ -192,39 +201,17 @@ func (p *ClientsParams) misplaced(param, format string, names ...string) error {
 	return &ParamError{Param: param, text: fmt.Sprintf(format, args...)}
 }
 
-// ParseSeconds parses a time exactly: plain seconds as a decimal or a
-// fraction ("60", "0.5", "1/3"), or a number with a unit ("500ms", "1m",
-// "2h", "1.5s", "10us", "1d"). It reports false for anything else.
+// ParseSeconds parses a time exactly in the one duration grammar
+// ([engine.ParseSeconds]): plain seconds as a decimal or a fraction
+// ("60", "0.5", "1/3"), or numbers with units ("500ms", "1h30m", "1.5s",
+// "10us", "1d"). It reports false for anything else, "inf" included.
 func ParseSeconds(s string) (exact.Rat, bool) {
-	t := strings.TrimSpace(s)
-	num, unit := t, exact.Int(1)
-	for _, u := range durationUnits {
-		if strings.HasSuffix(t, u.suffix) {
-			num, unit = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.secs
-			break
-		}
+	secs, inf, err := engine.ParseSeconds(s)
+	if err != nil || inf {
+		return exact.Rat{}, false
 	}
-	r, err := exact.ParseRat(num)
-	if err == nil {
-		r, err = r.Mul(unit)
-	}
+	r, err := exact.ParseRat(secs.RatString())
 	return r, err == nil
-}
-
-// durationUnits are the unit suffixes ParseSeconds accepts, in seconds,
-// longest first so that "ms" is not read as "m" followed by "s".
-var durationUnits = []struct {
-	suffix string
-	secs   exact.Rat
-}{
-	{"ns", exact.NewRat(1, 1_000_000_000)},
-	{"us", exact.NewRat(1, 1_000_000)},
-	{"µs", exact.NewRat(1, 1_000_000)},
-	{"ms", exact.NewRat(1, 1000)},
-	{"s", exact.Int(1)},
-	{"m", exact.Int(60)},
-	{"h", exact.Int(3600)},
-	{"d", exact.Int(86400)},
 }
 
 // seconds parses a time parameter exactly.
@@ -250,11 +237,11 @@ func (p *ClientsParams) span(param, text string, positive bool) (engine.Time, er
 		}
 		return 0, p.bad(param, text, want)
 	}
-	ns, err := secs.Mul(exact.Int(1e9))
-	if err != nil || !ns.IsInt() || !ns.Num().IsInt64() {
-		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years")
+	d, err := engine.SecondsToTime(text, secs.Big())
+	if err != nil {
+		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years: "+err.(*engine.DurationError).Why)
 	}
-	return engine.Time(ns.Num().Int64()), nil
+	return d, nil
 }
 
 // rat parses an exact parameter: a decimal or a fraction p/q.
@@ -303,10 +290,45 @@ func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (LimitersSpec, error) 
 		}
 		s.Queue = p.Queue
 	}
-	s.Hard = exact.Int(p.Limit - 1)
-	s.Soft, _ = s.Hard.Quo(exact.Int(2))
+	if err := p.throttleAndOffset(&s); err != nil {
+		return s, err
+	}
 	s.Seed = p.Seed
 	return s, nil
+}
+
+// throttleAndOffset sets the throttle's deficits and the windows' offset
+// of s from p (defaults where not given), checked against s's limit and
+// window.
+func (p *ClientsParams) throttleAndOffset(s *LimitersSpec) error {
+	var err error
+	s.Hard = exact.Int(p.Limit - 1)
+	if p.given("hard") {
+		if s.Hard, err = p.rat("hard", p.Hard, "tokens of deficit"); err != nil {
+			return err
+		}
+	}
+	if s.Hard.Sign() < 0 || s.Hard.Cmp(exact.Int(p.Limit-1)) > 0 {
+		return p.bad("hard", p.Hard, fmt.Sprintf("a token deficit in [0, %s - 1 = %d]", p.name("limit"), p.Limit-1))
+	}
+	s.Soft, _ = s.Hard.Quo(exact.Int(2))
+	if p.given("soft") {
+		if s.Soft, err = p.rat("soft", p.Soft, "tokens of deficit"); err != nil {
+			return err
+		}
+	}
+	if s.Soft.Sign() < 0 || s.Soft.Cmp(s.Hard) > 0 {
+		return p.bad("soft", p.Soft, fmt.Sprintf("a token deficit in [0, %s %v]", p.name("hard"), s.Hard))
+	}
+	if p.given("offset") {
+		if s.Offset, err = p.seconds("offset", p.Offset); err != nil {
+			return err
+		}
+	}
+	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
+		return p.bad("offset", p.Offset, fmt.Sprintf("an offset in [0, %s %v) s", p.name("window"), s.Window))
+	}
+	return nil
 }
 
 // Spec validates the parameters and returns the specification of the run
@@ -331,13 +353,13 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 				text: fmt.Sprintf("%s %q: %s", p.name("profile"), p.Profile, strings.TrimPrefix(err.Error(), "profiles: "))}
 		}
 		s.Profile = &pr
-		for _, name := range []string{"rate", "limit", "window", "queue"} {
+		for _, name := range []string{"rate", "limit", "window", "queue", "soft", "hard", "offset"} {
 			if p.given(name) {
 				return s, p.misplaced(name, "%s applies to %s only: a %s gives its own parameters", name, "limiter", "profile")
 			}
 		}
 	case p.Design != "":
-		for _, name := range []string{"window", "queue"} {
+		for _, name := range []string{"window", "queue", "soft", "hard", "offset"} {
 			if p.given(name) {
 				return s, p.misplaced(name, "%s applies to %s only: a %s takes %s and %s (its burst)", name, "limiter", "design", "rate", "limit")
 			}
@@ -429,6 +451,9 @@ func (p *ClientsParams) retry(sc *clients.Scenario) error {
 	capT, err := p.span("cap", p.Cap, false)
 	if err != nil {
 		return err
+	}
+	if !p.given("cap") && capT < base {
+		capT, p.Cap = base, p.Base // the default cap is 10 s, or the base when larger
 	}
 	if p.Backoff != "none" && p.Backoff != "constant" && capT < base {
 		return p.bad("cap", p.Cap, fmt.Sprintf("a cap >= %s %v s", p.name("base"), base))
@@ -543,11 +568,12 @@ func (p *ClientsParams) OpenArrivals(ctx context.Context, spec *ClientsSpec) (*A
 	switch {
 	case p.Trace != nil:
 		var err error
-		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: p.traceOptions()}, p.Seed)
+		opt := p.traceOptions()
+		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: opt}, p.Seed)
 		if err != nil {
 			return nil, err
 		}
-		spec.Input = "trace " + p.Trace.Path
+		spec.Input = traceInputText(p.Trace.Path, a.Trace, opt.Spread)
 	case spec.MaxJobs == 0:
 		spec.Input = fmt.Sprintf("%d closed-loop users, think %v s, until %v s", p.Users, float64(spec.Scenario.Think.(clients.Fixed)), spec.Scenario.Horizon.Seconds())
 		return &Arrivals{}, nil

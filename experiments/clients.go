@@ -28,9 +28,12 @@ type ClientsSpec struct {
 	Profile *profiles.Profile
 	// Remote, if not nil, builds the limiter instead: one whose answers
 	// may come late, such as a distributed design of package drl (built
-	// by the caller: experiments does not import drl). RemoteName and
-	// RemoteParams describe it.
-	Remote                   func() (clients.Remote, error)
+	// by the caller: experiments does not import drl), given the
+	// absolute instant of the run's t = 0 (ns since the Unix epoch: a
+	// trace's first arrival; 0 for generated arrivals), so that its fixed
+	// windows follow the trace's clock. RemoteName and RemoteParams
+	// describe it.
+	Remote                   func(origin int64) (clients.Remote, error)
 	RemoteName, RemoteParams string
 	// Scenario is the clients, server and backfill; its Arrivals are
 	// taken from the process given to RunClients (nil for closed-loop
@@ -62,7 +65,7 @@ func (s ClientsSpec) NewLimiter() (buckets.Limiter, error) {
 	if err := ls.Validate(); err != nil {
 		return nil, err
 	}
-	return ls.newLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
+	return ls.NewLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
 }
 
 // LimiterParams describes the limiter of s for humans: a profile's
@@ -221,17 +224,28 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Fixed windows follow a trace's clock, edges at Offset + k·W from the
+	// Unix epoch, as in RunLimiters; generated arrivals keep t = 0 as
+	// their epoch.
+	var origin int64
+	var fromTrace bool
+	if proc != nil {
+		origin, fromTrace, proc = arrivals.PeekOrigin(proc)
+	}
 	if spec.Overload != nil {
 		return runOverload(spec, proc)
 	}
 	var lim clients.Remote
 	if spec.Remote != nil {
-		r, err := spec.Remote()
+		r, err := spec.Remote(origin)
 		if err != nil {
 			return nil, err
 		}
 		lim = r
 	} else {
+		if fromTrace {
+			spec.Limits.Origin = origin
+		}
 		l, err := spec.NewLimiter()
 		if err != nil {
 			return nil, err

@@ -102,9 +102,10 @@ type ClientsDesigns interface {
 	// Remote validates the parameters of design (keys of Params, each a
 	// YAML value) for the run of p (its Rate and Limit are the design's
 	// limit R, B; its Seed the run's) and returns the builder of a fresh
-	// design per run and a description of its parameters. Errors are
-	// *ParamError naming the key.
-	Remote(design string, params map[string]*yaml.Node, p *ClientsParams) (func() (clients.Remote, error), string, error)
+	// design per run (given the run's origin, as ClientsSpec.Remote) and
+	// a description of its parameters. Errors are *ParamError naming the
+	// key.
+	Remote(design string, params map[string]*yaml.Node, p *ClientsParams) (func(origin int64) (clients.Remote, error), string, error)
 }
 
 // clientsPoint is one point of the grid: the parameters and the axis

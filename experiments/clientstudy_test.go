@@ -66,6 +66,7 @@ sweep:
 func TestClientsParamsErrors(t *testing.T) {
 	p := DefaultClientsParams()
 	p.Backoff, p.Cap = "full", "10ms"
+	p.Given = func(k string) bool { return k == "cap" } // a cap not given rises to the base
 	_, err := p.Spec()
 	var pe *ParamError
 	if !errors.As(err, &pe) || pe.Param != "cap" || !errors.Is(err, ErrSpec) || err.Error() != "cap 10ms: want a cap >= base 0.1 s" {

@@ -14,7 +14,8 @@
 //	series.go          the same run sampled over time for figures (RunSeries, Series)
 //	jobs.go            the per-job CSV of a run (JobsHeader)
 //	stats.go           delay statistics: exact nearest-rank quantiles up to
-//	                   ExactQuantileJobs delayed jobs, then DDSketch (Stats, Distribution)
+//	                   ExactQuantileJobs delayed jobs, then a log-linear histogram
+//	                   (one run, HistogramAccuracy) or DDSketch (pooled) (Stats, Distribution)
 //	ci.go              confidence intervals of means and of the split/one ratio
 //	spec.go            the sweep specification: YAML and flags, axes, grids, points,
 //	                   validation with file:line errors (Spec, Point, SpecError)

@@ -180,9 +180,21 @@ func (s LimitersSpec) window() (buckets.WindowParams, error) {
 	return buckets.WindowParams{Limit: s.Limit, Window: s.Window, Offset: s.Offset}.Aligned(s.Origin)
 }
 
-// newLimiter builds the limiter name with the spec's matched parameters.
-// src is the throttle's random source.
-func (s LimitersSpec) newLimiter(name string, src rand.Source) (buckets.Limiter, error) {
+// NewLimiter returns a fresh limiter of the family member name
+// (LimiterNames: token-police, token-shape, leaky-queue, gcra,
+// fixed-window, sliding-log, sliding-counter, throttle) built from the
+// matched parameters of s: Rate and Limit (the bucket (Rate, Limit), the
+// GCRA matched to it, the windows' L), Window, Offset and Origin (fixed
+// windows' edges at Offset + k·Window from the Unix epoch on a trace
+// whose first arrival is at Origin ns), Queue, Soft and Hard. src is the
+// throttle's random source (nil for the others).
+//
+// It is the one path from a limiter's name and parameters to a
+// buckets.Limiter: ratesim limiters, ratesim clients
+// ([ClientsSpec.NewLimiter]) and drl's store (fixed-window) build their
+// limiters through it; parameters are validated by buckets' constructors
+// (errors wrap buckets.ErrParam), an unknown name is a *LimiterError.
+func (s LimitersSpec) NewLimiter(name string, src rand.Source) (buckets.Limiter, error) {
 	win, err := s.window()
 	if err != nil {
 		return nil, err
@@ -216,7 +228,7 @@ func (s LimitersSpec) newEntry(e entry, src rand.Source) (buckets.Limiter, error
 	if e.prof != nil {
 		return e.prof.New(), nil
 	}
-	return s.newLimiter(e.name, src)
+	return s.NewLimiter(e.name, src)
 }
 
 // kind returns what the table and figures need to know of e. A profile is

@@ -124,7 +124,14 @@ func (spec RunSpec) pair() (*systems.Pair, error) {
 // Run stops early, returning ctx.Err(), when ctx is cancelled (checked every
 // 4096 arrivals).
 func Run(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error) {
-	res, _, err := runWith(ctx, spec, proc, newRecorder(jobsOut, spec.Warmup), nil)
+	rec := newRecorder(jobsOut, spec.Warmup)
+	if n := spec.MaxJobs - spec.Warmup; spec.MaxJobs > 0 {
+		// One run of known length: its exact stores at once (a sweep,
+		// which keeps every replication's, lets them grow as needed).
+		rec.one.reserve(n)
+		rec.split.reserve(n)
+	}
+	res, _, err := runWith(ctx, spec, proc, rec, nil)
 	return res, err
 }
 
@@ -140,6 +147,11 @@ func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *reco
 		return Result{}, nil, err
 	}
 	src := &arrivalSource{proc: proc}
+	var jobs systems.Source = src
+	if tf, ok := arrivals.Times(proc); ok {
+		src.times = tf
+		jobs = timeSource{src}
+	}
 	var obs systems.Observer = rec
 	if tap != nil {
 		tap.start(p, rec)
@@ -147,9 +159,9 @@ func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *reco
 	}
 	var n int64
 	if spec.Engine {
-		n, err = systems.Drive(ctx, engine.NewSim(), p, src, spec.MaxJobs, obs)
+		n, err = systems.Drive(ctx, engine.NewSim(), p, jobs, spec.MaxJobs, obs)
 	} else {
-		n, err = systems.Run(ctx, p, src, spec.MaxJobs, obs)
+		n, err = systems.Run(ctx, p, jobs, spec.MaxJobs, obs)
 	}
 	if err != nil {
 		return Result{}, nil, src.wrap(err)
@@ -173,6 +185,28 @@ type arrivalSource struct {
 	lines []int
 	first int64
 	count int64 // jobs handed out
+	// NextTimes: the process as a source of instants, the last batch of
+	// instants (whose first job is number first) and the process's error
+	times    arrivals.TimeFiller
+	batch    []engine.Time
+	timesErr error
+}
+
+// timeSource is an arrivalSource whose process hands over instants alone
+// (a systems.TimeSource).
+type timeSource struct{ *arrivalSource }
+
+func (s timeSource) NextTimes(dst []engine.Time) (int, error) {
+	n, err := s.times.NextTimes(dst)
+	s.lines, s.first, s.batch = s.lines[:0], s.count, dst[:n]
+	s.count += int64(n)
+	if n > 0 {
+		s.cur, s.last = arrivals.Arrival{T: dst[n-1], Sub: -1}, dst[n-1]
+	}
+	if err != nil && err != io.EOF {
+		s.timesErr = err
+	}
+	return n, err
 }
 
 func (s *arrivalSource) Next() (systems.Job, error) {
@@ -225,13 +259,16 @@ func (s *arrivalSource) NextBatch(dst []systems.Job) (int, error) {
 
 // wrap names the arrival's source position in an error of the systems.
 func (s *arrivalSource) wrap(err error) error {
-	if s.failed || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if s.failed || s.timesErr != nil && err == s.timesErr || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	a := s.cur
 	var je *systems.JobError
 	if errors.As(err, &je) && je.ID >= s.first && je.ID < s.first+int64(len(s.lines)) {
 		a.Line = s.lines[je.ID-s.first] // a job of the last batch, not its last
+	}
+	if je != nil && je.ID >= s.first && je.ID < s.first+int64(len(s.batch)) {
+		a.T = s.batch[je.ID-s.first]
 	}
 	if a.Line > 0 {
 		if n, ok := s.proc.(interface{ Name() string }); ok {
@@ -253,7 +290,7 @@ type recorder struct {
 }
 
 func newRecorder(jobsOut io.Writer, warmup int64) *recorder {
-	r := &recorder{one: newDelayStats(), split: newDelayStats(), warmup: warmup}
+	r := &recorder{one: newRunStats(), split: newRunStats(), warmup: warmup}
 	if jobsOut != nil {
 		r.rows = newJobWriter(jobsOut)
 	}
@@ -295,6 +332,35 @@ func (r *recorder) Waits(j systems.Job, node int, scale int64, wa, wb exact.Int1
 	}
 	if r.rows != nil {
 		return r.rows.complete(j.ID, j.T, node, wa, wb, scale)
+	}
+	return nil
+}
+
+// WaitsBatch is the batch path's report of jobs first, first+1, ...
+// (systems.BatchObserver): Waits for each, with the statistics kept a
+// batch at a time.
+func (r *recorder) WaitsBatch(first int64, ts []engine.Time, node0, k int, scale int64, wa, wb []int64) error {
+	if r.one.den == 0 {
+		r.one.setDen(scale)
+		r.split.setDen(scale)
+	}
+	skip := min(max(r.warmup-first, 0), int64(len(wa)))
+	for i := range skip {
+		if wa[i] > 0 {
+			r.grants++
+		}
+		if wb[i] > 0 {
+			r.grants++
+		}
+	}
+	r.grants += r.one.addUnitsBatch(wa[skip:], scale)
+	r.grants += r.split.addUnitsBatch(wb[skip:], scale)
+	if r.rows != nil {
+		for i, t := range ts {
+			if err := r.rows.complete(first+int64(i), t, (node0+i)%k, exact.I128(wa[i]), exact.I128(wb[i]), scale); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -61,10 +61,21 @@ type Spec struct {
 	Replications  int       `yaml:"replications" json:"replications"`                              // independent replications per point, >= 1
 	Seed          uint64    `yaml:"seed" json:"seed"`                                              // root seed (see [CommonSeed])
 	Sweep         Sweep     `yaml:"sweep" json:"sweep"`                                            // the grid; empty: one point
+	// RateExact and BurstExact are r and b exactly when the spec gives a
+	// fraction p/q (rate: 10/13), which Rate and Burst, float64, only
+	// approximate; "" when the shortest decimals of Rate and Burst are
+	// exact. ParseSpec sets them from the keys rate and burst; the YAML
+	// echo writes them beside the float64 values.
+	RateExact  string `yaml:"rate_exact,omitempty" json:"rate_exact,omitempty"`
+	BurstExact string `yaml:"burst_exact,omitempty" json:"burst_exact,omitempty"`
 	// Trace, when set, is a trace file that every replication reads
 	// instead of generated arrivals (Arrivals and Load then do not apply):
 	// its first Warmup + Jobs arrivals, or all of them when it has fewer.
 	Trace *TraceInput `yaml:"trace,omitempty" json:"trace,omitempty"`
+
+	given       map[string]bool // top-level keys the spec file set (ParseSpec)
+	traceJobs   int64           // the trace's jobs (FitTrace); 0 before
+	traceLambda float64         // the trace's mean rate, jobs/s (FitTrace); 0 before
 }
 
 // TraceInput is a trace file read by a sweep (see arrivals.TraceOptions
@@ -112,7 +123,7 @@ type Axis struct {
 
 // axisKind is the type of each sweepable parameter.
 var axisKind = map[string]byte{
-	"load": 'f', "rate": 'f', "burst": 'f', "p": 'f', "q": 'f', "q_rate": 'f', "q_burst": 'f',
+	"load": 'f', "rate": 'x', "burst": 'x', "p": 'f', "q": 'f', "q_rate": 'f', "q_burst": 'f',
 	"k": 'i', "jobs": 'i', "warmup": 'i',
 	"arrivals": 's', "dispatch": 's', "order": 's',
 }
@@ -172,6 +183,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	spec := DefaultSpec()
+	data, fractions := exactFractions(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec); err != nil {
@@ -184,11 +196,21 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	if err := dec.Decode(&rest); err != io.EOF {
 		return nil, &SpecError{File: name, Err: fmt.Errorf("more than one YAML document (%w)", ErrSpec)}
 	}
+	if r, ok := fractions["rate"]; ok {
+		spec.RateExact = r
+	}
+	if b, ok := fractions["burst"]; ok {
+		spec.BurstExact = b
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, yamlError(name, err)
 	}
 	lines := KeyLines(&root, "")
+	spec.given = map[string]bool{}
+	for k := range lines {
+		spec.given[k] = true
+	}
 	if _, ok := lines["k"]; !ok {
 		// k defaults to the length of the share lists.
 		for _, s := range [][]float64{spec.RateShares, spec.BurstShares, spec.TrafficShares} {
@@ -210,6 +232,65 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		return nil, &SpecError{File: name, Err: err}
 	}
 	return &spec, nil
+}
+
+// exactKeys are the top-level keys of a split spec that take an exact
+// number: a decimal, or a fraction p/q that a float64 cannot hold.
+var exactKeys = []string{"rate", "burst"}
+
+// exactFractions returns data with each fraction p/q given to a key of
+// exactKeys replaced, on its own line, by its nearest float64 (so that the
+// decoder fills the float64 field and keeps every line number), and the
+// fractions exactly, by key, reduced ("10/13"). Anything else is left to
+// the decoder, which refuses what is not a number.
+func exactFractions(data []byte) ([]byte, map[string]string) {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil {
+		return data, nil
+	}
+	n := &root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		return data, nil
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(exactKeys, k.Value) || v.Kind != yaml.ScalarNode || !strings.Contains(v.Value, "/") || v.Line < 1 || v.Line > len(lines) {
+			continue
+		}
+		r, err := exact.ParseRat(v.Value)
+		if err != nil || r.Sign() <= 0 {
+			continue
+		}
+		ln, col := lines[v.Line-1], v.Column-1
+		if col < 0 || col >= len(ln) {
+			continue
+		}
+		raw := v.Value
+		if q := ln[col]; q == '"' || q == '\'' {
+			raw = string(q) + v.Value + string(q)
+		}
+		if !bytes.HasPrefix(ln[col:], []byte(raw)) {
+			continue
+		}
+		f := strconv.FormatFloat(r.Float64(), 'g', -1, 64)
+		lines[v.Line-1] = slices.Concat(ln[:col], []byte(f), ln[col+len(raw):])
+		out[k.Value] = r.String()
+	}
+	return bytes.Join(lines, nil), out
+}
+
+// ratOf returns a rate or burst exactly: text (a fraction) when set,
+// else the shortest decimal of x.
+func ratOf(x float64, text string) (exact.Rat, error) {
+	if text != "" {
+		return exact.ParseRat(text)
+	}
+	return exact.FromFloat64(x)
 }
 
 // SplitModel is the model of [Spec]: a token bucket and its split.
@@ -459,6 +540,16 @@ func parseAxisValue(kind byte, s string, scalar bool) (any, error) {
 		}
 		return float64(n), nil
 	}
+	if kind == 'x' && strings.Contains(s, "/") {
+		r, err := exact.ParseRat(s)
+		if err != nil || r.Sign() <= 0 {
+			return nil, fmt.Errorf("%q is not a number > 0: want a decimal or a fraction p/q", s)
+		}
+		if d, err := exact.FromFloat64(r.Float64()); err == nil && d.Cmp(r) == 0 {
+			return r.Float64(), nil // a decimal after all (7/2 is 3.5)
+		}
+		return Fraction{Exact: r.String(), Float: r.Float64()}, nil
+	}
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a number", s)
@@ -506,12 +597,25 @@ func (s Sweep) MarshalYAML() (any, error) {
 	return seq, nil
 }
 
+// Fraction is a value of a rate or burst axis given as a fraction p/q
+// that a float64 cannot hold: its exact text, reduced ("10/13"), and its
+// nearest float64. Its JSON and YAML are the exact text.
+type Fraction struct {
+	Exact string
+	Float float64
+}
+
+// MarshalJSON writes the exact text as a JSON string.
+func (f Fraction) MarshalJSON() ([]byte, error) { return json.Marshal(f.Exact) }
+
 func formatAxisValue(v any) string {
 	switch x := v.(type) {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
 		return x
+	case Fraction:
+		return x.Exact
 	}
 	panic(fmt.Sprintf("experiments: axis value %v of type %T", v, v))
 }
@@ -578,12 +682,23 @@ func (s *Sweep) UnmarshalJSON(data []byte) error {
 					a.Values = append(a.Values, v)
 				}
 			} else {
-				var vs []float64
+				var vs []any // numbers, and fractions as strings
 				if err := dec.Decode(&vs); err != nil {
 					return err
 				}
 				for _, v := range vs {
-					a.Values = append(a.Values, v)
+					switch x := v.(type) {
+					case float64:
+						a.Values = append(a.Values, x)
+					case string:
+						f, err := parseAxisValue(kind, x, true)
+						if _, ok := f.(Fraction); err != nil || !ok {
+							return fmt.Errorf("experiments: sweep %s: %q is not a number", name, x)
+						}
+						a.Values = append(a.Values, f)
+					default:
+						return fmt.Errorf("experiments: sweep %s: %v is not a number", name, v)
+					}
 				}
 			}
 			g = append(g, a)
@@ -684,40 +799,52 @@ func (s *Spec) NumPoints() int {
 
 // Point is one point of a sweep: every parameter of its replications.
 type Point struct {
-	Index         int         `json:"point"`                    // 0-based, in sweep order
-	Grid          int         `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
-	Arrivals      string      `json:"arrivals"`                 // arrival spec (arrivals.SpecHelp)
-	Load          float64     `json:"load"`                     // ρ = λ/r
-	Rate          float64     `json:"rate_tokens_per_s"`        // r
-	Burst         float64     `json:"burst_tokens"`             // b
-	K             int         `json:"k"`                        // sub-buckets
-	RateShares    []float64   `json:"rate_shares"`              // q_l
-	BurstShares   []float64   `json:"burst_shares"`             // q^b_l
-	TrafficShares []float64   `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
-	Dispatch      string      `json:"dispatch"`
-	Order         string      `json:"order"`
-	Jobs          int64       `json:"jobs"`   // measured jobs per replication
-	Warmup        int64       `json:"warmup"` // warm-up jobs per replication
-	Replications  int         `json:"replications"`
-	trace         *TraceInput // the spec's trace, or nil for generated arrivals
+	Index         int       `json:"point"`                    // 0-based, in sweep order
+	Grid          int       `json:"grid"`                     // the grid of the sweep it belongs to, 0-based
+	Arrivals      string    `json:"arrivals"`                 // arrival spec (arrivals.SpecHelp)
+	Load          float64   `json:"load"`                     // ρ = λ/r
+	Rate          float64   `json:"rate_tokens_per_s"`        // r
+	Burst         float64   `json:"burst_tokens"`             // b
+	K             int       `json:"k"`                        // sub-buckets
+	RateShares    []float64 `json:"rate_shares"`              // q_l
+	BurstShares   []float64 `json:"burst_shares"`             // q^b_l
+	TrafficShares []float64 `json:"traffic_shares,omitempty"` // p_l: weighted, random (= q_l) and rr (1/k); nil for least-loaded
+	Dispatch      string    `json:"dispatch"`
+	Order         string    `json:"order"`
+	Jobs          int64     `json:"jobs"`   // measured jobs per replication
+	Warmup        int64     `json:"warmup"` // warm-up jobs per replication
+	Replications  int       `json:"replications"`
+	// RateExact and BurstExact are r and b exactly when given as a
+	// fraction p/q (see Spec.RateExact); "" otherwise.
+	RateExact  string      `json:"rate_exact,omitempty"`
+	BurstExact string      `json:"burst_exact,omitempty"`
+	trace      *TraceInput // the spec's trace, or nil for generated arrivals
+	// traceLambda is the trace's mean rate, jobs/s, once Spec.FitTrace
+	// has read it; 0 otherwise.
+	traceLambda float64
 }
 
 // Lambda returns the mean arrival rate λ, jobs/s: ρ·r for an arrival spec
 // whose processes take the default rate (such as "poisson"), the mean rate
-// its parameters give otherwise; NaN for a trace (and an invalid spec).
+// its parameters give otherwise; for a trace, its mean rate once
+// [Spec.FitTrace] has read it, NaN before (and for an invalid spec).
 func (p *Point) Lambda() float64 {
-	r, err := exact.FromFloat64(p.Rate)
+	if p.trace != nil && p.traceLambda > 0 {
+		return p.traceLambda
+	}
+	r, err := ratOf(p.Rate, p.RateExact)
 	if err != nil || p.trace != nil {
 		return math.NaN()
 	}
 	return meanRate(ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: r})
 }
 
-// One returns the one bucket (r, b), exactly: each float64 parameter
-// stands for its shortest decimal (exact.FromFloat64).
+// One returns the one bucket (r, b), exactly: RateExact and BurstExact
+// where set (fractions p/q), else each float64 parameter stands for its
+// shortest decimal (exact.FromFloat64).
 func (p *Point) One() (buckets.Params, error) {
-	r, err1 := exact.FromFloat64(p.Rate)
-	b, err2 := exact.FromFloat64(p.Burst)
+	r, err1 := ratOf(p.Rate, p.RateExact)
+	b, err2 := ratOf(p.Burst, p.BurstExact)
 	if err := errors.Join(err1, err2); err != nil {
 		return buckets.Params{}, fmt.Errorf("experiments: point %d: %w (%w)", p.Index, err, buckets.ErrParam)
 	}
@@ -891,10 +1018,22 @@ const shareTolerance = 1e-9
 // spec's fields.
 func (s *Spec) point(vals map[string]any) (Point, error) {
 	p := Point{Arrivals: s.Arrivals, Load: s.Load, Rate: s.Rate, Burst: s.Burst, K: s.K,
-		Dispatch: s.Dispatch, Order: s.Order, Jobs: s.Jobs, Warmup: s.Warmup, Replications: s.Replications, trace: s.Trace}
+		Dispatch: s.Dispatch, Order: s.Order, Jobs: s.Jobs, Warmup: s.Warmup, Replications: s.Replications, trace: s.Trace,
+		RateExact: s.RateExact, BurstExact: s.BurstExact, traceLambda: s.traceLambda}
 	f := func(name string, dst *float64) {
 		if v, ok := vals[name]; ok {
-			*dst = v.(float64)
+			text := "" // a decimal axis value: a float64's shortest decimal
+			if f, ok := v.(Fraction); ok {
+				*dst, text = f.Float, f.Exact
+			} else {
+				*dst = v.(float64)
+			}
+			switch name {
+			case "rate":
+				p.RateExact = text
+			case "burst":
+				p.BurstExact = text
+			}
 		}
 	}
 	i := func(name string, dst *int64) {
@@ -918,6 +1057,12 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 	str("arrivals", &p.Arrivals)
 	str("dispatch", &p.Dispatch)
 	str("order", &p.Order)
+	if p.trace != nil && s.traceJobs > 0 { // a jobs or warmup axis over a fitted trace
+		if p.Warmup >= s.traceJobs {
+			return p, specErr("sweep.warmup", "%d, want fewer than the trace's %d jobs", p.Warmup, s.traceJobs)
+		}
+		p.Jobs = min(p.Jobs, s.traceJobs-p.Warmup) // the jobs actually measured
+	}
 
 	field := func(name string) string {
 		if _, ok := vals[name]; ok {
@@ -931,8 +1076,16 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 	if !(p.Rate > 0) || math.IsInf(p.Rate, 0) {
 		return p, specErr(field("rate"), "%v, want a finite rate > 0 tokens/s", p.Rate)
 	}
-	if _, err := exact.FromFloat64(p.Rate); err != nil {
+	if _, err := ratOf(p.Rate, p.RateExact); err != nil {
 		return p, specErr(field("rate"), "%v: %v", p.Rate, err)
+	}
+	for _, x := range []struct {
+		name, text string
+		f          float64
+	}{{"rate", p.RateExact, p.Rate}, {"burst", p.BurstExact, p.Burst}} {
+		if r, err := exact.ParseRat(x.text); x.text != "" && (err != nil || r.Float64() != x.f) {
+			return p, specErr(x.name+"_exact", "%q, want the exact value of %s = %v, a decimal or a fraction p/q", x.text, x.name, x.f)
+		}
 	}
 	if s.Trace != nil {
 		for _, name := range []string{"arrivals", "load"} {
@@ -1115,7 +1268,11 @@ func SpecWarnings(s *Spec) []string {
 		pts = nil // the spec is refused elsewhere; warn from its own values
 	}
 	const shortWhy = "their 95%% confidence intervals may cover much less (a 200-job replication without warm-up covers about 81%%); use jobs >= %d and a warm-up of a tenth of that"
-	isShort := func(jobs, warmup int64) bool { return jobs < ShortReplicationJobs || warmup == 0 }
+	// A trace study measures its trace, whole by default: the trace
+	// warning below, not this one, is about its intervals.
+	isShort := func(jobs, warmup int64) bool {
+		return s.Trace == nil && (jobs < ShortReplicationJobs || warmup == 0)
+	}
 	var short []*Point
 	for i := range pts {
 		if isShort(pts[i].Jobs, pts[i].Warmup) {

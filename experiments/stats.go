@@ -64,12 +64,21 @@ type delayStats struct {
 	max        exact.Rat
 	vals       []float64 // positive delays, seconds, while exact
 	sketch     *ddsketch.DDSketch
+	hist       *logHist // a run's positive delays beyond ExactQuantileJobs (useHist)
+	useHist    bool     // one run's statistics: beyond ExactQuantileJobs, a logHist rather than a sketch
+	mixed      bool     // a logHist was merged into the sketch
 	err        error
 	summary    bool    // count, total and maximum only: no quantiles, O(1) memory
 	scaleNs    float64 // den·1e9 as a float64 when it is exact (<= 2^53), for addUnits; 0 otherwise
 }
 
 func newDelayStats() *delayStats { return &delayStats{} }
+
+// newRunStats returns the statistics of one run: beyond
+// ExactQuantileJobs delayed jobs they keep a [logHist] of
+// [HistogramAccuracy], cheaper per job than the sketch, rather than a
+// DDSketch.
+func newRunStats() *delayStats { return &delayStats{useHist: true} }
 
 // setDen fixes the denominator of the exact total.
 func (s *delayStats) setDen(d int64) {
@@ -151,16 +160,61 @@ func (s *delayStats) toBig(w exact.Rat) {
 }
 
 func (s *delayStats) addValue(x float64) {
+	if s.hist != nil {
+		s.hist.add(x)
+		return
+	}
+	if s.sketch == nil && len(s.vals) < ExactQuantileJobs {
+		s.store(x)
+		return
+	}
+	if !s.useHist {
+		s.addPooled(x)
+		return
+	}
+	s.hist = &logHist{}
+	for _, v := range s.vals {
+		s.hist.add(v)
+	}
+	s.vals = nil
+	s.hist.add(x)
+}
+
+// reserve makes room for n exact values at once (at most
+// ExactQuantileJobs), so that the store does not grow by copies: for a
+// run whose number of jobs is known. Memory the kernel has not handed
+// over yet is only touched as values come.
+func (s *delayStats) reserve(n int64) {
+	n = min(n, ExactQuantileJobs)
+	if s.sketch == nil && s.hist == nil && int64(cap(s.vals)) < n {
+		v := make([]float64, len(s.vals), n)
+		copy(v, s.vals)
+		s.vals = v
+	}
+}
+
+// store keeps x among the exact values (fewer than ExactQuantileJobs).
+func (s *delayStats) store(x float64) {
+	if len(s.vals) == cap(s.vals) {
+		// Double (append grows large slices by 1.25, which copies five
+		// times the final size in all).
+		v := make([]float64, len(s.vals), max(1024, 2*cap(s.vals)))
+		copy(v, s.vals)
+		s.vals = v
+	}
+	s.vals = append(s.vals, x)
+}
+
+// addPooled adds x to pooled statistics (see merge): exactly while they
+// hold at most ExactQuantileJobs values, in a DDSketch beyond.
+func (s *delayStats) addPooled(x float64) {
+	if s.hist != nil {
+		s.hist.add(x)
+		return
+	}
 	if s.sketch == nil {
 		if len(s.vals) < ExactQuantileJobs {
-			if len(s.vals) == cap(s.vals) {
-				// Double (append grows large slices by 1.25, which
-				// copies five times the final size in all).
-				v := make([]float64, len(s.vals), max(1024, 2*cap(s.vals)))
-				copy(v, s.vals)
-				s.vals = v
-			}
-			s.vals = append(s.vals, x)
+			s.store(x)
 			return
 		}
 		s.sketch = newSketch()
@@ -170,6 +224,100 @@ func (s *delayStats) addValue(x float64) {
 		s.vals = nil
 	}
 	s.sketchAdd(x)
+}
+
+// addUnitsBatch records the waits ws of a batch of jobs, in units of
+// 1/den ns (<= 0: no wait; each below 2^62): addUnits for each, with the
+// zeros counted inline, the total and the maximum updated once, and the
+// values stored or counted in a loop of their own. It returns the number
+// of positive waits.
+func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
+	if s.sumBig != nil || s.den != den {
+		d := s.delayed
+		for _, w := range ws {
+			s.addUnits(exact.I128(w), den)
+		}
+		return s.delayed - d
+	}
+	sum, mx, delayed := s.sum, int64(0), int64(0)
+	sc := s.scaleNs
+	// The fast loops below take waits <= 2^53 and batches of at most
+	// 1024: their sum fits a uint64 (acc), added to the total once.
+	fast := sc > 0 && !s.summary && len(ws) <= 1024
+	var acc uint64
+	i := 0
+	if fast && s.hist == nil && s.sketch == nil {
+		// The exact store, while it has room without growing.
+		vals := s.vals
+		for ; i < len(ws); i++ {
+			w := ws[i]
+			if w <= 0 {
+				continue
+			}
+			if len(vals) == cap(vals) || w > 1<<53 {
+				break
+			}
+			delayed++
+			acc += uint64(w)
+			mx = max(mx, w)
+			vals = append(vals, float64(w)/sc) // both operands exact float64 values: one rounding
+		}
+		s.vals = vals
+	}
+	if h := s.hist; fast && h != nil && h.counts != nil {
+		// The histogram: a shift and an increment while a value falls in
+		// a bin already allocated.
+		lo, counts, added := h.lo, h.counts, int64(0)
+		for ; i < len(ws); i++ {
+			w := ws[i]
+			if w <= 0 {
+				continue
+			}
+			if w > 1<<53 {
+				break
+			}
+			x := float64(w) / sc
+			delayed++
+			acc += uint64(w)
+			mx = max(mx, w)
+			if j := int(math.Float64bits(x)>>histShift) - lo; uint(j) < uint(len(counts)) {
+				counts[j]++
+				added++
+				continue
+			}
+			h.add(x) // a new bin: the counts grow
+			lo, counts = h.lo, h.counts
+		}
+		h.n += added
+	}
+	half := int64(acc >> 1) // acc <= 2^63: in two int64 halves
+	sum = sum.Add64(half).Add64(half).Add64(int64(acc & 1))
+	for ; i < len(ws); i++ {
+		w := ws[i]
+		if w <= 0 {
+			continue
+		}
+		delayed++
+		sum = sum.Add64(w)
+		mx = max(mx, w)
+		switch {
+		case s.summary:
+		case sc > 0 && w <= 1<<53:
+			s.addValue(float64(w) / sc)
+		default:
+			s.addValue(exact.Frac(exact.I128(w), den).QuoFloat64(1e9))
+		}
+	}
+	s.n += int64(len(ws))
+	s.delayed += delayed
+	s.sum = sum
+	if mx > 0 {
+		num := exact.I128(mx)
+		if m := s.max; m.Sign() == 0 || m.Den() == den && m.Num().Less(num) || m.Den() != den && m.Cmp(exact.Frac(num, den)) < 0 {
+			s.max = exact.Frac(num, den)
+		}
+	}
+	return delayed
 }
 
 func newSketch() *ddsketch.DDSketch {
@@ -200,7 +348,14 @@ func (s *delayStats) merge(o *delayStats) {
 	if s.max.Cmp(o.max) < 0 {
 		s.max = o.max
 	}
-	if o.sketch != nil {
+	if s.sketch != nil || o.sketch != nil {
+		// A histogram meets a sketch: the histogram's bins go into the
+		// sketch at their middles, so the errors add up (see mixed).
+		if s.hist != nil {
+			s.sketch = newSketch()
+			s.histIntoSketch(s.hist)
+			s.hist = nil
+		}
 		for _, v := range s.vals {
 			if s.sketch == nil {
 				s.sketch = newSketch()
@@ -210,14 +365,50 @@ func (s *delayStats) merge(o *delayStats) {
 		s.vals = nil
 		if s.sketch == nil {
 			s.sketch = o.sketch.Copy()
-		} else if err := s.sketch.MergeWith(o.sketch); err != nil && s.err == nil {
-			s.err = err
+		} else if o.sketch != nil {
+			if err := s.sketch.MergeWith(o.sketch); err != nil && s.err == nil {
+				s.err = err
+			}
+		}
+		if o.hist != nil {
+			s.histIntoSketch(o.hist)
+		}
+		for _, v := range o.vals {
+			s.sketchAdd(v)
+		}
+		s.mixed = s.mixed || o.mixed
+		return
+	}
+	if o.hist != nil && s.hist == nil {
+		s.hist = &logHist{}
+		for _, v := range s.vals {
+			s.hist.add(v)
+		}
+		s.vals = nil
+	}
+	if s.hist != nil {
+		if o.hist != nil {
+			s.hist.merge(o.hist)
+		}
+		for _, v := range o.vals {
+			s.hist.add(v)
 		}
 		return
 	}
 	for _, v := range o.vals {
-		s.addValue(v)
+		s.addPooled(v)
 	}
+}
+
+// histIntoSketch adds the values counted in h to s.sketch, each bin's at
+// its middle.
+func (s *delayStats) histIntoSketch(h *logHist) {
+	h.each(func(mid float64, c int64) {
+		if err := s.sketch.AddWithCount(mid, float64(c)); err != nil && s.err == nil {
+			s.err = fmt.Errorf("experiments: delay %v s cannot be kept in the quantile sketch: %w", mid, err)
+		}
+	})
+	s.mixed = true
 }
 
 // totalRat returns the exact total in nanoseconds.
@@ -260,6 +451,10 @@ func (s *delayStats) quantiles(permilles ...int64) []float64 {
 			continue // 0
 		}
 		k := int(r - zeros - 1) // 0-based among the positive delays
+		if s.hist != nil {
+			out[i] = math.Min(s.hist.at(int64(k)), s.max.QuoFloat64(1e9))
+			continue
+		}
 		if s.sketch == nil {
 			out[i] = selectKth(s.vals, lo, k)
 			lo = k
@@ -323,7 +518,12 @@ func selectKth(xs []float64, lo, k int) float64 {
 
 func (s *delayStats) stats() Stats {
 	st := Stats{Jobs: s.n, Delayed: s.delayed, Quantiles: "exact"}
-	if s.sketch != nil {
+	switch {
+	case s.hist != nil:
+		st.Quantiles = fmt.Sprintf("log-linear histogram, relative accuracy %g", HistogramAccuracy)
+	case s.sketch != nil && s.mixed:
+		st.Quantiles = fmt.Sprintf("ddsketch over a log-linear histogram, relative accuracy %g", RelativeAccuracy+HistogramAccuracy+RelativeAccuracy*HistogramAccuracy)
+	case s.sketch != nil:
 		st.Quantiles = fmt.Sprintf("ddsketch, relative accuracy %g", RelativeAccuracy)
 	}
 	total := s.totalRat()
@@ -357,7 +557,14 @@ func (s *delayStats) distribution() Distribution {
 		d.X = append(d.X, 0)
 		d.P = append(d.P, float64(zeros)/float64(s.n))
 	}
-	if s.sketch == nil {
+	if s.hist != nil {
+		cum := zeros
+		s.hist.each(func(mid float64, c int64) {
+			cum += c
+			d.X = append(d.X, math.Min(mid, s.max.QuoFloat64(1e9)))
+			d.P = append(d.P, float64(cum)/float64(s.n))
+		})
+	} else if s.sketch == nil {
 		slices.Sort(s.vals)
 		step := max(1, len(s.vals)/2000)
 		for i := step - 1; i < len(s.vals); i += step {
@@ -405,4 +612,82 @@ func (s *delayStats) distribution() Distribution {
 // last P is 1). X[0] = 0 when some job was not delayed.
 type Distribution struct {
 	X, P []float64
+}
+
+// HistogramAccuracy is the relative accuracy of the delay quantiles of a
+// run that delayed more than [ExactQuantileJobs] jobs in one system: its
+// delays beyond are counted in a [logHist], whose bins are 2^-7 wide
+// relative to their lower end, and a quantile is reported at its bin's
+// middle (at most the exact maximum), so a reported quantile q̂ of a true
+// quantile q > 0 satisfies |q̂ - q| <= 2^-8·q.
+const HistogramAccuracy = 1.0 / 256
+
+// histShift keeps the sign, the exponent and the 7 leading bits of the
+// significand of a float64: a positive value's bin in a logHist.
+const histShift = 52 - 7
+
+// logHist counts positive float64 values (seconds) in log-linear bins:
+// bin i holds [x_i, x_{i+1}) where x_i is the float64 of bits i<<45, so
+// each power of two is cut into 128 equal bins (relative width at most
+// 2^-7). Finding a value's bin is a shift, with no logarithm, and the
+// counts take 8 bytes per bin between the smallest and the largest value
+// kept (128 bins per factor of two: about 60 KiB from 1 ns to 1000 years).
+// The zero value is an empty histogram.
+type logHist struct {
+	lo     int     // the bin of counts[0]
+	counts []int64 // counts[i]: values in bin lo + i
+	n      int64
+}
+
+func (h *logHist) add(x float64) { h.addCount(int(math.Float64bits(x)>>histShift), 1) }
+
+func (h *logHist) addCount(i int, c int64) {
+	if h.counts == nil {
+		h.lo, h.counts = i, make([]int64, 1, 64)
+	}
+	if i < h.lo {
+		grown := make([]int64, len(h.counts)+h.lo-i, cap(h.counts)+h.lo-i)
+		copy(grown[h.lo-i:], h.counts)
+		h.lo, h.counts = i, grown
+	}
+	for i-h.lo >= len(h.counts) {
+		h.counts = append(h.counts, 0)
+	}
+	h.counts[i-h.lo] += c
+	h.n += c
+}
+
+func (h *logHist) merge(o *logHist) {
+	for j, c := range o.counts {
+		if c > 0 {
+			h.addCount(o.lo+j, c)
+		}
+	}
+}
+
+// binMid returns the middle of bin i.
+func binMid(i int) float64 {
+	lo, hi := math.Float64frombits(uint64(i)<<histShift), math.Float64frombits(uint64(i+1)<<histShift)
+	return lo + (hi-lo)/2
+}
+
+// at returns the k-th smallest value kept (0-based), as its bin's middle.
+func (h *logHist) at(k int64) float64 {
+	for j, c := range h.counts {
+		if k < c {
+			return binMid(h.lo + j)
+		}
+		k -= c
+	}
+	return math.NaN() // k >= n: not called so
+}
+
+// each calls f with every non-empty bin's middle and count, in increasing
+// order.
+func (h *logHist) each(f func(mid float64, c int64)) {
+	for j, c := range h.counts {
+		if c > 0 {
+			f(binMid(h.lo+j), c)
+		}
+	}
 }

@@ -93,7 +93,7 @@ func (p *Point) ArrivalsSpec() ArrivalsSpec {
 	if p.trace != nil {
 		return ArrivalsSpec{Trace: p.trace.Path, TraceOptions: p.trace.Options()}
 	}
-	rate, err := exact.FromFloat64(p.Rate)
+	rate, err := ratOf(p.Rate, p.RateExact)
 	if err != nil {
 		panic(err) // points are validated when enumerated
 	}

@@ -295,8 +295,9 @@ func (a *args) float(key string, lo float64, open bool) float64 {
 	return x
 }
 
-// duration returns the value of key as a duration in nanoseconds, written
-// as Go writes durations ("1s", "100ms", "1.5m", "0.05s"), which must lie
+// duration returns the value of key as a duration in nanoseconds, in the
+// one duration grammar of [engine.ParseDuration] ("1s", "100ms", "1.5m",
+// "0.05", "1/8"), which must lie
 // in [lo, hi]. "inf" is accepted when inf is set and returns
 // [engine.Forever].
 func (a *args) duration(key string, lo, hi engine.Time, inf bool) engine.Time {
@@ -304,8 +305,11 @@ func (a *args) duration(key string, lo, hi engine.Time, inf bool) engine.Time {
 	if inf && (s == "inf" || s == "Inf" || s == "forever") {
 		return engine.Forever
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || engine.Time(d) < lo || engine.Time(d) > hi {
+	d, err := engine.ParseDuration(s)
+	if err == nil && d == engine.Forever && inf {
+		return engine.Forever
+	}
+	if err != nil || d == engine.Forever || d < lo || d > hi {
 		want := fmt.Sprintf("a duration such as 1s or 100ms, >= %v s", lo)
 		if inf {
 			want += ", or inf"
@@ -313,7 +317,7 @@ func (a *args) duration(key string, lo, hi engine.Time, inf bool) engine.Time {
 		a.fail(key, want)
 		return lo
 	}
-	return engine.Time(d)
+	return d
 }
 
 // seconds returns the value of key, a decimal number of seconds, exactly
@@ -382,8 +386,8 @@ func (p Profile) Delays() bool {
 		if s == "inf" || s == "Inf" || s == "forever" {
 			return true
 		}
-		d, err := time.ParseDuration(s)
-		return err == nil && d >= tick
+		d, err := engine.ParseDuration(s)
+		return err == nil && d >= engine.Time(tick)
 	}
 	switch p.Name {
 	case "xrate":

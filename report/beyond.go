@@ -147,7 +147,7 @@ func sectionDRL(ctx context.Context, d *doc) error {
 	rows := []row{{"one", "", base}, {"static", "", base}, {"store", "round trip 1 ms", base}}
 	for _, T := range []string{"10ms", "100ms", "1s", "10s"} {
 		sp := base
-		p, err := arrivals.ParseDuration(T)
+		p, err := engine.ParseDuration(T)
 		if err != nil {
 			return err
 		}

@@ -104,6 +104,67 @@ type Check struct {
 	hasSlack  bool
 	scratch   []buckets.GD1
 	finishes  []exact.Int128
+	left      []int64 // N_l(last), for lowerBound
+}
+
+// lowerBound returns a lower bound of D = S^(k) - S over (x0, x1], from
+// S^(k)(x0) = sk0, S(x0) = s0, N(x0) = nOne and N_l(x0) = left[l], with
+// n arrivals in [x0, x1] (admitted: the buckets' states are read at x1),
+// all exact in units, and Σ r_l = r (x0 is "last" below):
+//
+//   - D has slope Σ N_l - N, where N <= N(last) + n (an arrival adds one
+//     waiting job at most) and N_l >= N_l(last) - (floor(L·r_l) + 1) over
+//     an interval of length L (sub-bucket l grants at most that many
+//     tokens in L), so D >= D(last) + L·min(0, Σ_l max(0, N_l(last) -
+//     floor(L·r_l) - 1) - N(last) - n);
+//   - when every bucket has more jobs waiting at last than it can grant in
+//     L (N(last) >= floor(L·r) + 2, N_l(last) >= floor(L·r_l) + 2), every
+//     bucket stays busy: an arrival adds one waiting job to each side, the
+//     one bucket grants at least floor(L'·r) tokens in any L' <= L and the
+//     split at most Σ_l (floor(L'·r_l) + 1) <= floor(L'·r) + k + 1, so
+//     the slope is at least Σ N_l(last) - N(last) - k - 1 (with no
+//     arrival the sub-buckets need not stay busy);
+//   - S and S^(k) never decrease: D >= S^(k)(last) - S(x1).
+//
+// It returns the largest of the three.
+func (c *Check) lowerBound(x0, x1, sk0, s0 exact.Int128, nOne int64, left []int64, n int64) exact.Int128 {
+	bound := c.slopeBound(x0, x1, sk0, s0, nOne, left, n)
+	if b2 := sk0.Sub(c.one.State().Accrued(x1)); bound.Less(b2) {
+		bound = b2
+	}
+	return bound
+}
+
+// slopeBound is lowerBound's bound from the slope of D (the first two).
+func (c *Check) slopeBound(x0, x1, sk0, s0 exact.Int128, nOne int64, left []int64, n int64) exact.Int128 {
+	l := x1.Sub(x0)
+	low, sum := int64(0), int64(0)
+	busy := true // every bucket keeps a job waiting all through
+	for i, b := range c.subs {
+		g, _ := l.DivMod(b.State().Token)
+		rest := left[i] - g.Int64() - 1
+		if !g.IsInt64() {
+			rest = 0
+		}
+		low += max(rest, 0)
+		sum += left[i]
+		busy = busy && (n == 0 || rest >= 1)
+	}
+	g, _ := l.DivMod(c.one.State().Token)
+	busy = busy && g.IsInt64() && nOne-g.Int64()-1 >= 1
+	slope := low - nOne - n
+	if busy {
+		slope = max(slope, sum-nOne-int64(len(c.subs))-1)
+	}
+	bound := sk0.Sub(s0)
+	if slope < 0 {
+		drop, ok := l.Mul64OK(-slope)
+		if !ok {
+			return exact.I128(-1)
+		}
+		bound = bound.Sub(drop)
+	}
+	return bound
 }
 
 // NewCheck returns a check of one against subs. Every bucket must use one
@@ -247,6 +308,12 @@ func (c *Check) Finish() {
 
 // verify checks (last, x1] and moves last to x1.
 func (c *Check) verify(x1 exact.Int128) {
+	// Before the one bucket delays a job, S = 0: Theorem 2 cannot bind,
+	// and Lemma 1 is certified as below.
+	if !c.started && c.equal && c.lemmaOK {
+		c.last = x1
+		return
+	}
 	// The cheapest certificate first: S(x1) is at most the total wait of
 	// the jobs arrived so far, which needs no division.
 	if c.equal && c.lemmaOK && c.certified(c.one.TotalWait()) {
@@ -291,14 +358,28 @@ func (c *Check) certified(s0 exact.Int128) bool {
 	return c.hasSlack && d.Sign() >= 0 && !d.Less(c.slack)
 }
 
+// slackHolds reports whether D >= bound on an interval proves that it
+// holds no violation and no smaller slack than the one already found.
+func (c *Check) slackHolds(bound exact.Int128) bool {
+	return c.hasSlack && bound.Sign() >= 0 && !bound.Less(c.slack)
+}
+
 func (c *Check) theorem(one buckets.GD1, x1 exact.Int128) (walked bool) {
 	if c.certified(one.Accrued(x1)) {
 		return false
 	}
 	subs := c.states()
+	// Before walking, bounds of D = S^(k) - S on the interval from the
+	// state at last (see lowerBound): under overload both S and S^(k) grow
+	// fast and the S^(k) of the last evaluation soon falls below any S.
+	if c.hasSlack && c.slackHolds(c.boundFrom(one, subs, c.last, x1)) {
+		return false
+	}
 	// Candidates: the one bucket's grants in (last, x1), then x1. With n
 	// jobs waiting at last, the grants are at LastGrant - i·(1/r) for
-	// i = n - 1, ..., 0.
+	// i = n - 1, ..., 0. After each, the rest of the interval, or a stretch
+	// of it over which the one bucket stays busy, may be certified by the
+	// bounds; the walk then goes on from its end.
 	n := one.Waiting(c.last)
 	for i := n - 1; i >= -1; i-- {
 		x := x1
@@ -312,8 +393,36 @@ func (c *Check) theorem(one buckets.GD1, x1 exact.Int128) (walked bool) {
 		if x == x1 || c.certified(one.Accrued(x1)) {
 			return true
 		}
+		if !c.hasSlack || i < 3 {
+			continue
+		}
+		if c.slackHolds(c.boundFrom(one, subs, x, x1)) {
+			return true
+		}
+		// i jobs wait after the grant at x: the one bucket stays busy
+		// over (x, y] with y = x + (i - 2)/r, and the grants in it are
+		// those of i - 1, ..., 2 (y the last of them).
+		y, ok := one.Token.Mul64OK(i - 2)
+		if y = x.Add(y); ok && y.Less(x1) && c.slackHolds(c.boundFrom(one, subs, x, y)) {
+			i = 2 // the next candidate is the grant after y, i = 1
+		}
 	}
 	return true
+}
+
+// boundFrom returns lowerBound over (x0, x1] with no arrival in it, from
+// the states at x0 (one and subs, read at an instant <= x0).
+func (c *Check) boundFrom(one buckets.GD1, subs []buckets.GD1, x0, x1 exact.Int128) exact.Int128 {
+	sk := exact.Int128{}
+	c.left = c.left[:0]
+	for _, g := range subs {
+		sk = sk.Add(g.Accrued(x0))
+		c.left = append(c.left, g.Waiting(x0))
+	}
+	if c.skLow.Less(sk) {
+		c.skLow = sk // S^(k)(x0), x0 >= last: a lower bound from last on
+	}
+	return c.lowerBound(x0, x1, sk, one.Accrued(x0), one.Waiting(x0), c.left, 0)
 }
 
 func (c *Check) evalTheorem(one buckets.GD1, subs []buckets.GD1, x exact.Int128) {
@@ -514,4 +623,99 @@ func (c *Check) Result() Result {
 		r.MinSlack, r.MinSlackAt = exact.Frac(c.slack, c.scale), exact.Frac(c.slackAt, c.scale)
 	}
 	return r
+}
+
+// batchPre is what [Check.batchCertified] needs of the instant last
+// verified, read before a batch of arrivals is admitted.
+type batchPre struct {
+	ok       bool         // the batch may be certified at all
+	started  bool         // the one bucket had delayed a job
+	delayed  int64        // the one bucket's delayed jobs before the batch
+	d0       exact.Int128 // D(last) = S^(k)(last) - S(last), units
+	sk0      exact.Int128 // S^(k)(last), units
+	nOne     int64        // N(last)
+	subsLeft []int64      // N_l(last)
+}
+
+// batchStart reads, before a batch of arrivals is admitted, what
+// batchCertified needs; pre.subsLeft is reused between batches.
+func (c *Check) batchStart(pre *batchPre) {
+	pre.ok = c.equal && c.lemmaOK
+	if !pre.ok {
+		return
+	}
+	_, pre.delayed, _ = c.one.Counts()
+	pre.started = c.started
+	if !c.started {
+		return
+	}
+	if !c.hasSlack {
+		pre.ok = false
+		return
+	}
+	one := c.one.State()
+	pre.nOne = one.Waiting(c.last)
+	pre.subsLeft = pre.subsLeft[:0]
+	var sk exact.Int128
+	for _, b := range c.subs {
+		g := b.State()
+		sk = sk.Add(g.Accrued(c.last))
+		pre.subsLeft = append(pre.subsLeft, g.Waiting(c.last))
+	}
+	pre.sk0 = sk
+	pre.d0 = sk.Sub(one.Accrued(c.last))
+}
+
+// batchCertified reports whether the verification of every instant up to
+// t (ns) can be skipped for a batch of n arrivals, all at instants in
+// [last, t] and already admitted to every bucket, with pre read by
+// batchStart before they were; when it does, the check moves on to t as
+// the per-arrival calls (Advance, Arrived) would have, without
+// evaluating any instant. It holds when:
+//
+//   - before the one bucket has delayed any job and with no job of the
+//     batch delayed by it: S = 0 over the interval, so Theorem 2 cannot
+//     bind and there is no slack to record; or
+//   - once it has: with the interval (last, t] of length L, D = S^(k) - S
+//     has slope Σ N_l - N, where N <= N(last) + n (an arrival adds one
+//     waiting job at most) and N_l >= N_l(last) - (floor(L/(1/r_l)) + 1)
+//     (sub-bucket l grants at most that many tokens in L), so D >=
+//     D(last) + L·min(0, Σ_l max(0, N_l(last) - floor(L·r_l) - 1) -
+//     N(last) - n) on the interval; when that bound is >= 0 and not below
+//     the smallest slack found, the interval holds no violation and no
+//     smaller slack. S and S^(k) never decrease, so S^(k)(last) - S(t)
+//     is another lower bound of D there, used when it is larger (at low
+//     loads: few of the batch's jobs wait). When moreover every bucket has more jobs waiting at
+//     last than it can grant in L (N(last) >= floor(L·r) + 2, N_l(last)
+//     >= floor(L·r_l) + 2), every bucket stays busy: each arrival adds one
+//     waiting job to each side, the one bucket grants at least floor(L'·r)
+//     tokens in any L' <= L and the split at most Σ_l (floor(L'·r_l) + 1)
+//     <= floor(L'·r) + k + 1 (Σ r_l = r), so the slope is at least
+//     Σ N_l(last) - N(last) - k - 1, the bound used when it is larger.
+//
+// In both cases Lemma 1 is certified as [Check.verify] certifies it (Σ r_l
+// = r and it held when last evaluated): pre.ok requires it.
+func (c *Check) batchCertified(pre *batchPre, t engine.Time, n int64) bool {
+	if !pre.ok {
+		return false
+	}
+	x1 := exact.Mul64(int64(t), c.scale)
+	if !pre.started {
+		if _, delayed, _ := c.one.Counts(); delayed != pre.delayed {
+			return false
+		}
+	} else if c.last.Less(x1) {
+		bound := c.lowerBound(c.last, x1, pre.sk0, pre.sk0.Sub(pre.d0), pre.nOne, pre.subsLeft, n)
+		if !c.slackHolds(bound) {
+			return false
+		}
+		if c.skLow.Less(pre.sk0) {
+			c.skLow = pre.sk0
+		}
+	}
+	if c.last.Less(x1) {
+		c.last = x1
+	}
+	c.arrivals += n
+	return true
 }

@@ -167,6 +167,9 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.Int64Var(&f.p.Limit, "limit", 10, "--limiter: burst b in tokens, or window limit in jobs (>= 1)")
 	fl.StringVar(&f.p.Window, "window", "1", "--limiter: window length of the window limiters, seconds or with a unit (> 0)")
 	fl.IntVar(&f.p.Queue, "queue", 0, "--limiter: queue capacity of token-shape and leaky-queue, jobs (0: unbounded; default --limit)")
+	fl.StringVar(&f.p.Soft, "soft", "", "--limiter throttle: token deficit up to which every job passes, tokens (exact; default (L-1)/2)")
+	fl.StringVar(&f.p.Hard, "hard", "", "--limiter throttle: token deficit from which every job is rejected, tokens, <= L-1 (exact; default L-1)")
+	fl.StringVar(&f.p.Offset, "offset", "0", "--limiter: fixed windows' edges at offset + k·W from the Unix epoch (the trace's own clock), seconds or with a unit, in [0, W)")
 	fl.StringVar(&f.p.Arrivals, "arrivals", "poisson", "open-loop requests: poisson, periodic (λ = load·rate) or an arrival spec as in ratesim run, such as 'cron:n=100,period=10'")
 	fl.Float64Var(&f.p.Load, "load", 1.2, "offered load λ/R where the arrival spec gives no rate (> 0)")
 	fl.Int64Var(&f.p.Jobs, "jobs", 10_000, "open-loop requests (>= 0; 0 with --users for closed-loop users only); with --trace, all unless given")
@@ -181,7 +184,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.p.Horizon, "horizon", "60", "closed-loop users start requests until this instant, seconds or with a unit (> 0)")
 	fl.StringVar(&f.p.Backoff, "backoff", "exponential", "retry backoff: "+strings.Join(clients.BackoffNames(), ", "))
 	fl.StringVar(&f.p.Base, "base", "100ms", "backoff base, seconds or with a unit (> 0 except for none)")
-	fl.StringVar(&f.p.Cap, "cap", "10s", "backoff cap, seconds or with a unit (>= --base)")
+	fl.StringVar(&f.p.Cap, "cap", "10s", "backoff cap, seconds or with a unit (>= --base; not given: 10s, or --base when larger)")
 	fl.IntVar(&f.p.MaxAttempts, "max-attempts", 10, "attempts of one request, the first included, before it is given up (>= 1; 0 for no bound)")
 	fl.StringVar(&f.p.Deadline, "deadline", "0", "give a request up when its next attempt would come this long after its arrival, seconds or with a unit (0: no deadline)")
 	fl.BoolVar(&f.p.RetryAfter, "retry-after", false, "obey the limiter's Retry-After where it gives one, and --backoff elsewhere")
@@ -312,7 +315,9 @@ func (f *clientsFlags) readDesign(s *experiments.ClientsSpec) error {
 	ds.Design = f.p.Design
 	s.RemoteName = "drl " + f.p.Design
 	s.RemoteParams = ds.Describe()
-	s.Remote = func() (clients.Remote, error) {
+	s.Remote = func(origin int64) (clients.Remote, error) {
+		ds := ds
+		ds.Origin = origin // fixed windows on the trace's clock
 		o, err := drl.NewOnline(ds)
 		f.online, f.designSpec = o, ds
 		return o, err

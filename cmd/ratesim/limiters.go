@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/engine"
-	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
@@ -179,34 +179,12 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 // spec validates the flags and builds the run specification.
 func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, error) {
 	changed := cmd.Flags().Changed
-	s, err := familyLimits(changed, f.limit, f.rate, f.window, f.queue, true)
+	s, err := familyLimits(changed, experiments.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
+		Soft: f.soft, Hard: f.hard, Offset: f.offset}, true)
 	if err != nil {
 		return s, err
 	}
 	s.Seed = f.seed
-	if s.Offset, err = parseSeconds("offset", f.offset); err != nil {
-		return s, err
-	}
-	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
-		return s, flagError("offset", f.offset, fmt.Sprintf("an offset in [0, --window %v) s", s.Window))
-	}
-	if changed("hard") {
-		if s.Hard, err = parseRat("hard", f.hard, "tokens of deficit"); err != nil {
-			return s, err
-		}
-	}
-	if s.Hard.Sign() < 0 || s.Hard.Cmp(exact.Int(f.limit-1)) > 0 {
-		return s, flagError("hard", f.hard, fmt.Sprintf("a token deficit in [0, --limit - 1 = %d]", f.limit-1))
-	}
-	s.Soft, _ = s.Hard.Quo(exact.Int(2))
-	if changed("soft") {
-		if s.Soft, err = parseRat("soft", f.soft, "tokens of deficit"); err != nil {
-			return s, err
-		}
-	}
-	if s.Soft.Sign() < 0 || s.Soft.Cmp(s.Hard) > 0 {
-		return s, flagError("soft", f.soft, fmt.Sprintf("a token deficit in [0, --hard %v]", s.Hard))
-	}
 	if f.names != "all" {
 		for _, n := range strings.Split(f.names, ",") {
 			n = strings.TrimSpace(n)
@@ -252,12 +230,15 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	}
 	if f.durations != "" {
 		for _, field := range strings.Split(f.durations, ",") {
-			d, err := parseSeconds("durations", field)
-			ns, err2 := d.Mul(exact.Int(1e9))
-			if err != nil || err2 != nil || d.Sign() < 0 || !ns.IsInt() || !ns.Num().IsInt64() {
-				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one)", field))
+			d, err := engine.ParseDuration(field)
+			if err != nil || d < 0 || d == engine.Forever {
+				why := ""
+				if de := (*engine.DurationError)(nil); errors.As(err, &de) {
+					why = ": " + de.Why
+				}
+				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one%s)", field, why))
 			}
-			s.Durations = append(s.Durations, engine.Time(ns.Num().Int64()))
+			s.Durations = append(s.Durations, d)
 		}
 		slices.Sort(s.Durations)
 		s.Durations = slices.Compact(s.Durations)
@@ -754,13 +735,14 @@ func exactSeconds(exactText string, x float64) string {
 }
 
 // familyLimits validates the flags every family limiter shares (--limit,
-// --window, --rate, --queue), for limiters and clients, and returns them
-// in a LimitersSpec with the throttle's hard deficit at --limit - 1 and
-// its soft one at half that. With rateFromWindow and no --rate, the rate
+// --window, --rate, --queue, --soft, --hard, --offset), given in p, for
+// limiters and clients (experiments.ClientsParams.FamilyLimits), and
+// returns them in a LimitersSpec with the throttle's hard deficit at
+// --limit - 1 and its soft one at half that unless given. With rateFromWindow and no --rate, the rate
 // is --limit/--window (the windows' long-run rate); otherwise --rate is
 // parsed.
-func familyLimits(changed func(string) bool, limit int64, rate, window string, queue int, rateFromWindow bool) (experiments.LimitersSpec, error) {
-	p := experiments.ClientsParams{Limit: limit, Rate: rate, Window: window, Queue: queue,
-		Given: func(param string) bool { return changed(param) }, Name: func(param string) string { return "--" + param }}
+func familyLimits(changed func(string) bool, p experiments.ClientsParams, rateFromWindow bool) (experiments.LimitersSpec, error) {
+	p.Given = func(param string) bool { return changed(param) }
+	p.Name = func(param string) string { return "--" + param }
 	return p.FamilyLimits(rateFromWindow)
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -125,10 +125,10 @@ func (p *runPlotFlags) options(engine bool) (experiments.SeriesOptions, error) {
 	}
 	if p.window != "" {
 		a, b, ok := strings.Cut(p.window, ":")
-		from, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
-		to, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+		from, err1 := plotSeconds(a) // the one duration grammar
+		to, err2 := plotSeconds(b)
 		if !ok || err1 != nil || err2 != nil || !(from >= 0) || !(to > from) || !finitePositive(to) {
-			return opt, flagError("plot-window", p.window, "FROM:TO in seconds with 0 <= FROM < TO, e.g. 0:200")
+			return opt, flagError("plot-window", p.window, "FROM:TO in seconds or with units with 0 <= FROM < TO, e.g. 0:200 or 1m:5m")
 		}
 		opt.From, opt.To = from, to
 	}
@@ -142,4 +142,18 @@ func (p *runPlotFlags) options(engine bool) (experiments.SeriesOptions, error) {
 // returns their paths.
 func (p *runPlotFlags) write(ctx context.Context, ser *experiments.Series, caption string) ([]string, error) {
 	return experiments.SaveFiguresContext(ctx, experiments.RunFigures(ser, caption), p.dir, p.format)
+}
+
+// plotSeconds reads one end of --plot-window, an instant in the duration
+// grammar (engine.ParseSeconds), as float64 seconds for the figure's axis.
+func plotSeconds(s string) (float64, error) {
+	secs, inf, err := engine.ParseSeconds(s)
+	if err != nil {
+		return 0, err
+	}
+	if inf {
+		return 0, fmt.Errorf("%q: want a finite instant", s)
+	}
+	f, _ := secs.Float64()
+	return f, nil
 }

@@ -238,6 +238,10 @@ var badFloatArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--
 // badIntArg matches pflag's error for a value an integer flag cannot parse.
 var badIntArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: strconv\.Parse(?:Int|Uint)`)
 
+// badValueArg matches pflag's error for a value one of our flag.Values
+// (durationFlag, exactFloatFlag) refuses, whose message starts "want ".
+var badValueArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: want (.*)$`)
+
 // wholeNumberError rewrites pflag's error for an integer flag given
 // something else (such as --limit 0.5) into what would fit: the flag,
 // its value, and a whole number as its usage describes; other errors are
@@ -252,6 +256,9 @@ func wholeNumberError(c *cobra.Command, err error) error {
 			want += "; this flag takes decimals, each used exactly as written (fractions such as 10/3 are taken by run, limiters, clients and drl)"
 		}
 		return flagError(m[2], m[1], want)
+	}
+	if m := badValueArg.FindStringSubmatch(err.Error()); m != nil {
+		return flagError(m[2], m[1], m[3]) // a flag.Value of ours: its error says what fits
 	}
 	m := badIntArg.FindStringSubmatch(err.Error())
 	if m == nil {

@@ -251,13 +251,15 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
 	fl.BoolVar(&f.resume, "resume", false, "continue an interrupted sweep: keep the points the results in --out hold (same spec, seed, shard and build) and run only the others")
-	fl.DurationVar(&f.progressEvery, "progress-every", 30*time.Second, "when standard error is not a terminal, print a progress line this often (0: never)")
+	f.progressEvery = 30 * time.Second
+	fl.Var((*durationFlag)(&f.progressEvery), "progress-every", "when standard error is not a terminal, print a progress line this often (0: never)")
 	s := &f.spec.s
 	fl.StringVar(&s.Name, "name", "", "a name for the study, shown in captions")
 	fl.StringVar(&s.Arrivals, "arrivals", "poisson", "arrival process: poisson, periodic or an arrival spec as in ratesim run, such as 'renewal:dist=gamma,scv=4'; a process without rate= takes λ = load·rate")
 	fl.Float64Var(&s.Load, "load", 0.9, "offered load ρ = λ/r (> 0)")
-	fl.Float64Var(&s.Rate, "rate", 1, "token rate r of the one bucket, tokens/s (> 0)")
-	fl.Float64Var(&s.Burst, "burst", 10, "burst b of the one bucket, tokens (>= 1)")
+	s.Rate, s.Burst = 1, 10
+	fl.Var(&exactFloatFlag{&s.Rate, &s.RateExact}, "rate", "token rate r of the one bucket, tokens/s (> 0)")
+	fl.Var(&exactFloatFlag{&s.Burst, &s.BurstExact}, "burst", "burst b of the one bucket, tokens (>= 1)")
 	fl.IntVar(&s.K, "k", 2, "number of sub-buckets")
 	fl.StringVar(&f.spec.rateShares, "rate-shares", "", "rate share of each sub-bucket, e.g. 0.7,0.3 (default equal)")
 	fl.StringVar(&f.spec.burstShares, "burst-shares", "", "burst share of each sub-bucket, e.g. 0.5,0.5 (default equal)")
@@ -322,10 +324,10 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 		spec.Load = src.Load
 	}
 	if changed("rate") {
-		spec.Rate = src.Rate
+		spec.Rate, spec.RateExact = src.Rate, src.RateExact
 	}
 	if changed("burst") {
-		spec.Burst = src.Burst
+		spec.Burst, spec.BurstExact = src.Burst, src.BurstExact
 	}
 	if changed("k") {
 		spec.K = src.K
@@ -380,6 +382,19 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 			g = append(g, ax)
 		}
 		spec.Sweep = experiments.Sweep{g}
+	}
+	// A trace study measures the whole trace unless --jobs-per-replication
+	// or --warmup (or the spec) says otherwise, and its loads come from
+	// the trace's mean rate.
+	var given []string
+	if changed("jobs-per-replication") || changed("jobs") {
+		given = append(given, "jobs")
+	}
+	if changed("warmup") {
+		given = append(given, "warmup")
+	}
+	if err := spec.FitTrace(cmd.Context(), given...); err != nil {
+		return nil, err
 	}
 	// Validating builds every point: refuse a whole sweep too large for
 	// the machine first (a shard is checked once its points are known).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/ratesim/ratesim/engine"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -143,7 +144,9 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"sweep", "--plot-format", "gif"}, "--plot-format gif"},
 		{[]string{"sweep", "-j", "-1"}, "--threads"},
 		{[]string{"sweep", "--rate-shares", "0.5,x"}, "--rate-shares"},
-		{[]string{"sweep", "--rate", "10/3"}, "--rate 10/3: want a decimal number (--rate: token rate r of the one bucket, tokens/s (> 0)); this flag takes decimals"},
+		{[]string{"sweep", "--rate", "10/x"}, "--rate 10/x: want a decimal such as 0.7 or a fraction such as 10/13"},
+		{[]string{"sweep", "--load", "10/3"}, "--load 10/3: want a decimal number (--load: offered load ρ = λ/r (> 0)); this flag takes decimals"},
+		{[]string{"sweep", "--progress-every", "1.5ns"}, "--progress-every 1.5ns: want a finite duration >= 0, " + engine.DurationSyntax + " (finer than 1 ns: 1ns or 2ns fit)"},
 		{[]string{"sweep", bad}, "bad.yaml:2"},
 		{[]string{"sweep", bad, "--builtin", "split-ratio"}, "not both"},
 		{[]string{"merge", "x.csv"}, ".json"},

@@ -167,7 +167,7 @@ func TestSweepDRLErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{writeSpec(t, "model: drl\ndrl:\n  nodes: 2\n  sync_perod: 1s\n")}, "spec.yaml:4: field sync_perod is not a drl parameter"},
-		{[]string{writeSpec(t, "model: drl\nsweep:\n  rtt: [1ms, 2 ms]\n")}, "spec.yaml:3: sweep.rtt: at sweep point 1 (rtt=2 ms): 2 ms: want a delay"},
+		{[]string{writeSpec(t, "model: drl\nsweep:\n  rtt: [1ms, 2 xs]\n")}, "spec.yaml:3: sweep.rtt: at sweep point 1 (rtt=2 xs): 2 xs: want a delay"},
 		{[]string{writeSpec(t, "model: dr1\n")}, `model "dr1": want one of split, clients, drl`},
 		{[]string{good, "--resume", "--force"}, "--resume keeps the finished points"},
 		{[]string{good, "--k", "3"}, "--k applies to split specs"},

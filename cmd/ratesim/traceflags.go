@@ -37,33 +37,16 @@ func addBadLineFlags(fl *pflag.FlagSet, opt *arrivals.TraceOptions) {
 }
 
 // countsNote says how a count trace became arrivals ("counts per 1m
-// interval, spread even"), or "" for a trace of times.
+// interval, spread even"), or "" for a trace of times
+// (experiments.CountsNote, which clients and drl write too).
 func countsNote(tr *arrivals.Trace, spread string) string {
-	if tr == nil || tr.Interval() <= 0 {
-		return ""
-	}
-	if spread == "" {
-		spread = "even"
-	}
-	return fmt.Sprintf("counts per %s interval, spread %s", shortDuration(time.Duration(tr.Interval())), spread)
-}
-
-// shortDuration writes d as time.Duration does, without zero trailing
-// units: 1m, 1h, 1m30s, 500ms.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return experiments.CountsNote(tr, spread)
 }
 
 func addTraceFormatFlags(fl *pflag.FlagSet, f *traceFormatFlags) {
 	fl.StringVar(&f.format, "format", "", "trace format: csv (CSV or TSV), clf (Common/Combined Log Format), jsonl (JSON lines), counts (per-interval counts, one interval per line, of --interval each; a headerless file of one count per line, such as per-second counts in a .txt, is one), wide (one row per series, one column per interval); default by extension: .log clf, .jsonl jsonl, else csv; .gz is read transparently")
-	fl.DurationVar(&f.interval, "interval", time.Minute, "counts and wide formats: length of one counting interval, e.g. 1m or 1s")
+	f.interval = time.Minute
+	fl.Var((*durationFlag)(&f.interval), "interval", "counts and wide formats: length of one counting interval, e.g. 1m or 1s")
 	fl.StringVar(&f.spread, "spread", "even", "counts and wide formats: how an interval's c jobs become arrivals: even (at t + j·interval/c) or random (sorted uniform times, from --seed)")
 	fl.StringVar(&f.series, "series", "all", "wide format: rows to sum, col=value conditions separated by commas (e.g. function=func-07), or all")
 	fl.StringVar(&f.countCol, "count-col", "", "counts format: column of counts, a header name or 1-based index (default the last column)")
