@@ -12,8 +12,10 @@ import (
 )
 
 // promiseCommands returns every `ratesim drl`, `ratesim limiters` and
-// `ratesim clients` command of README.md's sh blocks (continuation lines
-// joined, one command per line or pipeline stage) and of paper/README.md's
+// `ratesim clients` command of the sh blocks of README.md and the pages
+// under docs/ (continuation lines joined, one command per line or
+// pipeline stage; with -readme-pages, of the matching pages only; a
+// command with a shell variable exits 2 and is logged) and of paper/README.md's
 // tables (`ratesim drl ...` in backticks), as argument lists without the
 // program name, --plot DIR and -o DIR.
 func promiseCommands(t *testing.T, repo string) map[string][]string {
@@ -37,17 +39,29 @@ func promiseCommands(t *testing.T, repo string) map[string][]string {
 		}
 		cmds[where+": "+line] = keep
 	}
-	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	pages, err := docPages(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(string(readme), "\n")
+	only, err := regexp.Compile(*readmePages)
+	if err != nil {
+		t.Fatalf("-readme-pages: %v", err)
+	}
 	cmd := regexp.MustCompile(`go run \./cmd/ratesim ((?:drl|limiters|clients)\b.*)`)
-	for _, ex := range examples(lines) {
-		script := strings.ReplaceAll(ex.script, "\\\n", " ")
-		for _, l := range strings.Split(script, "\n") {
-			for _, m := range cmd.FindAllStringSubmatch(l, -1) {
-				add("README.md:"+itoa(ex.line), strings.TrimSpace(m[1]))
+	for _, page := range pages {
+		if !only.MatchString(page) {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(page)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range examples(strings.Split(string(text), "\n")) {
+			script := strings.ReplaceAll(ex.script, "\\\n", " ")
+			for _, l := range strings.Split(script, "\n") {
+				for _, m := range cmd.FindAllStringSubmatch(l, -1) {
+					add(page+":"+itoa(ex.line), strings.TrimSpace(m[1]))
+				}
 			}
 		}
 	}
@@ -171,7 +185,7 @@ func checkPromises(t *testing.T, where string, v any, rate *big.Rat) int {
 }
 
 // TestREADMEPromise runs every drl, limiters and clients command of
-// README.md and paper/README.md with --json and checks that the shaper
+// README.md, docs/ and paper/README.md with --json and checks that the shaper
 // count, the exact excess and the exact overshoot agree for every design,
 // limiter and key: a design whose admitted jobs a shaping bucket (R, B)
 // would delay has an overshoot above 1, and the other way round. It needs

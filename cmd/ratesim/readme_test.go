@@ -14,8 +14,9 @@ import (
 )
 
 var (
-	readme       = flag.Bool("readme", false, "run every example of README.md and compare its output with the block that follows it")
-	readmeUpdate = flag.Bool("readme-update", false, "with -readme: rewrite README.md's output blocks with what the examples print")
+	readme       = flag.Bool("readme", false, "run every example of README.md and docs/*.md and compare its output with the block that follows it")
+	readmeUpdate = flag.Bool("readme-update", false, "with -readme: rewrite the output blocks of README.md and docs/*.md with what the examples print")
+	readmePages  = flag.String("readme-pages", "", "with -readme: run only the pages whose path (README.md, docs/cookbook.md) matches this regular expression")
 )
 
 // example is a ```sh block of a markdown file and, when a bare ``` block
@@ -77,12 +78,16 @@ func examples(lines []string) []example {
 	return out
 }
 
-// TestREADME runs the README's examples as a new user would, from a
-// directory laid out like a clone next to ../shared, with `go run
+// TestREADME runs the examples of README.md and then of every page under
+// docs/ (docs/*.md and docs/*/*.md, in lexical order) as a new user would,
+// each page from its own directory laid out like a fresh clone next to
+// ../shared (so a block may use the files an earlier block of the same
+// page wrote, and no page depends on another), with `go run
 // ./cmd/ratesim` replaced by a binary built once (same code, no rebuild
 // per block), and compares what each prints with the output block below
 // it. It needs -readme (the examples take a few minutes) and skips
-// without ../shared.
+// without ../shared; -readme-update rewrites the output blocks that
+// differ, page by page.
 //
 //	go test ./cmd/ratesim -run TestREADME -readme -timeout 30m
 func TestREADME(t *testing.T) {
@@ -98,11 +103,62 @@ func TestREADME(t *testing.T) {
 		t.Skip("no ../shared/traces next to the repository")
 	}
 	root := t.TempDir()
-	work := filepath.Join(root, "ratesim")
-	if err := os.Mkdir(work, 0o755); err != nil {
+	if err := os.Symlink(shared, filepath.Join(root, "shared")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(shared, filepath.Join(root, "shared")); err != nil {
+	bin := filepath.Join(root, "bin", "ratesim")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join(repo, "cmd", "ratesim")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	pages, err := docPages(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	only, err := regexp.Compile(*readmePages)
+	if err != nil {
+		t.Fatalf("-readme-pages: %v", err)
+	}
+	for i, page := range pages {
+		if !only.MatchString(page) {
+			continue
+		}
+		// Each page runs in a directory of its own beside ../shared
+		// (root/ratesim-N/.. is root, where shared is).
+		work := filepath.Join(root, "ratesim")
+		if i > 0 {
+			work += "-" + strconv.Itoa(i)
+		}
+		runPage(t, repo, work, bin, page)
+	}
+}
+
+// docPages returns README.md and the Markdown pages under docs/ (one level
+// of subfolders), relative to repo, in the order TestREADME runs them.
+func docPages(repo string) ([]string, error) {
+	pages := []string{"README.md"}
+	for _, pat := range []string{"docs/*.md", "docs/*/*.md"} {
+		m, err := filepath.Glob(filepath.Join(repo, filepath.FromSlash(pat)))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range m {
+			rel, err := filepath.Rel(repo, f)
+			if err != nil {
+				return nil, err
+			}
+			pages = append(pages, filepath.ToSlash(rel))
+		}
+	}
+	return pages, nil
+}
+
+// runPage runs the examples of one page (a path relative to repo) in work,
+// a new directory laid out like a clone, and compares their outputs.
+func runPage(t *testing.T, repo, work, bin, page string) {
+	t.Helper()
+	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ents, err := os.ReadDir(repo)
@@ -111,20 +167,14 @@ func TestREADME(t *testing.T) {
 	}
 	for _, e := range ents {
 		switch e.Name() {
-		case "testdata", "paper", "go.mod", "go.sum", "cmd", "engine", "exact", "arrivals", "buckets", "systems", "experiments", "plots", "internal":
+		case "testdata", "paper", "go.mod", "go.sum", "cmd", "engine", "exact", "arrivals", "buckets", "systems", "experiments", "plots", "internal", "docs", "profiles":
 			if err := os.Symlink(filepath.Join(repo, e.Name()), filepath.Join(work, e.Name())); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	bin := filepath.Join(root, "bin", "ratesim")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(repo, "cmd", "ratesim")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 
-	path := filepath.Join(repo, "README.md")
+	path := filepath.Join(repo, filepath.FromSlash(page))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -152,10 +202,10 @@ func TestREADME(t *testing.T) {
 		if errors.As(err, &ee) {
 			code = ee.ExitCode()
 		} else if err != nil {
-			t.Fatalf("README.md:%d: %v", ex.line, err)
+			t.Fatalf("%s:%d: %v", page, ex.line, err)
 		}
 		if code != ex.exit {
-			t.Errorf("README.md:%d: exit %d, want %d\n%s\nstderr:\n%s", ex.line, code, ex.exit, ex.script, stderr.String())
+			t.Errorf("%s:%d: exit %d, want %d\n%s\nstderr:\n%s", page, ex.line, code, ex.exit, ex.script, stderr.String())
 		}
 		got[i] = stdout.String()
 		if ex.hasOut && got[i] != ex.out {
@@ -163,7 +213,7 @@ func TestREADME(t *testing.T) {
 				replaced = true
 				continue
 			}
-			t.Errorf("README.md:%d: output differs\n%s\n--- got ---\n%s--- README ---\n%s", ex.line, ex.script, got[i], ex.out)
+			t.Errorf("%s:%d: output differs\n%s\n--- got ---\n%s--- %s ---\n%s", page, ex.line, ex.script, got[i], page, ex.out)
 		}
 	}
 	if replaced {
@@ -178,6 +228,6 @@ func TestREADME(t *testing.T) {
 		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("README.md: output blocks rewritten; review with git diff")
+		t.Logf("%s: output blocks rewritten; review with git diff", page)
 	}
 }
