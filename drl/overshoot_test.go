@@ -68,7 +68,7 @@ func bruteWithin(xs []engine.Time, b, r *big.Rat, lim engine.Time) (*big.Rat, in
 	return best, jobs, d
 }
 
-// TestOvershootREADMECases runs the README's drl cases the issue names,
+// TestOvershootREADMECases runs the drl cases of docs/commands.md the issue names,
 // with their departures kept, and checks the summary's exact overshoot
 // and excess against the Dinkelbach oracle on the departures:
 //

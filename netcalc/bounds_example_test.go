@@ -8,7 +8,7 @@ import (
 	"github.com/ratesim/ratesim/netcalc"
 )
 
-// The README's example: a token bucket of burst 4 jobs and rate 1 job/s
+// docs/commands.md's example: a token bucket of burst 4 jobs and rate 1 job/s
 // into a rate-latency server of rate 3 jobs/s and latency 3 s. The delay
 // bound is T + b/R = 3 + 4/3 = 13/3 s.
 func ExampleDelay() {
@@ -23,7 +23,7 @@ func ExampleDelay() {
 	// delay bound 13/3 s (4.3333 s)
 }
 
-// The backlog bound of the README's example is b + r·T = 4 + 1·3 = 7 jobs.
+// The backlog bound of docs/commands.md's example is b + r·T = 4 + 1·3 = 7 jobs.
 func ExampleBacklog() {
 	tb := netcalc.TokenBucket{Rate: exact.Int(1), Burst: exact.Int(4)}
 	srv := netcalc.RateLatency{Rate: exact.Int(3), Latency: exact.Int(3)}

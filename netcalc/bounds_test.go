@@ -20,7 +20,7 @@ func TestTokenBucketClosedForms(t *testing.T) {
 		h, v    string // seconds, jobs
 		outBurs string // jobs
 	}{
-		// The README's example: 3 + 4/3 = 13/3; 4 + 1·3 = 7.
+		// docs/commands.md's example: 3 + 4/3 = 13/3; 4 + 1·3 = 7.
 		{tb("1", "4"), rl("3", "3"), "13/3", "7", "7"},
 		// r = R is bounded: 0.5 + 2/2 = 1.5; 2 + 2·0.5 = 3.
 		{tb("2", "2"), rl("2", "0.5"), "1.5", "3", "3"},

@@ -7,7 +7,7 @@ import (
 	"github.com/ratesim/ratesim/netcalc"
 )
 
-// The README's curves in the string format of the DiscoDNC network
+// docs/commands.md's curves in the string format of the DiscoDNC network
 // calculator, for its Curve.getFactory().createArrivalCurve(String) and
 // createServiceCurve(String). A dual token bucket has a breakpoint where
 // 1 + 3t = 4 + t/3, at t = 9/8 s.
@@ -31,7 +31,7 @@ func ExampleFormatDNCArrival() {
 	// AC{(0,0),0;!(0,1),3;(9 / 8,35 / 8),1 / 3}
 }
 
-// The README's server of rate 3 jobs/s and latency 3 s.
+// docs/commands.md's server of rate 3 jobs/s and latency 3 s.
 func ExampleFormatDNCService() {
 	sc, err := netcalc.FormatDNCService(netcalc.RateLatency{Rate: exact.Int(3), Latency: exact.Int(3)})
 	if err != nil {
@@ -42,7 +42,7 @@ func ExampleFormatDNCService() {
 	// SC{(0,0),0;!(3,0),3}
 }
 
-// DiscoDNC's output curve for the README's example, as its double backend
+// DiscoDNC's output curve for docs/commands.md's example, as its double backend
 // prints it, read back.
 func ExampleParseDNCArrival() {
 	out, err := netcalc.ParseDNCArrival("AC{(0.0,0.0),0.0;!(0.0,7.0),1.0}")

@@ -79,7 +79,7 @@ func TestFormatDNCErrors(t *testing.T) {
 
 // TestParseDNC reads strings DiscoDNC 2.8.1 printed (its double and
 // RATIONAL_BIGINTEGER backends) for the cases of TestConcaveBounds and the
-// README's example.
+// docs/commands.md's example.
 func TestParseDNC(t *testing.T) {
 	arrivals := []struct {
 		in   string

@@ -112,7 +112,7 @@ func TestOvershootHand(t *testing.T) {
 	}
 	// 96 jobs, the first at 0 and the last at 7.584 s, against γ(10, 20):
 	// 20 + 10·7.584 = 95.84, so the excess is 0.16 jobs and the ratio
-	// 96/95.84 = 600/599 (the README's sync sweep at T = 0).
+	// 96/95.84 = 600/599 (docs/commands.md's sync sweep at T = 0).
 	ts = make([]engine.Time, 96)
 	for i := range ts {
 		ts[i] = engine.Time(int64(7584*ms) * int64(i) / 95)

@@ -8,7 +8,7 @@ import (
 	"github.com/ratesim/ratesim/netcalc"
 )
 
-// The greedy source of the README's curve through its server attains the
+// The greedy source of docs/commands.md's curve through its server attains the
 // delay bound 13/3 s (the fourth job of the burst) and the backlog bound
 // 7 jobs (at 3 s: 4 + 3 jobs arrived, none departed).
 func ExampleRateLatency_Serve() {

@@ -141,7 +141,7 @@ func TestGreedyAttainsBounds(t *testing.T) {
 		s       netcalc.RateLatency
 		backlog int // measured maximum
 	}{
-		{tb("1", "4"), rl("3", "3"), 7},   // README: v = 4 + 3
+		{tb("1", "4"), rl("3", "3"), 7},   // docs/commands.md: v = 4 + 3
 		{tb("2", "1"), rl("2", "1.5"), 4}, // r = R: v = 1 + 3
 		{tb("1/3", "2"), rl("1", "0"), 2}, // T = 0: v = b
 		{tb("3", "5"), rl("7", "2/3"), 7}, // v = 5 + 2

@@ -13,7 +13,7 @@ import (
 // TestFirstViolationHand checks the exact first instant after which
 // S(t) > S^(k)(t) on two cases worked by hand.
 //
-// The README's negative control: one bucket (1, 1) against (0.5, 1) +
+// The negative control of docs/commands.md: one bucket (1, 1) against (0.5, 1) +
 // (0.5, 1), two jobs at 0 to sub-buckets 0 and 1. The split delays
 // neither (each sub-bucket holds a token), so S^(k) = 0; the one bucket
 // delays the second job until its token at 1 s, so S(t) = t on [0, 1]:

@@ -353,7 +353,7 @@ func TestClientsNewUserErrors(t *testing.T) {
 	}
 }
 
-// TestClientsServed: the README's burst into a small buffer, with one
+// TestClientsServed: the burst into a small buffer of docs/commands.md, with one
 // attempt per request. 20 requests every 2 s, all admitted by a bucket of
 // burst 20; a server of 10 jobs/s with room for 2 serves 3 of each burst
 // (one in service, two waiting) and the 17 others are given up. 200

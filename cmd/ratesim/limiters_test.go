@@ -343,7 +343,7 @@ func TestLimitersProfileVsLimit(t *testing.T) {
 	}
 }
 
-// TestLimitersProfileShaper: on eight requests at once (the README's
+// TestLimitersProfileShaper: on eight requests at once (docs/models.md's
 // example), the profiles that may delay are shapers in the JSON — nginx
 // without nodelay, which delays five — and the pure policers are not.
 func TestLimitersProfileShaper(t *testing.T) {

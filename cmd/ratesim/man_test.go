@@ -63,7 +63,7 @@ func TestManPages(t *testing.T) {
 	}
 }
 
-// TestCompletion: the completion scripts the README documents exist.
+// TestCompletion: the completion scripts docs/commands.md documents exist.
 func TestCompletion(t *testing.T) {
 	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
 		stdout, stderr, code := ratesim(t, "completion", sh)

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The output rules every command follows (README, "Outputs"):
+// The output rules every command follows (docs/outputs.md, "Outputs"):
 //
 //   - An output never replaces an input. Before anything is written, each
 //     output file, and each file an output folder would receive, is

@@ -21,7 +21,7 @@ import (
 	"github.com/ratesim/ratesim/internal/version"
 )
 
-// Exit codes of every command (README, "Exit codes").
+// Exit codes of every command (docs/outputs.md, "Exit codes").
 const (
 	exitOK          = 0   // success
 	exitCheckFailed = 1   // Theorem 2 or Lemma 1 failed at some event
@@ -247,7 +247,7 @@ with this whole message, the version and the command line:
 }
 
 // jsonHeader opens every JSON output: the layout's version and the
-// ratesim that wrote it (README, "JSON outputs").
+// ratesim that wrote it (docs/outputs.md, "JSON outputs").
 type jsonHeader struct {
 	Schema  int    `json:"schema_version"`
 	Version string `json:"ratesim_version"`

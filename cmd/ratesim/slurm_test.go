@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestSlurm runs scripts/slurm-test: the README's Slurm job-array example
+// TestSlurm runs scripts/slurm-test: the Slurm job-array example of docs/commands.md
 // on a single-node Slurm installed from the Debian packages, its merged
 // results compared byte for byte with a single sweep. It needs root, apt
 // access and a few free ports, so it runs only when RATESIM_SLURM=1

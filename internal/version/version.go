@@ -15,7 +15,7 @@ import (
 // changes when a key is renamed or removed or its meaning changes.
 //
 // History: 1, the first layout; 2, keys with units everywhere and the same
-// statistic named the same in every output (README, "JSON outputs"); 3,
+// statistic named the same in every output (docs/outputs.md, "JSON outputs"); 3,
 // the overshoot exact over every interval length (drl, clients, limiters)
 // and drl's jobs_over_promise renamed jobs_delayed_by_shaper.
 const Schema = 3
