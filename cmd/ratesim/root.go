@@ -137,6 +137,7 @@ writes one per command (ratesim.1, ratesim-run.1, ...).`,
 func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
+	defer atomicfile.ReleaseClaims() // the output folders checkDirNotInput claimed
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)

@@ -204,7 +204,7 @@ func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, cap
 	if o.noFigures || !ok {
 		return nil, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	return experiments.SaveFiguresContext(cmd.Context(), m.figures(t, caption), dir, o.format)
@@ -281,7 +281,7 @@ func runBuiltinModelSweep(cmd *cobra.Command, f *sweepFlags, text, model string)
 		_, err := cmd.OutOrStdout().Write([]byte(text))
 		return err
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
+	if err := os.MkdirAll(f.out, 0o777); err != nil {
 		return flagError("out", f.out, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
 	path := filepath.Join(f.out, f.builtin+".yaml")
