@@ -346,6 +346,9 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	defer a.Close()
 	f.meanRate = spec.Offered
 	proc := a.Process
+	if err := f.clientsSpanError(spec, cmd.Flags().Changed("load")); err != nil {
+		return err
+	}
 	if err := f.checkBins(spec); err != nil {
 		return err
 	}
