@@ -274,7 +274,7 @@ func merge(a, b *Stats) *Stats {
 			}
 			m.AttemptsPerSuccess[k] += n
 		}
-		m.latencies = append(m.latencies, st.latencies...)
+		m.latencies.merge(&st.latencies)
 		for i, bn := range st.bins {
 			for len(m.bins) <= i {
 				m.bins = append(m.bins, Bin{})
