@@ -211,11 +211,13 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 			}
 		}
 	}
+	canon := samePoints(len(pts), func(i int) string { return pointKey(&pts[i]) })
+	sel, copies := splitSame(sel, canon, opt.Shard.Has)
 	res := &Results{Schema: version.Schema, Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
 	reps := spec.Replications
 	finished := make([]*PointResult, len(sel))
 	run := func(ctx context.Context, p, rep int) (repStats, error) {
-		return runReplicationSafe(ctx, &pts[p], spec.Seed, rep)
+		return runReplicationSafe(ctx, &pts[canon[p]], spec.Seed, rep) // the first listing's seed
 	}
 	done := func(i int, rs []repStats) error {
 		pr := aggregate(&pts[sel[i]], rs)
@@ -233,6 +235,16 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 	for _, pr := range finished {
 		if pr != nil {
 			res.Points = append(res.Points, *pr)
+		}
+	}
+	byIndex := make(map[int]PointResult, len(res.Points))
+	for _, pr := range res.Points {
+		byIndex[pr.Index] = pr
+	}
+	for _, i := range copies {
+		if pr, ok := byIndex[canon[i]]; ok { // not when the first listing was interrupted
+			pr.Point = pts[i]
+			res.Points = append(res.Points, pr)
 		}
 	}
 	slices.SortFunc(res.Points, func(a, b PointResult) int { return a.Index - b.Index })

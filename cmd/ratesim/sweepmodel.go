@@ -155,10 +155,7 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 		fmt.Fprintf(stderr, "ratesim: interrupted after %.1f s: %d of %d points finished, written to %s; add --resume to the same command to run the rest\n", time.Since(start).Seconds(), len(t.Points), mine, strings.Join(paths, ", "))
 		return runErr
 	}
-	caption := path
-	if name != "" {
-		caption = name + " (" + path + ")"
-	}
+	caption := modelCaption(t)
 	var figs []string
 	dir := filepath.Join(f.out, "figures")
 	if shard.Count == 0 {
@@ -186,6 +183,18 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 		return fmt.Errorf("writing the summary: %w", w.err)
 	}
 	return nil
+}
+
+// modelCaption opens the captions of a model's sweep figures with what
+// its table holds, the spec's name (or, for a spec without one, the
+// model), so that figures merged from shards equal a single run's byte
+// for byte (issue 29; the spec's path, which merge cannot know, is left
+// out).
+func modelCaption(t *experiments.Table) string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return "a sweep of the " + t.Model + " model"
 }
 
 // modelFigures replaces the figures of a model's sweep in --out/figures
@@ -248,7 +257,7 @@ func mergeTables(cmd *cobra.Command, f *outputFlags, args []string) error {
 	if err := t.WriteFiles(csvPath, jsonPath); err != nil {
 		return err
 	}
-	figs, err := f.modelFigures(cmd, t, t.Name)
+	figs, err := f.modelFigures(cmd, t, modelCaption(t))
 	if err != nil {
 		return err
 	}
