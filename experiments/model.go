@@ -113,17 +113,7 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 			}
 		}
 	}
-	// A model that tells equal points apart (PointKey) runs a point listed
-	// twice once: the second listing takes the first one's rows.
-	canon := make([]int, n)
-	for i := range canon {
-		canon[i] = i
-	}
-	var copies []int
-	if k, ok := m.(interface{ PointKey(point int) string }); ok {
-		canon = samePoints(n, k.PointKey)
-		sel, copies = splitSame(sel, canon, opt.Shard.Has)
-	}
+	canon, sel, copies := modelSamePoints(m, sel, opt.Shard)
 	vi := version.Get()
 	t := &Table{Schema: version.Schema, Version: vi.Version, GoVersion: vi.GoVersion, Commit: vi.Commit(), Model: model, Name: name, Seed: m.RootSeed(),
 		Replications: reps, Shard: opt.Shard.String(), PointsTotal: n, Columns: append([]string{"point"}, m.Columns()...), Points: []int{}}
@@ -153,15 +143,7 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 			byPoint[sel[i]] = rows[i]
 		}
 	}
-	for _, c := range copies {
-		if rs, ok := byPoint[canon[c]]; ok { // not when the first listing was interrupted
-			cp := make([][]any, len(rs))
-			for j, r := range rs {
-				cp[j] = append([]any{float64(c)}, r[1:]...)
-			}
-			byPoint[c] = cp
-		}
-	}
+	copyRows(byPoint, canon, copies)
 	for p := range n {
 		if rs, ok := byPoint[p]; ok {
 			t.Points = append(t.Points, p)
