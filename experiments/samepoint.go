@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,13 +30,8 @@ func samePoints(n int, key func(i int) string) []int {
 // pointKey is the value of every sweepable parameter at p: two points
 // with the same key run the same model.
 func pointKey(p *Point) string {
-	names := make([]string, 0, len(axisKind))
-	for name := range axisKind {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	var b strings.Builder
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(axisKind)) {
 		b.WriteString(name + "=" + formatAxisValue(p.axisValue(name)) + ";")
 	}
 	return b.String()
@@ -63,13 +59,8 @@ func splitSame(pts []int, canon []int, here func(i int) bool) (run, copies []int
 // same point; a point listed with different keys (a default written out
 // in one grid) is not recognised, and runs again.
 func ValuesKey(values map[string]*yaml.Node) string {
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		v, err := yaml.Marshal(values[k])
 		if err != nil {
 			v = []byte(values[k].Value)
