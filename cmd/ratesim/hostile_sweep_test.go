@@ -179,6 +179,7 @@ func TestHostileValues(t *testing.T) {
 
 	cases := hostileCases(t)
 	known := newHostileKnown()
+	peak := &hostilePeak{}
 	ran, failed := 0, 0
 	var slowest []string
 	for _, c := range cases {
@@ -207,6 +208,7 @@ func TestHostileValues(t *testing.T) {
 		if msg != "" {
 			failed++
 		}
+		peak.add(c.String(), r)
 		known.report(t, c.String(), msg, r.stderr, fmt.Sprintf("%s\n  ratesim %s\n  %s\n  stderr: %s", c, goldenQuote(c.args(files)), msg, strings.TrimSpace(r.stderr)))
 		if r.elapsed > 2*time.Second {
 			slowest = append(slowest, fmt.Sprintf("%s: %.1f s", c, r.elapsed.Seconds()))
@@ -216,7 +218,8 @@ func TestHostileValues(t *testing.T) {
 		}
 	}
 	t.Logf("flags: %d cases of %d (%s), %d failed; over 2 s: %s", ran, len(cases), *hostileRun, failed, strings.Join(slowest, "; "))
-	hostileKeys(t, bin, root, only, known)
+	hostileKeys(t, bin, root, only, known, peak)
+	t.Logf("exits: %v; largest resident memory %.1f MB (%s)", peak.exits, float64(peak.rss)/(1<<20), peak.name)
 	known.stale(t)
 }
 
@@ -268,7 +271,7 @@ func hostileKeyTables(t *testing.T) map[string][]string {
 // ratesim sweep on a spec from hostileSpecs: exit 0, or exit 2 naming the
 // key (as param's errors do: "spec.yaml:4: KEY VALUE: want ..."), under
 // the same watchdog as the flags. With -hostile ci, the same fixed quarter.
-func hostileKeys(t *testing.T, bin, root string, only func(string) bool, known *hostileKnownSet) {
+func hostileKeys(t *testing.T, bin, root string, only func(string) bool, known *hostileKnownSet, peak *hostilePeak) {
 	ran, failed, total := 0, 0, 0
 	tables := hostileKeyTables(t)
 	names := make([]string, 0, len(tables))
@@ -310,6 +313,7 @@ func hostileKeys(t *testing.T, bin, root string, only func(string) bool, known *
 				if msg != "" {
 					failed++
 				}
+				peak.add(c.String(), r)
 				known.report(t, c.String(), msg, r.stderr, fmt.Sprintf("%s\n  spec.yaml:\n%s\n  %s\n  stderr: %s", c, strings.Join(spec, "\n"), msg, strings.TrimSpace(r.stderr)))
 				if err := os.RemoveAll(work); err != nil {
 					t.Fatal(err)
@@ -565,4 +569,22 @@ func (k *hostileKnownSet) stale(t *testing.T) {
 		}
 	}
 	t.Logf("%d known failures (hostileKnown), left to issue 22's rewrite", total)
+}
+
+// hostilePeak counts the exit codes and keeps the largest resident
+// memory of the cases run.
+type hostilePeak struct {
+	exits map[int]int // exit code (-1: killed) -> cases
+	rss   int64
+	name  string
+}
+
+func (p *hostilePeak) add(name string, r hostileResult) {
+	if p.exits == nil {
+		p.exits = map[int]int{}
+	}
+	p.exits[r.code]++
+	if r.maxRSS > p.rss {
+		p.rss, p.name = r.maxRSS, name
+	}
 }
