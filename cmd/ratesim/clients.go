@@ -18,13 +18,15 @@ import (
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 )
 
 // clientsFlags are the flags of ratesim clients: the parameters of the
-// run (experiments.ClientsParams, parsed by its Spec as a sweep spec's
+// run (clientstudy.ClientsParams, parsed by its Spec as a sweep spec's
 // clients block is) and the outputs.
 type clientsFlags struct {
-	p        experiments.ClientsParams
+	p        clientstudy.ClientsParams
 	trace    string
 	traceOpt arrivals.TraceOptions
 	traceFmt traceFormatFlags
@@ -162,7 +164,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.p.Limiter, "limiter", "token-police", "the limiter, one of "+strings.Join(experiments.LimiterNames, ", "))
+	fl.StringVar(&f.p.Limiter, "limiter", "token-police", "the limiter, one of "+strings.Join(limiterstudy.LimiterNames, ", "))
 	fl.StringVar(&f.p.Profile, "profile", "", "a library-faithful limiter instead of --limiter, 'NAME:key=value,...' (see 'ratesim limiters --help')")
 	fl.StringVar(&f.p.Rate, "rate", "10", "--limiter: rate R, tokens/s (exact: a decimal or p/q, > 0)")
 	fl.Int64Var(&f.p.Limit, "limit", 10, "--limiter: burst b in tokens, or window limit in jobs (>= 1)")
@@ -233,14 +235,14 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	return cmd
 }
 
-// paramFlag is the flag of a parameter of experiments.ClientsParams: its
+// paramFlag is the flag of a parameter of clientstudy.ClientsParams: its
 // YAML key in kebab case (max_attempts is --max-attempts).
 func paramFlag(param string) string { return strings.ReplaceAll(param, "_", "-") }
 
 // spec binds the flags given to the parameters and parses them with
-// experiments.ClientsParams.Spec, the parser of a sweep spec's clients
+// clientstudy.ClientsParams.Spec, the parser of a sweep spec's clients
 // block, its errors naming the flags; then builds the --design.
-func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error) {
+func (f *clientsFlags) spec(cmd *cobra.Command) (clientstudy.ClientsSpec, error) {
 	changed := cmd.Flags().Changed
 	p := &f.p
 	p.Given = func(param string) bool { return changed(paramFlag(param)) }
@@ -248,20 +250,20 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 	p.Trace, p.TraceOptions = nil, nil
 	var err error
 	if p.MaxMemory, err = maxMemory(f.maxMemory); err != nil {
-		return experiments.ClientsSpec{}, err
+		return clientstudy.ClientsSpec{}, err
 	}
 	if f.trace != "" {
-		p.Trace, p.TraceOptions = &experiments.ClientsTrace{Path: f.trace}, &f.traceOpt
+		p.Trace, p.TraceOptions = &clientstudy.ClientsTrace{Path: f.trace}, &f.traceOpt
 	}
 	if changed("design") {
 		if !slices.Contains(drl.Designs, p.Design) {
-			return experiments.ClientsSpec{}, flagError("design", p.Design, "one of "+strings.Join(drl.Designs, ", "))
+			return clientstudy.ClientsSpec{}, flagError("design", p.Design, "one of "+strings.Join(drl.Designs, ", "))
 		}
 	} else {
 		p.Design = ""
 		for _, name := range drlClientFlags {
 			if changed(name) {
-				return experiments.ClientsSpec{}, fmt.Errorf("--%s applies with --design only", name)
+				return clientstudy.ClientsSpec{}, fmt.Errorf("--%s applies with --design only", name)
 			}
 		}
 	}
@@ -289,7 +291,7 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 // clientsParamError words an invalid --profile as ratesim limiters does
 // (with the profile's keys); other errors already name their flags.
 func clientsParamError(err error) error {
-	var pe *experiments.ParamError
+	var pe *clientstudy.ParamError
 	if errors.As(err, &pe) && pe.Param == "profile" {
 		if _, perr := parseProfiles([]string{pe.Value.(string)}); perr != nil {
 			return perr
@@ -301,7 +303,7 @@ func clientsParamError(err error) error {
 // readDesign reads --design, its limit (--rate, --limit) and the design
 // flags borrowed from ratesim drl into s.Remote: a fresh drl.Online per
 // run, every request of one key.
-func (f *clientsFlags) readDesign(s *experiments.ClientsSpec) error {
+func (f *clientsFlags) readDesign(s *clientstudy.ClientsSpec) error {
 	d := *f.drl
 	d.p.Designs, d.p.Rate, d.p.Burst, d.p.Seed = f.p.Design, f.p.Rate, strconv.FormatInt(f.p.Limit, 10), f.p.Seed
 	p, err := d.params(f.drlCmd)
@@ -349,7 +351,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	if err := f.checkBins(spec); err != nil {
 		return err
 	}
-	res, err := experiments.RunClients(cmd.Context(), spec, proc)
+	res, err := clientstudy.RunClients(cmd.Context(), spec, proc)
 	var tooMany *clients.ErrTooManyBins
 	if errors.As(err, &tooMany) {
 		return binError(f.p.Bin, tooMany)
@@ -382,7 +384,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
 	if f.plot != "" {
-		figs := experiments.ClientsFigures(res, f.caption(res))
+		figs := clientstudy.ClientsFigures(res, f.caption(res))
 		if len(figs) == 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: --plot: nothing to draw (no series with --bin 0, and no request succeeded)\n")
 		}
@@ -398,7 +400,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 // checkBins refuses --bin before the run when the run's span is known to
 // need more than clients.MaxBins bins: the expected span of --jobs
 // generated requests, or the --horizon of closed-loop users.
-func (f *clientsFlags) checkBins(spec experiments.ClientsSpec) error {
+func (f *clientsFlags) checkBins(spec clientstudy.ClientsSpec) error {
 	w := spec.Scenario.Bin
 	if w <= 0 {
 		return nil
@@ -448,7 +450,7 @@ func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
 }
 
 // caption describes a clients run under its figures.
-func (f *clientsFlags) caption(res *experiments.ClientsResult) string {
+func (f *clientsFlags) caption(res *clientstudy.ClientsResult) string {
 	sc := res.Spec.Scenario
 	c := fmt.Sprintf("%s; limiter %s %s", res.Spec.Input, res.Limiter, res.Params)
 	if res.Spec.Overload != nil {
@@ -487,13 +489,13 @@ type clientsJSON struct {
 	Server  string  `json:"server_rate_jobs_per_s,omitempty"`
 	Buffer  *int    `json:"buffer_jobs,omitempty"`
 	Bin     float64 `json:"bin_s"`
-	*experiments.ClientsResult
+	*clientstudy.ClientsResult
 	// Design is what a --design did with the attempts (ratesim drl's
 	// figures: messages, overshoot, ...).
 	Design *drl.Summary `json:"design,omitempty"`
 }
 
-func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
+func writeClientsJSON(w io.Writer, res *clientstudy.ClientsResult, design *drl.Summary, f *clientsFlags) {
 	sc := res.Spec.Scenario
 	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.p.Seed, Backoff: f.p.Backoff, MaxAtt: sc.Retry.MaxAttempts,
 		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.p.RetryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res, Design: design}
@@ -524,7 +526,7 @@ func secondsOf(text string) float64 {
 	return s.Float64()
 }
 
-func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
+func writeClientsTable(w io.Writer, res *clientstudy.ClientsResult, design *drl.Summary, f *clientsFlags) {
 	if res.Foreground.OverloadSummary != nil {
 		writeOverloadTable(w, res, f)
 		return
@@ -563,7 +565,7 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.
 	fg := res.Foreground
 	fmt.Fprintf(w, "\n%-11s %9s %9s %9s %8s %8s %8s %10s %10s %9s %9s %9s %9s\n",
 		"", "requests", "attempts", "admitted", "give-ups", "ampl.", "att/adm.", "admitted/s", "drain (s)", "mean (s)", "p50 (s)", "p99 (s)", "max (s)")
-	row := func(name string, s experiments.ClientSummary) {
+	row := func(name string, s clientstudy.ClientSummary) {
 		fmt.Fprintf(w, "%-11s %9d %9d %9d %8d %8.3f %8.3f %10.4g %10.4g %9.4g %9.4g %9.4g %9.4g\n", name, s.Requests, s.Attempts, s.Successes, s.GiveUps,
 			float64(s.Amplification), float64(s.AttemptsPerSuccess), s.Goodput, s.Drain, s.MeanLatency, s.P50Latency, s.P99Latency, s.MaxLatency)
 	}
@@ -610,7 +612,7 @@ func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.
 
 // writeOverloadTable writes the human summary of a run against servers
 // that can collapse (--service).
-func writeOverloadTable(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
+func writeOverloadTable(w io.Writer, res *clientstudy.ClientsResult, f *clientsFlags) {
 	o := res.Spec.Overload
 	fg, os := res.Foreground, res.Foreground.OverloadSummary
 	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.p.Seed)

@@ -16,6 +16,8 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
 	"github.com/ratesim/ratesim/profiles"
@@ -138,7 +140,7 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.names, "limiters", "all", "limiters to run, comma-separated, or all: "+strings.Join(experiments.LimiterNames, ", "))
+	fl.StringVar(&f.names, "limiters", "all", "limiters to run, comma-separated, or all: "+strings.Join(limiterstudy.LimiterNames, ", "))
 	fl.StringVar(&f.rate, "rate", "", "rate R of the buckets, GCRA and leaky bucket, tokens/s (> 0, exact: a decimal or p/q; default L/W)")
 	fl.Int64Var(&f.limit, "limit", 100, "L: burst b of the buckets in tokens and limit of the windows in jobs (>= 1)")
 	fl.StringVar(&f.window, "window", "60", "W: window length, seconds or with a unit (60, 1m, 500ms, 1/3), > 0")
@@ -177,9 +179,9 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 }
 
 // spec validates the flags and builds the run specification.
-func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, error) {
+func (f *limitersFlags) spec(cmd *cobra.Command) (limiterstudy.LimitersSpec, error) {
 	changed := cmd.Flags().Changed
-	s, err := familyLimits(changed, experiments.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
+	s, err := familyLimits(changed, clientstudy.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
 		Soft: f.soft, Hard: f.hard, Offset: f.offset}, true)
 	if err != nil {
 		return s, err
@@ -188,8 +190,8 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	if f.names != "all" {
 		for _, n := range strings.Split(f.names, ",") {
 			n = strings.TrimSpace(n)
-			if !slices.Contains(experiments.LimiterNames, n) {
-				return s, flagError("limiters", f.names, fmt.Sprintf("all, or a comma-separated list of %s (%q is none of them)", strings.Join(experiments.LimiterNames, ", "), n))
+			if !slices.Contains(limiterstudy.LimiterNames, n) {
+				return s, flagError("limiters", f.names, fmt.Sprintf("all, or a comma-separated list of %s (%q is none of them)", strings.Join(limiterstudy.LimiterNames, ", "), n))
 			}
 			if slices.Contains(s.Names, n) {
 				return s, flagError("limiters", f.names, fmt.Sprintf("each limiter once (%s is repeated)", n))
@@ -249,7 +251,7 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		slices.Sort(s.Durations)
 		s.Durations = slices.Compact(s.Durations)
 	} else if len(s.Names) == 0 && len(s.Profiles) > 0 {
-		s.Durations = experiments.DefaultDurations(profilesPeriod(s.Profiles))
+		s.Durations = limiterstudy.DefaultDurations(profilesPeriod(s.Profiles))
 	}
 	if f.trace == "" {
 		for _, name := range append([]string{"time-col", "time-format", "key-col"}, traceFormatFlagNames...) {
@@ -301,7 +303,7 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 }
 
 // service reads --service-rate and --service-latency into s.Service.
-func (f *limitersFlags) service(s *experiments.LimitersSpec, changed func(string) bool) error {
+func (f *limitersFlags) service(s *limiterstudy.LimitersSpec, changed func(string) bool) error {
 	if !changed("service-rate") {
 		if changed("service-latency") {
 			return fmt.Errorf("--service-latency applies with --service-rate only")
@@ -340,7 +342,7 @@ func (f *limitersFlags) service(s *experiments.LimitersSpec, changed func(string
 // arrivalProcess builds the arrival process and describes it, and
 // reports whether its arrivals carry keys that should each get their own
 // limiters.
-func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.LimitersSpec) (proc arrivals.Process, closeProc func() error, input string, keyed bool, err error) {
+func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s limiterstudy.LimitersSpec) (proc arrivals.Process, closeProc func() error, input string, keyed bool, err error) {
 	if f.trace != "" {
 		a, err := experiments.BuildArrivals(cmd.Context(), experiments.ArrivalsSpec{Trace: f.trace, TraceOptions: f.traceOpt}, s.Seed)
 		if err != nil {
@@ -366,7 +368,7 @@ func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.Limiter
 
 // generated builds generated arrivals: the boundary pattern, poisson,
 // periodic or an arrival spec.
-func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec) (arrivals.Process, string, error) {
+func (f *limitersFlags) generated(cmd *cobra.Command, s limiterstudy.LimitersSpec) (arrivals.Process, string, error) {
 	switch f.process {
 	case "boundary":
 		w, err := nanos("window", f.window, s.Window)
@@ -462,7 +464,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 		defer closeProc()
 	}
 	spec.Input, spec.Keyed = input, keyed
-	res, err := experiments.RunLimiters(cmd.Context(), spec, proc)
+	res, err := limiterstudy.RunLimiters(cmd.Context(), spec, proc)
 	if err != nil {
 		return err
 	}
@@ -477,7 +479,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
-		figs, err := experiments.LimiterFigures(res)
+		figs, err := limiterstudy.LimiterFigures(res)
 		if err != nil {
 			return fmt.Errorf("drawing the figures: %w", err)
 		}
@@ -529,10 +531,10 @@ type limitersJSON struct {
 	// Curves gives each profile's exact arrival curve.
 	Curves []profileCurve `json:"profile_curves,omitempty"`
 	Sizing *burstSizing   `json:"burst_sizing,omitempty"` // with --size-burst
-	*experiments.LimitersResult
+	*limiterstudy.LimitersResult
 }
 
-func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string, curves []profileCurve, sizing *burstSizing) {
+func writeLimitersJSON(w io.Writer, res *limiterstudy.LimitersResult, skipped int, figures []string, curves []profileCurve, sizing *burstSizing) {
 	s := res.Spec
 	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), RateExact: s.Rate.String(), WindowExact: s.Window.String(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
 		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, Curves: curves, Sizing: sizing, LimitersResult: res}
@@ -544,7 +546,7 @@ func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int
 // writeLimitersTable writes the table; with vsLimit (the user gave --rate
 // or --limit) the profiles' rows also give their overshoot against
 // γ(--rate, --limit).
-func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, vsLimit bool) {
+func writeLimitersTable(w io.Writer, res *limiterstudy.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, vsLimit bool) {
 	s := res.Spec
 	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
 	if skipped > 0 {
@@ -585,7 +587,7 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 	}
 	ds := s.Durations
 	if ds == nil {
-		ds = experiments.DefaultDurations(s.Window)
+		ds = limiterstudy.DefaultDurations(s.Window)
 	}
 	fmt.Fprintf(w, "jobs       %d over %.6g s; α*(d) at %d lengths d from %.4g to %.4g s\n", res.Jobs, res.Duration, len(ds), ds[0].Seconds(), ds[len(ds)-1].Seconds())
 	if s.Keyed {
@@ -673,7 +675,7 @@ func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, s
 
 // writeKeys lists the keys with the most arrivals and the jobs each limiter
 // rejected of theirs.
-func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
+func writeKeys(w io.Writer, res *limiterstudy.LimitersResult, top int) {
 	keys := res.Limiters[0].Keys
 	n := min(top, len(keys))
 	fmt.Fprintf(w, "\nrejected jobs of the %d keys with the most arrivals (of %d):\n", n, len(keys))
@@ -700,7 +702,7 @@ func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
 
 // writeDownstream lists what each limiter's passing jobs met at the
 // rate-latency server, against the network-calculus bounds.
-func writeDownstream(w io.Writer, res *experiments.LimitersResult) {
+func writeDownstream(w io.Writer, res *limiterstudy.LimitersResult) {
 	srv := res.Spec.Service
 	fmt.Fprintf(w, "\ndownstream: the passing jobs of each limiter into a rate-latency server %v (latency %v s, then FIFO at %v jobs/s)\n", srv, srv.Latency, srv.Rate)
 	width := 20 // of the promise column, in runes (fmt pads by runes)
@@ -742,12 +744,12 @@ func exactSeconds(exactText string, x float64) string {
 
 // familyLimits validates the flags every family limiter shares (--limit,
 // --window, --rate, --queue, --soft, --hard, --offset), given in p, for
-// limiters and clients (experiments.ClientsParams.FamilyLimits), and
+// limiters and clients (clientstudy.ClientsParams.FamilyLimits), and
 // returns them in a LimitersSpec with the throttle's hard deficit at
 // --limit - 1 and its soft one at half that unless given. With rateFromWindow and no --rate, the rate
 // is --limit/--window (the windows' long-run rate); otherwise --rate is
 // parsed.
-func familyLimits(changed func(string) bool, p experiments.ClientsParams, rateFromWindow bool) (experiments.LimitersSpec, error) {
+func familyLimits(changed func(string) bool, p clientstudy.ClientsParams, rateFromWindow bool) (limiterstudy.LimitersSpec, error) {
 	p.Given = func(param string) bool { return changed(param) }
 	p.Name = func(param string) string { return "--" + param }
 	return p.FamilyLimits(rateFromWindow)

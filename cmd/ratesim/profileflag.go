@@ -13,7 +13,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/profiles"
 )
@@ -147,7 +147,7 @@ type profileCurve struct {
 
 // profileCurves returns the arrival curve of every profile of s that has
 // one.
-func profileCurves(s experiments.LimitersSpec) []profileCurve {
+func profileCurves(s limiterstudy.LimitersSpec) []profileCurve {
 	var out []profileCurve
 	for _, p := range s.Profiles {
 		a, ok := profiles.ArrivalCurve(p)
@@ -178,7 +178,7 @@ func writeCurves(w io.Writer, curves []profileCurve) {
 }
 
 // writeColours lists the colours the three-colour markers gave.
-func writeColours(w io.Writer, res *experiments.LimitersResult) {
+func writeColours(w io.Writer, res *limiterstudy.LimitersResult) {
 	first := true
 	for _, l := range res.Limiters {
 		if l.Colours == nil {
@@ -219,7 +219,7 @@ type profileSizing struct {
 }
 
 // sizeBursts reads the arrivals again and sizes each profile's burst.
-func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s experiments.LimitersSpec) (*burstSizing, error) {
+func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s limiterstudy.LimitersSpec) (*burstSizing, error) {
 	proc, closeProc, _, _, err := f.arrivalProcess(cmd, s)
 	if err != nil {
 		return nil, err

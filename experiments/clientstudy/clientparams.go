@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/internal/budget"
 	"github.com/ratesim/ratesim/profiles"
 )
@@ -170,9 +172,9 @@ func (e *ParamError) Error() string {
 // Unwrap returns ErrSpec, and the underlying error.
 func (e *ParamError) Unwrap() []error {
 	if e.Err != nil {
-		return []error{ErrSpec, e.Err}
+		return []error{experiments.ErrSpec, e.Err}
 	}
-	return []error{ErrSpec}
+	return []error{experiments.ErrSpec}
 }
 
 // name writes param as the caller's user knows it.
@@ -281,8 +283,8 @@ func (p *ClientsParams) rat(param, s, unit string) (exact.Rat, error) {
 // the throttle's hard deficit at limit - 1 and its soft one at half that.
 // With rateFromWindow and no rate given, the rate is limit/window (the
 // windows' long-run rate). Errors are *ParamError.
-func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (LimitersSpec, error) {
-	s := LimitersSpec{Limit: p.Limit}
+func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (limiterstudy.LimitersSpec, error) {
+	s := limiterstudy.LimitersSpec{Limit: p.Limit}
 	if p.Limit < 1 || p.Limit > 1<<40 {
 		return s, p.bad("limit", p.Limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
 	}
@@ -320,7 +322,7 @@ func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (LimitersSpec, error) 
 // throttleAndOffset sets the throttle's deficits and the windows' offset
 // of s from p (defaults where not given), checked against s's limit and
 // window.
-func (p *ClientsParams) throttleAndOffset(s *LimitersSpec) error {
+func (p *ClientsParams) throttleAndOffset(s *limiterstudy.LimitersSpec) error {
 	var err error
 	s.Hard = exact.Int(p.Limit - 1)
 	if p.given("hard") {
@@ -384,8 +386,8 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 				return s, p.misplaced(name, "%s applies to %s only: a %s takes %s and %s (its burst)", name, "limiter", "design", "rate", "limit")
 			}
 		}
-	case !slices.Contains(LimiterNames, p.Limiter):
-		return s, p.bad("limiter", p.Limiter, "one of "+strings.Join(LimiterNames, ", "))
+	case !slices.Contains(limiterstudy.LimiterNames, p.Limiter):
+		return s, p.bad("limiter", p.Limiter, "one of "+strings.Join(limiterstudy.LimiterNames, ", "))
 	}
 	s.Limiter = p.Limiter
 	if s.Limits, err = p.FamilyLimits(false); err != nil {
@@ -634,27 +636,27 @@ func (p *ClientsParams) traceOptions() arrivals.TraceOptions {
 // the process, nil for closed-loop users only, and the trace read, if
 // any; the caller closes the returned Arrivals. Errors: those of
 // BuildArrivals for a trace, and *ParamError naming arrivals or load.
-func (p *ClientsParams) OpenArrivals(ctx context.Context, spec *ClientsSpec) (*Arrivals, error) {
-	var a *Arrivals
+func (p *ClientsParams) OpenArrivals(ctx context.Context, spec *ClientsSpec) (*experiments.Arrivals, error) {
+	var a *experiments.Arrivals
 	closedLoop := fmt.Sprintf("%d closed-loop users, think %s, until %s", p.Users, p.Think, p.Horizon)
 	switch {
 	case p.Trace != nil:
 		var err error
 		opt := p.traceOptions()
-		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: opt}, p.Seed)
+		a, err = experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: opt}, p.Seed)
 		if err != nil {
 			return nil, err
 		}
 		spec.Input = traceInputText(p.Trace.Path, a.Trace, opt.Spread)
 	case spec.MaxJobs == 0:
 		spec.Input = fmt.Sprintf("%d closed-loop users, think %v s, until %v s", p.Users, float64(spec.Scenario.Think.(clients.Fixed)), spec.Scenario.Horizon.Seconds())
-		return &Arrivals{}, nil
+		return &experiments.Arrivals{}, nil
 	default:
 		g, err := p.generated(spec)
 		if err != nil {
 			return nil, err
 		}
-		a = &Arrivals{Process: g, Generated: g}
+		a = &experiments.Arrivals{Process: g, Generated: g}
 		spec.Offered = g.MeanRate
 		spec.Input = fmt.Sprintf("%s, %d requests (mean %.6g requests/s)", g.Spec, spec.MaxJobs, g.MeanRate)
 	}
@@ -671,10 +673,10 @@ func (p *ClientsParams) generated(spec *ClientsSpec) (*arrivals.Generated, error
 			p.name("arrivals"), p.Arrivals, p.name("profile"), p.name("load"), p.name("rate"))}
 	}
 	rate, loadGiven := spec.Limits.Rate, p.given("load")
-	if _, ok := DefaultLambda(p.Load, rate); !ok && (loadGiven || !strings.Contains(p.Arrivals, "rate=")) {
+	if _, ok := experiments.DefaultLambda(p.Load, rate); !ok && (loadGiven || !strings.Contains(p.Arrivals, "rate=")) {
 		return nil, p.bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", p.Load*rate.Float64()))
 	}
-	a, err := BuildArrivals(context.Background(), ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}, p.Seed)
+	a, err := experiments.BuildArrivals(context.Background(), experiments.ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}, p.Seed)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("arrivals: spec %q: ", p.Arrivals))
 		return nil, p.bad("arrivals", p.Arrivals, "a valid arrival spec (see 'ratesim run --help'): "+msg)
@@ -685,4 +687,13 @@ func (p *ClientsParams) generated(spec *ClientsSpec) (*arrivals.Generated, error
 			p.name("load"), p.Load, p.name("arrivals"), p.Arrivals, p.name("load"))}
 	}
 	return g, nil
+}
+
+// traceInputText is "trace PATH", followed by the CountsNote of a count
+// trace in parentheses.
+func traceInputText(path string, tr *arrivals.Trace, spread string) string {
+	if note := experiments.CountsNote(tr, spread); note != "" {
+		return "trace " + path + " (" + note + ")"
+	}
+	return "trace " + path
 }

@@ -1,4 +1,4 @@
-package experiments
+package limiterstudy
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/profiles"
 )
@@ -241,8 +242,9 @@ func (s LimitersSpec) kind(e entry) limiterKind {
 	return limiterKind{shaper: e.prof.Delays(), color: 7, promise: "the profile's own bound", promiseColor: -1}
 }
 
-// describe returns the parameters of limiter name for humans.
-func (s LimitersSpec) describe(name string) string {
+// Describe returns the parameters of limiter name for humans ("" for a
+// name that is not of the family).
+func (s LimitersSpec) Describe(name string) string {
 	if d := familyDef(name); d != nil {
 		return d.describe(s)
 	}
@@ -389,9 +391,9 @@ type LimiterResult struct {
 	// promise the user asked for, γ(Rate, Limit) of the spec: the point of
 	// Curve with the largest α*(d)/(Limit + Rate·d) (the shortest d on
 	// ties); nil for the family, which Worst already measures so.
-	WorstVsLimit *CurvePoint  `json:"overshoot_vs_limit,omitempty"`
-	Curve        []CurvePoint `json:"arrival_curve"`   // keyed runs: at each d, the worst key
-	Delay        *Stats       `json:"delay,omitempty"` // shapers: delays of the admitted jobs
+	WorstVsLimit *CurvePoint        `json:"overshoot_vs_limit,omitempty"`
+	Curve        []CurvePoint       `json:"arrival_curve"`   // keyed runs: at each d, the worst key
+	Delay        *experiments.Stats `json:"delay,omitempty"` // shapers: delays of the admitted jobs
 	// Response counts, by token deficit at arrival, the jobs offered and
 	// admitted (token-police and throttle only).
 	Response []ResponseBin `json:"response,omitempty"`
@@ -443,9 +445,9 @@ type limState struct {
 	vsLimit  *netcalc.OvershootMeter    // profiles: against γ(Rate, Limit)
 	released []engine.Time              // release instants, only when keep
 	admitted int64
-	delayed  int64       // admitted jobs that waited (a Delay verdict with a wait > 0)
-	noRetry  int64       // rejected jobs told that no retry would pass (buckets.NoRetry)
-	delays   *delayStats // shapers: this key's delays
+	delayed  int64                   // admitted jobs that waited (a Delay verdict with a wait > 0)
+	noRetry  int64                   // rejected jobs told that no retry would pass (buckets.NoRetry)
+	delays   *experiments.DelayStats // shapers: this key's delays
 }
 
 // release measures a release at t, and keeps it when keep. The meters'
@@ -511,7 +513,7 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	if ds == nil {
 		ds = DefaultDurations(spec.Window)
 	}
-	src := Source(spec.Seed, 1)
+	src := experiments.Source(spec.Seed, 1)
 	namer, _ := proc.(arrivals.KeyNamer)
 	newKey := func(id uint64, line int) (*keyState, error) {
 		k := &keyState{id: id, firstLine: line, lims: make([]limState, len(ents))}
@@ -560,10 +562,10 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 			}
 		}
 	}
-	delays := make([]*delayStats, len(ents))
+	delays := make([]*experiments.DelayStats, len(ents))
 	for i, e := range ents {
 		if e.prof != nil || familyDef(e.name).kind.shaper {
-			delays[i] = newDelayStats()
+			delays[i] = experiments.NewDelayStats(false)
 		}
 	}
 	res := &LimitersResult{Spec: spec}
@@ -581,8 +583,7 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 			return nil, err
 		}
 		if a.T < last {
-			src := &arrivalSource{proc: proc, cur: a}
-			return nil, src.wrap(fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, last, buckets.ErrOrder))
+			return nil, experiments.ArrivalError(proc, a, fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, last, buckets.ErrOrder))
 		}
 		last = a.T
 		if res.Jobs == 0 {
@@ -638,17 +639,17 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 				}
 				w := d.Wait.Ceil()
 				if !w.IsInt64() || w.Int64() >= int64(engine.Forever-a.T) {
-					return nil, fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w", ents[i].name, d.WaitSeconds(), a.T, ErrOverflow)
+					return nil, fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w", ents[i].name, d.WaitSeconds(), a.T, experiments.ErrOverflow)
 				}
 				release += engine.Time(w.Int64())
 			}
 			st.release(release, keep)
 			if delays[i] != nil {
-				delays[i].add(d.Wait)
+				delays[i].Add(d.Wait)
 				if st.delays == nil {
-					st.delays = newDelaySummary()
+					st.delays = experiments.NewDelayStats(true)
 				}
-				st.delays.add(d.Wait)
+				st.delays.Add(d.Wait)
 			}
 		}
 	}
@@ -714,14 +715,14 @@ func deficitBin(l buckets.Limiter, t engine.Time, b float64) int {
 }
 
 // limiterResult gathers the outcome of limiter i (entry e) over keys.
-func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.Limiter, keys []*keyState, i int, delays *delayStats, resp []ResponseBin) (LimiterResult, error) {
+func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.Limiter, keys []*keyState, i int, delays *experiments.DelayStats, resp []ResponseBin) (LimiterResult, error) {
 	name := e.name
 	kind := spec.kind(e)
 	r := LimiterResult{Name: name, PromiseName: kind.promise, Shaper: kind.shaper, Response: resp}
 	if e.prof != nil {
 		r.Params, r.Profile = e.prof.String(), true
 	} else {
-		r.Params = spec.describe(name)
+		r.Params = spec.Describe(name)
 	}
 	r.Curve = make([]CurvePoint, len(ds))
 	for j, d := range ds {
@@ -777,7 +778,7 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 			}
 		}
 		if st.delays != nil {
-			s := st.delays.stats()
+			s, _ := st.delays.Stats() // a summary keeps no sketch: no error
 			kr.MeanDelay, kr.MaxDelay = s.Mean, s.Max
 		}
 		if spec.Keyed {
@@ -817,10 +818,10 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 		})
 	}
 	if delays != nil {
-		if delays.err != nil {
-			return r, delays.err
+		st, err := delays.Stats()
+		if err != nil {
+			return r, err
 		}
-		st := delays.stats()
 		r.Delay = &st
 	}
 	return r, nil

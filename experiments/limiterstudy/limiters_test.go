@@ -1,4 +1,4 @@
-package experiments
+package limiterstudy
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // limProc is an arrival process over a slice of instants and keys (keys may
@@ -221,7 +222,7 @@ func TestRunLimitersKeyed(t *testing.T) {
 func TestRunLimitersErrors(t *testing.T) {
 	ctx := context.Background()
 	_, err := RunLimiters(ctx, issueSpec(), &limProc{times: []float64{0, 2, 1}})
-	if !errors.Is(err, ErrInput) || !errors.Is(err, buckets.ErrOrder) || !strings.Contains(err.Error(), "line 4") {
+	if !errors.Is(err, experiments.ErrInput) || !errors.Is(err, buckets.ErrOrder) || !strings.Contains(err.Error(), "line 4") {
 		t.Errorf("out-of-order arrival: err = %v, want ErrInput and ErrOrder naming line 4", err)
 	}
 	for _, edit := range []func(*LimitersSpec){
@@ -290,7 +291,7 @@ func TestLimiterFigures(t *testing.T) {
 		t.Errorf("figures %v, want %v", names, want)
 	}
 	dir := t.TempDir()
-	paths, err := SaveFigures(figs, dir, "png")
+	paths, err := experiments.SaveFigures(figs, dir, "png")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -18,7 +19,7 @@ import (
 // did not recover counted to the end of its series) and grey where fewer
 // than half the replications recovered. It returns none when the table
 // has no recovery_s, load or fault column.
-func MetastabilityFigures(t *Table, caption string) []NamedFigure {
+func MetastabilityFigures(t *experiments.Table, caption string) []experiments.NamedFigure {
 	rc, lc, fc, recC := t.Column("recovery_s"), t.Column("load"), t.Column("fault"), t.Column("recovered")
 	first := t.Column(ClientsMetrics[0])
 	if rc < 0 || lc < 0 || fc < 0 || recC < 0 || first < 0 {
@@ -56,7 +57,7 @@ func MetastabilityFigures(t *Table, caption string) []NamedFigure {
 		}
 		byMech[mech] = append(byMech[mech], cell{load, length, rec, frac})
 	}
-	var figs []NamedFigure
+	var figs []experiments.NamedFigure
 	for _, m := range mechs {
 		cells := byMech[m]
 		var xs, ys []float64
@@ -83,7 +84,7 @@ func MetastabilityFigures(t *Table, caption string) []NamedFigure {
 			mask[j][i] = c.frac < 0.5
 		}
 		name := "metastability-" + strings.NewReplacer(" ", "-", ":", "-", "=", "-", ",", "-").Replace(m)
-		figs = append(figs, NamedFigure{Name: name, Figure: &plots.HeatMap{
+		figs = append(figs, experiments.NamedFigure{Name: name, Figure: &plots.HeatMap{
 			Title:     "Recovery after a crash: " + m,
 			Caption:   caption,
 			XLabel:    "load (offered requests over the servers' capacity)",
@@ -164,10 +165,10 @@ func overloadSeries(res *ClientsResult, width float64, caption string) *plots.St
 		}
 		return lines
 	}
-	c := caption + fmt.Sprintf("; bins of %s s", textNumber(width))
+	c := caption + fmt.Sprintf("; bins of %s s", experiments.TextNumber(width))
 	if o := res.Foreground.OverloadSummary; o != nil && o.PreTrigger != nil {
 		if o.RecoveredAt != nil {
-			c += fmt.Sprintf("; recovered at %s s", textNumber(*o.RecoveredAt))
+			c += fmt.Sprintf("; recovered at %s s", experiments.TextNumber(*o.RecoveredAt))
 		} else {
 			c += "; did not recover by the end"
 		}

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"fmt"
@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
-	"go.yaml.in/yaml/v3"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // FaultList is the faults of a run, each KIND[@SERVER]:FROM:TO[:X]; in
@@ -160,9 +162,9 @@ type OverloadSummary struct {
 	// WorkAmplification is backend_requests per original request (1 + N
 	// at 100% failure with N retries); BackendPerSuccess the same per
 	// successful request (null when none succeeded).
-	WorkAmplification Num     `json:"work_amplification"`
-	BackendPerSuccess Num     `json:"backend_requests_per_success"`
-	ServerBusy        float64 `json:"server_busy_s"` // total service time the servers gave
+	WorkAmplification experiments.Num `json:"work_amplification"`
+	BackendPerSuccess experiments.Num `json:"backend_requests_per_success"`
+	ServerBusy        float64         `json:"server_busy_s"` // total service time the servers gave
 	// PreTrigger is the goodput before the first fault, requests/s (null
 	// without a fault); RecoveredAt the recovery instant by the rule of
 	// clients.Recovery (null when it did not recover by the end, or there
@@ -173,10 +175,10 @@ type OverloadSummary struct {
 	// RecoveryTime is RecoveredAt minus the end of the last fault, s; when
 	// the run did not recover, the time from that end to the end of the
 	// run's series (a lower bound: censored). NaN without a fault.
-	RecoveryTime Num    `json:"recovery_s"`
-	Budget       string `json:"retry_budget,omitempty"`
-	Throttle     string `json:"client_throttle,omitempty"`
-	Concurrency  string `json:"concurrency,omitempty"`
+	RecoveryTime experiments.Num `json:"recovery_s"`
+	Budget       string          `json:"retry_budget,omitempty"`
+	Throttle     string          `json:"client_throttle,omitempty"`
+	Concurrency  string          `json:"concurrency,omitempty"`
 }
 
 // OverloadBinJSON is what a run against servers that can collapse adds to
@@ -222,9 +224,9 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 	} else if n > 1 && last > first {
 		out.Offered = float64(n-1) / (last - first).Seconds()
 	}
-	os := &OverloadSummary{RecoveryTime: Num(math.NaN()), Limited: res.Limited, Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
-		Timeouts: res.Timeouts, Errors: res.Errors, Wasted: res.Wasted, WorkAmplification: Num(res.WorkAmplification()),
-		BackendPerSuccess: Num(ratioOrNaN(res.Backend, res.Summary.Successes)), ServerBusy: res.Busy}
+	os := &OverloadSummary{RecoveryTime: experiments.Num(math.NaN()), Limited: res.Limited, Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
+		Timeouts: res.Timeouts, Errors: res.Errors, Wasted: res.Wasted, WorkAmplification: experiments.Num(res.WorkAmplification()),
+		BackendPerSuccess: experiments.Num(ratioOrNaN(res.Backend, res.Summary.Successes)), ServerBusy: res.Busy}
 	if sc.Budget != nil {
 		os.Budget = sc.Budget.String()
 		if sc.Adaptive != nil {
@@ -256,9 +258,9 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 		if at, ok := rc.RecoveredAt(succ); ok {
 			s := at.Seconds()
 			os.RecoveredAt = &s
-			os.RecoveryTime = Num((at - rc.TriggerTo).Seconds())
+			os.RecoveryTime = experiments.Num((at - rc.TriggerTo).Seconds())
 		} else {
-			os.RecoveryTime = Num(max(0, (engine.Time(len(succ))*rc.Bin - rc.TriggerTo).Seconds()))
+			os.RecoveryTime = experiments.Num(max(0, (engine.Time(len(succ))*rc.Bin - rc.TriggerTo).Seconds()))
 		}
 	}
 	out.Foreground.OverloadSummary = os
