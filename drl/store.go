@@ -57,10 +57,10 @@ func newStore(s Spec, u units, res *Result) (*store, error) {
 		if err != nil {
 			return nil, err
 		}
-		// The family's fixed window (limiterstudy.LimitersSpec.NewLimiter),
-		// edges at k·W from the Unix epoch on a trace's clock (s.Origin).
-		fw := limiterstudy.LimitersSpec{Rate: s.Bucket.Rate, Limit: s.Bucket.Burst.Floor().Int64(), Window: w, Origin: s.Origin}
-		st.newLim = func() (buckets.Limiter, error) { return fw.NewLimiter("fixed-window", nil) }
+		// The family's fixed window (limiterstudy.NewLimiter), edges at
+		// k·W from the Unix epoch on a trace's clock (s.Origin).
+		fw := limiterstudy.Params{Rate: s.Bucket.Rate, Limit: s.Bucket.Burst.Floor().Int64(), Window: w, Origin: s.Origin}
+		st.newLim = func() (buckets.Limiter, error) { return limiterstudy.NewLimiter("fixed-window", fw, nil) }
 	}
 	if st.newLim != nil {
 		if _, err := st.newLim(); err != nil { // once, so that a key's limiter always builds

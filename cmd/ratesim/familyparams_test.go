@@ -10,7 +10,7 @@ import (
 // requires the same limiter (its parameters as each command describes
 // them) and the same refusals: both read them through
 // clientstudy.ClientsParams.FamilyLimits and build the limiter through
-// limiterstudy.LimitersSpec.NewLimiter.
+// limiterstudy.NewLimiter.
 func TestFamilyParamsAgree(t *testing.T) {
 	for _, tc := range []struct {
 		limiter string

@@ -181,12 +181,16 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 // spec validates the flags and builds the run specification.
 func (f *limitersFlags) spec(cmd *cobra.Command) (limiterstudy.LimitersSpec, error) {
 	changed := cmd.Flags().Changed
-	s, err := familyLimits(changed, clientstudy.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
-		Soft: f.soft, Hard: f.hard, Offset: f.offset}, true)
+	// The flags every family limiter shares are read as ratesim clients
+	// reads them (clientstudy.ClientsParams.FamilyLimits), the rate
+	// defaulting to --limit/--window.
+	p := clientstudy.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
+		Soft: f.soft, Hard: f.hard, Offset: f.offset, Given: changed, Name: func(param string) string { return "--" + param }}
+	lp, err := p.FamilyLimits(true)
+	s := limiterstudy.LimitersSpec{Params: lp, Seed: f.seed}
 	if err != nil {
 		return s, err
 	}
-	s.Seed = f.seed
 	if f.names != "all" {
 		for _, n := range strings.Split(f.names, ",") {
 			n = strings.TrimSpace(n)
@@ -740,17 +744,4 @@ func exactSeconds(exactText string, x float64) string {
 		return fmt.Sprintf("%s=%.4g s", exactText, x)
 	}
 	return exactText + " s"
-}
-
-// familyLimits validates the flags every family limiter shares (--limit,
-// --window, --rate, --queue, --soft, --hard, --offset), given in p, for
-// limiters and clients (clientstudy.ClientsParams.FamilyLimits), and
-// returns them in a LimitersSpec with the throttle's hard deficit at
-// --limit - 1 and its soft one at half that unless given. With rateFromWindow and no --rate, the rate
-// is --limit/--window (the windows' long-run rate); otherwise --rate is
-// parsed.
-func familyLimits(changed func(string) bool, p clientstudy.ClientsParams, rateFromWindow bool) (limiterstudy.LimitersSpec, error) {
-	p.Given = func(param string) bool { return changed(param) }
-	p.Name = func(param string) string { return "--" + param }
-	return p.FamilyLimits(rateFromWindow)
 }

@@ -279,12 +279,12 @@ func (p *ClientsParams) rat(param, s, unit string) (exact.Rat, error) {
 }
 
 // FamilyLimits validates the parameters every family limiter shares
-// (limit, window, rate, queue) and returns them in a LimitersSpec with
+// (limit, window, rate, queue) and returns them as limiterstudy.Params with
 // the throttle's hard deficit at limit - 1 and its soft one at half that.
 // With rateFromWindow and no rate given, the rate is limit/window (the
 // windows' long-run rate). Errors are *ParamError.
-func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (limiterstudy.LimitersSpec, error) {
-	s := limiterstudy.LimitersSpec{Limit: p.Limit}
+func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (limiterstudy.Params, error) {
+	s := limiterstudy.Params{Limit: p.Limit}
 	if p.Limit < 1 || p.Limit > 1<<40 {
 		return s, p.bad("limit", p.Limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
 	}
@@ -315,14 +315,13 @@ func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (limiterstudy.Limiters
 	if err := p.throttleAndOffset(&s); err != nil {
 		return s, err
 	}
-	s.Seed = p.Seed
 	return s, nil
 }
 
 // throttleAndOffset sets the throttle's deficits and the windows' offset
 // of s from p (defaults where not given), checked against s's limit and
 // window.
-func (p *ClientsParams) throttleAndOffset(s *limiterstudy.LimitersSpec) error {
+func (p *ClientsParams) throttleAndOffset(s *limiterstudy.Params) error {
 	var err error
 	s.Hard = exact.Int(p.Limit - 1)
 	if p.given("hard") {

@@ -26,7 +26,7 @@ type ClientsSpec struct {
 	// of Limits (its Rate, Limit, Window, Queue, Soft and Hard); "" when
 	// Profile is set.
 	Limiter string
-	Limits  limiterstudy.LimitersSpec
+	Limits  limiterstudy.Params
 	Profile *profiles.Profile
 	// Remote, if not nil, builds the limiter instead: one whose answers
 	// may come late, such as a distributed design of package drl (built
@@ -62,12 +62,10 @@ func (s ClientsSpec) NewLimiter() (buckets.Limiter, error) {
 	if s.Profile != nil {
 		return s.Profile.New(), nil
 	}
-	ls := s.Limits
-	ls.Names = []string{s.Limiter}
-	if err := ls.Validate(); err != nil {
+	if err := s.Limits.Validate(); err != nil {
 		return nil, err
 	}
-	return ls.NewLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
+	return limiterstudy.NewLimiter(s.Limiter, s.Limits, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
 }
 
 // LimiterParams describes the limiter of s for humans: a profile's

@@ -24,7 +24,7 @@ import (
 func TestClientsDownstreamSeries(t *testing.T) {
 	spec := ClientsSpec{
 		Limiter: "token-police",
-		Limits:  limiterstudy.LimitersSpec{Rate: exact.Int(1), Limit: 10, Window: exact.Int(1)},
+		Limits:  limiterstudy.Params{Rate: exact.Int(1), Limit: 10, Window: exact.Int(1)},
 		Scenario: clients.Scenario{
 			Arrivals: func(yield func(engine.Time) bool) {
 				for range 3 {

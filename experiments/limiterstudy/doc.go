@@ -1,6 +1,6 @@
 // Package limiterstudy compares the limiter family on one arrival stream
 // (ratesim limiters) and holds the one path from a limiter's name and
-// parameters to a buckets.Limiter ([LimitersSpec.NewLimiter]), which the
+// parameters to a buckets.Limiter ([NewLimiter] from [Params]), which the
 // clients study (package experiments/clientstudy) and drl's store build
 // their limiters through.
 //

@@ -188,7 +188,7 @@ func responseFigure(res *LimitersResult, caption string) plots.Response {
 			continue
 		}
 		kind := d.kind
-		label, deficit, p := d.response(s)
+		label, deficit, p := d.response(s.Params)
 		r.Curves = append(r.Curves, plots.ResponseCurve{Name: label, Color: kind.color, Deficit: deficit, P: p})
 		m := plots.ResponseCurve{Name: l.Name + ", measured", Color: kind.color, Measured: true}
 		for _, bin := range l.Response {

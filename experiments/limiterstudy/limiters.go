@@ -33,20 +33,9 @@ type limiterKind struct {
 // LimitersSpec describes a run of the limiter family with matched
 // parameters on one arrival stream.
 type LimitersSpec struct {
-	Rate   exact.Rat // R: token rate of the buckets, GCRA rate and leaky drain rate, tokens/s (jobs/s); > 0
-	Limit  int64     // L: bucket burst b = L tokens and window limit L jobs; >= 1
-	Window exact.Rat // W: window length, seconds; > 0
-	// Offset puts fixed windows' edges at Offset + k·W seconds from the
-	// Unix epoch (Origin + t in run time), in [0, W): windows follow the
-	// trace's own clock, as a Redis key per minute does.
-	Offset exact.Rat
-	// Origin is the absolute instant of the run's t = 0, ns since the
-	// Unix epoch. RunLimiters sets it from a trace (its first arrival);
-	// generated arrivals keep 0.
-	Origin int64
-	Queue  int       // queue capacity of token-shape and leaky-queue, jobs; 0 means unbounded
-	Soft   exact.Rat // throttle: token deficit up to which every job passes, tokens; in [0, Hard]
-	Hard   exact.Rat // throttle: token deficit from which every job is rejected, tokens; in [Soft, L - 1]
+	// Params are the limiters' matched parameters (R, L, W and the rest),
+	// shared by every limiter of the family.
+	Params
 	// Names are the limiters to run, in table order (a subset of
 	// LimiterNames); nil runs them all, an empty non-nil slice none.
 	Names []string
@@ -87,20 +76,6 @@ func DefaultDurations(window exact.Rat) []engine.Time {
 	return ds
 }
 
-// LimiterError reports an invalid field of a LimitersSpec.
-type LimiterError struct {
-	Field string // the field, e.g. "Rate"
-	Value any
-	Want  string
-}
-
-func (e *LimiterError) Error() string {
-	return fmt.Sprintf("experiments: limiters %s = %v, want %s", e.Field, e.Value, e.Want)
-}
-
-// Unwrap makes errors.Is(err, buckets.ErrParam) true.
-func (e *LimiterError) Unwrap() error { return buckets.ErrParam }
-
 // names returns the limiters to run.
 func (s LimitersSpec) names() []string {
 	if s.Names == nil {
@@ -111,26 +86,8 @@ func (s LimitersSpec) names() []string {
 
 // Validate returns a *LimiterError naming the first invalid field, or nil.
 func (s LimitersSpec) Validate() error {
-	if s.Rate.Sign() <= 0 {
-		return &LimiterError{"Rate", s.Rate, "a rate > 0 tokens/s"}
-	}
-	if s.Limit < 1 || s.Limit > 1<<40 {
-		return &LimiterError{"Limit", s.Limit, "between 1 and 2^40 jobs"}
-	}
-	if s.Window.Sign() <= 0 {
-		return &LimiterError{"Window", s.Window, "a window > 0 s"}
-	}
-	if s.Offset.Sign() < 0 || s.Offset.Cmp(s.Window) >= 0 {
-		return &LimiterError{"Offset", s.Offset, fmt.Sprintf("in [0, W = %v) s", s.Window)}
-	}
-	if s.Queue < 0 {
-		return &LimiterError{"Queue", s.Queue, ">= 1 job, or 0 for no limit"}
-	}
-	if s.Hard.Sign() < 0 || s.Hard.Cmp(exact.Int(s.Limit-1)) > 0 {
-		return &LimiterError{"Hard", s.Hard, fmt.Sprintf("in [0, L - 1 = %d] tokens of deficit", s.Limit-1)}
-	}
-	if s.Soft.Sign() < 0 || s.Soft.Cmp(s.Hard) > 0 {
-		return &LimiterError{"Soft", s.Soft, fmt.Sprintf("in [0, Hard = %v] tokens of deficit", s.Hard)}
+	if err := s.Params.Validate(); err != nil {
+		return err
 	}
 	names := s.names()
 	if len(names)+len(s.Profiles) == 0 {
@@ -171,41 +128,6 @@ func (s LimitersSpec) Validate() error {
 	return nil
 }
 
-func (s LimitersSpec) bucket() buckets.Params {
-	return buckets.Params{Rate: s.Rate, Burst: exact.Int(s.Limit)}
-}
-
-// window returns the window limiters' parameters with their edges aligned
-// to absolute time (see buckets.WindowParams.Aligned).
-func (s LimitersSpec) window() (buckets.WindowParams, error) {
-	return buckets.WindowParams{Limit: s.Limit, Window: s.Window, Offset: s.Offset}.Aligned(s.Origin)
-}
-
-// NewLimiter returns a fresh limiter of the family member name
-// (LimiterNames: token-police, token-shape, leaky-queue, gcra,
-// fixed-window, sliding-log, sliding-counter, throttle) built from the
-// matched parameters of s: Rate and Limit (the bucket (Rate, Limit), the
-// GCRA matched to it, the windows' L), Window, Offset and Origin (fixed
-// windows' edges at Offset + k·Window from the Unix epoch on a trace
-// whose first arrival is at Origin ns), Queue, Soft and Hard. src is the
-// throttle's random source (nil for the others).
-//
-// It is the one path from a limiter's name and parameters to a
-// buckets.Limiter: ratesim limiters, ratesim clients
-// ([ClientsSpec.NewLimiter]) and drl's store (fixed-window) build their
-// limiters through it; parameters are validated by buckets' constructors
-// (errors wrap buckets.ErrParam), an unknown name is a *LimiterError.
-func (s LimitersSpec) NewLimiter(name string, src rand.Source) (buckets.Limiter, error) {
-	win, err := s.window()
-	if err != nil {
-		return nil, err
-	}
-	if d := familyDef(name); d != nil {
-		return d.build(s, win, src)
-	}
-	return nil, &LimiterError{"Names", name, "one of " + strings.Join(LimiterNames, ", ")}
-}
-
 // entry is one limiter of a run: one of the family, or a profile.
 type entry struct {
 	name string
@@ -229,7 +151,7 @@ func (s LimitersSpec) newEntry(e entry, src rand.Source) (buckets.Limiter, error
 	if e.prof != nil {
 		return e.prof.New(), nil
 	}
-	return s.NewLimiter(e.name, src)
+	return NewLimiter(e.name, s.Params, src)
 }
 
 // kind returns what the table and figures need to know of e. A profile is
@@ -240,15 +162,6 @@ func (s LimitersSpec) kind(e entry) limiterKind {
 		return familyDef(e.name).kind
 	}
 	return limiterKind{shaper: e.prof.Delays(), color: 7, promise: "the profile's own bound", promiseColor: -1}
-}
-
-// Describe returns the parameters of limiter name for humans ("" for a
-// name that is not of the family).
-func (s LimitersSpec) Describe(name string) string {
-	if d := familyDef(name); d != nil {
-		return d.describe(s)
-	}
-	return ""
 }
 
 // CurvePoint is a limiter's empirical arrival curve at one interval length
@@ -422,16 +335,6 @@ type LimitersResult struct {
 	Keys     int             `json:"keys"`       // distinct keys (1 unless keyed)
 	Limiters []LimiterResult `json:"limiters"`
 	Focus    Focus           `json:"-"`
-}
-
-// EdgesFrom names the instant fixed windows are aligned to: "the Unix
-// epoch" when the arrivals carry an absolute clock (Origin != 0), "the
-// start" for generated arrivals (and a trace whose clock starts at 0).
-func (s LimitersSpec) EdgesFrom() string {
-	if s.Origin != 0 {
-		return "the Unix epoch"
-	}
-	return "the start"
 }
 
 // limState is one limiter instance (of one key) and what passed it. The
@@ -833,7 +736,7 @@ func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.L
 // a burst of 0 (it admits nothing, and a ratio against 0 is infinite).
 func exactCurve(spec LimitersSpec, e entry) netcalc.Arrival {
 	if e.prof == nil {
-		return familyDef(e.name).promiseCurve(spec)
+		return familyDef(e.name).promiseCurve(spec.Params)
 	}
 	a, ok := profiles.ArrivalCurve(*e.prof)
 	if !ok {

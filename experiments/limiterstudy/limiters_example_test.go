@@ -17,7 +17,7 @@ import (
 func ExampleRunLimiters() {
 	proc, _ := arrivals.NewBoundary(arrivals.BoundarySpec{Window: 4 * engine.Second, Gap: engine.Second, Burst: 4, Stream: 4, Cycles: 1})
 	spec := limiterstudy.LimitersSpec{
-		Rate: exact.Int(1), Limit: 4, Window: exact.Int(4),
+		Params:    limiterstudy.Params{Rate: exact.Int(1), Limit: 4, Window: exact.Int(4)},
 		Names:     []string{"fixed-window", "sliding-log", "sliding-counter", "token-police"},
 		Durations: []engine.Time{0, 2 * engine.Second, 3250 * engine.Millisecond},
 	}
