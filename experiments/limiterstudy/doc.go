@@ -6,11 +6,15 @@
 //
 // What each part owns, by file:
 //
+//	params.go          the matched parameters of the family and the one path from a
+//	                   name to a limiter (Params, NewLimiter, LimiterError)
 //	family.go          the limiter family: one registration per limiter (constructor,
 //	                   description, promise, response curve, figure attributes)
 //	limiters.go        the limiters comparison on one arrival stream: matched parameters,
 //	                   keyed runs, empirical arrival curves α*(d) against promises
-//	                   (LimitersSpec, RunLimiters, LimitersResult)
+//	                   (LimitersSpec, RunLimiters)
+//	result.go          what each limiter did: counts, α*(d) against its promise, exact
+//	                   overshoots, per-key outcomes (LimitersResult, LimiterResult)
 //	limiterfigures.go  figures of a limiters run
 //	downstream.go      the network-calculus bounds of what a limiter passes to a
 //	                   rate-latency server (Downstream, PromiseCurve)

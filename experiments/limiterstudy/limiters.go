@@ -1,7 +1,6 @@
 package limiterstudy
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -164,179 +163,6 @@ func (s LimitersSpec) kind(e entry) limiterKind {
 	return limiterKind{shaper: e.prof.Delays(), color: 7, promise: "the profile's own bound", promiseColor: -1}
 }
 
-// CurvePoint is a limiter's empirical arrival curve at one interval length
-// d, against its promise.
-type CurvePoint struct {
-	D       float64 `json:"d_s"`          // interval length d, seconds
-	Jobs    int     `json:"jobs"`         // α*(d): the most jobs released in any closed interval of length d
-	Promise float64 `json:"promise_jobs"` // the limiter's promise at d, jobs
-	Ratio   float64 `json:"ratio"`        // Jobs / Promise: above 1 the promise is broken
-	// Unbounded marks a promise that is infinite at d (a profile whose
-	// library lets any number pass); Promise and Ratio are then 0.
-	Unbounded bool    `json:"promise_unbounded,omitempty"`
-	From      float64 `json:"from_s"` // first release of the interval achieving Jobs, seconds
-	To        float64 `json:"to_s"`   // last release of that interval, seconds
-	Key       string  `json:"key,omitempty"`
-}
-
-// ExactOvershoot is a stream's exact overshoot against a promise, over
-// every interval length d (netcalc.Overshoot): the supremum of
-// α*(d)/promise(d) and of α*(d) − promise(d), α*(d) the most jobs in a
-// closed interval [s, s + d] and promise(d) the curve's bound on it, each
-// a maximum over the pairs of released instants, with the interval where
-// it is reached. Ratio and Excess are rounded to float64 from the exact
-// fractions RatioExact and ExcessExact.
-type ExactOvershoot struct {
-	Against      string  `json:"against"` // the curve, e.g. "γ(r=1/2, b=30)" or "stair(L=30, W=60)"
-	Ratio        float64 `json:"ratio"`   // above 1 the promise is broken
-	RatioExact   string  `json:"ratio_exact"`
-	RatioD       float64 `json:"ratio_d_s"`          // where: the interval's length d, seconds
-	RatioJobs    int     `json:"ratio_jobs"`         // α*(d) there
-	RatioPromise float64 `json:"ratio_promise_jobs"` // promise(d) there
-	RatioFrom    float64 `json:"ratio_from_s"`       // the interval's first and last release, seconds
-	RatioTo      float64 `json:"ratio_to_s"`
-	Excess       float64 `json:"excess_jobs"` // above 0 exactly when Ratio is above 1
-	ExcessExact  string  `json:"excess_exact"`
-	ExcessD      float64 `json:"excess_d_s"`
-	ExcessJobs   int     `json:"excess_window_jobs"`
-	ExcessFrom   float64 `json:"excess_from_s"`
-	ExcessTo     float64 `json:"excess_to_s"`
-	RatioKey     string  `json:"ratio_key,omitempty"`  // keyed runs: the key of the worst ratio
-	ExcessKey    string  `json:"excess_key,omitempty"` // and of the largest excess
-}
-
-// exactMeter keeps the worst exact overshoot over streams (keys) against
-// one curve: the worst ratio and the largest excess, each with its key,
-// the first in key order on ties.
-type exactMeter struct {
-	curve        netcalc.Arrival
-	worst, most  netcalc.Overshoot
-	wkey, mkey   string
-	measured, ok bool
-}
-
-// add takes the overshoot measured by sm on the stream of key.
-func (m *exactMeter) add(sm *netcalc.OvershootMeter, key string) (netcalc.Overshoot, error) {
-	if err := sm.Err(); err != nil {
-		return netcalc.Overshoot{}, err
-	}
-	o := sm.Result()
-	if !m.measured || (o.Jobs > 0 && (m.worst.Jobs == 0 || o.Worse(m.worst))) {
-		m.worst, m.wkey = o, key
-	}
-	if !m.measured || (o.Jobs > 0 && (m.most.Jobs == 0 || o.Excess.Cmp(m.most.Excess) > 0)) {
-		m.most, m.mkey = o, key
-	}
-	m.measured = true
-	return o, nil
-}
-
-// result returns the worst overshoot; nil when nothing was measured.
-func (m *exactMeter) result() *ExactOvershoot {
-	if !m.measured {
-		return nil
-	}
-	return exactOf(m.curve, m.worst, m.wkey, m.most, m.mkey)
-}
-
-// exactOf describes the ratio of worst and the excess of most.
-func exactOf(a netcalc.Arrival, worst netcalc.Overshoot, wkey string, most netcalc.Overshoot, mkey string) *ExactOvershoot {
-	e := &ExactOvershoot{Against: a.String(), RatioKey: wkey, ExcessKey: mkey}
-	w := worst.RatioAt
-	e.Ratio, e.RatioExact = worst.RatioFloat64(), worst.Ratio.RatString()
-	e.RatioD, e.RatioJobs, e.RatioFrom, e.RatioTo = w.D().Seconds(), w.Jobs, w.From.Seconds(), w.To.Seconds()
-	e.RatioPromise, _ = w.Bound.Float64()
-	x := most.ExcessAt
-	e.Excess, e.ExcessExact = most.ExcessFloat64(), most.Excess.RatString()
-	e.ExcessD, e.ExcessJobs, e.ExcessFrom, e.ExcessTo = x.D().Seconds(), x.Jobs, x.From.Seconds(), x.To.Seconds()
-	return e
-}
-
-// KeyResult is one key's outcome under one limiter (keyed runs).
-type KeyResult struct {
-	Key       string     `json:"key"`        // the key's value (a trace's key column; a Zipf rank), or #id when the input cannot name it
-	FirstLine int        `json:"first_line"` // the trace line of the key's first arrival
-	Arrivals  int64      `json:"arrivals"`
-	Admitted  int64      `json:"admitted"`
-	Rejected  int64      `json:"rejected"`
-	Worst     CurvePoint `json:"worst_overshoot"` // at the sampled lengths
-	// Exact is the key's exact overshoot against the limiter's promise
-	// (see LimiterResult.Exact).
-	Exact     *ExactOvershoot `json:"exact_overshoot,omitempty"`
-	MeanDelay float64         `json:"mean_delay_s"` // shapers; 0 otherwise
-	MaxDelay  float64         `json:"max_delay_s"`
-}
-
-// ResponseBin counts the jobs that arrived at a token deficit in
-// [Lo, Hi) tokens and those admitted.
-type ResponseBin struct {
-	Lo       float64 `json:"deficit_lo_tokens"`
-	Hi       float64 `json:"deficit_hi_tokens"`
-	Offered  int64   `json:"offered"`
-	Admitted int64   `json:"admitted"`
-}
-
-// LimiterResult is what one limiter did with the arrivals.
-type LimiterResult struct {
-	Name        string `json:"limiter"`
-	Params      string `json:"params"`
-	PromiseName string `json:"promise"` // its nominal arrival curve, as a formula in d
-	Shaper      bool   `json:"shaper"`
-	Profile     bool   `json:"profile"` // a library-faithful profile; Params is its canonical spec
-	Admitted    int64  `json:"admitted"`
-	Rejected    int64  `json:"rejected"`
-	Delayed     int64  `json:"delayed"` // admitted jobs that waited (delay > 0)
-	// NoRetry counts, of Rejected, the jobs refused with no retry: the
-	// limiter said none would ever pass (x/time/rate's InfDuration).
-	NoRetry int64 `json:"rejected_no_retry,omitempty"`
-	// Exact is the exact overshoot over every length d against the
-	// limiter's promise (the family's curve; a profile's own arrival curve,
-	// profiles.ArrivalCurve), the worst key's in a keyed run; nil for a
-	// profile that states no finite curve. It is the verdict; Worst only
-	// samples the lengths of Curve.
-	Exact *ExactOvershoot `json:"exact_overshoot,omitempty"`
-	// ExactVsLimit is, for a profile, its exact overshoot against the
-	// promise the user asked for, γ(Rate, Limit) of the spec; nil for the
-	// family.
-	ExactVsLimit *ExactOvershoot `json:"exact_overshoot_vs_limit,omitempty"`
-	Worst        CurvePoint      `json:"worst_overshoot"` // the point of Curve with the largest ratio (the shortest d on ties): sampled lengths only
-	// WorstVsLimit is, for a profile, its worst overshoot against the
-	// promise the user asked for, γ(Rate, Limit) of the spec: the point of
-	// Curve with the largest α*(d)/(Limit + Rate·d) (the shortest d on
-	// ties); nil for the family, which Worst already measures so.
-	WorstVsLimit *CurvePoint        `json:"overshoot_vs_limit,omitempty"`
-	Curve        []CurvePoint       `json:"arrival_curve"`   // keyed runs: at each d, the worst key
-	Delay        *experiments.Stats `json:"delay,omitempty"` // shapers: delays of the admitted jobs
-	// Response counts, by token deficit at arrival, the jobs offered and
-	// admitted (token-police and throttle only).
-	Response []ResponseBin `json:"response,omitempty"`
-	Keys     []KeyResult   `json:"keys,omitempty"` // keyed runs, by arrivals (most first)
-	// Downstream is what the passing jobs met at the spec's rate-latency
-	// server, against the network-calculus bounds; nil without one.
-	Downstream *Downstream `json:"downstream,omitempty"`
-	// Colours counts the jobs of each colour of a three-colour marker
-	// (the profiles srtcm and trtcm); nil for other limiters.
-	Colours *Colours `json:"colours,omitempty"`
-}
-
-// Focus is the stream the zoom figure shows: every job, or in a keyed run
-// the jobs of the key where the worst overshoot of the run happens.
-type Focus struct {
-	Key      string      // the key's value; "" for every job
-	Arrivals []float64   // arrival instants, seconds (nil unless KeepArrivals)
-	Releases [][]float64 // per limiter, in the order of Limiters: release instants, sorted, seconds
-}
-
-// LimitersResult is the outcome of [RunLimiters].
-type LimitersResult struct {
-	Spec     LimitersSpec    `json:"-"`
-	Jobs     int64           `json:"jobs"`       // arrivals
-	Duration float64         `json:"duration_s"` // instant of the last arrival, seconds
-	Keys     int             `json:"keys"`       // distinct keys (1 unless keyed)
-	Limiters []LimiterResult `json:"limiters"`
-	Focus    Focus           `json:"-"`
-}
-
 // limState is one limiter instance (of one key) and what passed it. The
 // releases (instants on the clock: exact instants rounded up to the ns)
 // are measured as they come and not kept, except for the zoom figure and
@@ -411,69 +237,13 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	ents := spec.entries()
-	ds := spec.Durations
-	if ds == nil {
-		ds = DefaultDurations(spec.Window)
-	}
-	src := experiments.Source(spec.Seed, 1)
-	namer, _ := proc.(arrivals.KeyNamer)
-	newKey := func(id uint64, line int) (*keyState, error) {
-		k := &keyState{id: id, firstLine: line, lims: make([]limState, len(ents))}
-		if namer != nil {
-			k.name = namer.KeyName(id)
-		}
-		if k.name == "" {
-			k.name = fmt.Sprintf("#%d", id)
-		}
-		for i, e := range ents {
-			l, err := spec.newEntry(e, src)
-			if err != nil {
-				return nil, err
-			}
-			st := &k.lims[i]
-			st.lim = l
-			if st.curve, err = buckets.NewArrivalCurveMeter(ds); err != nil {
-				return nil, fmt.Errorf("experiments: %s: %w", e.name, err)
-			}
-			if a := exactCurve(spec, e); a != nil {
-				if st.own, err = netcalc.NewOvershootMeter(a); err != nil {
-					return nil, fmt.Errorf("experiments: %s: the exact overshoot: %w", e.name, err)
-				}
-			}
-			if e.prof != nil {
-				if st.vsLimit, err = netcalc.NewOvershootMeter(netcalc.TokenBucket{Rate: spec.Rate, Burst: exact.Int(spec.Limit)}); err != nil {
-					return nil, fmt.Errorf("experiments: %s: the exact overshoot against the limit: %w", e.name, err)
-				}
-			}
-		}
-		return k, nil
-	}
-	protos, err := newKey(0, 0) // for promises; also validates every limiter
+	run := newLimitersRun(spec, proc)
+	protos, err := run.newKey(0, 0) // for promises; also validates every limiter
 	if err != nil {
 		return nil, err
 	}
-	var order []*keyState // keys in order of first arrival
-	keys := map[uint64]*keyState{}
-	resp := make([][]ResponseBin, len(ents))
-	for i, e := range ents {
-		if e.prof == nil && familyDef(e.name).response != nil {
-			resp[i] = make([]ResponseBin, responseBins)
-			for j := range resp[i] {
-				resp[i][j].Lo = float64(spec.Limit) * float64(j) / responseBins
-				resp[i][j].Hi = float64(spec.Limit) * float64(j+1) / responseBins
-			}
-		}
-	}
-	delays := make([]*experiments.DelayStats, len(ents))
-	for i, e := range ents {
-		if e.prof != nil || familyDef(e.name).kind.shaper {
-			delays[i] = experiments.NewDelayStats(false)
-		}
-	}
 	res := &LimitersResult{Spec: spec}
 	last := engine.Time(0)
-	keep := spec.KeepArrivals || spec.Service != nil
 	for spec.MaxJobs == 0 || res.Jobs < spec.MaxJobs {
 		if res.Jobs%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -495,111 +265,172 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 			if o, ok := proc.(interface{ Origin() (int64, bool) }); ok {
 				if origin, ok := o.Origin(); ok {
 					spec.Origin = origin
+					run.spec.Origin = origin
 				}
 			}
 		}
-		id := uint64(0)
-		if spec.Keyed {
-			id = a.Key
-		}
-		k := keys[id]
-		if k == nil {
-			if k, err = newKey(id, a.Line); err != nil {
-				return nil, err
-			}
-			keys[id] = k
-			order = append(order, k)
-		}
-		k.arrivals++
 		res.Jobs++
-		if spec.KeepArrivals {
-			k.times = append(k.times, a.T)
-		}
-		for i := range k.lims {
-			st := &k.lims[i]
-			bin := -1
-			if resp[i] != nil {
-				bin = deficitBin(st.lim, a.T, float64(spec.Limit))
-			}
-			d := st.lim.Offer(a.T, res.Jobs-1)
-			if bin >= 0 {
-				resp[i][bin].Offered++
-				if d.Admitted() {
-					resp[i][bin].Admitted++
-				}
-			}
-			if !d.Admitted() {
-				if d.RetryAfter == buckets.NoRetry {
-					st.noRetry++
-				}
-				continue
-			}
-			st.admitted++
-			release := a.T
-			if d.Verdict == buckets.Delay {
-				if d.Wait.Sign() > 0 {
-					st.delayed++
-				}
-				w := d.Wait.Ceil()
-				if !w.IsInt64() || w.Int64() >= int64(engine.Forever-a.T) {
-					return nil, fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w", ents[i].name, d.WaitSeconds(), a.T, experiments.ErrOverflow)
-				}
-				release += engine.Time(w.Int64())
-			}
-			st.release(release, keep)
-			if delays[i] != nil {
-				delays[i].Add(d.Wait)
-				if st.delays == nil {
-					st.delays = experiments.NewDelayStats(true)
-				}
-				st.delays.Add(d.Wait)
-			}
+		if err := run.offer(a, res.Jobs-1); err != nil {
+			return nil, err
 		}
 	}
 	res.Duration = last.Seconds()
 	res.Spec = spec // with the trace's origin
-	res.Keys = len(order)
-	for i, e := range ents {
-		r, err := limiterResult(spec, e, ds, protos.lims[i].lim, order, i, delays[i], resp[i])
+	res.Keys = len(run.order)
+	for i, e := range run.ents {
+		r, err := limiterResult(spec, e, run.ds, protos.lims[i].lim, run.order, i, run.delays[i], run.resp[i])
 		if err != nil {
 			return nil, err
 		}
 		res.Limiters = append(res.Limiters, r)
 	}
-	res.Focus = focus(res, order)
+	res.Focus = focus(res, run.order)
 	return res, nil
 }
 
-// focus returns the stream of keys the zoom figure shows: every key, or in
-// a keyed run the key of the worst overshoot.
-func focus(res *LimitersResult, keys []*keyState) Focus {
-	var f Focus
-	if w := res.WorstLimiter(); res.Spec.Keyed && w >= 0 && res.Limiters[w].Worst.Key != "" {
-		f.Key = res.Limiters[w].Worst.Key
-		keys = slices.DeleteFunc(slices.Clone(keys), func(k *keyState) bool { return k.name != f.Key })
+// limitersRun is the state of a run of [RunLimiters]: its limiters, the
+// keys that arrived and what the limiters did with them.
+type limitersRun struct {
+	spec   LimitersSpec
+	ents   []entry
+	ds     []engine.Time // the interval lengths of α*
+	src    rand.Source   // the throttles' random source, shared by every key
+	namer  arrivals.KeyNamer
+	keys   map[uint64]*keyState
+	order  []*keyState               // keys in order of first arrival
+	resp   [][]ResponseBin           // per limiter with a response curve, its counts by deficit
+	delays []*experiments.DelayStats // per shaper, the delays over every key
+	keep   bool                      // keep the releases (zoom figure, downstream server)
+}
+
+func newLimitersRun(spec LimitersSpec, proc arrivals.Process) *limitersRun {
+	r := &limitersRun{spec: spec, ents: spec.entries(), ds: spec.Durations, src: experiments.Source(spec.Seed, 1),
+		keys: map[uint64]*keyState{}, keep: spec.KeepArrivals || spec.Service != nil}
+	if r.ds == nil {
+		r.ds = DefaultDurations(spec.Window)
 	}
-	for _, k := range keys {
-		for _, t := range k.times {
-			f.Arrivals = append(f.Arrivals, t.Seconds())
-		}
-	}
-	f.Releases = make([][]float64, len(res.Limiters))
-	for i := range res.Limiters {
-		rel := []float64{}
-		for _, k := range keys {
-			for _, x := range k.lims[i].released {
-				rel = append(rel, x.Seconds())
+	r.namer, _ = proc.(arrivals.KeyNamer)
+	r.resp = make([][]ResponseBin, len(r.ents))
+	r.delays = make([]*experiments.DelayStats, len(r.ents))
+	for i, e := range r.ents {
+		if e.prof == nil && familyDef(e.name).response != nil {
+			r.resp[i] = make([]ResponseBin, responseBins)
+			for j := range r.resp[i] {
+				r.resp[i][j].Lo = float64(spec.Limit) * float64(j) / responseBins
+				r.resp[i][j].Hi = float64(spec.Limit) * float64(j+1) / responseBins
 			}
 		}
-		if len(keys) > 1 {
-			slices.Sort(rel)
+		if e.prof != nil || familyDef(e.name).kind.shaper {
+			r.delays[i] = experiments.NewDelayStats(false)
 		}
-		f.Releases[i] = rel
 	}
-	if len(keys) > 1 {
-		slices.Sort(f.Arrivals)
+	return r
+}
+
+// newKey returns the limiters of a new key, id, first seen at trace line
+// line, with their meters.
+func (r *limitersRun) newKey(id uint64, line int) (*keyState, error) {
+	k := &keyState{id: id, firstLine: line, lims: make([]limState, len(r.ents))}
+	if r.namer != nil {
+		k.name = r.namer.KeyName(id)
 	}
-	return f
+	if k.name == "" {
+		k.name = fmt.Sprintf("#%d", id)
+	}
+	for i, e := range r.ents {
+		l, err := r.spec.newEntry(e, r.src)
+		if err != nil {
+			return nil, err
+		}
+		st := &k.lims[i]
+		st.lim = l
+		if st.curve, err = buckets.NewArrivalCurveMeter(r.ds); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", e.name, err)
+		}
+		if a := exactCurve(r.spec, e); a != nil {
+			if st.own, err = netcalc.NewOvershootMeter(a); err != nil {
+				return nil, fmt.Errorf("experiments: %s: the exact overshoot: %w", e.name, err)
+			}
+		}
+		if e.prof != nil {
+			if st.vsLimit, err = netcalc.NewOvershootMeter(netcalc.TokenBucket{Rate: r.spec.Rate, Burst: exact.Int(r.spec.Limit)}); err != nil {
+				return nil, fmt.Errorf("experiments: %s: the exact overshoot against the limit: %w", e.name, err)
+			}
+		}
+	}
+	return k, nil
+}
+
+// offer offers arrival a, job number job, to the limiters of its key (a
+// new key's limiters are made first) and measures what they release.
+func (r *limitersRun) offer(a arrivals.Arrival, job int64) error {
+	id := uint64(0)
+	if r.spec.Keyed {
+		id = a.Key
+	}
+	k := r.keys[id]
+	if k == nil {
+		var err error
+		if k, err = r.newKey(id, a.Line); err != nil {
+			return err
+		}
+		r.keys[id] = k
+		r.order = append(r.order, k)
+	}
+	k.arrivals++
+	if r.spec.KeepArrivals {
+		k.times = append(k.times, a.T)
+	}
+	for i := range k.lims {
+		st := &k.lims[i]
+		bin := -1
+		if r.resp[i] != nil {
+			bin = deficitBin(st.lim, a.T, float64(r.spec.Limit))
+		}
+		d := st.lim.Offer(a.T, job)
+		if bin >= 0 {
+			r.resp[i][bin].Offered++
+			if d.Admitted() {
+				r.resp[i][bin].Admitted++
+			}
+		}
+		if !d.Admitted() {
+			if d.RetryAfter == buckets.NoRetry {
+				st.noRetry++
+			}
+			continue
+		}
+		if err := r.admit(st, i, a.T, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// admit measures the release of a job admitted at t by limiter i (state
+// st) with decision d.
+func (r *limitersRun) admit(st *limState, i int, t engine.Time, d buckets.Decision) error {
+	st.admitted++
+	release := t
+	if d.Verdict == buckets.Delay {
+		if d.Wait.Sign() > 0 {
+			st.delayed++
+		}
+		w := d.Wait.Ceil()
+		if !w.IsInt64() || w.Int64() >= int64(engine.Forever-t) {
+			return fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w", r.ents[i].name, d.WaitSeconds(), t, experiments.ErrOverflow)
+		}
+		release += engine.Time(w.Int64())
+	}
+	st.release(release, r.keep)
+	if r.delays[i] != nil {
+		r.delays[i].Add(d.Wait)
+		if st.delays == nil {
+			st.delays = experiments.NewDelayStats(true)
+		}
+		st.delays.Add(d.Wait)
+	}
+	return nil
 }
 
 // deficitBin returns the bin of the token deficit that limiter l (a
@@ -615,162 +446,4 @@ func deficitBin(l buckets.Limiter, t engine.Time, b float64) int {
 		return -1
 	}
 	return min(responseBins-1, max(0, int(deficit/b*responseBins)))
-}
-
-// limiterResult gathers the outcome of limiter i (entry e) over keys.
-func limiterResult(spec LimitersSpec, e entry, ds []engine.Time, proto buckets.Limiter, keys []*keyState, i int, delays *experiments.DelayStats, resp []ResponseBin) (LimiterResult, error) {
-	name := e.name
-	kind := spec.kind(e)
-	r := LimiterResult{Name: name, PromiseName: kind.promise, Shaper: kind.shaper, Response: resp}
-	if e.prof != nil {
-		r.Params, r.Profile = e.prof.String(), true
-	} else {
-		r.Params = spec.Describe(name)
-	}
-	r.Curve = make([]CurvePoint, len(ds))
-	for j, d := range ds {
-		r.Curve[j] = CurvePoint{D: d.Seconds(), Promise: proto.(buckets.Curve).Promise(d)}
-	}
-	var own, vsLimit *exactMeter
-	if a := exactCurve(spec, e); a != nil {
-		own = &exactMeter{curve: a}
-	}
-	if e.prof != nil {
-		vsLimit = &exactMeter{curve: netcalc.TokenBucket{Rate: spec.Rate, Burst: exact.Int(spec.Limit)}}
-	}
-	var arrivals int64
-	for _, k := range keys {
-		st := &k.lims[i]
-		arrivals += k.arrivals
-		key := ""
-		if spec.Keyed {
-			key = k.name
-		}
-		var kExact *ExactOvershoot
-		if own != nil {
-			o, err := own.add(st.own, key)
-			if err != nil {
-				return r, fmt.Errorf("experiments: %s: the exact overshoot: %w", name, err)
-			}
-			kExact = exactOf(own.curve, o, key, o, key)
-		}
-		if vsLimit != nil {
-			if _, err := vsLimit.add(st.vsLimit, key); err != nil {
-				return r, fmt.Errorf("experiments: %s: the exact overshoot against the limit: %w", name, err)
-			}
-		}
-		r.Admitted += st.admitted
-		r.Delayed += st.delayed
-		r.NoRetry += st.noRetry
-		pts, err := st.curve.Result()
-		if err != nil {
-			return r, fmt.Errorf("experiments: %s: %w", name, err)
-		}
-		kr := KeyResult{Key: k.name, FirstLine: k.firstLine, Arrivals: k.arrivals, Admitted: st.admitted, Rejected: k.arrivals - st.admitted, Exact: kExact}
-		for j, p := range pts {
-			cp := CurvePoint{D: ds[j].Seconds(), Jobs: p.Jobs, Promise: r.Curve[j].Promise, From: p.From.Seconds(), To: p.To.Seconds()}
-			cp.Ratio = float64(cp.Jobs) / cp.Promise
-			if spec.Keyed {
-				cp.Key = kr.Key
-			}
-			if j == 0 || cp.Ratio > kr.Worst.Ratio {
-				kr.Worst = cp
-			}
-			if cp.Jobs > r.Curve[j].Jobs {
-				r.Curve[j] = cp
-			}
-		}
-		if st.delays != nil {
-			s, _ := st.delays.Stats() // a summary keeps no sketch: no error
-			kr.MeanDelay, kr.MaxDelay = s.Mean, s.Max
-		}
-		if spec.Keyed {
-			r.Keys = append(r.Keys, kr)
-		}
-	}
-	r.Rejected = arrivals - r.Admitted
-	if own != nil {
-		r.Exact = own.result()
-	}
-	if vsLimit != nil {
-		r.ExactVsLimit = vsLimit.result()
-	}
-	r.Colours = colours(keys, i)
-	for j, cp := range r.Curve {
-		if math.IsInf(cp.Promise, 1) { // JSON has no infinity
-			cp.Promise, cp.Ratio, cp.Unbounded = 0, 0, true
-			r.Curve[j] = cp
-		}
-		if j == 0 || cp.Ratio > r.Worst.Ratio {
-			r.Worst = cp
-		}
-	}
-	if e.prof != nil {
-		r.WorstVsLimit = worstAgainst(r.Curve, spec.Rate.Float64(), float64(spec.Limit))
-	}
-	if spec.Service != nil && len(keys) > 0 {
-		ds, err := downstream(spec, e, keys[0].lims[i].released)
-		if err != nil {
-			return r, fmt.Errorf("experiments: %s: %w", name, err)
-		}
-		r.Downstream = ds
-	}
-	if len(keys) > 1 {
-		slices.SortStableFunc(r.Keys, func(a, b KeyResult) int {
-			return cmp.Or(cmp.Compare(b.Arrivals, a.Arrivals), cmp.Compare(a.FirstLine, b.FirstLine))
-		})
-	}
-	if delays != nil {
-		st, err := delays.Stats()
-		if err != nil {
-			return r, err
-		}
-		r.Delay = &st
-	}
-	return r, nil
-}
-
-// exactCurve returns the curve e's exact overshoot is measured against:
-// the family's promise, or a profile's own arrival curve
-// (profiles.ArrivalCurve); nil for a profile without a finite one or with
-// a burst of 0 (it admits nothing, and a ratio against 0 is infinite).
-func exactCurve(spec LimitersSpec, e entry) netcalc.Arrival {
-	if e.prof == nil {
-		return familyDef(e.name).promiseCurve(spec.Params)
-	}
-	a, ok := profiles.ArrivalCurve(*e.prof)
-	if !ok {
-		return nil
-	}
-	tbs := []netcalc.TokenBucket{}
-	switch a := a.(type) {
-	case netcalc.TokenBucket:
-		tbs = append(tbs, a)
-	case netcalc.Concave:
-		tbs = a
-	default:
-		return nil
-	}
-	for _, tb := range tbs {
-		if tb.Burst.Sign() <= 0 {
-			return nil
-		}
-	}
-	return a
-}
-
-// worstAgainst returns the point of curve with the largest ratio of its
-// jobs to the promise limit + rate·d, the shortest d on ties; nil for an
-// empty curve.
-func worstAgainst(curve []CurvePoint, rate, limit float64) *CurvePoint {
-	var worst *CurvePoint
-	for _, cp := range curve {
-		cp.Promise = limit + rate*cp.D
-		cp.Ratio = float64(cp.Jobs) / cp.Promise
-		cp.Unbounded = false
-		if worst == nil || cp.Ratio > worst.Ratio {
-			worst = &cp
-		}
-	}
-	return worst
 }
