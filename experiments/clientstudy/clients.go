@@ -279,6 +279,13 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	} else if n > 1 && last > first {
 		out.Offered = float64(n-1) / (last - first).Seconds()
 	}
+	out.server(&res, sc)
+	return out, nil
+}
+
+// server adds the backfill's outcome and what the server saw of each
+// class of res, a run of sc, to out.
+func (out *ClientsResult) server(res *clients.Result, sc clients.Scenario) {
 	if sc.Backfill != nil {
 		b := clientSummary(res.Backfill)
 		out.Backfill = &b
@@ -305,7 +312,6 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 		out.Downstream = append(out.Downstream, ServerClass{Class: name, Arrived: st.Arrived, Overflows: st.Overflows, Departed: st.Departed,
 			MeanQueue: st.MeanQueueDelay(), MaxQueue: mq.Float64(), MaxQueueExact: mq.String()})
 	}
-	return out, nil
 }
 
 // arrivalSeq reads the instants of proc as a sequence, at most max (0:

@@ -191,6 +191,45 @@ func (s *ClientsStudy) validate() error {
 			return experiments.StudyErr("clients.trace", 0, "%v", err)
 		}
 	}
+	if err := s.checkAxes(); err != nil {
+		return err
+	}
+	grids := s.Sweep
+	if len(grids) == 0 {
+		grids = experiments.ParamSweep{nil}
+	}
+	s.points = nil
+	for _, g := range grids {
+		idx := make([]int, len(g))
+		for {
+			p, err := s.point(g, idx)
+			if err != nil {
+				return err
+			}
+			s.points = append(s.points, p)
+			i := len(g) - 1
+			for ; i >= 0; i-- {
+				if idx[i]++; idx[i] < len(g[i].Values) {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	s.axisCols, s.axisVals = nil, nil
+	for _, a := range s.axes {
+		c, vals := s.axisColumn(a)
+		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
+	}
+	return nil
+}
+
+// checkAxes checks the swept parameters' names and the number of points,
+// and lists the axes in s.axes.
+func (s *ClientsStudy) checkAxes() error {
 	sweepable := s.sweepable()
 	s.axes = nil
 	for _, g := range s.Sweep {
@@ -215,79 +254,59 @@ func (s *ClientsStudy) validate() error {
 			}
 		}
 	}
-	grids := s.Sweep
-	if len(grids) == 0 {
-		grids = experiments.ParamSweep{nil}
+	return nil
+}
+
+// point returns the point of grid g whose axes take the values of index
+// idx, checked as a run's spec.
+func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, error) {
+	p := clientsPoint{params: s.Clients, values: map[string]*yaml.Node{}}
+	p.params.DesignParams = maps.Clone(s.Clients.DesignParams)
+	p.design = map[string]*yaml.Node{}
+	for k, v := range s.Clients.DesignParams {
+		var n yaml.Node
+		if err := n.Encode(v); err != nil {
+			return p, experiments.StudyErr("clients."+k, 0, "%v", err)
+		}
+		p.design[k] = &n
 	}
-	s.points = nil
-	for _, g := range grids {
-		idx := make([]int, len(g))
-		for {
-			p := clientsPoint{params: s.Clients, values: map[string]*yaml.Node{}}
-			p.params.DesignParams = maps.Clone(s.Clients.DesignParams)
-			p.design = map[string]*yaml.Node{}
-			for k, v := range s.Clients.DesignParams {
-				var n yaml.Node
-				if err := n.Encode(v); err != nil {
-					return experiments.StudyErr("clients."+k, 0, "%v", err)
-				}
-				p.design[k] = &n
+	var label []string
+	for i, a := range g {
+		v := a.Values[idx[i]]
+		p.values[a.Name] = v
+		label = append(label, a.Name+"="+v.Value)
+		if slices.Contains(s.designParams(), a.Name) {
+			if p.params.DesignParams == nil {
+				p.params.DesignParams = map[string]any{}
 			}
-			var label []string
-			for i, a := range g {
-				v := a.Values[idx[i]]
-				p.values[a.Name] = v
-				label = append(label, a.Name+"="+v.Value)
-				if slices.Contains(s.designParams(), a.Name) {
-					if p.params.DesignParams == nil {
-						p.params.DesignParams = map[string]any{}
-					}
-					p.params.DesignParams[a.Name] = v.Value
-					p.design[a.Name] = v
-				} else if err := experiments.SetYAMLField(&p.params, a.Name, v); err != nil {
-					return experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
-				}
-			}
-			values := p.values
-			p.params.Given = func(param string) bool { return s.given[param] || values[param] != nil }
-			p.params.Bin = "0"
-			spec, err := s.spec(&p.params, p.design)
-			if err == nil && spec.MaxJobs > 0 && p.params.Trace == nil {
-				_, err = p.params.generated(&spec) // an invalid arrival spec or load, before the run
-			}
-			if err != nil {
-				field, line := "clients", 0
-				var pe *ParamError
-				if errors.As(err, &pe) {
-					field = "clients." + pe.Param
-					if v, ok := p.values[pe.Param]; ok {
-						field, line = "sweep."+pe.Param, v.Line
-					}
-				}
-				if len(label) > 0 {
-					err = fmt.Errorf("at sweep point %d (%s): %w", len(s.points), strings.Join(label, " "), err)
-				}
-				return &experiments.SpecError{Field: field, Line: line, Err: err}
-			}
-			s.points = append(s.points, p)
-			i := len(g) - 1
-			for ; i >= 0; i-- {
-				if idx[i]++; idx[i] < len(g[i].Values) {
-					break
-				}
-				idx[i] = 0
-			}
-			if i < 0 {
-				break
-			}
+			p.params.DesignParams[a.Name] = v.Value
+			p.design[a.Name] = v
+		} else if err := experiments.SetYAMLField(&p.params, a.Name, v); err != nil {
+			return p, experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
 		}
 	}
-	s.axisCols, s.axisVals = nil, nil
-	for _, a := range s.axes {
-		c, vals := s.axisColumn(a)
-		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
+	values := p.values
+	p.params.Given = func(param string) bool { return s.given[param] || values[param] != nil }
+	p.params.Bin = "0"
+	spec, err := s.spec(&p.params, p.design)
+	if err == nil && spec.MaxJobs > 0 && p.params.Trace == nil {
+		_, err = p.params.generated(&spec) // an invalid arrival spec or load, before the run
 	}
-	return nil
+	if err != nil {
+		field, line := "clients", 0
+		var pe *ParamError
+		if errors.As(err, &pe) {
+			field = "clients." + pe.Param
+			if v, ok := p.values[pe.Param]; ok {
+				field, line = "sweep."+pe.Param, v.Line
+			}
+		}
+		if len(label) > 0 {
+			err = fmt.Errorf("at sweep point %d (%s): %w", len(s.points), strings.Join(label, " "), err)
+		}
+		return p, &experiments.SpecError{Field: field, Line: line, Err: err}
+	}
+	return p, nil
 }
 
 // designParams returns the keys of the designs' parameters, none

@@ -67,43 +67,10 @@ func (p *ClientsParams) overload(s *ClientsSpec) error {
 		return p.misplaced("users", "%s does not apply with %s: its clients are open loop", "users", "service")
 	}
 	o := &clients.Overload{Servers: 1, Seed: p.Seed}
-	b := &o.Backend
-	var err error
-	if b.Service, err = p.service(); err != nil {
+	if err := p.backend(o); err != nil {
 		return err
 	}
-	if p.Servers != 0 {
-		o.Servers = p.Servers
-	}
-	if o.Servers < 1 || o.Servers > 1<<20 {
-		return p.bad("servers", p.Servers, "a number of servers between 1 and 2^20")
-	}
-	b.Concurrency = 1
-	if p.ServerConcurrency != 0 {
-		b.Concurrency = p.ServerConcurrency
-	}
-	if b.Concurrency < 1 || b.Concurrency > 1<<20 {
-		return p.bad("server_concurrency", p.ServerConcurrency, "a concurrency between 1 and 2^20 jobs")
-	}
-	b.Queue = -1
-	if q := strings.TrimSpace(p.ServerQueue); q != "" && q != "unbounded" {
-		n, err := strconv.Atoi(q)
-		if err != nil || n < 0 {
-			return p.bad("server_queue", p.ServerQueue, "a waiting room >= 0 jobs, or unbounded")
-		}
-		b.Queue = n
-	}
-	switch p.ServerOrder {
-	case "", "fifo":
-	case "lifo":
-		b.LIFO = true
-	default:
-		return p.bad("server_order", p.ServerOrder, "fifo or lifo")
-	}
-	if !(p.Contention >= 0 && p.Contention <= 1e6) {
-		return p.bad("contention", p.Contention, "a contention factor in [0, 1e6] (service stretched by 1 + factor·(jobs in service − 1))")
-	}
-	b.Contention = p.Contention
+	var err error
 	if p.Timeout != "" {
 		if o.Timeout, err = p.span("timeout", p.Timeout, false); err != nil {
 			return err
@@ -145,6 +112,49 @@ func (p *ClientsParams) overload(s *ClientsSpec) error {
 		rc.TriggerTo = max(rc.TriggerTo, f.To)
 	}
 	s.Overload, s.Recovery = o, rc
+	return nil
+}
+
+// backend reads the servers of o: their number, service times,
+// concurrency, waiting room, order and contention.
+func (p *ClientsParams) backend(o *clients.Overload) error {
+	b := &o.Backend
+	var err error
+	if b.Service, err = p.service(); err != nil {
+		return err
+	}
+	if p.Servers != 0 {
+		o.Servers = p.Servers
+	}
+	if o.Servers < 1 || o.Servers > 1<<20 {
+		return p.bad("servers", p.Servers, "a number of servers between 1 and 2^20")
+	}
+	b.Concurrency = 1
+	if p.ServerConcurrency != 0 {
+		b.Concurrency = p.ServerConcurrency
+	}
+	if b.Concurrency < 1 || b.Concurrency > 1<<20 {
+		return p.bad("server_concurrency", p.ServerConcurrency, "a concurrency between 1 and 2^20 jobs")
+	}
+	b.Queue = -1
+	if q := strings.TrimSpace(p.ServerQueue); q != "" && q != "unbounded" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 0 {
+			return p.bad("server_queue", p.ServerQueue, "a waiting room >= 0 jobs, or unbounded")
+		}
+		b.Queue = n
+	}
+	switch p.ServerOrder {
+	case "", "fifo":
+	case "lifo":
+		b.LIFO = true
+	default:
+		return p.bad("server_order", p.ServerOrder, "fifo or lifo")
+	}
+	if !(p.Contention >= 0 && p.Contention <= 1e6) {
+		return p.bad("contention", p.Contention, "a contention factor in [0, 1e6] (service stretched by 1 + factor·(jobs in service − 1))")
+	}
+	b.Contention = p.Contention
 	return nil
 }
 

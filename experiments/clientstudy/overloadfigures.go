@@ -25,10 +25,7 @@ func MetastabilityFigures(t *experiments.Table, caption string) []experiments.Na
 	if rc < 0 || lc < 0 || fc < 0 || recC < 0 || first < 0 {
 		return nil
 	}
-	type cell struct {
-		load, length, rec, frac float64
-	}
-	byMech := map[string][]cell{}
+	byMech := map[string][]recoveryCell{}
 	var mechs []string
 	for _, r := range t.Rows {
 		var parts []string
@@ -55,34 +52,11 @@ func MetastabilityFigures(t *experiments.Table, caption string) []experiments.Na
 		if _, seen := byMech[mech]; !seen {
 			mechs = append(mechs, mech)
 		}
-		byMech[mech] = append(byMech[mech], cell{load, length, rec, frac})
+		byMech[mech] = append(byMech[mech], recoveryCell{load, length, rec, frac})
 	}
 	var figs []experiments.NamedFigure
 	for _, m := range mechs {
-		cells := byMech[m]
-		var xs, ys []float64
-		for _, c := range cells {
-			if !slices.Contains(xs, c.load) {
-				xs = append(xs, c.load)
-			}
-			if !slices.Contains(ys, c.length) {
-				ys = append(ys, c.length)
-			}
-		}
-		slices.Sort(xs)
-		slices.Sort(ys)
-		z, mask := make([][]float64, len(ys)), make([][]bool, len(ys))
-		for j := range ys {
-			z[j], mask[j] = make([]float64, len(xs)), make([]bool, len(xs))
-			for i := range xs {
-				z[j][i] = math.NaN()
-			}
-		}
-		for _, c := range cells {
-			i, j := slices.Index(xs, c.load), slices.Index(ys, c.length)
-			z[j][i] = c.rec
-			mask[j][i] = c.frac < 0.5
-		}
+		xs, ys, z, mask := recoveryGrid(byMech[m])
 		name := "metastability-" + strings.NewReplacer(" ", "-", ":", "-", "=", "-", ",", "-").Replace(m)
 		figs = append(figs, experiments.NamedFigure{Name: name, Figure: &plots.HeatMap{
 			Title:     "Recovery after a crash: " + m,
@@ -99,6 +73,41 @@ func MetastabilityFigures(t *experiments.Table, caption string) []experiments.Na
 		}})
 	}
 	return figs
+}
+
+// recoveryCell is one point of a metastability study: its load and crash
+// length, the mean time to recover and the fraction of runs that did.
+type recoveryCell struct {
+	load, length, rec, frac float64
+}
+
+// recoveryGrid lays cells out for a heat map: the loads along x and the
+// crash lengths along y, increasing, the recovery times in z (NaN where
+// no cell) and masked where fewer than half the runs recovered.
+func recoveryGrid(cells []recoveryCell) (xs, ys []float64, z [][]float64, mask [][]bool) {
+	for _, c := range cells {
+		if !slices.Contains(xs, c.load) {
+			xs = append(xs, c.load)
+		}
+		if !slices.Contains(ys, c.length) {
+			ys = append(ys, c.length)
+		}
+	}
+	slices.Sort(xs)
+	slices.Sort(ys)
+	z, mask = make([][]float64, len(ys)), make([][]bool, len(ys))
+	for j := range ys {
+		z[j], mask[j] = make([]float64, len(xs)), make([]bool, len(xs))
+		for i := range xs {
+			z[j][i] = math.NaN()
+		}
+	}
+	for _, c := range cells {
+		i, j := slices.Index(xs, c.load), slices.Index(ys, c.length)
+		z[j][i] = c.rec
+		mask[j][i] = c.frac < 0.5
+	}
+	return xs, ys, z, mask
 }
 
 // faultLength returns the length in seconds of one fault KIND:FROM:TO[:X].
