@@ -305,7 +305,7 @@ func (f *limitersFlags) readDurations(s *limiterstudy.LimitersSpec) error {
 		slices.Sort(s.Durations)
 		s.Durations = slices.Compact(s.Durations)
 	} else if len(s.Names) == 0 && len(s.Profiles) > 0 {
-		s.Durations = limiterstudy.DefaultDurations(profilesPeriod(s.Profiles))
+		s.Durations = limiterstudy.DefaultDurations(limiterstudy.ProfilesPeriod(s.Profiles))
 	}
 	return nil
 }
@@ -545,8 +545,8 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}
-	curves := profileCurves(spec)
-	var sizing *burstSizing
+	curves := limiterstudy.ProfileCurves(spec)
+	var sizing *limiterstudy.BurstSizing
 	if cmd.Flags().Changed("size-burst") {
 		if keyed {
 			return fmt.Errorf("--size-burst applies to unkeyed arrivals only: the arrival spec gives keys")

@@ -28,12 +28,12 @@ type limitersJSON struct {
 	SkippedLines int      `json:"skipped_lines"`
 	Figures      []string `json:"figures,omitempty"`
 	// Curves gives each profile's exact arrival curve.
-	Curves []profileCurve `json:"profile_curves,omitempty"`
-	Sizing *burstSizing   `json:"burst_sizing,omitempty"` // with --size-burst
+	Curves []limiterstudy.ProfileCurve `json:"profile_curves,omitempty"`
+	Sizing *limiterstudy.BurstSizing   `json:"burst_sizing,omitempty"` // with --size-burst
 	*limiterstudy.LimitersResult
 }
 
-func writeLimitersJSON(w io.Writer, res *limiterstudy.LimitersResult, skipped int, figures []string, curves []profileCurve, sizing *burstSizing) {
+func writeLimitersJSON(w io.Writer, res *limiterstudy.LimitersResult, skipped int, figures []string, curves []limiterstudy.ProfileCurve, sizing *limiterstudy.BurstSizing) {
 	s := res.Spec
 	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), RateExact: s.Rate.String(), WindowExact: s.Window.String(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
 		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, Curves: curves, Sizing: sizing, LimitersResult: res}
@@ -45,7 +45,7 @@ func writeLimitersJSON(w io.Writer, res *limiterstudy.LimitersResult, skipped in
 // writeLimitersTable writes the table; with vsLimit (the user gave --rate
 // or --limit) the profiles' rows also give their overshoot against
 // γ(--rate, --limit).
-func writeLimitersTable(w io.Writer, res *limiterstudy.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, vsLimit bool) {
+func writeLimitersTable(w io.Writer, res *limiterstudy.LimitersResult, topKeys, skipped int, figures []string, curves []limiterstudy.ProfileCurve, vsLimit bool) {
 	s := res.Spec
 	vsLimit = writeLimitersHeader(w, res, skipped, curves, vsLimit)
 	ds := s.Durations
@@ -86,7 +86,7 @@ func writeLimitersTable(w io.Writer, res *limiterstudy.LimitersResult, topKeys, 
 
 // writeLimitersHeader writes the input, the parameters and the profiles
 // of res, and returns whether the table has a vs limit column.
-func writeLimitersHeader(w io.Writer, res *limiterstudy.LimitersResult, skipped int, curves []profileCurve, vsLimit bool) bool {
+func writeLimitersHeader(w io.Writer, res *limiterstudy.LimitersResult, skipped int, curves []limiterstudy.ProfileCurve, vsLimit bool) bool {
 	s := res.Spec
 	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
 	if skipped > 0 {

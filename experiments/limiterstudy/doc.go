@@ -18,6 +18,8 @@
 //	limiterfigures.go  figures of a limiters run
 //	downstream.go      the network-calculus bounds of what a limiter passes to a
 //	                   rate-latency server (Downstream, PromiseCurve)
+//	profilecurves.go   library profiles: their exact arrival curves, the measurement
+//	                   period of profiles alone, burst sizing (ProfileCurves, SizeBursts)
 //	profilecolours.go  the colours a three-colour marker (srtcm, trtcm) gave the jobs
 //
 // Error messages keep the prefix "experiments:" of the package they came
