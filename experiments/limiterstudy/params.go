@@ -76,7 +76,7 @@ func (p Params) bucket() buckets.Params {
 }
 
 // window returns the window limiters' parameters with their edges aligned
-// to absolute time (see buckets.WindowParamp.Aligned).
+// to absolute time (see buckets.WindowParams.Aligned).
 func (p Params) window() (buckets.WindowParams, error) {
 	return buckets.WindowParams{Limit: p.Limit, Window: p.Window, Offset: p.Offset}.Aligned(p.Origin)
 }
