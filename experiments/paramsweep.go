@@ -26,3 +26,33 @@ func (s *ParamSweep) UnmarshalYAML(n *yaml.Node) error {
 	*s = g
 	return err
 }
+
+// Each calls fn with every point of s, in order: the grids one after the
+// other, each point given as its grid and the index of each axis's value
+// (idx[i] into g[i].Values; the last axis varies fastest). An empty sweep
+// is one point of no axes (g nil). Each stops at fn's first error and
+// returns it. fn must not keep idx, which Each reuses.
+func (s ParamSweep) Each(fn func(g ParamGrid, idx []int) error) error {
+	if len(s) == 0 {
+		s = ParamSweep{nil}
+	}
+	for _, g := range s {
+		idx := make([]int, len(g))
+		for {
+			if err := fn(g, idx); err != nil {
+				return err
+			}
+			i := len(g) - 1
+			for ; i >= 0; i-- {
+				if idx[i]++; idx[i] < len(g[i].Values) {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	return nil
+}
