@@ -70,10 +70,6 @@ func ValuesKey(values map[string]*yaml.Node) string {
 	return b.String()
 }
 
-// PointKey implements the point keys of RunModel: a point listed twice in
-// the sweep runs once.
-func (s *ClientsStudy) PointKey(point int) string { return ValuesKey(s.points[point].values) }
-
 // modelSamePoints returns, for a model that tells equal points apart
 // (PointKey), the first listing of each point and sel split between the
 // points to run and those to copy (see splitSame); for another model,

@@ -4,22 +4,22 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 )
 
 // clientsSpanError refuses generated requests whose expected span, jobs−1
 // gaps at λ = spec.Offered requests/s, is beyond the clock's range for a
-// clients run (experiments.MaxClientSpan, a quarter of engine.Time's 292
+// clients run (clientstudy.MaxClientSpan, a quarter of engine.Time's 292
 // years), naming --load with the least load that fits, or --jobs when
 // --load was not given; nil when the span fits or the requests come from
 // a trace. Without it such a run is refused for its series' bins instead,
 // naming --bin, which the user did not set.
-func (f *clientsFlags) clientsSpanError(spec experiments.ClientsSpec, loadGiven bool) error {
+func (f *clientsFlags) clientsSpanError(spec clientstudy.ClientsSpec, loadGiven bool) error {
 	if f.p.Trace != nil || !(spec.Offered > 0) || spec.MaxJobs <= 1 {
 		return nil
 	}
 	span := float64(spec.MaxJobs-1) / spec.Offered // seconds
-	most := experiments.MaxClientSpan.Seconds()
+	most := clientstudy.MaxClientSpan.Seconds()
 	if span <= most {
 		return nil
 	}
