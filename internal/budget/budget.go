@@ -76,7 +76,7 @@ func Fits(budget uint64, count, each float64) (need float64, most int64, ok bool
 // per user), more than the memory budget 1 GB (--max-memory; by default
 // half the machine's memory)".
 func Explain(need float64, each float64, unit string, budget uint64) string {
-	return fmt.Sprintf("about %s of state (%g B per %s), more than the memory budget %s (--max-memory; by default half of the machine's memory)",
+	return fmt.Sprintf("about %s of state (%g B per %s), more than the memory budget %s (--max-memory; by default half of the memory this process may use: the machine's, or less under ulimit -v or a container's limit)",
 		Bytes(need), each, unit, Bytes(float64(budget)))
 }
 
