@@ -11,6 +11,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -26,7 +27,7 @@ func flagValues() map[string][]string {
 		"order":       {"fcfs", "lifo", "random"},
 		"limiter":     experiments.LimiterNames,
 		"limiters":    experiments.LimiterNames,
-		"builtin":     experiments.BuiltinNames(),
+		"builtin":     splitstudy.BuiltinNames(),
 		"time-format": {"unix", "unix-ms", "unix-us", "unix-ns", "datetime", "rfc3339"},
 		"format":      arrivals.Formats,
 		"plot-format": figureFormats,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ratesim/ratesim/internal/atomicfile"
 	"io"
 	"math"
 	"os"
@@ -13,6 +12,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ratesim/ratesim/experiments/splitstudy"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 
@@ -102,7 +104,7 @@ outputs are removed).
 	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals) of the run, the --warmup ones included; with --trace the default is the whole trace (sweep counts per replication: --jobs-per-replication)")
 	fl.Int64Var(&f.warmup, "warmup", 0, "leave the first N jobs out of the delay statistics (not of the check or --jobs-out)")
 	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
-	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+experiments.JobsHeader)
+	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+splitstudy.JobsHeader)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object instead of the summary")
 	fl.BoolVar(&f.engine, "engine", false, "run on the general event-queue engine instead of the fast path (same results, slower)")
 	fl.StringVar(&f.plot.dir, "plot", "", "draw the single-run figures into this folder: delay CDF and CCDF, S(t) and S^(k)(t) with their gap, N(t) and Σ N_l(t)")
@@ -143,8 +145,8 @@ func parseRat(flag, s, unit string) (exact.Rat, error) {
 }
 
 // spec validates the flags and builds the run specification.
-func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
-	var spec experiments.RunSpec
+func (f *runFlags) spec(cmd *cobra.Command) (splitstudy.RunSpec, error) {
+	var spec splitstudy.RunSpec
 	changed := cmd.Flags().Changed
 	rate, err := parseRat("rate", f.rate, "tokens/s")
 	if err != nil {
@@ -291,7 +293,7 @@ func parseSubs(s string) ([]buckets.Params, error) {
 }
 
 // process builds the arrival process from the flags.
-func (f *runFlags) arrivalProcess(ctx context.Context, spec experiments.RunSpec) (arrivals.Process, func() error, error) {
+func (f *runFlags) arrivalProcess(ctx context.Context, spec splitstudy.RunSpec) (arrivals.Process, func() error, error) {
 	if f.trace != "" {
 		a, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Trace: f.trace, TraceOptions: f.traceOpt}, spec.Seed)
 		if err != nil {
@@ -363,11 +365,11 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		defer out.Abort()
 		jobsOut = out
 	}
-	run := experiments.Run
-	var res experiments.Result
-	var series *experiments.Series
+	run := splitstudy.Run
+	var res splitstudy.Result
+	var series *splitstudy.Series
 	if f.plot.dir != "" {
-		res, series, err = experiments.RunSeries(cmd.Context(), spec, proc, jobsOut, plotOpt)
+		res, series, err = splitstudy.RunSeries(cmd.Context(), spec, proc, jobsOut, plotOpt)
 	} else {
 		res, err = run(cmd.Context(), spec, proc, jobsOut)
 	}
@@ -405,7 +407,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
 	if series != nil {
-		paths, err := f.plot.write(cmd.Context(), series, experiments.RunCaption(f.input(), spec, res.Jobs))
+		paths, err := f.plot.write(cmd.Context(), series, splitstudy.RunCaption(f.input(), spec, res.Jobs))
 		if err != nil {
 			return err
 		}
@@ -482,7 +484,7 @@ func checkJobsOut(path, trace string) error {
 // jsonResult is the --json output.
 type jsonResult struct {
 	jsonHeader
-	experiments.Result
+	splitstudy.Result
 	Input        string       `json:"input"`
 	Rate         float64      `json:"rate_tokens_per_s"`
 	Burst        float64      `json:"burst_tokens"`
@@ -494,7 +496,7 @@ type jsonResult struct {
 	SkippedLines int          `json:"skipped_lines"`
 }
 
-func writeJSON(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) {
+func writeJSON(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result, skipped int) {
 	out := jsonResult{
 		jsonHeader: newJSONHeader(), Result: res, Input: f.input(), Rate: spec.One.Rate.Float64(), Burst: spec.One.Burst.Float64(),
 		Dispatch: spec.Dispatch, Order: spec.Order.String(), Seed: spec.Seed, SkippedLines: skipped,
@@ -534,13 +536,13 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) {
+func writeSummary(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result, skipped int) {
 	fmt.Fprintf(w, "input      %s, seed %d\n", f.input(), spec.Seed)
 	if skipped > 0 {
 		fmt.Fprintf(w, "skipped    %s\n", count(skipped, "bad line"))
 	}
 	fmt.Fprintf(w, "one        r = %v tokens/s, b = %v tokens\n", spec.One.Rate, spec.One.Burst)
-	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), experiments.DescribeSubs(spec.Subs), spec.Dispatch, spec.Order)
+	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), splitstudy.DescribeSubs(spec.Subs), spec.Dispatch, spec.Order)
 	fmt.Fprintf(w, "jobs       %d over %.6g s (from time 0 to the last arrival)\n", res.Jobs, res.Span)
 	if spec.Warmup > 0 {
 		fmt.Fprintf(w, "warm-up    the first %d jobs are left out of the statistics\n", spec.Warmup)
@@ -595,7 +597,7 @@ type jsonParams struct {
 // delays have no steady state and grow with the run's length. λ is the
 // generated process's mean rate, or a trace's measured mean rate over its
 // span. It returns "" when every load is below 1 or unknown.
-func overloadWarning(f *runFlags, spec experiments.RunSpec, res experiments.Result) string {
+func overloadWarning(f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result) string {
 	var lambda float64
 	var from string
 	switch {

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/internal/version"
 	"github.com/ratesim/ratesim/plots"
 )
@@ -99,7 +100,7 @@ var sweepFigurePatterns = []string{"heatmap-*", "ratio-*", "delay-*", "drl-sweep
 
 // writeResults writes the CSV and JSON and, unless turned off, the figures;
 // it returns the paths written.
-func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results, stem string, figures bool) ([]string, int, error) {
+func (o *outputFlags) writeResults(ctx context.Context, res *splitstudy.Results, stem string, figures bool) ([]string, int, error) {
 	csvPath := filepath.Join(o.out, stem+".csv")
 	jsonPath := filepath.Join(o.out, stem+".json")
 	if err := res.WriteFiles(csvPath, jsonPath); err != nil {
@@ -125,7 +126,7 @@ func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
 	}
-	figs, err := experiments.SaveFiguresContext(ctx, experiments.SweepFigures(res), dir, o.format)
+	figs, err := experiments.SaveFiguresContext(ctx, splitstudy.Named(splitstudy.SweepFigures(res)), dir, o.format)
 	if err != nil {
 		return paths, len(figs), err
 	}
@@ -135,7 +136,7 @@ func (o *outputFlags) writeResults(ctx context.Context, res *experiments.Results
 // specFlags are the experiment parameters given as flags; each overrides
 // the spec file or built-in study when set.
 type specFlags struct {
-	s                                experiments.Spec
+	s                                splitstudy.Spec
 	rateShares, burstShares, traffic string
 	grid                             []string
 }
@@ -246,7 +247,7 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	}
 	fl := cmd.Flags()
 	f.register(cmd, "figures/")
-	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(experiments.BuiltinNames(), experiments.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
+	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(splitstudy.BuiltinNames(), experiments.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "replications run in parallel; 0, the default, means all cores")
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
@@ -273,7 +274,7 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	fl.MarkHidden("jobs")
 	fl.IntVar(&s.Replications, "replications", 10, "replications per point")
 	fl.Uint64VarP(&s.Seed, "seed", "s", 1, "root seed; replication i of point p is seeded from (seed, p, i)")
-	fl.StringArrayVar(&f.spec.grid, "grid", nil, "a sweep axis name=v1,v2,... (repeat for a cartesian product); replaces the spec's sweep; names: "+strings.Join(experiments.AxisNames, ", "))
+	fl.StringArrayVar(&f.spec.grid, "grid", nil, "a sweep axis name=v1,v2,... (repeat for a cartesian product); replaces the spec's sweep; names: "+strings.Join(splitstudy.AxisNames, ", "))
 	return cmd
 }
 
@@ -287,22 +288,22 @@ var specFlagNames = map[string]string{
 
 // buildSpec reads the spec (file, built-in or defaults) and applies the
 // flags that were set.
-func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.Spec, error) {
-	var spec *experiments.Spec
+func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*splitstudy.Spec, error) {
+	var spec *splitstudy.Spec
 	var err error
 	switch {
 	case len(args) == 1 && f.builtin != "":
 		return nil, fmt.Errorf("give a SPEC file or --builtin, not both")
 	case len(args) == 1:
-		if spec, err = experiments.ReadSpec(args[0]); err != nil {
+		if spec, err = splitstudy.ReadSpec(args[0]); err != nil {
 			return nil, err
 		}
 	case f.builtin != "":
-		if spec, err = experiments.Builtin(f.builtin); err != nil {
-			return nil, flagError("builtin", f.builtin, "one of "+strings.Join(experiments.BuiltinNames(), ", "))
+		if spec, err = splitstudy.Builtin(f.builtin); err != nil {
+			return nil, flagError("builtin", f.builtin, "one of "+strings.Join(splitstudy.BuiltinNames(), ", "))
 		}
 	default:
-		d := experiments.DefaultSpec()
+		d := splitstudy.DefaultSpec()
 		spec = &d
 	}
 	changed := cmd.Flags().Changed
@@ -368,9 +369,9 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 		}
 	}
 	if changed("grid") {
-		var g experiments.Grid
+		var g splitstudy.Grid
 		for _, a := range f.spec.grid {
-			ax, err := experiments.ParseAxis(a)
+			ax, err := splitstudy.ParseAxis(a)
 			if err != nil {
 				return nil, flagError("grid", a, fmt.Sprintf("name=v1,v2,... (%v)", err))
 			}
@@ -381,7 +382,7 @@ func (f *sweepFlags) buildSpec(cmd *cobra.Command, args []string) (*experiments.
 			}
 			g = append(g, ax)
 		}
-		spec.Sweep = experiments.Sweep{g}
+		spec.Sweep = splitstudy.Sweep{g}
 	}
 	// A trace study measures the whole trace unless --jobs-per-replication
 	// or --warmup (or the spec) says otherwise, and its loads come from
@@ -508,10 +509,10 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if err := f.prepareOut(names...); err != nil {
 		return err
 	}
-	var done []experiments.PointResult
+	var done *splitstudy.Results
 	if prevPath := filepath.Join(f.out, stem+".json"); f.resume {
 		if _, err := os.Stat(prevPath); err == nil {
-			prev, err := experiments.ReadResults(prevPath)
+			prev, err := splitstudy.ReadResults(prevPath)
 			if err != nil {
 				return fmt.Errorf("--resume: %w", err)
 			}
@@ -519,28 +520,32 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 			if err := prev.CheckResume(spec, shard, vi.Version, vi.GoVersion, vi.Commit()); err != nil {
 				return fmt.Errorf("--resume: %s: %w (use --force to start over)", prevPath, err)
 			}
-			done = prev.Points
+			done = prev
 		}
 	}
 	stderr := cmd.ErrOrStderr()
 	if !f.quiet {
-		for _, w := range experiments.SpecWarnings(spec) {
+		for _, w := range splitstudy.SpecWarnings(spec) {
 			fmt.Fprintf(stderr, "ratesim: warning: %s\n", w)
 		}
 	}
 	jobs := spec.Jobs + spec.Warmup
+	ndone := 0
+	if done != nil {
+		ndone = len(done.Points)
+	}
 	if !f.quiet {
 		resumed := ""
 		if f.resume {
-			resumed = fmt.Sprintf(" (resumed: %d finished, %d to run)", len(done), mine-len(done))
+			resumed = fmt.Sprintf(" (resumed: %d finished, %d to run)", ndone, mine-ndone)
 		}
 		fmt.Fprintf(stderr, "ratesim: sweep %s: %s × %s on %s%s\n", describeSpec(spec, args, f.builtin), count(mine, "point"), count(spec.Replications, "replication"), count(f.threads, "worker"), resumed)
 	}
-	progress, stop := f.progress(stderr, len(done), mine, (mine-len(done))*spec.Replications)
+	progress, stop := f.progress(stderr, ndone, mine, (mine-ndone)*spec.Replications)
 	start := time.Now()
-	res, runErr := experiments.RunSweep(cmd.Context(), spec, experiments.SweepOptions{
-		Workers: f.threads, Shard: shard, Done: done, Progress: progress,
-	})
+	res, runErr := splitstudy.RunSweep(cmd.Context(), spec, experiments.SweepOptions{
+		Workers: f.threads, Shard: shard, Progress: progress,
+	}, done)
 	elapsed := time.Since(start)
 	stop()
 	if res == nil {
@@ -570,8 +575,10 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		// them), the points resumed from excluded.
 		ran := 0.0
 		prev := map[int]bool{}
-		for _, p := range done {
-			prev[p.Index] = true
+		if done != nil {
+			for _, p := range done.Points {
+				prev[p.Index] = true
+			}
 		}
 		for _, p := range res.Points {
 			if !prev[p.Index] {
@@ -600,7 +607,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	return nil
 }
 
-func describeSpec(spec *experiments.Spec, args []string, builtin string) string {
+func describeSpec(spec *splitstudy.Spec, args []string, builtin string) string {
 	switch {
 	case builtin != "":
 		return builtin
@@ -616,7 +623,7 @@ func describeSpec(spec *experiments.Spec, args []string, builtin string) string 
 // (a grid's jobs or warmup axis changes them): "J jobs (W warm-up)" when
 // every point ran the same, the ranges otherwise; total and warmup (the
 // spec's) when there is no point.
-func pointJobs(pts []experiments.PointResult, total, warmup int64) string {
+func pointJobs(pts []splitstudy.PointResult, total, warmup int64) string {
 	if len(pts) == 0 {
 		return fmt.Sprintf("%d jobs (%d warm-up)", total, warmup)
 	}
@@ -636,7 +643,7 @@ func pointJobs(pts []experiments.PointResult, total, warmup int64) string {
 
 // writeSweepSummary prints the run and, per group of points, the least bad
 // stable point.
-func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Results, jobs int64) {
+func writeSweepSummary(w io.Writer, spec *splitstudy.Spec, res *splitstudy.Results, jobs int64) {
 	reps := len(res.Points) * spec.Replications
 	var viol, lemma uint64
 	for _, p := range res.Points {
@@ -655,7 +662,7 @@ func writeSweepSummary(w io.Writer, spec *experiments.Spec, res *experiments.Res
 		name, count(len(res.Points), "point"), count(spec.Replications, "replication"), pointJobs(res.Points, jobs, spec.Warmup), spec.Seed, shard)
 	fmt.Fprintf(w, "check      Theorem 2 and Lemma 1 in %s: %s, %s\n", count(reps, "replication"), count(viol, "violation"), count(lemma, "Lemma 1 violation"))
 	fmt.Fprintf(w, "paired     common random numbers: replication i of every point draws its arrivals, dispatch and order from (seed, i)\n")
-	rows := experiments.LeastBad(res)
+	rows := splitstudy.LeastBad(res)
 	if len(rows) == 0 {
 		return
 	}

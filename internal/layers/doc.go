@@ -4,6 +4,7 @@
 //	cmd/ratesim
 //	  -> report                            (the note's reproduction)
 //	  -> experiments/verify, drl           (the counterexample search; distributed designs)
+//	     experiments/splitstudy            (the split study: runs, sweeps, results, figures)
 //	  -> experiments                       (runs from specs, statistics, results)
 //	  -> systems, arrivals, plots, profiles, clients
 //	  -> buckets, netcalc                  (the limiters; arrival and service curves)

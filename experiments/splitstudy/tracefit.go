@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // FitTrace fits a spec that reads a trace to that trace, reading it once;
@@ -36,7 +37,7 @@ func (s *Spec) FitTrace(ctx context.Context, given ...string) error {
 		return nil
 	}
 	gave := func(key string) bool { return s.given[key] || slices.Contains(given, key) }
-	a, err := BuildArrivals(ctx, ArrivalsSpec{Trace: s.Trace.Path, TraceOptions: s.Trace.Options()}, s.Seed)
+	a, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Trace: s.Trace.Path, TraceOptions: s.Trace.Options()}, s.Seed)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -66,7 +67,7 @@ func TestSeriesMatchesRun(t *testing.T) {
 	subs, _ := buckets.EqualSplit(one, 2)
 	spec := RunSpec{One: one, Subs: subs, Dispatch: "random", Seed: 3, MaxJobs: 200_000}
 	proc := func() arrivals.Process {
-		p, err := arrivals.NewPoisson(0.85, Source(3, systems.StreamArrivals))
+		p, err := arrivals.NewPoisson(0.85, experiments.Source(3, systems.StreamArrivals))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,8 +121,8 @@ func TestSeriesMatchesRun(t *testing.T) {
 	}
 	// The distributions end at 1 and start at the undelayed fraction.
 	for _, d := range []struct {
-		dist Distribution
-		st   Stats
+		dist experiments.Distribution
+		st   experiments.Stats
 	}{{ser.One, res.One}, {ser.Split, res.Split}} {
 		if d.dist.P[len(d.dist.P)-1] != 1 || d.dist.X[0] != 0 ||
 			math.Abs(d.dist.P[0]-(1-float64(d.st.Delayed)/float64(d.st.Jobs))) > 1e-12 {

@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -50,7 +51,7 @@ type Series struct {
 	Truncated bool // MaxSteps was reached: the steps end before To
 	// One and Split are the delay distributions of the two systems, from
 	// the run's DDSketches (1% relative accuracy).
-	One, Split Distribution
+	One, Split experiments.Distribution
 }
 
 // RunSeries is [Run] that also records the [Series] behind the single-run
@@ -78,7 +79,7 @@ func RunSeries(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut
 		return res, nil, err
 	}
 	tp.finish(res.Drain)
-	tp.ser.One, tp.ser.Split = rec.one.distribution(), rec.split.distribution()
+	tp.ser.One, tp.ser.Split = rec.one.Distribution(), rec.split.Distribution()
 	return res, tp.ser, nil
 }
 

@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/ratesim/ratesim/internal/version"
 )
 
-// Merge combines the results of shards of one sweep (see [Shard]) into the
+// Merge combines the results of shards of one sweep (see [experiments.Shard]) into the
 // results a single run of the whole sweep gives: the same metadata with no
 // shard, and every point once, in point order. Written with WriteCSV and
 // WriteJSON, the merged results are byte for byte the files the single run

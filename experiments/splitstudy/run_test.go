@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -247,7 +248,7 @@ func TestPollaczekKhinchine(t *testing.T) {
 		var means [R]float64
 		for i := range R {
 			spec := RunSpec{One: pp("1", "1"), Subs: []buckets.Params{pp("1", "1")}, Dispatch: "rr", Seed: uint64(i + 1), MaxJobs: tc.n}
-			proc, err := arrivals.NewPoisson(tc.rho, Source(spec.Seed, systems.StreamArrivals))
+			proc, err := arrivals.NewPoisson(tc.rho, experiments.Source(spec.Seed, systems.StreamArrivals))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -303,14 +304,14 @@ func TestJobsOutErrors(t *testing.T) {
 		room int
 	}{{100_000, 0}, {100_000, 100}, {100_000, 1 << 20}, {10, 50}} {
 		spec.MaxJobs = c.jobs
-		proc, _ := arrivals.NewPoisson(0.9, Source(1, systems.StreamArrivals))
+		proc, _ := arrivals.NewPoisson(0.9, experiments.Source(1, systems.StreamArrivals))
 		if _, err := Run(context.Background(), spec, proc, &failingWriter{n: c.room}); err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("%d jobs, room %d bytes: error %v, want disk full", c.jobs, c.room, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	proc, _ := arrivals.NewPoisson(0.9, Source(1, systems.StreamArrivals))
+	proc, _ := arrivals.NewPoisson(0.9, experiments.Source(1, systems.StreamArrivals))
 	if _, err := Run(ctx, spec, proc, io.Discard); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled run: error %v, want context.Canceled", err)
 	}

@@ -1,4 +1,4 @@
-package experiments_test
+package splitstudy_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 )
 
 // This example reads a spec from YAML, runs its sweep on two workers and
@@ -16,7 +17,7 @@ import (
 // same arrivals (common random numbers), so the one bucket's mean is the
 // same at both.
 func ExampleRunSweep() {
-	spec, err := experiments.ParseSpec(strings.NewReader(`
+	spec, err := splitstudy.ParseSpec(strings.NewReader(`
 rate: 1
 burst: 2
 k: 2
@@ -32,7 +33,7 @@ sweep:
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := experiments.RunSweep(context.Background(), spec, experiments.SweepOptions{Workers: 2})
+	res, err := splitstudy.RunSweep(context.Background(), spec, experiments.SweepOptions{Workers: 2}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -49,7 +50,7 @@ sweep:
 // varies fastest, and the shorthand q sets the rate and burst shares of
 // sub-bucket 1.
 func ExampleSpec_Points() {
-	spec, err := experiments.ParseSpec(strings.NewReader(`
+	spec, err := splitstudy.ParseSpec(strings.NewReader(`
 burst: 10
 sweep:
   load: [0.5, 0.9]

@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"bytes"
@@ -8,20 +8,22 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // interrupted runs spec with the points of done already finished and
 // cancels it after n replications, as Ctrl-C would; it returns the
 // results read back from their JSON, as ratesim sweep --resume reads them.
-func interrupted(t *testing.T, spec *Spec, shard Shard, done []PointResult, n int) *Results {
+func interrupted(t *testing.T, spec *Spec, shard experiments.Shard, done []PointResult, n int) *Results {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := RunSweep(ctx, spec, SweepOptions{Workers: 2, Shard: shard, Done: done, Progress: func(p SweepProgress) {
+	res, err := RunSweep(ctx, spec, experiments.SweepOptions{Workers: 2, Shard: shard, Progress: func(p experiments.SweepProgress) {
 		if p.Replications == n {
 			cancel()
 		}
-	}})
+	}}, &Results{Points: done})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
@@ -40,8 +42,8 @@ func interrupted(t *testing.T, spec *Spec, shard Shard, done []PointResult, n in
 // resumes the same way.
 func TestSweepResume(t *testing.T) {
 	s := smallSpec(t) // 18 points × 3 replications
-	for _, shard := range []Shard{{}, {2, 3}} {
-		whole, err := RunSweep(context.Background(), s, SweepOptions{Workers: 2, Shard: shard})
+	for _, shard := range []experiments.Shard{{}, {Index: 2, Count: 3}} {
+		whole, err := RunSweep(context.Background(), s, experiments.SweepOptions{Workers: 2, Shard: shard}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,10 +75,10 @@ func TestSweepResume(t *testing.T) {
 				}
 				done = prev.Points
 			}
-			var calls []SweepProgress
-			res, err := RunSweep(context.Background(), s, SweepOptions{Workers: 2, Shard: shard, Done: done, Progress: func(p SweepProgress) {
+			var calls []experiments.SweepProgress
+			res, err := RunSweep(context.Background(), s, experiments.SweepOptions{Workers: 2, Shard: shard, Progress: func(p experiments.SweepProgress) {
 				calls = append(calls, p)
-			}})
+			}}, &Results{Points: done})
 			if err != nil || res.Interrupted {
 				t.Fatalf("shard %q trial %d: resume: %v (interrupted %v)", shard, trial, err, res.Interrupted)
 			}
@@ -99,27 +101,27 @@ func TestSweepResume(t *testing.T) {
 // refused with what differs; finished points outside the shard too.
 func TestCheckResume(t *testing.T) {
 	s := smallSpec(t)
-	prev := interrupted(t, s, Shard{}, nil, 20)
+	prev := interrupted(t, s, experiments.Shard{}, nil, 20)
 	prev.Version, prev.GoVersion, prev.Commit = "v1", "go1", "abc"
 	other := *s
 	other.Seed++
 	for _, tc := range []struct {
 		spec  *Spec
-		shard Shard
+		shard experiments.Shard
 		ver   string
 		want  string
 	}{
-		{s, Shard{}, "v1", ""},
-		{&other, Shard{}, "v1", fmt.Sprintf("spec differs from this one: seed %d in the results, %d in this run)", s.Seed, other.Seed)},
-		{s, Shard{1, 2}, "v1", `the results are of shard "", this run of "1/2"`},
-		{s, Shard{}, "v2", "written by ratesim v1 abc (go1), this is v2 abc (go1)"},
+		{s, experiments.Shard{}, "v1", ""},
+		{&other, experiments.Shard{}, "v1", fmt.Sprintf("spec differs from this one: seed %d in the results, %d in this run)", s.Seed, other.Seed)},
+		{s, experiments.Shard{Index: 1, Count: 2}, "v1", `the results are of shard "", this run of "1/2"`},
+		{s, experiments.Shard{}, "v2", "written by ratesim v1 abc (go1), this is v2 abc (go1)"},
 	} {
 		err := prev.CheckResume(tc.spec, tc.shard, tc.ver, "go1", "abc")
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: error %v, want %q", tc.shard, err, tc.want)
 		}
 	}
-	if _, err := RunSweep(context.Background(), s, SweepOptions{Shard: Shard{1, 2}, Done: []PointResult{{Point: Point{Index: 1}}}}); err == nil {
+	if _, err := RunSweep(context.Background(), s, experiments.SweepOptions{Shard: experiments.Shard{Index: 1, Count: 2}}, &Results{Points: []PointResult{{Point: Point{Index: 1}}}}); err == nil {
 		t.Error("a finished point outside the shard was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"bytes"
@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
-	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +17,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // Spec is an experiment: a token bucket (r, b) and its split into k
@@ -131,54 +129,11 @@ var axisKind = map[string]byte{
 // AxisNames lists the parameters a sweep can vary.
 var AxisNames = []string{"load", "rate", "burst", "k", "p", "q", "q_rate", "q_burst", "dispatch", "order", "arrivals", "jobs", "warmup"}
 
-// MaxPoints bounds the number of points of a sweep, and MaxReplications
-// the replications per point: ReplicationSeed packs both into 64 bits.
-const (
-	MaxPoints       = 1 << 24
-	MaxReplications = 1 << 20
-)
-
-// SpecError is an invalid field of a spec: the file and line when it came
-// from a file, and the field (a YAML key, or a sweep axis as "sweep.p").
-type SpecError struct {
-	File  string
-	Line  int
-	Field string
-	Err   error
-}
-
-func (e *SpecError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d", e.Line)
-		}
-		b.WriteString(": ")
-	}
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *SpecError) Unwrap() error { return e.Err }
-
-// ErrSpec is wrapped by every error about a spec.
-var ErrSpec = errors.New("invalid experiment spec")
-
-func specErr(field, format string, args ...any) *SpecError {
-	return &SpecError{Field: field, Err: fmt.Errorf(format+" (%w)", append(args, ErrSpec)...)}
-}
-
-var yamlLine = regexp.MustCompile(`(?:yaml: )?line (\d+): `)
-
 // ParseSpec reads a spec from YAML, starting from [DefaultSpec]. name (a
 // file name) prefixes the errors, which give the line: a syntax error, an
 // unknown field, a value of the wrong type, or an invalid value.
 func ParseSpec(r io.Reader, name string) (*Spec, error) {
-	data, err := ReadSpecData(r, name)
+	data, err := experiments.ReadSpecData(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -188,13 +143,13 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec); err != nil {
 		if err == io.EOF {
-			return nil, &SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", ErrSpec)}
+			return nil, &experiments.SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
 		}
-		return nil, yamlError(name, err)
+		return nil, experiments.YAMLError(name, err)
 	}
 	var rest yaml.Node
 	if err := dec.Decode(&rest); err != io.EOF {
-		return nil, &SpecError{File: name, Err: fmt.Errorf("more than one YAML document (%w)", ErrSpec)}
+		return nil, &experiments.SpecError{File: name, Err: fmt.Errorf("more than one YAML document (%w)", experiments.ErrSpec)}
 	}
 	if r, ok := fractions["rate"]; ok {
 		spec.RateExact = r
@@ -204,9 +159,9 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(name, err)
+		return nil, experiments.YAMLError(name, err)
 	}
-	lines := KeyLines(&root, "")
+	lines := experiments.KeyLines(&root, "")
 	spec.given = map[string]bool{}
 	for k := range lines {
 		spec.given[k] = true
@@ -221,7 +176,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		}
 	}
 	if err := spec.Validate(); err != nil {
-		var se *SpecError
+		var se *experiments.SpecError
 		if errors.As(err, &se) {
 			se.File = name
 			if se.Line == 0 {
@@ -229,7 +184,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			}
 			return nil, se
 		}
-		return nil, &SpecError{File: name, Err: err}
+		return nil, &experiments.SpecError{File: name, Err: err}
 	}
 	return &spec, nil
 }
@@ -294,37 +249,6 @@ func ratOf(x float64, text string) (exact.Rat, error) {
 }
 
 // SplitModel is the model of [Spec]: a token bucket and its split.
-const SplitModel = "split"
-
-// SpecModel returns the model a sweep spec names with its top-level key
-// model: SplitModel when it has none (the default), or the name given
-// (such as "drl"), so that a caller can hand the file to the package
-// that reads that model. Errors: a YAML syntax error naming name and the
-// line, or a model that is not a plain string.
-func SpecModel(data []byte, name string) (string, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return "", yamlError(name, err)
-	}
-	n := &root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	if n.Kind != yaml.MappingNode {
-		return SplitModel, nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "model" {
-			v := n.Content[i+1]
-			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return "", &SpecError{File: name, Line: v.Line, Field: "model", Err: fmt.Errorf("want a model name, split, drl or clients (%w)", ErrSpec)}
-			}
-			return v.Value, nil
-		}
-	}
-	return SplitModel, nil
-}
-
 // ReadSpec reads the spec file at path (see [ParseSpec]).
 func ReadSpec(path string) (*Spec, error) {
 	f, err := os.Open(path)
@@ -335,175 +259,11 @@ func ReadSpec(path string) (*Spec, error) {
 	return ParseSpec(f, path)
 }
 
-// yamlError rewrites "yaml: line N: msg" as "name:N: msg".
-func yamlError(name string, err error) error {
-	var te *yaml.TypeError
-	msgs := []string{err.Error()}
-	if errors.As(err, &te) {
-		msgs = te.Errors
-	}
-	for i, m := range msgs {
-		m = strings.TrimPrefix(m, "yaml: unmarshal errors:\n")
-		m = strings.TrimSpace(m)
-		if sm := yamlLine.FindStringSubmatchIndex(m); sm != nil && sm[0] == 0 {
-			m = name + ":" + m[sm[2]:sm[3]] + ": " + m[sm[1]:]
-		} else {
-			m = name + ": " + strings.TrimPrefix(m, "yaml: ")
-		}
-		m = strings.Replace(m, "not found in type experiments.Spec", "is not a spec field", 1)
-		msgs[i] = m
-	}
-	return fmt.Errorf("%s (%w)", strings.Join(msgs, "; "), ErrSpec)
-}
-
-// keyLines maps the top-level keys of a YAML document to their lines.
-
-// KeyLines maps the keys of a spec's top-level mapping (block "") or of
-// its mapping under the key block to their lines, for errors that name a
-// line.
-func KeyLines(root *yaml.Node, block string) map[string]int {
-	lines := map[string]int{}
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	if n.Kind != yaml.MappingNode {
-		return lines
-	}
-	if block != "" {
-		var sub *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == block {
-				sub = n.Content[i+1]
-			}
-		}
-		if sub == nil || sub.Kind != yaml.MappingNode {
-			return lines
-		}
-		n = sub
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		lines[n.Content[i].Value] = n.Content[i].Line
-	}
-	return lines
-}
-
-// YAMLField returns the field of the struct *p whose YAML key is name.
-func YAMLField(p any, name string) (reflect.Value, bool) {
-	v := reflect.ValueOf(p).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if tag == name && tag != "-" {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, false
-}
-
-// YAMLKeys lists the YAML keys of the fields of struct type t, but those
-// in skip, in field order.
-func YAMLKeys(t reflect.Type, skip ...string) []string {
-	var out []string
-	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
-		if tag != "" && tag != "-" && !slices.Contains(skip, tag) {
-			out = append(out, tag)
-		}
-	}
-	return out
-}
-
-// SetYAMLField sets the field of the struct *p whose YAML key is name to
-// the YAML value v (a sweep's value of that parameter). Errors: an unknown
-// name, or a value of the wrong type, without the decoder's line.
-func SetYAMLField(p any, name string, v *yaml.Node) error {
-	f, ok := YAMLField(p, name)
-	if !ok {
-		return fmt.Errorf("unknown parameter %q", name)
-	}
-	ptr := reflect.New(f.Type())
-	if err := v.Decode(ptr.Interface()); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			return errors.New(yamlLine.ReplaceAllString(te.Errors[0], ""))
-		}
-		return err
-	}
-	f.Set(ptr.Elem())
-	return nil
-}
-
-// StudyErr is the error of a study's field (drl.sync_period,
-// sweep.nodes) at line (0: found by the reader from the field), wrapping
-// ErrSpec.
-func StudyErr(field string, line int, format string, args ...any) *SpecError {
-	return &SpecError{Field: field, Line: line, Err: fmt.Errorf(format+" (%w)", append(args, ErrSpec)...)}
-}
-
-// ParseYAMLSweep reads the sweep block of a spec: one grid (a mapping from
-// parameter names to non-empty lists of values) or a list of such grids,
-// each a list of axes in the file's order with their values as YAML nodes,
-// for a study to read into its own types; a null block is no grid. Every
-// name must satisfy known (names lists them in the error), and appear once
-// per grid; example is a list of values shown in the error for an empty
-// or scalar list ("[0.5, 0.9]"). Errors start "line N: sweep".
-func ParseYAMLSweep(n *yaml.Node, known func(string) bool, names []string, example string) (ParamSweep, error) {
-	grid := func(n *yaml.Node) (ParamGrid, error) {
-		var g ParamGrid
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if !known(k.Value) {
-				return nil, fmt.Errorf("line %d: sweep: unknown parameter %q, want one of %s", k.Line, k.Value, strings.Join(names, ", "))
-			}
-			if slices.ContainsFunc(g, func(a ParamAxis) bool { return a.Name == k.Value }) {
-				return nil, fmt.Errorf("line %d: sweep: parameter %q given twice in one grid", k.Line, k.Value)
-			}
-			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-				return nil, fmt.Errorf("line %d: sweep.%s: want a non-empty list of values, e.g. %s", v.Line, k.Value, example)
-			}
-			for i, c := range v.Content {
-				if c.Kind == yaml.ScalarNode && slices.ContainsFunc(v.Content[:i], func(d *yaml.Node) bool { return d.Kind == yaml.ScalarNode && d.Value == c.Value }) {
-					return nil, fmt.Errorf("line %d: sweep.%s: value %s given twice: each value once (a point runs its replications already)", c.Line, k.Value, c.Value)
-				}
-			}
-			g = append(g, ParamAxis{Name: k.Value, Line: k.Line, Values: v.Content})
-		}
-		return g, nil
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		g, err := grid(n)
-		if err != nil {
-			return nil, err
-		}
-		return ParamSweep{g}, nil
-	case yaml.SequenceNode:
-		var gs ParamSweep
-		for _, c := range n.Content {
-			if c.Kind != yaml.MappingNode {
-				return nil, fmt.Errorf("line %d: sweep: a grid is a mapping from parameter names to lists of values", c.Line)
-			}
-			g, err := grid(c)
-			if err != nil {
-				return nil, err
-			}
-			gs = append(gs, g)
-		}
-		return gs, nil
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return nil, nil
-		}
-	}
-	return nil, fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
-}
-
 // UnmarshalYAML reads a sweep: one grid (a mapping from parameter names to
 // lists of values) or a list of grids.
 func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
 	known := func(name string) bool { _, ok := axisKind[name]; return ok }
-	gs, err := ParseYAMLSweep(n, known, AxisNames, "[0.5, 0.9]")
+	gs, err := experiments.ParseYAMLSweep(n, known, AxisNames, "[0.5, 0.9]")
 	if err != nil {
 		return err
 	}
@@ -726,14 +486,14 @@ func (s *Spec) YAML() ([]byte, error) {
 // Validate checks every field and every point of the sweep, returning a
 // *SpecError naming the first invalid field.
 func (s *Spec) Validate() error {
-	if s.Model != "" && s.Model != SplitModel {
-		return specErr("model", "%q, want %s here (a spec of another model is read by that model's package; see SpecModel)", s.Model, SplitModel)
+	if s.Model != "" && s.Model != experiments.SplitModel {
+		return specErr("model", "%q, want %s here (a spec of another model is read by that model's package; see SpecModel)", s.Model, experiments.SplitModel)
 	}
-	if s.Replications < 1 || s.Replications > MaxReplications {
-		return specErr("replications", "%d, want between 1 and %d", s.Replications, MaxReplications)
+	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
+		return specErr("replications", "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
 	}
-	if n := s.NumPoints(); n < 1 || n > MaxPoints {
-		return specErr("sweep", "%d points, want between 1 and %d", n, MaxPoints)
+	if n := s.NumPoints(); n < 1 || n > experiments.MaxPoints {
+		return specErr("sweep", "%d points, want between 1 and %d", n, experiments.MaxPoints)
 	}
 	for _, g := range s.Sweep {
 		for _, a := range g {
@@ -748,8 +508,8 @@ func (s *Spec) Validate() error {
 }
 
 // checkAxisUse refuses an axis that conflicts with a field given explicitly.
-func (s *Spec) checkAxisUse(a Axis) *SpecError {
-	conflict := func(field string, set bool) *SpecError {
+func (s *Spec) checkAxisUse(a Axis) *experiments.SpecError {
+	conflict := func(field string, set bool) *experiments.SpecError {
 		if set {
 			return specErr("sweep."+a.Name, "the axis sets the shares %s gives; remove one of them", field)
 		}
@@ -785,13 +545,13 @@ func (s *Spec) NumPoints() int {
 		n := 1
 		for _, a := range g {
 			n *= len(a.Values)
-			if n > MaxPoints {
-				return MaxPoints + 1
+			if n > experiments.MaxPoints {
+				return experiments.MaxPoints + 1
 			}
 		}
 		total += n
-		if total > MaxPoints {
-			return MaxPoints + 1
+		if total > experiments.MaxPoints {
+			return experiments.MaxPoints + 1
 		}
 	}
 	return total
@@ -836,7 +596,7 @@ func (p *Point) Lambda() float64 {
 	if err != nil || p.trace != nil {
 		return math.NaN()
 	}
-	return meanRate(ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: r})
+	return experiments.ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: r}.MeanRate()
 }
 
 // One returns the one bucket (r, b), exactly: RateExact and BurstExact
@@ -952,8 +712,8 @@ func (p *Point) axisValue(name string) any {
 // Points enumerates the points of the sweep, validating each: grid by grid,
 // the last axis of a grid varying fastest.
 func (s *Spec) Points() ([]Point, error) {
-	if s.NumPoints() > MaxPoints {
-		return nil, specErr("sweep", "more than %d points", MaxPoints)
+	if s.NumPoints() > experiments.MaxPoints {
+		return nil, specErr("sweep", "more than %d points", experiments.MaxPoints)
 	}
 	grids := s.Sweep
 	if len(grids) == 0 {
@@ -970,7 +730,7 @@ func (s *Spec) Points() ([]Point, error) {
 			p, err := s.point(vals)
 			if err != nil {
 				if len(g) > 0 {
-					var se *SpecError
+					var se *experiments.SpecError
 					if errors.As(err, &se) {
 						se.Err = fmt.Errorf("at sweep point %d (%s): %w", len(pts), pointLabel(g, idx), se.Err)
 						for _, a := range g {
@@ -1103,7 +863,7 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 			return p, specErr("trace.format", "%v", err)
 		}
 		p.Arrivals = traceLabel(s.Trace.Path)
-	} else if _, err := buildSpec(ArrivalsSpec{Spec: p.Arrivals, Load: 1, Rate: exact.Int(1)}, func(uint64) rand.Source { return rand.NewPCG(0, 0) }, true); err != nil {
+	} else if err := (experiments.ArrivalsSpec{Spec: p.Arrivals, Load: 1, Rate: exact.Int(1)}).Check(); err != nil {
 		// The spec's own parameters, with a default rate of 1 job/s: λ =
 		// ρ·r is checked below.
 		return p, specErr(field("arrivals"), "%q, want an arrival spec such as poisson, periodic or 'renewal:dist=gamma,scv=4': %v", p.Arrivals, strings.TrimPrefix(err.Error(), fmt.Sprintf("arrivals: spec %q: ", p.Arrivals)))
@@ -1137,7 +897,7 @@ func (s *Spec) point(vals map[string]any) (Point, error) {
 		return p, specErr(field("dispatch"), "%q, want rr, random, least-loaded or weighted", p.Dispatch)
 	}
 
-	var err *SpecError
+	var err *experiments.SpecError
 	shares := func(name string, given []float64, axes ...string) []float64 {
 		if err != nil {
 			return nil
@@ -1353,4 +1113,9 @@ func decimalSum(xs []float64) string {
 		}
 	}
 	return sum.String()
+}
+
+// specErr is the error of a spec's field, wrapping [experiments.ErrSpec].
+func specErr(field, format string, args ...any) *experiments.SpecError {
+	return experiments.StudyErr(field, 0, format, args...)
 }

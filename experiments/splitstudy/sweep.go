@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"context"
@@ -10,41 +10,17 @@ import (
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/internal/crash"
-	"github.com/ratesim/ratesim/internal/version"
+	"github.com/ratesim/ratesim/experiments"
 )
-
-// ReplicationSeed returns the root seed of replication rep of point in a
-// model's sweep ([RunModel]; a split sweep uses [CommonSeed]) with root
-// seed seed: the first output of
-//
-//	PCG(seed, point·2^32 + rep)
-//
-// The replication then draws random stream s from PCG(ReplicationSeed, s),
-// as every run does (see [Source]): arrivals from stream 0, dispatch from
-// stream 1, service order from streams 2 and up. A replication's result is
-// thus a function of (seed, point, rep) alone, not of the number of
-// workers, of the order the points run in, or of the shard that runs them;
-// and both systems of a replication see the same arrivals (common random
-// numbers), so the split/one ratio is paired.
-//
-// Panics if point or rep is outside [0, 2^32) (a programmer error: a spec
-// has at most [MaxPoints] points and [MaxReplications] replications).
-func ReplicationSeed(seed uint64, point, rep int) uint64 {
-	if point < 0 || rep < 0 || uint64(point) >= 1<<32 || uint64(rep) >= 1<<32 {
-		panic(fmt.Sprintf("experiments: replication (%d, %d) out of range", point, rep))
-	}
-	return rand.New(rand.NewPCG(seed, uint64(point)<<32|uint64(rep))).Uint64()
-}
 
 // CommonSeed returns the root seed of replication rep of every point of a
 // split sweep ([RunSweep]) with root seed seed: the first output of
 //
 //	PCG(seed, 2^63 + rep)
 //
-// (a stream no [ReplicationSeed] uses). Every point of replication rep
+// (a stream no [experiments.ReplicationSeed] uses). Every point of replication rep
 // draws its random streams from it (arrivals from stream 0, dispatch from
-// stream 1, service order from 2 and up; see [Source]): common random
+// stream 1, service order from 2 and up; see [experiments.Source]): common random
 // numbers across points. Points that differ only in k, the split ratio,
 // the burst or the order see the same arrivals, so the one bucket, where
 // it is the same, has the same delays at every such point of a
@@ -89,21 +65,21 @@ func (p *Point) RunSpec(seed uint64, rep int) RunSpec {
 
 // ArrivalsSpec returns the point's arrivals: the spec's trace, or its
 // arrival spec, whose processes without rate= take λ = ρ·r.
-func (p *Point) ArrivalsSpec() ArrivalsSpec {
+func (p *Point) ArrivalsSpec() experiments.ArrivalsSpec {
 	if p.trace != nil {
-		return ArrivalsSpec{Trace: p.trace.Path, TraceOptions: p.trace.Options()}
+		return experiments.ArrivalsSpec{Trace: p.trace.Path, TraceOptions: p.trace.Options()}
 	}
 	rate, err := ratOf(p.Rate, p.RateExact)
 	if err != nil {
 		panic(err) // points are validated when enumerated
 	}
-	return ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}
+	return experiments.ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}
 }
 
 // arrivals returns the arrivals of a replication with run seed s; the
 // caller closes them.
-func (p *Point) arrivals(ctx context.Context, s uint64) (*Arrivals, error) {
-	a, err := BuildArrivals(ctx, p.ArrivalsSpec(), s)
+func (p *Point) arrivals(ctx context.Context, s uint64) (*experiments.Arrivals, error) {
+	a, err := experiments.BuildArrivals(ctx, p.ArrivalsSpec(), s)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: point %d: %w", p.Index, err)
 	}
@@ -114,7 +90,7 @@ func (p *Point) arrivals(ctx context.Context, s uint64) (*Arrivals, error) {
 // bucket, 1 the split), the delay statistics (mergeable: exact values or a
 // sketch) and the mean delay; and the check's violations.
 type repStats struct {
-	stats      [2]*delayStats
+	stats      [2]*experiments.Delays
 	mean       [2]float64
 	violations uint64
 	lemma      uint64
@@ -138,112 +114,96 @@ func runReplication(ctx context.Context, p *Point, seed uint64, rep int) (repSta
 		return repStats{}, err
 	}
 	var r repStats
-	for i, st := range []*delayStats{rec.one, rec.split} {
-		r.stats[i], r.mean[i] = st, st.stats().Mean
+	for i, st := range []*experiments.Delays{rec.one, rec.split} {
+		r.stats[i], r.mean[i] = st, st.Stats().Mean
 	}
 	r.violations, r.lemma, r.events = res.Check.Violations, res.Check.LemmaViolations, res.Check.Events
 	return r, nil
 }
 
-// SweepOptions control how a sweep runs; they do not change its results.
-type SweepOptions struct {
-	Workers int   // replications run in parallel; 0 means runtime.GOMAXPROCS(0)
-	Shard   Shard // the subset of points to run; the zero value runs them all
-	// Progress, when not nil, is called after each replication, from the
-	// goroutine that called RunSweep.
-	Progress func(SweepProgress)
-	// Done holds the points an earlier, interrupted run of the same sweep
-	// finished (the Points of its [Results], checked with
-	// [Results.CheckResume]): RunSweep runs only the other points and
-	// returns all of them, in point order. Since a point's statistics
-	// depend on (seed, point) alone, the results are those of one
-	// uninterrupted run, byte for byte once written.
-	Done []PointResult
-	// DoneTable is Done for a [Model]'s sweep (see [RunModel]).
-	DoneTable *Table
+// Model is a split sweep as an [experiments.Model]: its points are those
+// of the spec, its replications the spec's, and a point's one row holds
+// the columns of results.csv after "point" ([CSVColumns]): the point's
+// parameters as the CSV writes them (strings) and its statistics as
+// float64 (NaN for none). Make one with [NewModel].
+//
+// Replication rep of every point draws its random streams from
+// [CommonSeed](seed, rep), not from the seed the runner passes
+// ([experiments.ReplicationSeed]): common random numbers across points.
+type Model struct {
+	spec *Spec
+	pts  []Point
 }
 
-// SweepProgress is how far a sweep has come.
-type SweepProgress struct {
-	Points      int // points finished, those of SweepOptions.Done included
-	PointsTotal int // points of the sweep, or of its shard
-	// Replications counts the replications this call has run, of the
-	// ReplicationsTotal it runs (the points of Done excluded).
-	Replications, ReplicationsTotal int
+// NewModel returns the model of spec. Errors: those of [Spec.Points].
+func NewModel(spec *Spec) (*Model, error) {
+	pts, err := spec.Points()
+	if err != nil {
+		return nil, err
+	}
+	return &Model{spec: spec, pts: pts}, nil
+}
+
+// NumPoints implements [experiments.Model].
+func (m *Model) NumPoints() int { return len(m.pts) }
+
+// NumReplications implements [experiments.Model].
+func (m *Model) NumReplications() int { return m.spec.Replications }
+
+// RootSeed implements [experiments.Model].
+func (m *Model) RootSeed() uint64 { return m.spec.Seed }
+
+// Columns implements [experiments.Model]: the results CSV's columns after
+// "point".
+func (m *Model) Columns() []string { return CSVColumns()[1:] }
+
+// Replicate implements [experiments.Model]: replication rep of point, with
+// the streams of [CommonSeed](RootSeed(), rep) (the runner's seed is not
+// used).
+func (m *Model) Replicate(ctx context.Context, point, rep int, _ uint64) (any, error) {
+	return runReplication(ctx, &m.pts[point], m.spec.Seed, rep)
+}
+
+// Rows implements [experiments.Model]: the point's one row, from its
+// replications' statistics.
+func (m *Model) Rows(point int, reps []any) ([][]any, error) {
+	rs := make([]repStats, len(reps))
+	for i, r := range reps {
+		rs[i] = r.(repStats)
+	}
+	pr := aggregate(&m.pts[point], rs)
+	return [][]any{pr.row()[1:]}, nil
 }
 
 // RunSweep runs every replication of every point of spec (or of the
-// shard's points) on opt.Workers goroutines and returns the statistics of
-// each point, in point order. Replication i of every point is seeded by
-// [CommonSeed](seed, i) (common random numbers: the points of a
-// replication see the same arrivals), so the results are the same for any
-// number of workers and any sharding.
+// shard's points) with [experiments.RunModel] on opt.Workers goroutines
+// and returns the statistics of each point, in point order. Replication i
+// of every point is seeded by [CommonSeed](seed, i) (common random
+// numbers: the points of a replication see the same arrivals), so the
+// results are the same for any number of workers and any sharding.
+//
+// done, when not nil, holds the points an earlier, interrupted run of the
+// same sweep finished (checked with [Results.CheckResume]): RunSweep runs
+// only the other points and returns all of them, in point order, the
+// results of one uninterrupted run, byte for byte once written.
 //
 // When ctx is cancelled the workers stop within 4096 jobs; RunSweep then
 // returns the points whose replications had all finished, with
 // Interrupted set, and ctx.Err(). Any other error stops the sweep and is
 // returned with the points finished so far.
-func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, error) {
-	pts, err := spec.Points()
+func RunSweep(ctx context.Context, spec *Spec, opt experiments.SweepOptions, done *Results) (*Results, error) {
+	m, err := NewModel(spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := opt.Shard.validate(); err != nil {
+	if done != nil {
+		opt.DoneTable = done.table()
+	}
+	t, err := experiments.RunModel(ctx, spec.Name, experiments.SplitModel, m, opt)
+	if t == nil {
 		return nil, err
 	}
-	resumed := make(map[int]bool, len(opt.Done))
-	for _, p := range opt.Done {
-		switch {
-		case p.Index < 0 || p.Index >= len(pts) || !opt.Shard.Has(p.Index):
-			return nil, fmt.Errorf("experiments: finished point %d is not a point of this sweep (%d points, shard %q)", p.Index, len(pts), opt.Shard)
-		case resumed[p.Index]:
-			return nil, fmt.Errorf("experiments: finished point %d is given twice", p.Index)
-		}
-		resumed[p.Index] = true
-	}
-	var sel []int
-	mine := 0
-	for i := range pts {
-		if opt.Shard.Has(i) {
-			mine++
-			if !resumed[i] {
-				sel = append(sel, i)
-			}
-		}
-	}
-	res := &Results{Schema: version.Schema, Seed: spec.Seed, Spec: spec, Shard: opt.Shard.String(), PointsTotal: len(pts)}
-	reps := spec.Replications
-	finished := make([]*PointResult, len(sel))
-	run := func(ctx context.Context, p, rep int) (repStats, error) {
-		return runReplicationSafe(ctx, &pts[p], spec.Seed, rep)
-	}
-	done := func(i int, rs []repStats) error {
-		pr := aggregate(&pts[sel[i]], rs)
-		finished[i] = &pr
-		return nil
-	}
-	var progress func(points, replications int)
-	if opt.Progress != nil {
-		progress = func(points, n int) {
-			opt.Progress(SweepProgress{Points: len(opt.Done) + points, PointsTotal: mine, Replications: n, ReplicationsTotal: len(sel) * reps})
-		}
-	}
-	firstErr := replicate(ctx, sel, reps, opt.Workers, run, done, progress)
-	res.Points = append(res.Points, opt.Done...)
-	for _, pr := range finished {
-		if pr != nil {
-			res.Points = append(res.Points, *pr)
-		}
-	}
-	slices.SortFunc(res.Points, func(a, b PointResult) int { return a.Index - b.Index })
-	if firstErr != nil {
-		return res, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		res.Interrupted = true
-		return res, err
-	}
-	return res, nil
+	return m.results(t), err
 }
 
 // aggregate computes a point's statistics from its replications, in
@@ -252,29 +212,28 @@ func RunSweep(ctx context.Context, spec *Spec, opt SweepOptions) (*Results, erro
 func aggregate(p *Point, reps []repStats) PointResult {
 	pr := PointResult{Point: *p}
 	means := [2][]float64{make([]float64, len(reps)), make([]float64, len(reps))}
-	merged := [2]*delayStats{newDelayStats(), newDelayStats()}
+	merged := [2]*experiments.Delays{experiments.NewDelays(), experiments.NewDelays()}
 	for i, r := range reps {
 		for s := range 2 {
 			means[s][i] = r.mean[s]
-			merged[s].merge(r.stats[s])
+			merged[s].Merge(r.stats[s])
 		}
 		pr.Violations += r.violations
 		pr.LemmaViolations += r.lemma
 	}
-	m, h := MeanCI(means[0], ConfidenceLevel)
-	pr.One.MeanDelay, pr.One.MeanDelayCI = Num(m), Num(h)
-	m, h = MeanCI(means[1], ConfidenceLevel)
-	pr.Split.MeanDelay, pr.Split.MeanDelayCI = Num(m), Num(h)
-	r, lo, hi := RatioCI(means[1], means[0], ConfidenceLevel)
-	pr.Ratio, pr.RatioLo, pr.RatioHi = Num(r), Num(lo), Num(hi)
+	m, h := experiments.MeanCI(means[0], experiments.ConfidenceLevel)
+	pr.One.MeanDelay, pr.One.MeanDelayCI = experiments.Num(m), experiments.Num(h)
+	m, h = experiments.MeanCI(means[1], experiments.ConfidenceLevel)
+	pr.Split.MeanDelay, pr.Split.MeanDelayCI = experiments.Num(m), experiments.Num(h)
+	r, lo, hi := experiments.RatioCI(means[1], means[0], experiments.ConfidenceLevel)
+	pr.Ratio, pr.RatioLo, pr.RatioHi = experiments.Num(r), experiments.Num(lo), experiments.Num(hi)
 	for s, q := range [2]*SystemStats{&pr.One, &pr.Split} {
-		st := merged[s].stats()
-		q.P50, q.P90, q.P99, q.P999 = Num(st.P50), Num(st.P90), Num(st.P99), Num(st.P999)
+		st := merged[s].Stats()
+		q.P50, q.P90, q.P99, q.P999 = experiments.Num(st.P50), experiments.Num(st.P90), experiments.Num(st.P99), experiments.Num(st.P999)
+		q.Delayed = experiments.Num(float64(st.Delayed) / float64(st.Jobs))
 	}
-	pr.One.Delayed = Num(float64(merged[0].delayed) / float64(merged[0].n))
-	pr.Split.Delayed = Num(float64(merged[1].delayed) / float64(merged[1].n))
-	pr.MaxSubLoad = Num(p.MaxSubLoad())
-	pr.One.PK, pr.Split.PK = Num(p.PKOne()), Num(p.PKSplit())
+	pr.MaxSubLoad = experiments.Num(p.MaxSubLoad())
+	pr.One.PK, pr.Split.PK = experiments.Num(p.PKOne()), experiments.Num(p.PKSplit())
 	return pr
 }
 
@@ -323,7 +282,7 @@ func MD1Wait(lambda, mu float64) float64 {
 // it is an M/D/1 queue (Poisson arrivals, as arrivals.PoissonRate tells
 // from the process's type, and b = 1), NaN otherwise.
 func (p *Point) PKOne() float64 {
-	lambda, poisson := poissonRate(p.ArrivalsSpec())
+	lambda, poisson := p.ArrivalsSpec().PoissonRate()
 	if !poisson || p.Burst != 1 {
 		return math.NaN()
 	}
@@ -341,7 +300,7 @@ func (p *Point) PKOne() float64 {
 // It is +Inf when some ρ_l >= 1 with p_l > 0, and NaN when the formula
 // does not apply.
 func (p *Point) PKSplit() float64 {
-	lambda, poisson := poissonRate(p.ArrivalsSpec())
+	lambda, poisson := p.ArrivalsSpec().PoissonRate()
 	if !poisson || (p.Dispatch != "random" && p.Dispatch != "weighted") {
 		return math.NaN()
 	}
@@ -358,11 +317,4 @@ func (p *Point) PKSplit() float64 {
 		}
 	}
 	return w
-}
-
-// runReplicationSafe is runReplication with a panic returned as a
-// *crash.Error.
-func runReplicationSafe(ctx context.Context, pt *Point, seed uint64, rep int) (r repStats, err error) {
-	defer crash.Recover(&err)
-	return runReplication(ctx, pt, seed, rep)
 }

@@ -1,60 +1,25 @@
-package experiments
+package splitstudy
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ratesim/ratesim/internal/atomicfile"
-	"github.com/ratesim/ratesim/internal/version"
 	"io"
 	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/atomicfile"
+	"github.com/ratesim/ratesim/internal/version"
 )
 
-// Num is a statistic that may be undefined: NaN is written as JSON null and
-// as an empty CSV field, ±Inf as the JSON strings "+Inf" and "-Inf" and the
-// same CSV text. Finite values are written in the shortest form that reads
-// back to the same float64, so results survive a round trip exactly.
-type Num float64
-
-// MarshalJSON implements json.Marshaler.
-func (x Num) MarshalJSON() ([]byte, error) {
-	f := float64(x)
-	switch {
-	case math.IsNaN(f):
-		return []byte("null"), nil
-	case math.IsInf(f, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(f, -1):
-		return []byte(`"-Inf"`), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (x *Num) UnmarshalJSON(b []byte) error {
-	switch s := string(b); s {
-	case "null":
-		*x = Num(math.NaN())
-	case `"+Inf"`:
-		*x = Num(math.Inf(1))
-	case `"-Inf"`:
-		*x = Num(math.Inf(-1))
-	default:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("experiments: %s is not a number, null, \"+Inf\" or \"-Inf\"", s)
-		}
-		*x = Num(f)
-	}
-	return nil
-}
-
-func (x Num) csv() string {
+// numCSV is x's text in the results CSV: empty for NaN, +Inf and -Inf as
+// such, a finite value in the shortest form that reads back the same.
+func numCSV(x experiments.Num) string {
 	f := float64(x)
 	if math.IsNaN(f) {
 		return ""
@@ -74,20 +39,20 @@ func formatFloat(f float64) string {
 // are left out). The names are those of ratesim run's per-system
 // statistics ([Stats]).
 type SystemStats struct {
-	MeanDelay   Num `json:"mean_delay_s"`      // the average of the replication means
-	MeanDelayCI Num `json:"mean_delay_ci95_s"` // half-width of its 95% confidence interval (Student t)
+	MeanDelay   experiments.Num `json:"mean_delay_s"`      // the average of the replication means
+	MeanDelayCI experiments.Num `json:"mean_delay_ci95_s"` // half-width of its 95% confidence interval (Student t)
 	// Quantiles of the pooled delays, nearest rank (see QuantileMethod):
 	// exact while the pooled delayed jobs fit ExactQuantileJobs, from a
 	// DDSketch of 1% relative accuracy beyond.
-	P50     Num `json:"p50_delay_s"`
-	P90     Num `json:"p90_delay_s"`
-	P99     Num `json:"p99_delay_s"`
-	P999    Num `json:"p999_delay_s"`
-	Delayed Num `json:"delayed_fraction"` // fraction of measured jobs delayed (delay > 0)
+	P50     experiments.Num `json:"p50_delay_s"`
+	P90     experiments.Num `json:"p90_delay_s"`
+	P99     experiments.Num `json:"p99_delay_s"`
+	P999    experiments.Num `json:"p999_delay_s"`
+	Delayed experiments.Num `json:"delayed_fraction"` // fraction of measured jobs delayed (delay > 0)
 	// PK is the Pollaczek-Khinchine mean delay where the system is M/D/1
 	// (Poisson arrivals, bursts of 1, random or weighted dispatch), NaN
 	// otherwise.
-	PK Num `json:"pk_mean_delay_s"`
+	PK experiments.Num `json:"pk_mean_delay_s"`
 }
 
 // PointResult is a point of a sweep with its statistics over its
@@ -100,11 +65,11 @@ type PointResult struct {
 	// and [RatioLo, RatioHi] its 95% confidence interval, from the delta
 	// method on the log of the ratio (see RatioCI): positive, like the
 	// ratio.
-	Ratio      Num    `json:"mean_delay_ratio"`
-	RatioLo    Num    `json:"mean_delay_ratio_ci95_lo"`
-	RatioHi    Num    `json:"mean_delay_ratio_ci95_hi"`
-	MaxSubLoad Num    `json:"max_sub_load"` // max_l p_l·λ/(q_l·r); >= 1: a sub-bucket is overloaded
-	Violations uint64 `json:"violations"`   // evaluated instants where Theorem 2 failed, over all replications (must be 0)
+	Ratio      experiments.Num `json:"mean_delay_ratio"`
+	RatioLo    experiments.Num `json:"mean_delay_ratio_ci95_lo"`
+	RatioHi    experiments.Num `json:"mean_delay_ratio_ci95_hi"`
+	MaxSubLoad experiments.Num `json:"max_sub_load"` // max_l p_l·λ/(q_l·r); >= 1: a sub-bucket is overloaded
+	Violations uint64          `json:"violations"`   // evaluated instants where Theorem 2 failed, over all replications (must be 0)
 	// LemmaViolations counts evaluated instants where Lemma 1 failed
 	// (must be 0).
 	LemmaViolations uint64 `json:"lemma_violations"`
@@ -128,10 +93,80 @@ type Results struct {
 	Points      []PointResult `json:"points"`                // in point order
 }
 
-// column is a CSV column: its header and its text for a point.
+// column is a column of the results: its header and, for a parameter of
+// the point, its text; for a statistic, the field that holds it (a Num,
+// or a count).
 type column struct {
-	name string
-	text func(r *PointResult) string
+	name  string
+	text  func(r *PointResult) string
+	stat  func(r *PointResult) *experiments.Num
+	count func(r *PointResult) *uint64
+}
+
+// csv is the column's text for r in the results CSV.
+func (c column) csv(r *PointResult) string {
+	switch {
+	case c.stat != nil:
+		return numCSV(*c.stat(r))
+	case c.count != nil:
+		return strconv.FormatUint(*c.count(r), 10)
+	}
+	return c.text(r)
+}
+
+// cell is the column's value for r in the table of [experiments.RunModel]:
+// the index of the point as a float64, a parameter as its CSV text, a
+// statistic as a float64 (NaN for none).
+func (c column) cell(r *PointResult) any {
+	switch {
+	case c.name == "point":
+		return float64(r.Index)
+	case c.stat != nil:
+		return float64(*c.stat(r))
+	case c.count != nil:
+		return float64(*c.count(r))
+	}
+	return c.text(r)
+}
+
+// row is r as a row of the table of [experiments.RunModel], "point"
+// first.
+func (r *PointResult) row() []any {
+	row := make([]any, len(columns))
+	for i, c := range columns {
+		row[i] = c.cell(r)
+	}
+	return row
+}
+
+// table is r as the table of [experiments.RunModel]: what a resumed sweep
+// keeps of the points finished.
+func (r *Results) table() *experiments.Table {
+	t := &experiments.Table{Model: experiments.SplitModel, Seed: r.Seed, Shard: r.Shard, PointsTotal: r.PointsTotal, Columns: CSVColumns()}
+	for i := range r.Points {
+		t.Points = append(t.Points, r.Points[i].Index)
+		t.Rows = append(t.Rows, r.Points[i].row())
+	}
+	return t
+}
+
+// results are the statistics of the points of t, the table of m's sweep
+// (see [Model.Rows]).
+func (m *Model) results(t *experiments.Table) *Results {
+	res := &Results{Schema: t.Schema, Seed: m.spec.Seed, Spec: m.spec, Shard: t.Shard, PointsTotal: t.PointsTotal, Interrupted: t.Interrupted}
+	for _, row := range t.Rows {
+		pr := PointResult{Point: m.pts[int(row[0].(float64))]}
+		for i, c := range columns {
+			switch {
+			case c.stat != nil:
+				*c.stat(&pr) = experiments.Num(row[i].(float64))
+			case c.count != nil:
+				*c.count(&pr) = uint64(row[i].(float64))
+			}
+		}
+		res.Points = append(res.Points, pr)
+	}
+	return res
 }
 
 func shares(s []float64) string {
@@ -158,53 +193,49 @@ func (r *PointResult) loadCSV() string {
 	return formatFloat(r.Load)
 }
 
-func num(f func(r *PointResult) Num) func(r *PointResult) string {
-	return func(r *PointResult) string { return f(r).csv() }
-}
-
 // columns of the results CSV: the parameters of the point, then its
 // statistics.
 var columns = []column{
-	{"point", func(r *PointResult) string { return strconv.Itoa(r.Index) }},
-	{"arrivals", func(r *PointResult) string { return r.Arrivals }},
-	{"load", func(r *PointResult) string { return r.loadCSV() }},
-	{"lambda_jobs_per_s", num(func(r *PointResult) Num { return Num(r.Lambda()) })}, // empty for a trace
-	{"rate_tokens_per_s", func(r *PointResult) string { return formatFloat(r.Rate) }},
-	{"burst_tokens", func(r *PointResult) string { return formatFloat(r.Burst) }},
-	{"k", func(r *PointResult) string { return strconv.Itoa(r.K) }},
-	{"p", func(r *PointResult) string { return first(r.TrafficShares) }},
-	{"q_rate", func(r *PointResult) string { return first(r.RateShares) }},
-	{"q_burst", func(r *PointResult) string { return first(r.BurstShares) }},
-	{"traffic_shares", func(r *PointResult) string { return shares(r.TrafficShares) }},
-	{"rate_shares", func(r *PointResult) string { return shares(r.RateShares) }},
-	{"burst_shares", func(r *PointResult) string { return shares(r.BurstShares) }},
-	{"dispatch", func(r *PointResult) string { return r.Dispatch }},
-	{"order", func(r *PointResult) string { return r.Order }},
-	{"jobs", func(r *PointResult) string { return strconv.FormatInt(r.Jobs, 10) }},
-	{"warmup", func(r *PointResult) string { return strconv.FormatInt(r.Warmup, 10) }},
-	{"replications", func(r *PointResult) string { return strconv.Itoa(r.Replications) }},
-	{"one_mean_delay_s", num(func(r *PointResult) Num { return r.One.MeanDelay })},
-	{"one_mean_delay_ci95_s", num(func(r *PointResult) Num { return r.One.MeanDelayCI })},
-	{"split_mean_delay_s", num(func(r *PointResult) Num { return r.Split.MeanDelay })},
-	{"split_mean_delay_ci95_s", num(func(r *PointResult) Num { return r.Split.MeanDelayCI })},
-	{"mean_delay_ratio", num(func(r *PointResult) Num { return r.Ratio })},
-	{"mean_delay_ratio_ci95_lo", num(func(r *PointResult) Num { return r.RatioLo })},
-	{"mean_delay_ratio_ci95_hi", num(func(r *PointResult) Num { return r.RatioHi })},
-	{"one_p50_delay_s", num(func(r *PointResult) Num { return r.One.P50 })},
-	{"one_p90_delay_s", num(func(r *PointResult) Num { return r.One.P90 })},
-	{"one_p99_delay_s", num(func(r *PointResult) Num { return r.One.P99 })},
-	{"one_p999_delay_s", num(func(r *PointResult) Num { return r.One.P999 })},
-	{"split_p50_delay_s", num(func(r *PointResult) Num { return r.Split.P50 })},
-	{"split_p90_delay_s", num(func(r *PointResult) Num { return r.Split.P90 })},
-	{"split_p99_delay_s", num(func(r *PointResult) Num { return r.Split.P99 })},
-	{"split_p999_delay_s", num(func(r *PointResult) Num { return r.Split.P999 })},
-	{"one_delayed_fraction", num(func(r *PointResult) Num { return r.One.Delayed })},
-	{"split_delayed_fraction", num(func(r *PointResult) Num { return r.Split.Delayed })},
-	{"max_sub_load", num(func(r *PointResult) Num { return r.MaxSubLoad })},
-	{"one_pk_mean_delay_s", num(func(r *PointResult) Num { return r.One.PK })},
-	{"split_pk_mean_delay_s", num(func(r *PointResult) Num { return r.Split.PK })},
-	{"violations", func(r *PointResult) string { return strconv.FormatUint(r.Violations, 10) }},
-	{"lemma_violations", func(r *PointResult) string { return strconv.FormatUint(r.LemmaViolations, 10) }},
+	{name: "point", text: func(r *PointResult) string { return strconv.Itoa(r.Index) }},
+	{name: "arrivals", text: func(r *PointResult) string { return r.Arrivals }},
+	{name: "load", text: func(r *PointResult) string { return r.loadCSV() }},
+	{name: "lambda_jobs_per_s", text: func(r *PointResult) string { return numCSV(experiments.Num(r.Lambda())) }}, // empty for a trace
+	{name: "rate_tokens_per_s", text: func(r *PointResult) string { return formatFloat(r.Rate) }},
+	{name: "burst_tokens", text: func(r *PointResult) string { return formatFloat(r.Burst) }},
+	{name: "k", text: func(r *PointResult) string { return strconv.Itoa(r.K) }},
+	{name: "p", text: func(r *PointResult) string { return first(r.TrafficShares) }},
+	{name: "q_rate", text: func(r *PointResult) string { return first(r.RateShares) }},
+	{name: "q_burst", text: func(r *PointResult) string { return first(r.BurstShares) }},
+	{name: "traffic_shares", text: func(r *PointResult) string { return shares(r.TrafficShares) }},
+	{name: "rate_shares", text: func(r *PointResult) string { return shares(r.RateShares) }},
+	{name: "burst_shares", text: func(r *PointResult) string { return shares(r.BurstShares) }},
+	{name: "dispatch", text: func(r *PointResult) string { return r.Dispatch }},
+	{name: "order", text: func(r *PointResult) string { return r.Order }},
+	{name: "jobs", text: func(r *PointResult) string { return strconv.FormatInt(r.Jobs, 10) }},
+	{name: "warmup", text: func(r *PointResult) string { return strconv.FormatInt(r.Warmup, 10) }},
+	{name: "replications", text: func(r *PointResult) string { return strconv.Itoa(r.Replications) }},
+	{name: "one_mean_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.One.MeanDelay }},
+	{name: "one_mean_delay_ci95_s", stat: func(r *PointResult) *experiments.Num { return &r.One.MeanDelayCI }},
+	{name: "split_mean_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.Split.MeanDelay }},
+	{name: "split_mean_delay_ci95_s", stat: func(r *PointResult) *experiments.Num { return &r.Split.MeanDelayCI }},
+	{name: "mean_delay_ratio", stat: func(r *PointResult) *experiments.Num { return &r.Ratio }},
+	{name: "mean_delay_ratio_ci95_lo", stat: func(r *PointResult) *experiments.Num { return &r.RatioLo }},
+	{name: "mean_delay_ratio_ci95_hi", stat: func(r *PointResult) *experiments.Num { return &r.RatioHi }},
+	{name: "one_p50_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.One.P50 }},
+	{name: "one_p90_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.One.P90 }},
+	{name: "one_p99_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.One.P99 }},
+	{name: "one_p999_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.One.P999 }},
+	{name: "split_p50_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.Split.P50 }},
+	{name: "split_p90_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.Split.P90 }},
+	{name: "split_p99_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.Split.P99 }},
+	{name: "split_p999_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.Split.P999 }},
+	{name: "one_delayed_fraction", stat: func(r *PointResult) *experiments.Num { return &r.One.Delayed }},
+	{name: "split_delayed_fraction", stat: func(r *PointResult) *experiments.Num { return &r.Split.Delayed }},
+	{name: "max_sub_load", stat: func(r *PointResult) *experiments.Num { return &r.MaxSubLoad }},
+	{name: "one_pk_mean_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.One.PK }},
+	{name: "split_pk_mean_delay_s", stat: func(r *PointResult) *experiments.Num { return &r.Split.PK }},
+	{name: "violations", count: func(r *PointResult) *uint64 { return &r.Violations }},
+	{name: "lemma_violations", count: func(r *PointResult) *uint64 { return &r.LemmaViolations }},
 }
 
 // CSVColumns returns the header of the results CSV.
@@ -227,7 +258,7 @@ func (r *Results) WriteCSV(w io.Writer) error {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(c.text(&r.Points[i]))
+			b.WriteString(c.csv(&r.Points[i]))
 		}
 		b.WriteByte('\n')
 	}
@@ -299,7 +330,7 @@ func (r *Results) WriteFiles(csvPath, jsonPath string) error {
 // build (version, Go version and commit as [Results] records them): the
 // same schema, spec, seed, shard and build, so that the points r holds are
 // those the run would compute. The error says which differs.
-func (r *Results) CheckResume(spec *Spec, shard Shard, ver, goVer, commit string) error {
+func (r *Results) CheckResume(spec *Spec, shard experiments.Shard, ver, goVer, commit string) error {
 	a, err := json.Marshal(r.Spec)
 	if err != nil {
 		return err

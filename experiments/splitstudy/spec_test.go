@@ -1,13 +1,15 @@
-package experiments
+package splitstudy
 
 import (
 	"encoding/json"
 	"errors"
-	"github.com/ratesim/ratesim/exact"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -77,7 +79,7 @@ func TestParseSpecErrors(t *testing.T) {
 				t.Errorf("%s: error %q does not mention %q", tc.name, err, w)
 			}
 		}
-		if !errors.Is(err, ErrSpec) {
+		if !errors.Is(err, experiments.ErrSpec) {
 			t.Errorf("%s: error %v does not wrap ErrSpec", tc.name, err)
 		}
 	}
@@ -171,16 +173,16 @@ func TestSpecYAMLRoundTrip(t *testing.T) {
 // models are their packages' to test), and the split-ratio example is the
 // built-in study.
 func TestTestdataSpecs(t *testing.T) {
-	files, err := filepath.Glob("../testdata/*.yaml")
+	files, err := filepath.Glob("../../testdata/*.yaml")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no example specs in ../testdata (%v)", err)
+		t.Fatalf("no example specs in ../../testdata (%v)", err)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, err := SpecModel(data, f); err != nil || m != SplitModel {
+		if m, err := experiments.SpecModel(data, f); err != nil || m != experiments.SplitModel {
 			continue
 		}
 		s, err := ReadSpec(f)
@@ -286,5 +288,15 @@ func TestSpecWarningsGridJobs(t *testing.T) {
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("grid %v: warning %q, want %q", tc.axes, got, tc.want)
 		}
+	}
+}
+
+// TestSpecModelSplit: a split spec may name its model, and no other.
+func TestSpecModelSplit(t *testing.T) {
+	if _, err := ParseSpec(strings.NewReader("model: split\nk: 3\n"), "s.yaml"); err != nil {
+		t.Errorf("model: split: %v", err)
+	}
+	if _, err := ParseSpec(strings.NewReader("model: other\n"), "s.yaml"); err == nil || !strings.Contains(err.Error(), "s.yaml:1: model") {
+		t.Errorf("model: other: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"bytes"
@@ -14,12 +14,13 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // smallSpec is a sweep of 18 points that runs in well under a second.
 func smallSpec(t testing.TB) *Spec {
 	t.Helper()
-	s, err := ReadSpec("../testdata/sweep-small.yaml")
+	s, err := ReadSpec("../../testdata/sweep-small.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestSweepWorkers(t *testing.T) {
 	s := smallSpec(t)
 	var outs [][]byte
 	for _, w := range []int{1, 3} {
-		res, err := RunSweep(context.Background(), s, SweepOptions{Workers: w})
+		res, err := RunSweep(context.Background(), s, experiments.SweepOptions{Workers: w}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,14 +64,14 @@ func TestSweepWorkers(t *testing.T) {
 // run, and the shards hold disjoint interleaved points.
 func TestSweepShardsMerge(t *testing.T) {
 	s := smallSpec(t)
-	whole, err := RunSweep(context.Background(), s, SweepOptions{Workers: 2})
+	whole, err := RunSweep(context.Background(), s, experiments.SweepOptions{Workers: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var parts []*Results
 	for i := 1; i <= 3; i++ {
 		// Each shard goes through its JSON file, as ratesim merge reads it.
-		r, err := RunSweep(context.Background(), s, SweepOptions{Workers: 2, Shard: Shard{i, 3}})
+		r, err := RunSweep(context.Background(), s, experiments.SweepOptions{Workers: 2, Shard: experiments.Shard{Index: i, Count: 3}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,17 +110,17 @@ func TestSweepShardsMerge(t *testing.T) {
 // points that finished, each identical to the same point of a whole run.
 func TestSweepCancel(t *testing.T) {
 	s := smallSpec(t)
-	whole, err := RunSweep(context.Background(), s, SweepOptions{Workers: 2})
+	whole, err := RunSweep(context.Background(), s, experiments.SweepOptions{Workers: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := RunSweep(ctx, s, SweepOptions{Workers: 2, Progress: func(p SweepProgress) {
+	res, err := RunSweep(ctx, s, experiments.SweepOptions{Workers: 2, Progress: func(p experiments.SweepProgress) {
 		if p.Replications == 30 {
 			cancel()
 		}
-	}})
+	}}, nil)
 	if !errors.Is(err, context.Canceled) || !res.Interrupted {
 		t.Fatalf("err %v, interrupted %v; want context.Canceled", err, res.Interrupted)
 	}
@@ -175,7 +176,7 @@ func TestBuiltinPollaczekKhinchine(t *testing.T) {
 		t.Fatalf("grid 1 of the built-in study is %+v, want burst 2 first", grid)
 	}
 	s.Sweep = Sweep{grid}
-	res, err := RunSweep(context.Background(), s, SweepOptions{})
+	res, err := RunSweep(context.Background(), s, experiments.SweepOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,8 +191,12 @@ func TestBuiltinPollaczekKhinchine(t *testing.T) {
 		t.Fatalf("only %d points to check", m)
 	}
 	R := s.Replications
-	t95 := tQuantile(0.95, R)
-	tb := tQuantile(1-0.01/float64(m), R)
+	// Two-sided Student t quantiles of R-1 degrees of freedom.
+	tq := func(level float64) float64 {
+		return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(R - 1)}.Quantile((1 + level) / 2)
+	}
+	t95 := tq(0.95)
+	tb := tq(1 - 0.01/float64(m))
 	inside := 0
 	for _, p := range checked {
 		// The PK value computed here, independently of Point.PKSplit.
@@ -249,12 +254,12 @@ func TestWarmupExcluded(t *testing.T) {
 func repOf(one, split []float64) repStats {
 	var r repStats
 	for s, ds := range [][]float64{one, split} {
-		st := newDelayStats()
+		st := experiments.NewDelays()
 		for _, d := range ds {
 			w, _ := exact.FromFloat64(d * 1e9) // whole seconds in the test: exact nanoseconds
-			st.add(w)
+			st.Add(w)
 		}
-		r.stats[s], r.mean[s] = st, st.stats().Mean
+		r.stats[s], r.mean[s] = st, st.Stats().Mean
 	}
 	return r
 }
@@ -270,7 +275,7 @@ func TestAggregate(t *testing.T) {
 		TrafficShares: []float64{0.5, 0.5}, Dispatch: "weighted", Order: "fcfs", Jobs: 4, Replications: 2}
 	pr := aggregate(&p, reps)
 	const t1 = 12.706204736174696 // t_{0.975, 1}
-	near := func(name string, got Num, want, tol float64) {
+	near := func(name string, got experiments.Num, want, tol float64) {
 		t.Helper()
 		if math.Abs(float64(got)-want) > tol {
 			t.Errorf("%s = %v, want %v ± %v", name, got, want, tol)
@@ -326,13 +331,13 @@ func TestMD1Wait(t *testing.T) {
 // TestReplicationSeed: the documented formula, and no two of 100 × 100
 // (point, replication) pairs share a seed, also not with the roles swapped.
 func TestReplicationSeed(t *testing.T) {
-	if got, want := ReplicationSeed(7, 3, 5), rand.New(rand.NewPCG(7, 3<<32|5)).Uint64(); got != want {
+	if got, want := experiments.ReplicationSeed(7, 3, 5), rand.New(rand.NewPCG(7, 3<<32|5)).Uint64(); got != want {
 		t.Errorf("ReplicationSeed(7, 3, 5) = %d, want %d", got, want)
 	}
 	seen := map[uint64]bool{}
 	for p := range 100 {
 		for i := range 100 {
-			s := ReplicationSeed(1, p, i)
+			s := experiments.ReplicationSeed(1, p, i)
 			if seen[s] {
 				t.Fatalf("seed of (%d, %d) repeats", p, i)
 			}
@@ -344,7 +349,7 @@ func TestReplicationSeed(t *testing.T) {
 			t.Error("ReplicationSeed(1, 1<<32, 0) did not panic")
 		}
 	}()
-	ReplicationSeed(1, 1<<32, 0)
+	experiments.ReplicationSeed(1, 1<<32, 0)
 }
 
 // BenchmarkReplication1e6 runs one sweep replication of the configuration
@@ -424,7 +429,7 @@ func TestCommonRandomNumbersSplitK(t *testing.T) {
 	if slices.Min(first) == slices.Max(first) {
 		t.Errorf("the replications' one-bucket means are all %v s: they should differ", first[0])
 	}
-	res, err := RunSweep(t.Context(), &s, SweepOptions{Workers: 2})
+	res, err := RunSweep(t.Context(), &s, experiments.SweepOptions{Workers: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

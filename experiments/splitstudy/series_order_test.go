@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/oracle"
 )
 
@@ -60,9 +61,9 @@ func TestSeriesSameUnderEveryOrder(t *testing.T) {
 				checkSeriesOracle(t, inst, one, subs, times, sub, ser)
 				continue
 			}
-			ser.One, ser.Split = Distribution{}, Distribution{} // the order changes the per-job delays
+			ser.One, ser.Split = experiments.Distribution{}, experiments.Distribution{} // the order changes the per-job delays
 			want := *first
-			want.One, want.Split = Distribution{}, Distribution{}
+			want.One, want.Split = experiments.Distribution{}, experiments.Distribution{}
 			if diff := cmp.Diff(want, *ser); diff != "" {
 				t.Fatalf("instance %d, %v order: series differ from FCFS (-fcfs +%v):\n%s", inst, order, order, diff)
 			}

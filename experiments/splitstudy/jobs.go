@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"fmt"

@@ -1,17 +1,16 @@
-package experiments
+package splitstudy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
-	"math/rand/v2"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -28,10 +27,6 @@ type RunSpec struct {
 	Warmup       int64            // the first Warmup jobs are left out of the statistics (not of the check or the rows)
 	Engine       bool             // run on the engine (systems.Drive) instead of the fast path (systems.Run): same results
 }
-
-// Source returns the random source of stream of a run with the given seed
-// (see systems.StreamArrivals and its siblings).
-func Source(seed, stream uint64) rand.Source { return rand.NewPCG(seed, stream) }
 
 // CheckResult is the outcome of the check of Theorem 2 and Lemma 1 (see
 // systems.Check), in seconds and tokens.
@@ -89,21 +84,13 @@ func (c CheckResult) Held() bool { return c.Violations == 0 && c.LemmaViolations
 
 // Result is the outcome of a run.
 type Result struct {
-	Jobs  int64       `json:"jobs"`    // arrivals processed
-	Span  float64     `json:"span_s"`  // time 0 (a trace's first arrival; a generated process starts at 0) to the last arrival, seconds
-	Drain float64     `json:"drain_s"` // first arrival to the last token grant of either system, seconds
-	One   Stats       `json:"one"`     // the one-bucket system
-	Split Stats       `json:"split"`   // the split system
-	Check CheckResult `json:"check"`
+	Jobs  int64             `json:"jobs"`    // arrivals processed
+	Span  float64           `json:"span_s"`  // time 0 (a trace's first arrival; a generated process starts at 0) to the last arrival, seconds
+	Drain float64           `json:"drain_s"` // first arrival to the last token grant of either system, seconds
+	One   experiments.Stats `json:"one"`     // the one-bucket system
+	Split experiments.Stats `json:"split"`   // the split system
+	Check CheckResult       `json:"check"`
 }
-
-// ErrInput is wrapped by errors about the arrivals (as opposed to the
-// specification).
-var ErrInput = errors.New("bad input")
-
-// ErrOverflow is wrapped by the error of a run whose instants leave the
-// clock's range (see systems.ErrOverflow).
-var ErrOverflow = systems.ErrOverflow
 
 func (spec RunSpec) pair() (*systems.Pair, error) {
 	return systems.NewSplit(systems.SplitSpec{One: spec.One, Subs: spec.Subs, AllowUnequal: spec.AllowUnequal,
@@ -117,8 +104,8 @@ func (spec RunSpec) pair() (*systems.Pair, error) {
 //
 // Errors: an invalid spec (wrapping buckets.ErrParam), an error from proc
 // (it names the file and line for traces), a job that cannot be dispatched
-// (wrapping [ErrInput], naming the trace line), an instant beyond the
-// clock (wrapping [ErrOverflow]), or a write error. A failed check is not
+// (wrapping [experiments.ErrInput], naming the trace line), an instant beyond the
+// clock (wrapping [experiments.ErrOverflow]), or a write error. A failed check is not
 // an error: see Result.Check.
 //
 // Run stops early, returning ctx.Err(), when ctx is cancelled (checked every
@@ -128,8 +115,8 @@ func Run(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Wr
 	if n := spec.MaxJobs - spec.Warmup; spec.MaxJobs > 0 {
 		// One run of known length: its exact stores at once (a sweep,
 		// which keeps every replication's, lets them grow as needed).
-		rec.one.reserve(n)
-		rec.split.reserve(n)
+		rec.one.Reserve(n)
+		rec.split.Reserve(n)
 	}
 	res, _, err := runWith(ctx, spec, proc, rec, nil)
 	return res, err
@@ -146,12 +133,7 @@ func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *reco
 	if err != nil {
 		return Result{}, nil, err
 	}
-	src := &arrivalSource{proc: proc}
-	var jobs systems.Source = src
-	if tf, ok := arrivals.Times(proc); ok {
-		src.times = tf
-		jobs = timeSource{src}
-	}
+	src, jobs := experiments.NewJobSource(proc)
 	var obs systems.Observer = rec
 	if tap != nil {
 		tap.start(p, rec)
@@ -164,133 +146,26 @@ func runWith(ctx context.Context, spec RunSpec, proc arrivals.Process, rec *reco
 		n, err = systems.Run(ctx, p, jobs, spec.MaxJobs, obs)
 	}
 	if err != nil {
-		return Result{}, nil, src.wrap(err)
+		return Result{}, nil, src.Wrap(err)
 	}
 	if err := rec.finish(); err != nil {
 		return Result{}, nil, err
 	}
-	return rec.result(n, src.last, p), p, nil
-}
-
-// arrivalSource feeds a Process to a systems driver and remembers the last
-// arrival, so that an error about it names its trace line.
-type arrivalSource struct {
-	proc    arrivals.Process
-	cur     arrivals.Arrival
-	last    engine.Time
-	failed  bool  // the error came from proc itself
-	pending error // NextBatch: proc's error after a partial batch, for the next call
-	// NextBatch: the trace lines of the last batch, whose first job is
-	// number first
-	lines []int
-	first int64
-	count int64 // jobs handed out
-	// NextTimes: the process as a source of instants, the last batch of
-	// instants (whose first job is number first) and the process's error
-	times    arrivals.TimeFiller
-	batch    []engine.Time
-	timesErr error
-}
-
-// timeSource is an arrivalSource whose process hands over instants alone
-// (a systems.TimeSource).
-type timeSource struct{ *arrivalSource }
-
-func (s timeSource) NextTimes(dst []engine.Time) (int, error) {
-	n, err := s.times.NextTimes(dst)
-	s.lines, s.first, s.batch = s.lines[:0], s.count, dst[:n]
-	s.count += int64(n)
-	if n > 0 {
-		s.cur, s.last = arrivals.Arrival{T: dst[n-1], Sub: -1}, dst[n-1]
-	}
-	if err != nil && err != io.EOF {
-		s.timesErr = err
-	}
-	return n, err
-}
-
-func (s *arrivalSource) Next() (systems.Job, error) {
-	a, err := s.proc.Next()
-	if err != nil {
-		s.failed = err != io.EOF
-		return systems.Job{}, err
-	}
-	s.cur, s.last = a, a.T
-	s.lines = s.lines[:0]
-	s.count++
-	return systems.Job{T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}, nil
-}
-
-// NextBatch makes arrivalSource a systems.BatchSource. A job's error is
-// returned after the jobs before it, on the next call, so that s.cur is
-// then the arrival the error is about.
-func (s *arrivalSource) NextBatch(dst []systems.Job) (int, error) {
-	if err := s.pending; err != nil {
-		s.pending, s.failed = nil, err != io.EOF
-		return 0, err
-	}
-	if cap(s.lines) < len(dst) {
-		s.lines = make([]int, len(dst))
-	}
-	s.lines, s.first = s.lines[:len(dst)], s.count
-	lines := s.lines
-	var last arrivals.Arrival // the last arrival handed out, s.cur after the batch
-	for i := range dst {
-		a, err := s.proc.Next()
-		if err != nil {
-			s.lines = s.lines[:i]
-			if i > 0 {
-				s.count += int64(i)
-				s.cur, s.last = last, last.T
-				s.pending = err
-				return i, nil
-			}
-			s.failed = err != io.EOF
-			return 0, err
-		}
-		lines[i] = a.Line
-		dst[i] = systems.Job{T: a.T, Key: a.Key, Hash: a.Hash, Sub: a.Sub}
-		last = a
-	}
-	s.count += int64(len(dst))
-	s.cur, s.last = last, last.T
-	return len(dst), nil
-}
-
-// wrap names the arrival's source position in an error of the systems.
-func (s *arrivalSource) wrap(err error) error {
-	if s.failed || s.timesErr != nil && err == s.timesErr || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	a := s.cur
-	var je *systems.JobError
-	if errors.As(err, &je) && je.ID >= s.first && je.ID < s.first+int64(len(s.lines)) {
-		a.Line = s.lines[je.ID-s.first] // a job of the last batch, not its last
-	}
-	if je != nil && je.ID >= s.first && je.ID < s.first+int64(len(s.batch)) {
-		a.T = s.batch[je.ID-s.first]
-	}
-	if a.Line > 0 {
-		if n, ok := s.proc.(interface{ Name() string }); ok {
-			return fmt.Errorf("%s:%d: %w (%w)", n.Name(), a.Line, err, ErrInput)
-		}
-		return fmt.Errorf("line %d: %w (%w)", a.Line, err, ErrInput)
-	}
-	return fmt.Errorf("arrival at %v s: %w (%w)", a.T, err, ErrInput)
+	return rec.result(n, src.Last(), p), p, nil
 }
 
 // recorder collects both systems' delay statistics and, optionally, the
 // per-job rows. Jobs numbered below warmup are left out of the statistics
 // (not of the rows or the check).
 type recorder struct {
-	one, split *delayStats
+	one, split *experiments.Delays
 	rows       *jobWriter
 	warmup     int64
 	grants     int64 // jobs that waited, in either system, warm-up included
 }
 
 func newRecorder(jobsOut io.Writer, warmup int64) *recorder {
-	r := &recorder{one: newRunStats(), split: newRunStats(), warmup: warmup}
+	r := &recorder{one: experiments.NewRunDelays(), split: experiments.NewRunDelays(), warmup: warmup}
 	if jobsOut != nil {
 		r.rows = newJobWriter(jobsOut)
 	}
@@ -316,9 +191,9 @@ func (r *recorder) Decided(j systems.Job, side, node int, d buckets.Decision) er
 // Waits is the fast path's report of a job (systems.FastObserver): its
 // sub-bucket and its waits in both systems in units of 1/scale ns.
 func (r *recorder) Waits(j systems.Job, node int, scale int64, wa, wb exact.Int128) error {
-	if r.one.den == 0 {
-		r.one.setDen(scale)
-		r.split.setDen(scale)
+	if r.one.Den() == 0 {
+		r.one.SetDen(scale)
+		r.split.SetDen(scale)
 	}
 	if wa.Sign() > 0 {
 		r.grants++
@@ -327,8 +202,8 @@ func (r *recorder) Waits(j systems.Job, node int, scale int64, wa, wb exact.Int1
 		r.grants++
 	}
 	if j.ID >= r.warmup {
-		r.one.addUnits(wa, scale)
-		r.split.addUnits(wb, scale)
+		r.one.AddUnits(wa, scale)
+		r.split.AddUnits(wb, scale)
 	}
 	if r.rows != nil {
 		return r.rows.complete(j.ID, j.T, node, wa, wb, scale)
@@ -340,9 +215,9 @@ func (r *recorder) Waits(j systems.Job, node int, scale int64, wa, wb exact.Int1
 // (systems.BatchObserver): Waits for each, with the statistics kept a
 // batch at a time.
 func (r *recorder) WaitsBatch(first int64, ts []engine.Time, node0, k int, scale int64, wa, wb []int64) error {
-	if r.one.den == 0 {
-		r.one.setDen(scale)
-		r.split.setDen(scale)
+	if r.one.Den() == 0 {
+		r.one.SetDen(scale)
+		r.split.SetDen(scale)
 	}
 	skip := min(max(r.warmup-first, 0), int64(len(wa)))
 	for i := range skip {
@@ -353,8 +228,8 @@ func (r *recorder) WaitsBatch(first int64, ts []engine.Time, node0, k int, scale
 			r.grants++
 		}
 	}
-	r.grants += r.one.addUnitsBatch(wa[skip:], scale)
-	r.grants += r.split.addUnitsBatch(wb[skip:], scale)
+	r.grants += r.one.AddUnitsBatch(wa[skip:], scale)
+	r.grants += r.split.AddUnitsBatch(wb[skip:], scale)
 	if r.rows != nil {
 		for i, t := range ts {
 			if err := r.rows.complete(first+int64(i), t, (node0+i)%k, exact.I128(wa[i]), exact.I128(wb[i]), scale); err != nil {
@@ -375,9 +250,9 @@ func (r *recorder) served(id int64, side int, w exact.Rat) error {
 	}
 	if id >= r.warmup {
 		if side == 0 {
-			r.one.add(w)
+			r.one.Add(w)
 		} else {
-			r.split.add(w)
+			r.split.Add(w)
 		}
 	}
 	if r.rows != nil {
@@ -402,7 +277,7 @@ func (r *recorder) close() {
 
 func (r *recorder) result(jobs int64, last engine.Time, p *systems.Pair) Result {
 	chk := p.Check().Result()
-	res := Result{Jobs: jobs, Span: last.Seconds(), One: r.one.stats(), Split: r.split.stats()}
+	res := Result{Jobs: jobs, Span: last.Seconds(), One: r.one.Stats(), Split: r.split.Stats()}
 	end := new(big.Rat)
 	for _, sys := range []*systems.System{p.A, p.B} {
 		for _, n := range sys.Nodes() {

@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/experiments"
 )
 
 func decodeResults(b []byte, r *Results) error { return json.Unmarshal(b, r) }
@@ -32,12 +34,12 @@ func TestNumJSON(t *testing.T) {
 		{math.NaN(), "null"}, {math.Inf(1), `"+Inf"`}, {math.Inf(-1), `"-Inf"`},
 		{0.1, "0.1"}, {1e-7, "1e-07"}, {123456789.125, "1.23456789125e+08"}, {0, "0"},
 	} {
-		b, err := json.Marshal(Num(tc.x))
+		b, err := json.Marshal(experiments.Num(tc.x))
 		if err != nil || string(b) != tc.want {
 			t.Errorf("Marshal(%v) = %s, %v; want %s", tc.x, b, err, tc.want)
 			continue
 		}
-		var back Num
+		var back experiments.Num
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +47,7 @@ func TestNumJSON(t *testing.T) {
 			t.Errorf("round trip of %v gave %v", tc.x, back)
 		}
 	}
-	var x Num
+	var x experiments.Num
 	if err := json.Unmarshal([]byte(`"high"`), &x); err == nil {
 		t.Error(`Unmarshal("high"): no error`)
 	}
@@ -57,7 +59,7 @@ func TestResultsFiles(t *testing.T) {
 	s := smallSpec(t)
 	s.Replications = 2
 	s.Sweep = Sweep{{{Name: "load", Values: []any{0.6}}, {Name: "p", Values: []any{0.25, 0.5}}}}
-	res, err := RunSweep(t.Context(), s, SweepOptions{Workers: 2})
+	res, err := RunSweep(t.Context(), s, experiments.SweepOptions{Workers: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

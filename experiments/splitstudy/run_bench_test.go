@@ -1,4 +1,4 @@
-package experiments
+package splitstudy
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -28,7 +29,7 @@ func benchRunAt(b *testing.B, load float64, jobs int64, run func(RunSpec, arriva
 	var ms runtime.MemStats
 	peak := uint64(0)
 	for range b.N {
-		proc, err := arrivals.NewPoisson(load, Source(spec.Seed, systems.StreamArrivals))
+		proc, err := arrivals.NewPoisson(load, experiments.Source(spec.Seed, systems.StreamArrivals))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func BenchmarkBareLoop(b *testing.B) {
 	const jobs = 1_000_000
 	var sink float64
 	for b.Loop() {
-		proc, err := arrivals.NewPoisson(0.9, Source(1, systems.StreamArrivals))
+		proc, err := arrivals.NewPoisson(0.9, experiments.Source(1, systems.StreamArrivals))
 		if err != nil {
 			b.Fatal(err)
 		}
