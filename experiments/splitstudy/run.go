@@ -105,7 +105,7 @@ func (spec RunSpec) pair() (*systems.Pair, error) {
 // Errors: an invalid spec (wrapping buckets.ErrParam), an error from proc
 // (it names the file and line for traces), a job that cannot be dispatched
 // (wrapping [experiments.ErrInput], naming the trace line), an instant beyond the
-// clock (wrapping [experiments.ErrOverflow]), or a write error. A failed check is not
+// clock (wrapping systems.ErrOverflow), or a write error. A failed check is not
 // an error: see Result.Check.
 //
 // Run stops early, returning ctx.Err(), when ctx is cancelled (checked every

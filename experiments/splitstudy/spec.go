@@ -1119,3 +1119,24 @@ func decimalSum(xs []float64) string {
 func specErr(field, format string, args ...any) *experiments.SpecError {
 	return experiments.StudyErr(field, 0, format, args...)
 }
+
+// Override sets the parameters of s named by keys (YAML keys: "rate",
+// "k", "sweep", ...) to those of from: flags given on a command line over
+// a spec file, say. "rate" and "burst" carry their exact values along.
+// Panics on a key that is not a field of Spec (a programmer error).
+func (s *Spec) Override(from *Spec, keys ...string) {
+	for _, k := range keys {
+		dst, ok1 := experiments.YAMLField(s, k)
+		src, ok2 := experiments.YAMLField(from, k)
+		if !ok1 || !ok2 {
+			panic("splitstudy: Override: no spec key " + k)
+		}
+		dst.Set(src)
+		switch k {
+		case "rate":
+			s.RateExact = from.RateExact
+		case "burst":
+			s.BurstExact = from.BurstExact
+		}
+	}
+}
