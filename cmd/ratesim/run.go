@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ratesim/ratesim/experiments/splitstudy"
@@ -22,7 +21,6 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
-	"github.com/ratesim/ratesim/systems"
 )
 
 // runFlags are the flags of ratesim run.
@@ -118,10 +116,6 @@ outputs are removed).
 	return cmd
 }
 
-// maxSubBuckets bounds k: each event costs O(k), and a split into more
-// sub-buckets than this is almost certainly a typo.
-const maxSubBuckets = 65536
-
 // flagError names a flag, its value and what was expected.
 func flagError(flag string, value any, want string) error {
 	if value == "" {
@@ -146,83 +140,18 @@ func parseRat(flag, s, unit string) (exact.Rat, error) {
 
 // spec validates the flags and builds the run specification.
 func (f *runFlags) spec(cmd *cobra.Command) (splitstudy.RunSpec, error) {
-	var spec splitstudy.RunSpec
 	changed := cmd.Flags().Changed
-	rate, err := parseRat("rate", f.rate, "tokens/s")
+	p := splitstudy.RunParams{Rate: f.rate, Burst: f.burst, K: f.k, Sub: f.sub, AllowUnequal: f.allowUnequal,
+		Dispatch: f.dispatch, Order: f.order, Jobs: f.jobs, Warmup: f.warmup, Seed: f.seed, Engine: f.engine, WholeTrace: f.trace != "",
+		Given: func(key string) bool { return changed(flagOf(key)) },
+		Name:  func(key string) string { return "--" + flagOf(key) }}
+	spec, err := p.Spec()
 	if err != nil {
 		return spec, err
-	}
-	if rate.Sign() <= 0 {
-		return spec, flagError("rate", f.rate, "a rate > 0 tokens/s")
-	}
-	burst, err := parseRat("burst", f.burst, "tokens")
-	if err != nil {
-		return spec, err
-	}
-	if burst.Cmp(exact.Int(1)) < 0 {
-		return spec, flagError("burst", f.burst, "a burst >= 1 token")
-	}
-	spec.One = buckets.Params{Rate: rate, Burst: burst}
-	if _, err := buckets.CommonScale(spec.One); err != nil {
-		return spec, flagError("rate", f.rate, fmt.Sprintf("a rate and burst whose exact units fit the model (1/r and b/r in nanoseconds with a denominator below 2^63): %v", err))
 	}
 	f.one = spec.One
-	splitFlag := "k"
-	if changed("sub") {
-		splitFlag = "sub"
-		subs, err := parseSubs(f.sub)
-		if err != nil {
-			return spec, err
-		}
-		spec.Subs = subs
-	} else {
-		if f.k < 1 || f.k > maxSubBuckets {
-			return spec, flagError("k", f.k, fmt.Sprintf("between 1 and %d sub-buckets", maxSubBuckets))
-		}
-		if burst.Cmp(exact.Int(int64(f.k))) < 0 {
-			return spec, flagError("k", f.k, fmt.Sprintf("k <= %v: burst %v split %d ways leaves less than 1 token per sub-bucket", burst.Floor(), burst, f.k))
-		}
-		subs, err := buckets.EqualSplit(spec.One, f.k)
-		if err != nil {
-			return spec, flagError("k", f.k, fmt.Sprintf("a split of --rate %v --burst %v into valid sub-buckets (%v)", f.rate, f.burst, err))
-		}
-		spec.Subs = subs
-	}
-	if err := buckets.ValidateSplit(spec.One, spec.Subs, f.allowUnequal); err != nil {
-		value := f.sub
-		if splitFlag == "k" {
-			value = strconv.Itoa(f.k)
-		}
-		return spec, fmt.Errorf("--%s %s with --rate %v --burst %v: %w (use --allow-unequal for a negative control)", splitFlag, value, f.rate, f.burst, err)
-	}
-	spec.AllowUnequal = f.allowUnequal
-	if !slices.Contains(systems.DispatchNames, f.dispatch) {
-		return spec, flagError("dispatch", f.dispatch, "one of "+strings.Join(systems.DispatchNames, ", "))
-	}
-	if f.trace == "" {
-		for _, name := range append([]string{"time-col", "time-format", "key-col", "sub-col"}, traceFormatFlagNames...) {
-			if changed(name) {
-				return spec, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
-			}
-		}
-		if f.process != "poisson" && f.process != "periodic" {
-			g, err := buildGenerated(f.process, f.load, rate, f.seed, changed("load"))
-			if err != nil {
-				return spec, err
-			}
-			f.gen = g
-		}
-		if f.dispatch == "hash" && (f.gen == nil || !f.gen.Keyed) || f.dispatch == "column" {
-			return spec, flagError("dispatch", f.dispatch, "--trace with a --key-col (hash) or --sub-col (column), or for hash an --arrivals spec with keys (... | keys:n=1000,s=1): these generated arrivals have no keys or sub-buckets")
-		}
-	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+	if err := f.checkArrivalFlags(changed); err != nil {
 		return spec, err
-	}
-	if changed("sub-col") && f.dispatch != "column" {
-		return spec, fmt.Errorf("--sub-col applies with --dispatch column (it names each job's sub-bucket); --dispatch is %s", f.dispatch)
-	}
-	if changed("key-col") && f.dispatch != "hash" {
-		return spec, fmt.Errorf("--key-col applies with --dispatch hash (a key always goes to the same sub-bucket); --dispatch is %s", f.dispatch)
 	}
 	if changed("jobs-out") && f.jobsOut == "" {
 		return spec, flagError("jobs-out", f.jobsOut, "a file name, or - for standard output")
@@ -236,60 +165,41 @@ func (f *runFlags) spec(cmd *cobra.Command) (splitstudy.RunSpec, error) {
 	if f.dispatch == "hash" && f.traceOpt.KeyCol == "" && f.trace != "" {
 		return spec, flagError("dispatch", f.dispatch, "--key-col naming the trace column of job keys")
 	}
-	spec.Dispatch = f.dispatch
-	order, err := buckets.ParseOrder(f.order)
-	if err != nil {
-		return spec, flagError("order", f.order, "fcfs, lifo or random")
-	}
-	spec.Order = order
-	spec.Seed = f.seed
-	if f.jobs < 1 {
-		return spec, flagError("jobs", f.jobs, "a number of jobs >= 1 (with --trace, leave it out to run the whole trace)")
-	}
-	if f.trace == "" || changed("jobs") {
-		spec.MaxJobs = f.jobs
-	}
-	if f.warmup < 0 {
-		return spec, flagError("warmup", f.warmup, "a number of jobs >= 0")
-	}
-	if spec.MaxJobs > 0 && f.warmup >= spec.MaxJobs {
-		return spec, flagError("warmup", f.warmup, fmt.Sprintf("a number of jobs below --jobs %d", spec.MaxJobs))
-	}
-	spec.Warmup = f.warmup
-	spec.Engine = f.engine
 	return spec, nil
 }
 
-// parseSubs parses --sub "r1:b1,r2:b2,...".
-func parseSubs(s string) ([]buckets.Params, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, flagError("sub", `""`, "rate:burst pairs separated by commas, e.g. 0.5:5,0.5:5")
+// flagOf is the flag of a parameter's key: allow_unequal, --allow-unequal.
+func flagOf(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// checkArrivalFlags checks the trace flags against --trace and --dispatch,
+// and builds the --arrivals process when it is not poisson or periodic.
+func (f *runFlags) checkArrivalFlags(changed func(string) bool) error {
+	if f.trace == "" {
+		for _, name := range append([]string{"time-col", "time-format", "key-col", "sub-col"}, traceFormatFlagNames...) {
+			if changed(name) {
+				return fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
+			}
+		}
+		if f.process != "poisson" && f.process != "periodic" {
+			g, err := buildGenerated(f.process, f.load, f.one.Rate, f.seed, changed("load"))
+			if err != nil {
+				return err
+			}
+			f.gen = g
+		}
+		if f.dispatch == "hash" && (f.gen == nil || !f.gen.Keyed) || f.dispatch == "column" {
+			return flagError("dispatch", f.dispatch, "--trace with a --key-col (hash) or --sub-col (column), or for hash an --arrivals spec with keys (... | keys:n=1000,s=1): these generated arrivals have no keys or sub-buckets")
+		}
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+		return err
 	}
-	var subs []buckets.Params
-	pairs := strings.Split(s, ",")
-	if len(pairs) > maxSubBuckets {
-		return nil, flagError("sub", fmt.Sprintf("(%d sub-buckets)", len(pairs)), fmt.Sprintf("at most %d sub-buckets", maxSubBuckets))
+	if changed("sub-col") && f.dispatch != "column" {
+		return fmt.Errorf("--sub-col applies with --dispatch column (it names each job's sub-bucket); --dispatch is %s", f.dispatch)
 	}
-	for i, pair := range pairs {
-		rs, bs, ok := strings.Cut(strings.TrimSpace(pair), ":")
-		r, err1 := exact.ParseRat(rs)
-		b, err2 := exact.ParseRat(bs)
-		if !ok || err1 != nil || err2 != nil {
-			return nil, flagError("sub", s, fmt.Sprintf("rate:burst pairs separated by commas, each a decimal or a fraction p/q; sub-bucket %d is %q", i, pair))
-		}
-		if r.Sign() <= 0 {
-			return nil, flagError("sub", s, fmt.Sprintf("a rate > 0 tokens/s for sub-bucket %d, got %v", i, r))
-		}
-		if b.Cmp(exact.Int(1)) < 0 {
-			return nil, flagError("sub", s, fmt.Sprintf("a burst >= 1 token for sub-bucket %d, got %v", i, b))
-		}
-		p := buckets.Params{Rate: r, Burst: b}
-		if err := p.Validate(); err != nil {
-			return nil, flagError("sub", s, fmt.Sprintf("valid sub-bucket %d (%v)", i, err))
-		}
-		subs = append(subs, p)
+	if changed("key-col") && f.dispatch != "hash" {
+		return fmt.Errorf("--key-col applies with --dispatch hash (a key always goes to the same sub-bucket); --dispatch is %s", f.dispatch)
 	}
-	return subs, nil
+	return nil
 }
 
 // process builds the arrival process from the flags.
@@ -350,20 +260,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if closeProc != nil {
 		defer closeProc()
 	}
-	report := cmd.OutOrStdout()
-	var out *atomicfile.File
-	var jobsOut io.Writer
-	switch f.jobsOut {
-	case "":
-	case "-":
-		// The rows go to standard output; the report moves to stderr.
-		jobsOut, report = cmd.OutOrStdout(), cmd.ErrOrStderr()
-	default:
-		if out, err = atomicfile.Create(cmd.Context(), f.jobsOut); err != nil {
-			return fmt.Errorf("--jobs-out: %w", err)
-		}
+	report, jobsOut, out, err := openJobsOut(cmd, f.jobsOut)
+	if err != nil {
+		return err
+	}
+	if out != nil {
 		defer out.Abort()
-		jobsOut = out
 	}
 	run := splitstudy.Run
 	var res splitstudy.Result
@@ -384,6 +286,17 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			return err
 		}
 	}
+	if err := f.report(cmd, report, proc, spec, res, series); err != nil {
+		return err
+	}
+	if !res.Check.Held() {
+		return fmt.Errorf("%w: %v", errCheckFailed, res.Check.First)
+	}
+	return nil
+}
+
+// report prints a run's warnings, its summary or JSON, and its figures.
+func (f *runFlags) report(cmd *cobra.Command, report io.Writer, proc arrivals.Process, spec splitstudy.RunSpec, res splitstudy.Result, series *splitstudy.Series) error {
 	skipped := 0
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		skipped = tr.Skipped()
@@ -413,10 +326,23 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 		noteFigures(cmd.ErrOrStderr(), paths)
 	}
-	if !res.Check.Held() {
-		return fmt.Errorf("%w: %v", errCheckFailed, res.Check.First)
-	}
 	return nil
+}
+
+// openJobsOut opens the --jobs-out file ("-": standard output, the report
+// then going to standard error) and returns where the report goes, where
+// the rows go (nil: nowhere) and the file to commit (nil for none).
+func openJobsOut(cmd *cobra.Command, path string) (report, rows io.Writer, out *atomicfile.File, err error) {
+	switch path {
+	case "":
+		return cmd.OutOrStdout(), nil, nil, nil
+	case "-":
+		return cmd.ErrOrStderr(), cmd.OutOrStdout(), nil, nil
+	}
+	if out, err = atomicfile.Create(cmd.Context(), path); err != nil {
+		return nil, nil, nil, fmt.Errorf("--jobs-out: %w", err)
+	}
+	return cmd.OutOrStdout(), out, out, nil
 }
 
 // errWriter keeps the first write error, so that a report written with
