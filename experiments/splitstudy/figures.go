@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
 )
@@ -349,6 +347,48 @@ func floats(vs []any) []float64 {
 
 // curves draws the ratio (ratio true) or the mean delays against g.x.
 func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
+	lp, series := curvesFrame(res, g, ratio)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	withPK := false
+	for si, sv := range series {
+		pts, x := seriesPoints(g, sv)
+		name := ""
+		if sv != nil {
+			name = shortName(g.ser) + " = " + textValue(sv)
+		}
+		col := stableColumn(pts)
+		if ratio {
+			y := col(func(r *PointResult) float64 { return float64(r.Ratio) })
+			lp.Lines = append(lp.Lines, plots.Line{Label: name, X: x, Y: y,
+				Lo:    col(func(r *PointResult) float64 { return float64(r.RatioLo) }),
+				Hi:    col(func(r *PointResult) float64 { return float64(r.RatioHi) }),
+				Color: si, Marks: true})
+			lo, hi = minMax(lo, hi, y)
+			continue
+		}
+		if delayLines(lp, col, x, name, si, si == len(series)/2, &lo, &hi) {
+			withPK = true
+		}
+	}
+	// A log scale when the curves span more than a factor of 5.
+	lp.LogY = lo > 0 && hi/lo > 5
+	if withPK {
+		lp.Lines = append(lp.Lines, plots.Line{Label: "Pollaczek-Khinchine (M/D/1)", Dashed: true, Color: -1})
+		lp.Caption += "; dashed: the split's mean delay by Pollaczek-Khinchine (every sub-bucket M/D/1)"
+	}
+	if ratio {
+		lp.Caption += "; shaded: 95% confidence intervals (delta method on the log of the ratio, paired replications)"
+	} else {
+		lp.Caption += "; shaded: 95% confidence intervals (Student t)"
+	}
+	lp.Caption += leftOutNote(g.pts, ratio)
+	return lp
+}
+
+// curvesFrame is the plot of a group's curves without its lines: caption,
+// axes and title; and the values of the series axis drawn (nil alone when
+// the group has none).
+func curvesFrame(res *Results, g *group, ratio bool) (*plots.LinePlot, []any) {
 	var series []any
 	lp := &plots.LinePlot{
 		Caption: caption(res, g.pts, g.x, g.ser),
@@ -381,83 +421,74 @@ func curves(res *Results, g *group, ratio bool) *plots.LinePlot {
 		lp.Title = "Mean delay" + titleSuffix(g)
 		lp.YLabel = "mean delay (s)"
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	withPK := false
-	for si, sv := range series {
-		var pts []*PointResult
-		for _, pr := range g.pts {
-			if sv == nil || pr.axisValue(g.ser) == sv {
-				pts = append(pts, pr)
-			}
+	return lp, series
+}
+
+// seriesPoints are the points of the group's curve of series value sv
+// (nil: all), in the order of their x, and their x.
+func seriesPoints(g *group, sv any) ([]*PointResult, []float64) {
+	var pts []*PointResult
+	for _, pr := range g.pts {
+		if sv == nil || pr.axisValue(g.ser) == sv {
+			pts = append(pts, pr)
 		}
-		slices.SortStableFunc(pts, func(a, b *PointResult) int {
-			return cmp.Compare(a.axisValue(g.x).(float64), b.axisValue(g.x).(float64)) // numbers of an axis: never NaN
-		})
-		name := ""
-		if sv != nil {
-			name = shortName(g.ser) + " = " + textValue(sv)
-		}
-		x := make([]float64, len(pts))
+	}
+	slices.SortStableFunc(pts, func(a, b *PointResult) int {
+		return cmp.Compare(a.axisValue(g.x).(float64), b.axisValue(g.x).(float64)) // numbers of an axis: never NaN
+	})
+	x := make([]float64, len(pts))
+	for i, pr := range pts {
+		x[i] = pr.axisValue(g.x).(float64)
+	}
+	return pts, x
+}
+
+// stableColumn returns the function that gives a statistic of pts, NaN
+// at an overloaded point (its delays grow with the run length).
+func stableColumn(pts []*PointResult) func(f func(*PointResult) float64) []float64 {
+	return func(f func(*PointResult) float64) []float64 {
+		out := make([]float64, len(pts))
 		for i, pr := range pts {
-			x[i] = pr.axisValue(g.x).(float64)
-		}
-		col := func(f func(*PointResult) float64) []float64 {
-			out := make([]float64, len(pts))
-			for i, pr := range pts {
-				out[i] = math.NaN()
-				if pr.Stable() || math.IsNaN(float64(pr.MaxSubLoad)) {
-					out[i] = f(pr)
-				}
+			out[i] = math.NaN()
+			if pr.Stable() || math.IsNaN(float64(pr.MaxSubLoad)) {
+				out[i] = f(pr)
 			}
-			return out
 		}
-		if ratio {
-			y := col(func(r *PointResult) float64 { return float64(r.Ratio) })
-			lp.Lines = append(lp.Lines, plots.Line{Label: name, X: x, Y: y,
-				Lo:    col(func(r *PointResult) float64 { return float64(r.RatioLo) }),
-				Hi:    col(func(r *PointResult) float64 { return float64(r.RatioHi) }),
-				Color: si, Marks: true})
-			lo, hi = minMax(lo, hi, y)
-			continue
-		}
-		label := "split"
-		if name != "" {
-			label += ", " + name
-		}
-		// The bands of mean delays stop at 0: a delay is never negative.
-		y := col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay) })
-		lp.Lines = append(lp.Lines, plots.Line{Label: label, X: x, Y: y,
-			Lo:    col(func(r *PointResult) float64 { return math.Max(0, float64(r.Split.MeanDelay-r.Split.MeanDelayCI)) }),
-			Hi:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay + r.Split.MeanDelayCI) }),
-			Color: si, Marks: true})
-		lo, hi = minMax(lo, hi, y)
-		pk := col(func(r *PointResult) float64 { return float64(r.Split.PK) })
-		if slices.ContainsFunc(pk, func(v float64) bool { return finite(v) }) {
-			lp.Lines = append(lp.Lines, plots.Line{X: x, Y: pk, Dashed: true, Color: si})
-			withPK = true
-		}
-		if si == len(series)/2 {
-			one := col(func(r *PointResult) float64 { return float64(r.One.MeanDelay) })
-			lp.Lines = append(lp.Lines, plots.Line{Label: "one bucket" + strings.TrimPrefix(label, "split"), X: x, Y: one,
-				Lo:    col(func(r *PointResult) float64 { return math.Max(0, float64(r.One.MeanDelay-r.One.MeanDelayCI)) }),
-				Hi:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay + r.One.MeanDelayCI) }),
-				Color: -1, Marks: true})
-			lo, hi = minMax(lo, hi, one)
-		}
+		return out
 	}
-	// A log scale when the curves span more than a factor of 5.
-	lp.LogY = lo > 0 && hi/lo > 5
-	if withPK {
-		lp.Lines = append(lp.Lines, plots.Line{Label: "Pollaczek-Khinchine (M/D/1)", Dashed: true, Color: -1})
-		lp.Caption += "; dashed: the split's mean delay by Pollaczek-Khinchine (every sub-bucket M/D/1)"
+}
+
+// delayLines adds the split's mean delays of a curve (named name, colour
+// si) with their bands, its Pollaczek-Khinchine prediction where there is
+// one, and with withOne the one bucket's; it widens [lo, hi] to the delays
+// drawn and reports whether it drew a prediction.
+func delayLines(lp *plots.LinePlot, col func(func(*PointResult) float64) []float64, x []float64, name string, si int, withOne bool, lo, hi *float64) bool {
+	label := "split"
+	if name != "" {
+		label += ", " + name
 	}
-	if ratio {
-		lp.Caption += "; shaded: 95% confidence intervals (delta method on the log of the ratio, paired replications)"
-	} else {
-		lp.Caption += "; shaded: 95% confidence intervals (Student t)"
+	// The bands of mean delays stop at 0: a delay is never negative.
+	y := col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay) })
+	lp.Lines = append(lp.Lines, plots.Line{Label: label, X: x, Y: y,
+		Lo:    col(func(r *PointResult) float64 { return math.Max(0, float64(r.Split.MeanDelay-r.Split.MeanDelayCI)) }),
+		Hi:    col(func(r *PointResult) float64 { return float64(r.Split.MeanDelay + r.Split.MeanDelayCI) }),
+		Color: si, Marks: true})
+	*lo, *hi = minMax(*lo, *hi, y)
+	withPK := false
+	pk := col(func(r *PointResult) float64 { return float64(r.Split.PK) })
+	if slices.ContainsFunc(pk, func(v float64) bool { return finite(v) }) {
+		lp.Lines = append(lp.Lines, plots.Line{X: x, Y: pk, Dashed: true, Color: si})
+		withPK = true
 	}
-	lp.Caption += leftOutNote(g.pts, ratio)
-	return lp
+	if withOne {
+		one := col(func(r *PointResult) float64 { return float64(r.One.MeanDelay) })
+		lp.Lines = append(lp.Lines, plots.Line{Label: "one bucket" + strings.TrimPrefix(label, "split"), X: x, Y: one,
+			Lo:    col(func(r *PointResult) float64 { return math.Max(0, float64(r.One.MeanDelay-r.One.MeanDelayCI)) }),
+			Hi:    col(func(r *PointResult) float64 { return float64(r.One.MeanDelay + r.One.MeanDelayCI) }),
+			Color: -1, Marks: true})
+		*lo, *hi = minMax(*lo, *hi, one)
+	}
+	return withPK
 }
 
 // geometric reports whether the sorted values xs are spaced for a log
@@ -538,167 +569,6 @@ func shortName(axis string) string {
 		return "ρ"
 	}
 	return axis
-}
-
-// RunCaption describes a single run for figure captions: the input, both
-// systems, the dispatch (with its traffic shares when weighted), the
-// order, the jobs, the warm-up left out of the statistics and the seed.
-func RunCaption(input string, spec RunSpec, jobs int64) string {
-	disp := spec.Dispatch
-	if spec.Dispatch == "weighted" && spec.Shares != nil {
-		disp += " (traffic shares " + textShares(spec.Shares) + ")"
-	}
-	c := fmt.Sprintf("%s; one bucket r = %s tokens/s, b = %s tokens; split k = %d: %s; dispatch %s, order %s; %d jobs",
-		input, spec.One.Rate, spec.One.Burst, len(spec.Subs), DescribeSubs(spec.Subs), disp, spec.Order, jobs)
-	if spec.Warmup > 0 {
-		c += fmt.Sprintf(" (the first %d left out of the delay statistics)", spec.Warmup)
-	}
-	return c + fmt.Sprintf("; seed %d", spec.Seed)
-}
-
-// DescribeSubs lists the sub-buckets as (rate, burst) pairs, compressing an
-// equal split to "k × (r, b)" and eliding the middle of a long list.
-func DescribeSubs(subs []buckets.Params) string {
-	same := func(p buckets.Params) bool { return p.Rate.Cmp(subs[0].Rate) == 0 && p.Burst.Cmp(subs[0].Burst) == 0 }
-	if len(subs) > 1 && !slices.ContainsFunc(subs, func(p buckets.Params) bool { return !same(p) }) {
-		return fmt.Sprintf("%d × (%v, %v)", len(subs), subs[0].Rate, subs[0].Burst)
-	}
-	var parts []string
-	for i, s := range subs {
-		if len(subs) > 8 && i == 4 {
-			parts = append(parts, fmt.Sprintf("... %d more ...", len(subs)-6))
-		}
-		if len(subs) > 8 && i >= 4 && i < len(subs)-2 {
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("(%v, %v)", s.Rate, s.Burst))
-	}
-	return strings.Join(parts, " ")
-}
-
-// RunFigures returns the single-run figures of ratesim run --plot: the
-// delay CDF and CCDF of both systems, the accrued delays S(t) and
-// S^(k)(t) with their gap, and the queue lengths N(t) and Σ N_l(t) as steps
-// over the series' window.
-func RunFigures(ser *Series, caption string) []experiments.NamedFigure {
-	// The CDF draws the atom at 0 (the jobs that do not wait) as a jump
-	// from 0 at x = 0.
-	cdf := &plots.LinePlot{
-		Title:   "Delay distribution (CDF)",
-		Caption: caption,
-		XLabel:  "delay (s)",
-		YLabel:  "P(delay ≤ x)",
-		YRange:  [2]float64{0, 1.02},
-		Lines: []plots.Line{
-			experiments.CDFLine(ser.One, "one bucket", 0, false),
-			experiments.CDFLine(ser.Split, "split", 1, true),
-		},
-	}
-	// The CCDF is drawn on log-log axes, where delay 0 has no place: the
-	// jump at 0, P(delay > 0), is in each legend entry and the caption.
-	// Each curve runs to its largest delay, marked.
-	ccdf := &plots.LinePlot{
-		Title:   "Delay tail (CCDF, log-log)",
-		Caption: cdf.Caption + fmt.Sprintf("; P(delay > 0): one bucket %s, split %s; each curve ends at its largest delay (mark)", experiments.FormatProb(ser.One.Delayed()), experiments.FormatProb(ser.Split.Delayed())),
-		XLabel:  "delay x (s, log scale)",
-		YLabel:  "P(delay > x) (log scale)",
-		LogX:    true,
-		LogY:    true,
-	}
-	ccdf.Lines = append(ccdf.Lines, experiments.TailLines(ser.One, "one bucket, P(delay > 0) = "+experiments.FormatProb(ser.One.Delayed()), 0, false)...)
-	ccdf.Lines = append(ccdf.Lines, experiments.TailLines(ser.Split, "split, P(delay > 0) = "+experiments.FormatProb(ser.Split.Delayed()), 1, true)...)
-	ccdf.YRange = experiments.TailRange(ccdf.Lines)
-	gap := make([]float64, len(ser.T))
-	for i := range gap {
-		gap[i] = ser.SSplit[i] - ser.S[i]
-	}
-	accrued := &plots.Stack{
-		Title:   "Accrued delay S(t) = ∫ N(u) du and its split counterpart",
-		Caption: caption + "; Theorem 2: S(t) ≤ S^(k)(t)",
-		Heights: []float64{1.6, 1},
-		Panels: []*plots.LinePlot{
-			{XLabel: "time t (s)", YLabel: "accrued delay (s)", Lines: []plots.Line{
-				{Label: "S(t), one bucket", X: ser.T, Y: ser.S, Color: 0},
-				{Label: "S^(k)(t), split", X: ser.T, Y: ser.SSplit, Color: 1},
-			}},
-			{XLabel: "time t (s)", YLabel: "gap (s)", Lines: []plots.Line{
-				{Label: "S^(k)(t) − S(t)", X: ser.T, Y: gap, Color: 2},
-			}},
-		},
-	}
-	n, nk := make([]float64, len(ser.N)), make([]float64, len(ser.NSplit))
-	for i := range n {
-		n[i], nk[i] = float64(ser.N[i]), float64(ser.NSplit[i])
-	}
-	stepT := ser.StepT
-	if len(stepT) > 0 && stepT[len(stepT)-1] < ser.To {
-		// Hold the last value to the end of the window.
-		stepT = append(slices.Clone(stepT), ser.To)
-		n = append(n, n[len(n)-1])
-		nk = append(nk, nk[len(nk)-1])
-	}
-	qc := caption + fmt.Sprintf("; window %s to %s s", strconv.FormatFloat(ser.From, 'g', 6, 64), strconv.FormatFloat(ser.To, 'g', 6, 64))
-	if ser.Truncated {
-		qc += " (truncated)"
-	}
-	queue := &plots.LinePlot{
-		Title:   "Waiting jobs N(t) and Σ N_l(t)",
-		Caption: qc,
-		XLabel:  "time t (s)",
-		YLabel:  "waiting jobs",
-		Lines: []plots.Line{
-			{Label: "N(t), one bucket", X: stepT, Y: n, Step: true, Color: 0},
-			{Label: "Σ N_l(t), split", X: stepT, Y: nk, Step: true, Color: 1, Dashed: true},
-		},
-	}
-	return []experiments.NamedFigure{{Name: "latency-cdf", Figure: cdf}, {Name: "latency-ccdf", Figure: ccdf}, {Name: "accrued-delay", Figure: accrued}, {Name: "queue", Figure: queue}}
-}
-
-// LeastBadRow is the point of a group (see [SweepFigures]) with the
-// smallest split/one ratio among its stable points.
-type LeastBadRow struct {
-	Group         string  // the fixed axes, "burst = 10, load = 0.9" ("all" with none)
-	Point         string  // the plotted axes at the best point, "p = 0.5, q = 0.5"
-	Ratio, Lo, Hi float64 // the ratio and its 95% confidence interval
-	Stable        int     // stable points in the group
-	Points        int     // points in the group
-}
-
-// LeastBad returns, for each group of points, the stable point with the
-// smallest split/one ratio, in group order; points with k = 1 (no split:
-// the ratio is 1) do not count, and groups without a stable split with a
-// finite ratio are left out.
-func LeastBad(res *Results) []LeastBadRow {
-	var rows []LeastBadRow
-	for _, g := range groups(res) {
-		var best *PointResult
-		stable := 0
-		for _, pr := range g.pts {
-			if !pr.Stable() && !math.IsNaN(float64(pr.MaxSubLoad)) {
-				continue
-			}
-			stable++
-			if pr.K > 1 && finite(float64(pr.Ratio)) && (best == nil || pr.Ratio < best.Ratio) {
-				best = pr
-			}
-		}
-		if best == nil {
-			continue
-		}
-		var parts []string
-		for _, a := range []string{g.ser, g.x} {
-			if a != "" {
-				parts = append(parts, shortName(a)+" = "+formatAxisValue(best.axisValue(a)))
-			}
-		}
-		group := g.label
-		if group == "" {
-			group = "all"
-		}
-		rows = append(rows, LeastBadRow{Group: group, Point: strings.Join(parts, ", "), Ratio: float64(best.Ratio),
-			Lo: float64(best.RatioLo), Hi: float64(best.RatioHi), Stable: stable, Points: len(g.pts)})
-	}
-	return rows
 }
 
 // arrivalsLabel names a point's arrivals in a caption: "Poisson" when they
