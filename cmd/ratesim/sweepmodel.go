@@ -167,15 +167,7 @@ func (f *sweepFlags) finishModelSweep(cmd *cobra.Command, s *sweepSession, t *ex
 // modelFigures replaces the figures of a model's sweep in --out/figures
 // with those of t (none with --no-figures) and returns their paths.
 func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, caption string) ([]string, error) {
-	dir := filepath.Join(o.out, "figures")
-	for _, pattern := range sweepFigurePatterns {
-		old, _ := filepath.Glob(filepath.Join(dir, pattern))
-		for _, f := range old {
-			if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
-				os.Remove(f)
-			}
-		}
-	}
+	dir := o.removeSweepFigures()
 	m, ok := studyModels[t.Model]
 	if o.noFigures || !ok {
 		return nil, nil

@@ -94,6 +94,21 @@ func (o *outputFlags) prepareOut(names ...string) error {
 // of every model: a new sweep removes them first.
 var sweepFigurePatterns = []string{"heatmap-*", "ratio-*", "delay-*", "drl-sweep-*", "clients-sweep-*"}
 
+// removeSweepFigures removes the figures of any sweep (every model's, in
+// any format) from --out/figures and returns that folder.
+func (o *outputFlags) removeSweepFigures() string {
+	dir := filepath.Join(o.out, "figures")
+	for _, pattern := range sweepFigurePatterns {
+		old, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, f := range old {
+			if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
+				os.Remove(f)
+			}
+		}
+	}
+	return dir
+}
+
 // writeResults writes the CSV and JSON and, unless turned off, the figures;
 // it returns the paths written.
 func (o *outputFlags) writeResults(ctx context.Context, res *splitstudy.Results, stem string, figures bool) ([]string, int, error) {
@@ -107,15 +122,7 @@ func (o *outputFlags) writeResults(ctx context.Context, res *splitstudy.Results,
 	// beside the new results without belonging to them, even when these
 	// get no figures (an interrupted sweep, a shard, --no-figures): remove
 	// the sweep figures (heatmap-, ratio-, delay- in any format) first.
-	dir := filepath.Join(o.out, "figures")
-	for _, pattern := range sweepFigurePatterns {
-		old, _ := filepath.Glob(filepath.Join(dir, pattern))
-		for _, f := range old {
-			if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
-				os.Remove(f)
-			}
-		}
-	}
+	dir := o.removeSweepFigures()
 	if !figures || o.noFigures {
 		return paths, 0, nil
 	}
