@@ -24,9 +24,8 @@
 //	                   replication, on workers, by shard, with progress and resumption, and
 //	                   its results Table (RunModel, Table, ReadTable, MergeTables, CheckResume)
 //	shard.go           splitting a sweep into shards
-//	yamlspec.go        what every study's YAML spec shares: file:line errors (SpecError),
-//	                   the model a spec names (SpecModel), sweep blocks (ParseYAMLSweep)
-//	specread.go        reading a spec within bounds (ReadSpecData)
+//	yamlspec.go        the bounds of a sweep (MaxPoints), its sweep block (ParseYAMLSweep);
+//	                   the names of internal/specfile kept for the studies still here
 //	builtin.go         the built-in studies of models other than the split
 //	figures.go         saving figures (NamedFigure, SaveFigures) and the numbers in their text
 //	tablefigures.go    figures of a model's results table (TableFigures)

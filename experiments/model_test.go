@@ -143,17 +143,3 @@ func TestRunModelErrors(t *testing.T) {
 		t.Errorf("cancelled: %v, %+v", err, tab)
 	}
 }
-
-func TestSpecModel(t *testing.T) {
-	for _, c := range []struct{ in, want, err string }{
-		{"k: 2\n", SplitModel, ""},
-		{"model: drl\ndrl: {}\n", "drl", ""},
-		{"model: [a]\n", "", "s.yaml:1: model: want a model name"},
-		{"a: [\n", "", "s.yaml"},
-	} {
-		got, err := SpecModel([]byte(c.in), "s.yaml")
-		if got != c.want || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
-			t.Errorf("%q: %q, %v; want %q, %q", c.in, got, err, c.want, c.err)
-		}
-	}
-}

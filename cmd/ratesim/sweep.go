@@ -11,6 +11,7 @@ import (
 
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/splitstudy"
+	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/internal/version"
 )
 
@@ -148,7 +149,7 @@ func routeSweep(cmd *cobra.Command, f *sweepFlags, args []string) (bool, error) 
 		if err != nil {
 			return true, err
 		}
-		if model != experiments.SplitModel {
+		if model != specfile.SplitModel {
 			return true, runModelSweep(cmd, f, args[0], model)
 		}
 	}

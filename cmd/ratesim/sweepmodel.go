@@ -14,6 +14,7 @@ import (
 
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/internal/version"
 )
 
@@ -54,11 +55,11 @@ func specModel(path string) (string, error) {
 		return "", fmt.Errorf("experiments: %w", err)
 	}
 	defer f.Close()
-	data, err := experiments.ReadSpecData(f, path)
+	data, err := specfile.Read(f, path)
 	if err != nil {
 		return "", err
 	}
-	return experiments.SpecModel(data, path)
+	return specfile.Model(data, path)
 }
 
 // runModelSweep runs the sweep of a spec of another model than the split
@@ -68,7 +69,7 @@ func specModel(path string) (string, error) {
 func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error {
 	m, ok := studyModels[model]
 	if !ok {
-		names := []string{experiments.SplitModel}
+		names := []string{specfile.SplitModel}
 		for n := range studyModels {
 			names = append(names, n)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/splitstudy"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // specFlags are the experiment parameters given as flags; each overrides
@@ -153,7 +154,7 @@ func parseGrid(axes []string) (splitstudy.Grid, error) {
 // specFlagError words an invalid spec by the flag that set the field, or
 // the file, or the flag that would set it.
 func specFlagError(err error, changed func(string) bool, args []string) error {
-	var se *experiments.SpecError
+	var se *specfile.Error
 	if !errors.As(err, &se) {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // sweepOf runs a one-point sweep of 2 replications of 2000 jobs with the
@@ -81,7 +82,7 @@ func TestSweepArrivalSpecErrors(t *testing.T) {
 	s := DefaultSpec()
 	s.Arrivals = "renewal:dist=gamma,scv=-1"
 	_, err := s.Points()
-	var se *experiments.SpecError
+	var se *specfile.Error
 	if !errors.As(err, &se) || se.Field != "arrivals" || !strings.Contains(err.Error(), "scv") {
 		t.Errorf("error %v, want a SpecError on arrivals naming scv", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // TestSpecExactRate reads rates and bursts given as fractions p/q, which a
@@ -53,7 +53,7 @@ func TestSpecExactRate(t *testing.T) {
 		{"rate: 1\nrate_exact: 1/3\n", "s.yaml:2: rate_exact: \"1/3\", want"}, // disagrees with rate
 	} {
 		_, err := ParseSpec(strings.NewReader(tc.yaml), "s.yaml")
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, experiments.ErrSpec) && !strings.Contains(tc.yaml, "1/0") {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, specfile.ErrSpec) && !strings.Contains(tc.yaml, "1/0") {
 			t.Errorf("%q: error %v, want one containing %q", tc.yaml, err, tc.want)
 		}
 	}

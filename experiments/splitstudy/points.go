@@ -12,6 +12,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // Point is one point of a sweep: every parameter of its replications.
@@ -187,7 +188,7 @@ func (s *Spec) Points() ([]Point, error) {
 			p, err := s.point(vals)
 			if err != nil {
 				if len(g) > 0 {
-					var se *experiments.SpecError
+					var se *specfile.Error
 					if errors.As(err, &se) {
 						se.Err = fmt.Errorf("at sweep point %d (%s): %w", len(pts), pointLabel(g, idx), se.Err)
 						for _, a := range g {

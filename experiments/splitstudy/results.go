@@ -14,6 +14,7 @@ import (
 
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/atomicfile"
+	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/internal/version"
 )
 
@@ -142,7 +143,7 @@ func (r *PointResult) row() []any {
 // table is r as the table of [experiments.RunModel]: what a resumed sweep
 // keeps of the points finished.
 func (r *Results) table() *experiments.Table {
-	t := &experiments.Table{Model: experiments.SplitModel, Seed: r.Seed, Shard: r.Shard, PointsTotal: r.PointsTotal, Columns: CSVColumns()}
+	t := &experiments.Table{Model: specfile.SplitModel, Seed: r.Seed, Shard: r.Shard, PointsTotal: r.PointsTotal, Columns: CSVColumns()}
 	for i := range r.Points {
 		t.Points = append(t.Points, r.Points[i].Index)
 		t.Rows = append(t.Rows, r.Points[i].row())

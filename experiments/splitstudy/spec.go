@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // Spec is an experiment: a token bucket (r, b) and its split into k
@@ -105,7 +106,7 @@ func DefaultSpec() Spec {
 // file name) prefixes the errors, which give the line: a syntax error, an
 // unknown field, a value of the wrong type, or an invalid value.
 func ParseSpec(r io.Reader, name string) (*Spec, error) {
-	data, err := experiments.ReadSpecData(r, name)
+	data, err := specfile.Read(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -115,13 +116,13 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&spec); err != nil {
 		if err == io.EOF {
-			return nil, &experiments.SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
+			return nil, &specfile.Error{File: name, Err: fmt.Errorf("empty spec (%w)", specfile.ErrSpec)}
 		}
-		return nil, experiments.YAMLError(name, err)
+		return nil, specfile.YAMLError(name, err)
 	}
 	var rest yaml.Node
 	if err := dec.Decode(&rest); err != io.EOF {
-		return nil, &experiments.SpecError{File: name, Err: fmt.Errorf("more than one YAML document (%w)", experiments.ErrSpec)}
+		return nil, &specfile.Error{File: name, Err: fmt.Errorf("more than one YAML document (%w)", specfile.ErrSpec)}
 	}
 	if r, ok := fractions["rate"]; ok {
 		spec.RateExact = r
@@ -131,9 +132,9 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, experiments.YAMLError(name, err)
+		return nil, specfile.YAMLError(name, err)
 	}
-	lines := experiments.KeyLines(&root, "")
+	lines := specfile.KeyLines(&root, "")
 	spec.given = map[string]bool{}
 	for k := range lines {
 		spec.given[k] = true
@@ -148,7 +149,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 		}
 	}
 	if err := spec.Validate(); err != nil {
-		var se *experiments.SpecError
+		var se *specfile.Error
 		if errors.As(err, &se) {
 			se.File = name
 			if se.Line == 0 {
@@ -156,7 +157,7 @@ func ParseSpec(r io.Reader, name string) (*Spec, error) {
 			}
 			return nil, se
 		}
-		return nil, &experiments.SpecError{File: name, Err: err}
+		return nil, &specfile.Error{File: name, Err: err}
 	}
 	return &spec, nil
 }
@@ -248,8 +249,8 @@ func (s *Spec) YAML() ([]byte, error) {
 // Validate checks every field and every point of the sweep, returning a
 // *SpecError naming the first invalid field.
 func (s *Spec) Validate() error {
-	if s.Model != "" && s.Model != experiments.SplitModel {
-		return specErr("model", "%q, want %s here (a spec of another model is read by that model's package; see SpecModel)", s.Model, experiments.SplitModel)
+	if s.Model != "" && s.Model != specfile.SplitModel {
+		return specErr("model", "%q, want %s here (a spec of another model is read by that model's package; see SpecModel)", s.Model, specfile.SplitModel)
 	}
 	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
 		return specErr("replications", "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
@@ -270,8 +271,8 @@ func (s *Spec) Validate() error {
 }
 
 // checkAxisUse refuses an axis that conflicts with a field given explicitly.
-func (s *Spec) checkAxisUse(a Axis) *experiments.SpecError {
-	conflict := func(field string, set bool) *experiments.SpecError {
+func (s *Spec) checkAxisUse(a Axis) *specfile.Error {
+	conflict := func(field string, set bool) *specfile.Error {
 		if set {
 			return specErr("sweep."+a.Name, "the axis sets the shares %s gives; remove one of them", field)
 		}
@@ -429,9 +430,9 @@ func decimalSum(xs []float64) string {
 	return sum.String()
 }
 
-// specErr is the error of a spec's field, wrapping [experiments.ErrSpec].
-func specErr(field, format string, args ...any) *experiments.SpecError {
-	return experiments.StudyErr(field, 0, format, args...)
+// specErr is the error of a spec's field, wrapping [specfile.ErrSpec].
+func specErr(field, format string, args ...any) *specfile.Error {
+	return specfile.StudyErr(field, 0, format, args...)
 }
 
 // Override sets the parameters of s named by keys (YAML keys: "rate",
@@ -440,8 +441,8 @@ func specErr(field, format string, args ...any) *experiments.SpecError {
 // Panics on a key that is not a field of Spec (a programmer error).
 func (s *Spec) Override(from *Spec, keys ...string) {
 	for _, k := range keys {
-		dst, ok1 := experiments.YAMLField(s, k)
-		src, ok2 := experiments.YAMLField(from, k)
+		dst, ok1 := specfile.YAMLField(s, k)
+		src, ok2 := specfile.YAMLField(from, k)
 		if !ok1 || !ok2 {
 			panic("splitstudy: Override: no spec key " + k)
 		}

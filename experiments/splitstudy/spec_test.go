@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -79,7 +79,7 @@ func TestParseSpecErrors(t *testing.T) {
 				t.Errorf("%s: error %q does not mention %q", tc.name, err, w)
 			}
 		}
-		if !errors.Is(err, experiments.ErrSpec) {
+		if !errors.Is(err, specfile.ErrSpec) {
 			t.Errorf("%s: error %v does not wrap ErrSpec", tc.name, err)
 		}
 	}
@@ -182,7 +182,7 @@ func TestTestdataSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, err := experiments.SpecModel(data, f); err != nil || m != experiments.SplitModel {
+		if m, err := specfile.Model(data, f); err != nil || m != specfile.SplitModel {
 			continue
 		}
 		s, err := ReadSpec(f)

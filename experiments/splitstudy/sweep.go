@@ -11,6 +11,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // CommonSeed returns the root seed of replication rep of every point of a
@@ -199,7 +200,7 @@ func RunSweep(ctx context.Context, spec *Spec, opt experiments.SweepOptions, don
 	if done != nil {
 		opt.DoneTable = done.table()
 	}
-	t, err := experiments.RunModel(ctx, spec.Name, experiments.SplitModel, m, opt)
+	t, err := experiments.RunModel(ctx, spec.Name, specfile.SplitModel, m, opt)
 	if t == nil {
 		return nil, err
 	}
