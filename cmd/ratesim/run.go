@@ -407,32 +407,11 @@ func checkJobsOut(path, trace string) error {
 	return checkNotInput("jobs-out", path, trace)
 }
 
-// jsonResult is the --json output.
-type jsonResult struct {
-	jsonHeader
-	splitstudy.Result
-	Input        string       `json:"input"`
-	Rate         float64      `json:"rate_tokens_per_s"`
-	Burst        float64      `json:"burst_tokens"`
-	Subs         []jsonParams `json:"sub_buckets"`
-	Dispatch     string       `json:"dispatch"`
-	Order        string       `json:"order"`
-	Seed         uint64       `json:"seed"`
-	MeanRatio    *float64     `json:"mean_delay_ratio"` // split over one; null when the one bucket delays no job
-	SkippedLines int          `json:"skipped_lines"`
-}
-
 func writeJSON(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result, skipped int) {
-	out := jsonResult{
-		jsonHeader: newJSONHeader(), Result: res, Input: f.input(), Rate: spec.One.Rate.Float64(), Burst: spec.One.Burst.Float64(),
-		Dispatch: spec.Dispatch, Order: spec.Order.String(), Seed: spec.Seed, SkippedLines: skipped,
-	}
-	for _, s := range spec.Subs {
-		out.Subs = append(out.Subs, jsonParams{Rate: s.Rate.Float64(), Burst: s.Burst.Float64(), RateExact: s.Rate.String(), BurstExact: s.Burst.String()})
-	}
-	if r := ratio(res.Split.Mean, res.One.Mean); !math.IsNaN(r) && !math.IsInf(r, 0) {
-		out.MeanRatio = &r // null when undefined (no delay in the one bucket)
-	}
+	out := struct {
+		jsonHeader
+		splitstudy.RunJSON
+	}{newJSONHeader(), splitstudy.NewRunJSON(f.input(), spec, res, skipped)}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out) // write errors are kept by the errWriter
@@ -450,16 +429,6 @@ func (f *runFlags) input() string {
 		return fmt.Sprintf("%s (mean rate %.6g jobs/s)", f.gen.Spec, f.gen.MeanRate)
 	}
 	return fmt.Sprintf("%s arrivals, load %v (λ = %v jobs/s)", f.process, f.load, f.load*f.one.Rate.Float64())
-}
-
-func ratio(a, b float64) float64 {
-	if b == 0 {
-		if a == 0 {
-			return math.NaN()
-		}
-		return math.Inf(1)
-	}
-	return a / b
 }
 
 func writeSummary(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result, skipped int) {
@@ -490,7 +459,7 @@ func writeSummary(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitst
 	} else {
 		fmt.Fprintf(w, "quantiles  one bucket %s, split %s; nearest rank\n", res.One.Quantiles, res.Split.Quantiles)
 	}
-	if r := ratio(res.Split.Mean, res.One.Mean); math.IsNaN(r) {
+	if r := splitstudy.Ratio(res.Split.Mean, res.One.Mean); math.IsNaN(r) {
 		fmt.Fprintf(w, "\nsplit/one mean delay ratio undefined (no job waited in either system)\n")
 	} else if math.IsInf(r, 0) {
 		fmt.Fprintf(w, "\nsplit/one mean delay ratio undefined (no job waited in the one bucket; %s in the split)\n", count(res.Split.Delayed, "job"))
@@ -507,15 +476,6 @@ func writeSummary(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitst
 	if c.First != nil {
 		fmt.Fprintf(w, "FIRST VIOLATION at %v\n", c.First)
 	}
-}
-
-// jsonParams is a sub-bucket in the --json output: rate and burst as
-// numbers, and exactly as written (a decimal or a fraction).
-type jsonParams struct {
-	Rate       float64 `json:"rate_tokens_per_s"`
-	Burst      float64 `json:"burst_tokens"`
-	RateExact  string  `json:"rate_tokens_per_s_exact"` // the exact value, as given or reduced: "1/3"
-	BurstExact string  `json:"burst_tokens_exact"`
 }
 
 // overloadWarning says which sub-buckets (and whether the one bucket) were
