@@ -25,13 +25,8 @@ import (
 
 // runFlags are the flags of ratesim run.
 type runFlags struct {
-	rate, burst  string // exact decimals or fractions
+	p            splitstudy.RunParams // the run's parameters (splitstudy.RunTable)
 	one          buckets.Params
-	k            int
-	sub          string
-	allowUnequal bool
-	dispatch     string
-	order        string
 	process      string
 	load         float64
 	trace        string
@@ -39,12 +34,8 @@ type runFlags struct {
 	traceNote    string              // countsNote of the trace
 	traceFmt     traceFormatFlags    // --format and the count-format flags
 	gen          *arrivals.Generated // the --arrivals spec's process, unless poisson or periodic
-	jobs         int64
-	warmup       int64
-	seed         uint64
 	jobsOut      string
 	json         bool
-	engine       bool
 	plot         runPlotFlags
 }
 
@@ -83,13 +74,7 @@ outputs are removed).
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.rate, "rate", "1", "token rate r of the one bucket, tokens/s (> 0; a decimal or a fraction p/q, exact)")
-	fl.StringVar(&f.burst, "burst", "10", "capacity b of the one bucket, tokens (>= 1; a decimal or a fraction, exact)")
-	fl.IntVar(&f.k, "k", 2, "split into k equal sub-buckets (r/k, b/k); needs b/k >= 1")
-	fl.StringVar(&f.sub, "sub", "", "split into the given sub-buckets, rate:burst pairs in tokens/s:tokens, e.g. 0.3:4,0.7:6 (exact)")
-	fl.BoolVar(&f.allowUnequal, "allow-unequal", false, "allow Σ r_l != r and Σ b_l != b (negative controls: the theorem need not hold)")
-	fl.StringVar(&f.dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ r_l), hash (of --key-col, rendezvous ∝ r_l), least-loaded, column (--sub-col)")
-	fl.StringVar(&f.order, "order", "fcfs", "service order among waiting jobs: fcfs, lifo or random")
+	splitstudy.RunTable.Bind(fl, &f.p) // --rate, --burst, --k, --sub, --allow-unequal, --dispatch, --order, --jobs, --warmup, -s/--seed, --engine
 	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·rate), periodic (spacing 1/λ), or a spec such as 'renewal:dist=pareto,rate=0.9,scv=4' (grammar above)")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load ρ = λ/r of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them: CSV or TSV with a header line, or another --format")
@@ -99,12 +84,8 @@ outputs are removed).
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of job keys (for --dispatch hash)")
 	fl.StringVar(&f.traceOpt.SubCol, "sub-col", "", "trace column of 0-based sub-bucket indexes (for --dispatch column)")
 	addBadLineFlags(fl, &f.traceOpt)
-	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals) of the run, the --warmup ones included; with --trace the default is the whole trace (sweep counts per replication: --jobs-per-replication)")
-	fl.Int64Var(&f.warmup, "warmup", 0, "leave the first N jobs out of the delay statistics (not of the check or --jobs-out)")
-	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+splitstudy.JobsHeader)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object instead of the summary")
-	fl.BoolVar(&f.engine, "engine", false, "run on the general event-queue engine instead of the fast path (same results, slower)")
 	fl.StringVar(&f.plot.dir, "plot", "", "draw the single-run figures into this folder: delay CDF and CCDF, S(t) and S^(k)(t) with their gap, N(t) and Σ N_l(t)")
 	markOutput(cmd, "plot", outputFolder)
 	markOutput(cmd, "jobs-out", outputStdout)
@@ -141,10 +122,10 @@ func parseRat(flag, s, unit string) (exact.Rat, error) {
 // spec validates the flags and builds the run specification.
 func (f *runFlags) spec(cmd *cobra.Command) (splitstudy.RunSpec, error) {
 	changed := cmd.Flags().Changed
-	p := splitstudy.RunParams{Rate: f.rate, Burst: f.burst, K: f.k, Sub: f.sub, AllowUnequal: f.allowUnequal,
-		Dispatch: f.dispatch, Order: f.order, Jobs: f.jobs, Warmup: f.warmup, Seed: f.seed, Engine: f.engine, WholeTrace: f.trace != "",
-		Given: func(key string) bool { return changed(flagOf(key)) },
-		Name:  func(key string) string { return "--" + flagOf(key) }}
+	p := f.p
+	p.WholeTrace = f.trace != ""
+	p.Given = func(key string) bool { return changed(flagOf(key)) }
+	p.Name = func(key string) string { return "--" + flagOf(key) }
 	spec, err := p.Spec()
 	if err != nil {
 		return spec, err
@@ -159,11 +140,11 @@ func (f *runFlags) spec(cmd *cobra.Command) (splitstudy.RunSpec, error) {
 	if changed("plot-format") && f.plot.dir == "" {
 		return spec, fmt.Errorf("--plot-format applies with --plot DIR")
 	}
-	if f.dispatch == "column" && f.traceOpt.SubCol == "" {
-		return spec, flagError("dispatch", f.dispatch, "--sub-col naming the trace column of sub-bucket indexes")
+	if f.p.Dispatch == "column" && f.traceOpt.SubCol == "" {
+		return spec, flagError("dispatch", f.p.Dispatch, "--sub-col naming the trace column of sub-bucket indexes")
 	}
-	if f.dispatch == "hash" && f.traceOpt.KeyCol == "" && f.trace != "" {
-		return spec, flagError("dispatch", f.dispatch, "--key-col naming the trace column of job keys")
+	if f.p.Dispatch == "hash" && f.traceOpt.KeyCol == "" && f.trace != "" {
+		return spec, flagError("dispatch", f.p.Dispatch, "--key-col naming the trace column of job keys")
 	}
 	return spec, nil
 }
@@ -181,23 +162,23 @@ func (f *runFlags) checkArrivalFlags(changed func(string) bool) error {
 			}
 		}
 		if f.process != "poisson" && f.process != "periodic" {
-			g, err := buildGenerated(f.process, f.load, f.one.Rate, f.seed, changed("load"))
+			g, err := buildGenerated(f.process, f.load, f.one.Rate, f.p.Seed, changed("load"))
 			if err != nil {
 				return err
 			}
 			f.gen = g
 		}
-		if f.dispatch == "hash" && (f.gen == nil || !f.gen.Keyed) || f.dispatch == "column" {
-			return flagError("dispatch", f.dispatch, "--trace with a --key-col (hash) or --sub-col (column), or for hash an --arrivals spec with keys (... | keys:n=1000,s=1): these generated arrivals have no keys or sub-buckets")
+		if f.p.Dispatch == "hash" && (f.gen == nil || !f.gen.Keyed) || f.p.Dispatch == "column" {
+			return flagError("dispatch", f.p.Dispatch, "--trace with a --key-col (hash) or --sub-col (column), or for hash an --arrivals spec with keys (... | keys:n=1000,s=1): these generated arrivals have no keys or sub-buckets")
 		}
-	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.p.Seed); err != nil {
 		return err
 	}
-	if changed("sub-col") && f.dispatch != "column" {
-		return fmt.Errorf("--sub-col applies with --dispatch column (it names each job's sub-bucket); --dispatch is %s", f.dispatch)
+	if changed("sub-col") && f.p.Dispatch != "column" {
+		return fmt.Errorf("--sub-col applies with --dispatch column (it names each job's sub-bucket); --dispatch is %s", f.p.Dispatch)
 	}
-	if changed("key-col") && f.dispatch != "hash" {
-		return fmt.Errorf("--key-col applies with --dispatch hash (a key always goes to the same sub-bucket); --dispatch is %s", f.dispatch)
+	if changed("key-col") && f.p.Dispatch != "hash" {
+		return fmt.Errorf("--key-col applies with --dispatch hash (a key always goes to the same sub-bucket); --dispatch is %s", f.p.Dispatch)
 	}
 	return nil
 }
@@ -241,7 +222,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err := checkJobsOut(f.jobsOut, f.trace); err != nil {
 		return err
 	}
-	plotOpt, err := f.plot.options(f.engine)
+	plotOpt, err := f.plot.options(f.p.Engine)
 	if err != nil {
 		return err
 	}
@@ -279,7 +260,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	if spec.Warmup > 0 && res.Jobs <= spec.Warmup {
-		return flagError("warmup", f.warmup, fmt.Sprintf("fewer jobs than the %d of the input, so that some are measured", res.Jobs))
+		return flagError("warmup", f.p.Warmup, fmt.Sprintf("fewer jobs than the %d of the input, so that some are measured", res.Jobs))
 	}
 	if out != nil {
 		if err := out.Commit(); err != nil {

@@ -9,12 +9,17 @@
 //
 // What each part owns, by file:
 //
+//	runparams.go the parameters of a run as given, declared once (RunParams, RunTable;
+//	             ratesim run's flags), checked into a RunSpec
 //	run.go       one run of the one bucket against its split (RunSpec, Run, Result,
 //	             CheckResult)
+//	runjson.go   the JSON of a run (RunJSON)
 //	series.go    the same run sampled over time for figures (RunSeries, Series)
 //	jobs.go      the per-job CSV of a run (JobsHeader)
-//	spec.go      the sweep specification: YAML and flags, axes, grids, points,
-//	             validation with file:line errors (Spec, Point)
+//	spec.go      the sweep specification: YAML and flags, validation with file:line
+//	             errors (Spec)
+//	axes.go      the sweep's grids and axes (Sweep, Grid, Axis)
+//	points.go    the points of a sweep, each built and checked (Point)
 //	sweep.go     the sweep as a Model: common random numbers (CommonSeed), a point's
 //	             statistics from its replications, Pollaczek–Khinchine columns
 //	             (Model, NewModel, RunSweep, MD1Wait)
@@ -22,8 +27,9 @@
 //	             resuming (Results, PointResult, WriteFiles, ReadResults)
 //	merge.go     merging the results of shards (Merge)
 //	builtin.go   the built-in split-ratio study (Builtin, BuiltinNames)
-//	figures.go   figures of runs and sweeps and their captions (SweepFigures,
-//	             RunFigures, LeastBad)
+//	figures.go   figures of a sweep and their captions (SweepFigures)
+//	runfigures.go the figures of a run (RunFigures, RunCaption)
+//	leastbad.go  the least bad stable point of each group (LeastBad)
 //	tracefit.go  a trace study fitted to its trace: the whole trace by default, its
 //	             mean rate as the points' λ (FitTrace)
 package splitstudy
