@@ -25,18 +25,18 @@ import (
 
 // runFlags are the flags of ratesim run.
 type runFlags struct {
-	p            splitstudy.RunParams // the run's parameters (splitstudy.RunTable)
-	one          buckets.Params
-	process      string
-	load         float64
-	trace        string
-	traceOpt     arrivals.TraceOptions
-	traceNote    string              // countsNote of the trace
-	traceFmt     traceFormatFlags    // --format and the count-format flags
-	gen          *arrivals.Generated // the --arrivals spec's process, unless poisson or periodic
-	jobsOut      string
-	json         bool
-	plot         runPlotFlags
+	p         splitstudy.RunParams // the run's parameters (splitstudy.RunTable)
+	one       buckets.Params
+	process   string
+	load      float64
+	trace     string
+	traceOpt  arrivals.TraceOptions
+	traceNote string              // countsNote of the trace
+	traceFmt  traceFormatFlags    // --format and the count-format flags
+	gen       *arrivals.Generated // the --arrivals spec's process, unless poisson or periodic
+	jobsOut   string
+	json      bool
+	plot      runPlotFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -459,11 +459,9 @@ func writeSummary(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitst
 	}
 }
 
-// overloadWarning says which sub-buckets (and whether the one bucket) were
-// offered a load >= 1, where the dispatch fixes their traffic shares: their
-// delays have no steady state and grow with the run's length. λ is the
-// generated process's mean rate, or a trace's measured mean rate over its
-// span. It returns "" when every load is below 1 or unknown.
+// overloadWarning is the study's overload warning (RunSpec.OverloadWarning)
+// at λ: the generated process's mean rate, or a trace's measured mean
+// rate over its span.
 func overloadWarning(f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result) string {
 	var lambda float64
 	var from string
@@ -478,19 +476,5 @@ func overloadWarning(f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result
 	default:
 		lambda, from = f.load*spec.One.Rate.Float64(), "--load × --rate"
 	}
-	var over []string
-	for l, rho := range spec.SubLoads(lambda) {
-		if rho >= 1 {
-			over = append(over, fmt.Sprintf("%d at %.3g", l+1, rho))
-		}
-	}
-	one := lambda / spec.One.Rate.Float64()
-	switch {
-	case len(over) == 0 && one < 1:
-		return ""
-	case len(over) == 0:
-		return fmt.Sprintf("the one bucket is offered load %.3g (λ = %.6g jobs/s, %s): at a load >= 1 delays have no steady state and grow with the run's length", one, lambda, from)
-	}
-	return fmt.Sprintf("offered a load >= 1 under dispatch %s: sub-bucket %s (λ = %.6g jobs/s, %s; the one bucket at %.3g); at a load >= 1 delays have no steady state and grow with the run's length",
-		spec.Dispatch, strings.Join(over, ", sub-bucket "), lambda, from, one)
+	return spec.OverloadWarning(lambda, from)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"strings"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
@@ -346,4 +347,27 @@ func (spec RunSpec) SubLoads(lambda float64) []float64 {
 		loads[l] = lambda * shares[l] / s.Rate.Float64()
 	}
 	return loads
+}
+
+// OverloadWarning says which sub-buckets (and whether the one bucket) are
+// offered a load >= 1 at arrival rate lambda (jobs/s; from says where it
+// comes from, "the trace's mean rate"), where the dispatch fixes their
+// traffic shares: their delays have no steady state and grow with the
+// run's length. It returns "" when every load is below 1 or unknown.
+func (spec RunSpec) OverloadWarning(lambda float64, from string) string {
+	var over []string
+	for l, rho := range spec.SubLoads(lambda) {
+		if rho >= 1 {
+			over = append(over, fmt.Sprintf("%d at %.3g", l+1, rho))
+		}
+	}
+	one := lambda / spec.One.Rate.Float64()
+	switch {
+	case len(over) == 0 && one < 1:
+		return ""
+	case len(over) == 0:
+		return fmt.Sprintf("the one bucket is offered load %.3g (λ = %.6g jobs/s, %s): at a load >= 1 delays have no steady state and grow with the run's length", one, lambda, from)
+	}
+	return fmt.Sprintf("offered a load >= 1 under dispatch %s: sub-bucket %s (λ = %.6g jobs/s, %s; the one bucket at %.3g); at a load >= 1 delays have no steady state and grow with the run's length",
+		spec.Dispatch, strings.Join(over, ", sub-bucket "), lambda, from, one)
 }
