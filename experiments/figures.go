@@ -117,8 +117,8 @@ func FormatProb(p float64) string {
 	return strconv.FormatFloat(p, 'g', 4, 64)
 }
 
-// FormatNumber writes a number for the text of a figure: see textNumber.
-func FormatNumber(x float64) string { return textNumber(x) }
+// TextNumber writes a number for the text of a figure: see textNumber.
+func TextNumber(x float64) string { return textNumber(x) }
 
 // textNumber writes a number for the text of a figure (titles, legends,
 // captions) in the notation of the plots package's axes, as plain text:

@@ -141,13 +141,13 @@ func caption(res *Results, pts []*PointResult, plotted ...string) string {
 		setting = append(setting, arrivalsLabel(&pr.Point)+" arrivals")
 	}
 	if !is("load") {
-		setting = append(setting, "load ρ = "+experiments.FormatNumber(pr.Load))
+		setting = append(setting, "load ρ = "+experiments.TextNumber(pr.Load))
 	}
 	if !is("rate") {
-		setting = append(setting, "r = "+experiments.FormatNumber(pr.Rate)+" tokens/s")
+		setting = append(setting, "r = "+experiments.TextNumber(pr.Rate)+" tokens/s")
 	}
 	if !is("burst") {
-		setting = append(setting, "b = "+experiments.FormatNumber(pr.Burst)+" tokens")
+		setting = append(setting, "b = "+experiments.TextNumber(pr.Burst)+" tokens")
 	}
 	if is("k") {
 		if sh := kShares(pts); sh != "" {
@@ -226,9 +226,9 @@ func kShares(pts []*PointResult) string {
 	case equal:
 		return "equal rate and burst shares (1/k each)"
 	case firstSame && same(q[0], qb[0]):
-		return "rate and burst share of sub-bucket 1 " + experiments.FormatNumber(q[0]) + ", the rest equal"
+		return "rate and burst share of sub-bucket 1 " + experiments.TextNumber(q[0]) + ", the rest equal"
 	case firstSame:
-		return "rate share of sub-bucket 1 " + experiments.FormatNumber(q[0]) + ", burst share " + experiments.FormatNumber(qb[0]) + ", the rest equal"
+		return "rate share of sub-bucket 1 " + experiments.TextNumber(q[0]) + ", burst share " + experiments.TextNumber(qb[0]) + ", the rest equal"
 	}
 	return ""
 }
@@ -237,7 +237,7 @@ func kShares(pts []*PointResult) string {
 func textShares(s []float64) string {
 	parts := make([]string, len(s))
 	for i, x := range s {
-		parts[i] = experiments.FormatNumber(x)
+		parts[i] = experiments.TextNumber(x)
 	}
 	return strings.Join(parts, " : ")
 }
@@ -245,7 +245,7 @@ func textShares(s []float64) string {
 // textValue writes an axis value for figure text (see textNumber).
 func textValue(v any) string {
 	if x, ok := v.(float64); ok {
-		return experiments.FormatNumber(x)
+		return experiments.TextNumber(x)
 	}
 	return formatAxisValue(v)
 }

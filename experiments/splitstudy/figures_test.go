@@ -257,8 +257,8 @@ func TestSweepFigureNumbers(t *testing.T) {
 		0.00001: "0.00001", 0.5: "0.5", 500: "500", 1000: "1000", 9999: "9999",
 		500000: "500k", 107550: "107.55k", 1e6: "1M", 2.5e9: "2.5G", 2e-7: "2e-07", 0: "0", -20000: "-20k",
 	} {
-		if got := experiments.FormatNumber(x); got != want {
-			t.Errorf("experiments.FormatNumber(%v) = %q, want %q", x, got, want)
+		if got := experiments.TextNumber(x); got != want {
+			t.Errorf("experiments.TextNumber(%v) = %q, want %q", x, got, want)
 		}
 	}
 	figs := sweepFigures(t, `
