@@ -16,7 +16,7 @@
 //	                   (JobSource, ErrInput, ErrOverflow)
 //	stats.go           delay statistics: exact nearest-rank quantiles up to
 //	                   ExactQuantileJobs delayed jobs, then a log-linear histogram
-//	                   (one run, HistogramAccuracy) or DDSketch (pooled) (Delays, Stats, Distribution)
+//	                   (one run, histogramAccuracy) or DDSketch (pooled) (Delays, Stats, Distribution)
 //	ci.go              confidence intervals of means and of ratios
 //	seeds.go           the random streams of a run (Source) and of a sweep's replications
 //	                   (ReplicationSeed)

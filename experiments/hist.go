@@ -2,13 +2,13 @@ package experiments
 
 import "math"
 
-// HistogramAccuracy is the relative accuracy of the delay quantiles of a
+// histogramAccuracy is the relative accuracy of the delay quantiles of a
 // run that delayed more than [ExactQuantileJobs] jobs in one system: its
 // delays beyond are counted in a [logHist], whose bins are 2^-7 wide
 // relative to their lower end, and a quantile is reported at its bin's
 // middle (at most the exact maximum), so a reported quantile q̂ of a true
 // quantile q > 0 satisfies |q̂ - q| <= 2^-8·q.
-const HistogramAccuracy = 1.0 / 256
+const histogramAccuracy = 1.0 / 256
 
 // histShift keeps the sign, the exponent and the 7 leading bits of the
 // significand of a float64: a positive value's bin in a logHist.

@@ -14,17 +14,17 @@ import (
 	"github.com/ratesim/ratesim/exact"
 )
 
-// RelativeAccuracy is the relative accuracy of the delay quantiles once a
+// relativeAccuracy is the relative accuracy of the delay quantiles once a
 // system has delayed more than [ExactQuantileJobs] jobs: a reported
 // quantile q̂ of a true quantile q > 0 satisfies |q̂ - q| <= 0.01·q
 // (DDSketch guarantee; Masson, Rim and Lee, "DDSketch: A Fast and
 // Fully-Mergeable Quantile Sketch with Relative-Error Guarantees", VLDB
 // 2019). Zero delays are always counted exactly.
-const RelativeAccuracy = 0.01
+const relativeAccuracy = 0.01
 
 // ExactQuantileJobs is how many delayed jobs (delay > 0) a system keeps
 // exactly for its quantiles: up to this many, every quantile is exact;
-// beyond, the delays go into a DDSketch of [RelativeAccuracy] and memory
+// beyond, the delays go into a DDSketch of [relativeAccuracy] and memory
 // stays bounded (8 MiB of delays per system at most, whatever the run's
 // length).
 const ExactQuantileJobs = 1 << 20
@@ -78,7 +78,7 @@ type Delays struct {
 type delayStats = Delays
 
 // NewDelays returns empty statistics that keep their delays in a DDSketch
-// of [RelativeAccuracy] beyond [ExactQuantileJobs]: those of a point's
+// of [relativeAccuracy] beyond [ExactQuantileJobs]: those of a point's
 // pooled replications (see [Delays.Merge]).
 func NewDelays() *Delays { return &Delays{} }
 
@@ -86,7 +86,7 @@ func newDelayStats() *delayStats { return NewDelays() }
 
 // NewRunDelays returns the empty statistics of one run: beyond
 // [ExactQuantileJobs] delayed jobs they keep a log-linear histogram of
-// [HistogramAccuracy], cheaper per job than the sketch.
+// [histogramAccuracy], cheaper per job than the sketch.
 func NewRunDelays() *Delays { return newRunStats() }
 
 // Add records one job's exact wait in nanoseconds (0 for a job that did
@@ -125,7 +125,7 @@ func (s *Delays) Distribution() Distribution { return s.distribution() }
 
 // newRunStats returns the statistics of one run: beyond
 // ExactQuantileJobs delayed jobs they keep a [logHist] of
-// [HistogramAccuracy], cheaper per job than the sketch, rather than a
+// [histogramAccuracy], cheaper per job than the sketch, rather than a
 // DDSketch.
 func newRunStats() *delayStats { return &delayStats{useHist: true} }
 
@@ -386,9 +386,9 @@ func (h *logHist) addBatch(ws []int64, sc float64) (i int, acc uint64, delayed, 
 func newSketch() *ddsketch.DDSketch {
 	// The cubically interpolated mapping avoids a logarithm per value at
 	// the same accuracy guarantee as the logarithmic one.
-	m, err := mapping.NewCubicallyInterpolatedMapping(RelativeAccuracy)
+	m, err := mapping.NewCubicallyInterpolatedMapping(relativeAccuracy)
 	if err != nil {
-		panic(err) // RelativeAccuracy is a valid constant
+		panic(err) // relativeAccuracy is a valid constant
 	}
 	return ddsketch.NewDDSketch(m, store.NewDenseStore(), store.NewDenseStore())
 }
@@ -489,11 +489,11 @@ func (s *delayStats) stats() Stats {
 	st := Stats{Jobs: s.n, Delayed: s.delayed, Quantiles: "exact"}
 	switch {
 	case s.hist != nil:
-		st.Quantiles = fmt.Sprintf("log-linear histogram, relative accuracy %g", HistogramAccuracy)
+		st.Quantiles = fmt.Sprintf("log-linear histogram, relative accuracy %g", histogramAccuracy)
 	case s.sketch != nil && s.mixed:
-		st.Quantiles = fmt.Sprintf("ddsketch over a log-linear histogram, relative accuracy %g", RelativeAccuracy+HistogramAccuracy+RelativeAccuracy*HistogramAccuracy)
+		st.Quantiles = fmt.Sprintf("ddsketch over a log-linear histogram, relative accuracy %g", relativeAccuracy+histogramAccuracy+relativeAccuracy*histogramAccuracy)
 	case s.sketch != nil:
-		st.Quantiles = fmt.Sprintf("ddsketch, relative accuracy %g", RelativeAccuracy)
+		st.Quantiles = fmt.Sprintf("ddsketch, relative accuracy %g", relativeAccuracy)
 	}
 	total := s.totalRat()
 	st.Total, _ = new(big.Rat).Quo(total, big.NewRat(1e9, 1)).Float64()

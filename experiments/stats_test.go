@@ -47,7 +47,7 @@ func TestQuantilesAgainstSort(t *testing.T) {
 }
 
 // TestHistogramQuantiles: beyond ExactQuantileJobs delayed jobs, a run's
-// quantiles come from the log-linear histogram within HistogramAccuracy
+// quantiles come from the log-linear histogram within histogramAccuracy
 // of the exact nearest-rank values (sorted here), the maximum, total and
 // counts stay exact, and the label says so.
 func TestHistogramQuantiles(t *testing.T) {
@@ -77,8 +77,8 @@ func TestHistogramQuantiles(t *testing.T) {
 		got      float64
 	}{{500, s.P50}, {900, s.P90}, {990, s.P99}, {999, s.P999}} {
 		want := float64(sorted[rank(c.permille, int64(n))-1]) / 1e9
-		if math.Abs(c.got-want) > want*HistogramAccuracy {
-			t.Errorf("p%d = %v s, exact %v s: beyond %g relative", c.permille, c.got, want, HistogramAccuracy)
+		if math.Abs(c.got-want) > want*histogramAccuracy {
+			t.Errorf("p%d = %v s, exact %v s: beyond %g relative", c.permille, c.got, want, histogramAccuracy)
 		}
 	}
 	if want := float64(sorted[n-1]) / 1e9; s.Max != want {
