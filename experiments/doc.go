@@ -3,8 +3,9 @@
 // by shard, with progress and resumption, and collects its rows in a
 // results [Table]; it builds arrivals, keeps delay statistics and
 // confidence intervals, and writes results whole or not at all. The
-// studies live in packages of their own (the split study in
-// experiments/splitstudy); cmd/ratesim reduces flags to their specs and
+// studies live in packages of their own (experiments/splitstudy,
+// experiments/limiterstudy, experiments/clientstudy), each a [Model];
+// cmd/ratesim reduces flags to their specs and
 // prints what comes back.
 //
 // What each part owns, by file:
@@ -16,7 +17,8 @@
 //	                   (JobSource, ErrInput, ErrOverflow)
 //	stats.go           delay statistics: exact nearest-rank quantiles up to
 //	                   ExactQuantileJobs delayed jobs, then a log-linear histogram
-//	                   (one run, histogramAccuracy) or DDSketch (pooled) (Delays, Stats, Distribution)
+//	                   (one run, histogramAccuracy) or DDSketch (pooled) (Stats, Distribution;
+//	                   DelayStats in delaystats.go)
 //	ci.go              confidence intervals of means and of ratios
 //	seeds.go           the random streams of a run (Source) and of a sweep's replications
 //	                   (ReplicationSeed)
@@ -31,16 +33,10 @@
 //	tablefigures.go    figures of a model's results table (TableFigures)
 //	tailfigures.go     delay distributions drawn as CDFs and tails (TailLines)
 //	num.go             a statistic that may be undefined, in JSON (Num)
-//	family.go          the limiter family: one registration per limiter (constructor,
-//	                   description, promise, response curve, figure attributes)
-//	limiters.go        the limiters comparison on one arrival stream: matched parameters,
-//	                   keyed runs, empirical arrival curves α*(d) against promises
-//	                   (LimitersSpec, RunLimiters, LimitersResult)
-//	limiterfigures.go  figures of a limiters run
-//	downstream.go      the network-calculus bounds of what a limiter passes to a
-//	                   rate-latency server (Downstream, PromiseCurve)
-//	clients.go         reacting clients against one limiter (ClientsSpec, RunClients)
-//	backoff.go         the backoff study built on clients runs (RunBackoffStudy)
+//	delaystats.go      the delay statistics and arrival errors of runs, for the studies of
+//	                   other packages (DelayStats, ArrivalError)
+//	seam.go            caption numbers and YAML errors of the split study's words, for them
+//	paramsweep.go      a sweep over a model's parameters (ParamSweep, ParamGrid, ParamAxis)
 //	panic.go           a panic in a worker returned as a *PanicError
 //
 // Randomness: every random component draws from its own PCG stream derived

@@ -117,9 +117,6 @@ func FormatProb(p float64) string {
 	return strconv.FormatFloat(p, 'g', 4, 64)
 }
 
-// TextNumber writes a number for the text of a figure: see textNumber.
-func TextNumber(x float64) string { return textNumber(x) }
-
 // textNumber writes a number for the text of a figure (titles, legends,
 // captions) in the notation of the plots package's axes, as plain text:
 // the shortest decimal that reads back as x from 10^-6 up to 10^4

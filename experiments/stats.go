@@ -52,13 +52,12 @@ type Stats struct {
 	Quantiles string `json:"quantiles"`
 }
 
-// Delays accumulates one system's delays. Totals and the maximum are
+// delayStats accumulates one system's delays. Totals and the maximum are
 // exact (rationals of nanoseconds); positive delays are kept exactly, as
-// float64 seconds rounded once, for the first [ExactQuantileJobs] of them,
-// and in a DDSketch ([NewDelays], for pooling replications) or a
-// log-linear histogram ([NewRunDelays], one run) beyond. The zero value is
-// not usable.
-type Delays struct {
+// float64 seconds rounded once, for the first ExactQuantileJobs of them,
+// and in a DDSketch beyond (or a log-linear histogram, for one run). The
+// studies of other packages reach it through [DelayStats].
+type delayStats struct {
 	n, delayed int64
 	sum        exact.Int128 // Σ numerators of waits with denominator den
 	den        int64        // the denominator of every wait so far (0: none yet)
@@ -74,54 +73,7 @@ type Delays struct {
 	scaleNs    float64 // den·1e9 as a float64 when it is exact (<= 2^53), for addUnits; 0 otherwise
 }
 
-// delayStats is the name the study files of this package use for [Delays].
-type delayStats = Delays
-
-// NewDelays returns empty statistics that keep their delays in a DDSketch
-// of [relativeAccuracy] beyond [ExactQuantileJobs]: those of a point's
-// pooled replications (see [Delays.Merge]).
-func NewDelays() *Delays { return &Delays{} }
-
-func newDelayStats() *delayStats { return NewDelays() }
-
-// NewRunDelays returns the empty statistics of one run: beyond
-// [ExactQuantileJobs] delayed jobs they keep a log-linear histogram of
-// [histogramAccuracy], cheaper per job than the sketch.
-func NewRunDelays() *Delays { return newRunStats() }
-
-// Add records one job's exact wait in nanoseconds (0 for a job that did
-// not wait).
-func (s *Delays) Add(w exact.Rat) { s.add(w) }
-
-// Den returns the denominator of the waits [Delays.AddUnits] takes, 0
-// before [Delays.SetDen].
-func (s *Delays) Den() int64 { return s.den }
-
-// SetDen fixes the denominator d (> 0) of the waits [Delays.AddUnits] and
-// [Delays.AddUnitsBatch] take, once, before the first of them.
-func (s *Delays) SetDen(d int64) { s.setDen(d) }
-
-// AddUnits records one job's wait of num/den nanoseconds, den the
-// denominator fixed by [Delays.SetDen].
-func (s *Delays) AddUnits(num exact.Int128, den int64) { s.addUnits(num, den) }
-
-// AddUnitsBatch records the waits ws[i]/den nanoseconds of a batch of jobs
-// and returns how many of them waited (> 0).
-func (s *Delays) AddUnitsBatch(ws []int64, den int64) int64 { return s.addUnitsBatch(ws, den) }
-
-// Reserve makes room for n exact values at once (at most
-// [ExactQuantileJobs]): for a run whose number of jobs is known.
-func (s *Delays) Reserve(n int64) { s.reserve(n) }
-
-// Merge adds the delays of o (another replication) to s.
-func (s *Delays) Merge(o *Delays) { s.merge(o) }
-
-// Stats returns the statistics of the delays recorded.
-func (s *Delays) Stats() Stats { return s.stats() }
-
-// Distribution returns the empirical distribution of the delays (see
-// [Distribution]).
-func (s *Delays) Distribution() Distribution { return s.distribution() }
+func newDelayStats() *delayStats { return &delayStats{} }
 
 // newRunStats returns the statistics of one run: beyond
 // ExactQuantileJobs delayed jobs they keep a [logHist] of

@@ -79,8 +79,8 @@ func ParseYAMLSweep(n *yaml.Node, known func(string) bool, names []string, examp
 // The names below are package internal/specfile's, kept under their old
 // names for the studies that still read them here (drl, the clients
 // study): rename experiments.SpecError to specfile.Error, ErrSpec,
-// StudyErr, KeyLines, YAMLField, YAMLKeys, SetYAMLField, YAMLError and
-// SplitModel to the same names in specfile, SpecModel to specfile.Model
+// StudyErr, KeyLines, YAMLField, YAMLKeys, SetYAMLField, YAMLError (in
+// seam.go) and SplitModel to the same names in specfile, SpecModel to specfile.Model
 // and ReadSpecData to specfile.Read, then delete them.
 
 // SpecError is [specfile.Error].
@@ -97,9 +97,6 @@ func SpecModel(data []byte, name string) (string, error) { return specfile.Model
 
 // ReadSpecData is [specfile.Read].
 func ReadSpecData(r io.Reader, name string) ([]byte, error) { return specfile.Read(r, name) }
-
-// YAMLError is [specfile.YAMLError].
-func YAMLError(name string, err error) error { return specfile.YAMLError(name, err) }
 
 // KeyLines is [specfile.KeyLines].
 func KeyLines(root *yaml.Node, block string) map[string]int { return specfile.KeyLines(root, block) }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/internal/version"
@@ -46,7 +47,7 @@ func newSweepCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	f.register(cmd, "figures/")
-	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(splitstudy.BuiltinNames(), experiments.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
+	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(splitstudy.BuiltinNames(), clientstudy.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "replications run in parallel; 0, the default, means all cores")
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
@@ -138,7 +139,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
 // study, the built-in studies and spec files of other models) and
 // reports whether it did.
 func routeSweep(cmd *cobra.Command, f *sweepFlags, args []string) (bool, error) {
-	if f.builtin == experiments.BackoffStudyName {
+	if f.builtin == clientstudy.BackoffStudyName {
 		return true, runBackoffStudy(cmd, f, args)
 	}
 	if text, model, ok := experiments.BuiltinModelSpec(f.builtin); ok && len(args) == 0 {

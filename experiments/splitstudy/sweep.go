@@ -91,7 +91,7 @@ func (p *Point) arrivals(ctx context.Context, s uint64) (*experiments.Arrivals, 
 // bucket, 1 the split), the delay statistics (mergeable: exact values or a
 // sketch) and the mean delay; and the check's violations.
 type repStats struct {
-	stats      [2]*experiments.Delays
+	stats      [2]*experiments.DelayStats
 	mean       [2]float64
 	violations uint64
 	lemma      uint64
@@ -115,8 +115,8 @@ func runReplication(ctx context.Context, p *Point, seed uint64, rep int) (repSta
 		return repStats{}, err
 	}
 	var r repStats
-	for i, st := range []*experiments.Delays{rec.one, rec.split} {
-		r.stats[i], r.mean[i] = st, st.Stats().Mean
+	for i, st := range []*experiments.DelayStats{rec.one, rec.split} {
+		r.stats[i], r.mean[i] = st, stats(st).Mean
 	}
 	r.violations, r.lemma, r.events = res.Check.Violations, res.Check.LemmaViolations, res.Check.Events
 	return r, nil
@@ -213,7 +213,7 @@ func RunSweep(ctx context.Context, spec *Spec, opt experiments.SweepOptions, don
 func aggregate(p *Point, reps []repStats) PointResult {
 	pr := PointResult{Point: *p}
 	means := [2][]float64{make([]float64, len(reps)), make([]float64, len(reps))}
-	merged := [2]*experiments.Delays{experiments.NewDelays(), experiments.NewDelays()}
+	merged := [2]*experiments.DelayStats{experiments.NewDelayStats(false), experiments.NewDelayStats(false)}
 	for i, r := range reps {
 		for s := range 2 {
 			means[s][i] = r.mean[s]
@@ -229,7 +229,7 @@ func aggregate(p *Point, reps []repStats) PointResult {
 	r, lo, hi := experiments.RatioCI(means[1], means[0], experiments.ConfidenceLevel)
 	pr.Ratio, pr.RatioLo, pr.RatioHi = experiments.Num(r), experiments.Num(lo), experiments.Num(hi)
 	for s, q := range [2]*SystemStats{&pr.One, &pr.Split} {
-		st := merged[s].Stats()
+		st := stats(merged[s])
 		q.P50, q.P90, q.P99, q.P999 = experiments.Num(st.P50), experiments.Num(st.P90), experiments.Num(st.P99), experiments.Num(st.P999)
 		q.Delayed = experiments.Num(float64(st.Delayed) / float64(st.Jobs))
 	}

@@ -254,12 +254,12 @@ func TestWarmupExcluded(t *testing.T) {
 func repOf(one, split []float64) repStats {
 	var r repStats
 	for s, ds := range [][]float64{one, split} {
-		st := experiments.NewDelays()
+		st := experiments.NewDelayStats(false)
 		for _, d := range ds {
 			w, _ := exact.FromFloat64(d * 1e9) // whole seconds in the test: exact nanoseconds
 			st.Add(w)
 		}
-		r.stats[s], r.mean[s] = st, st.Stats().Mean
+		r.stats[s], r.mean[s] = st, stats(st).Mean
 	}
 	return r
 }
