@@ -107,10 +107,10 @@ func buildSpec(a ArrivalsSpec, src func(uint64) rand.Source, exactDefault bool) 
 	return arrivals.BuildSpec(a.Spec, env)
 }
 
-// meanRate returns the mean arrival rate of a spec, jobs/s, as the
-// float64 the spec's parameters give (no random draws), or NaN when the
-// spec is invalid.
-func meanRate(a ArrivalsSpec) float64 {
+// MeanRate returns the mean arrival rate of a's generated arrivals, jobs/s,
+// as the float64 the spec's parameters give (no random draws), or NaN for
+// a trace or an invalid spec.
+func (a ArrivalsSpec) MeanRate() float64 {
 	if a.Trace != "" {
 		return math.NaN()
 	}
@@ -121,8 +121,9 @@ func meanRate(a ArrivalsSpec) float64 {
 	return g.MeanRate
 }
 
-// poissonRate is [Arrivals.PoissonRate] of a spec, without random draws.
-func poissonRate(a ArrivalsSpec) (float64, bool) {
+// PoissonRate is [Arrivals.PoissonRate] of a's generated arrivals, without
+// random draws: false for a trace or an invalid spec.
+func (a ArrivalsSpec) PoissonRate() (float64, bool) {
 	if a.Trace != "" {
 		return 0, false
 	}
@@ -131,6 +132,17 @@ func poissonRate(a ArrivalsSpec) (float64, bool) {
 		return 0, false
 	}
 	return arrivals.PoissonRate(g)
+}
+
+// Check returns the error of a's arrival spec, the one [BuildArrivals]
+// would return (naming the component and parameter), without random
+// draws; nil for a trace.
+func (a ArrivalsSpec) Check() error {
+	if a.Trace != "" {
+		return nil
+	}
+	_, err := buildSpec(a, func(uint64) rand.Source { return rand.NewPCG(0, 0) }, true)
+	return err
 }
 
 // CountsNote says how a count trace became arrivals, for the input line

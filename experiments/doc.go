@@ -1,39 +1,38 @@
-// Package experiments owns runs: it builds them from specifications, drives
-// the systems with arrival processes, collects statistics and checks, and
-// writes results whole or not at all. cmd/ratesim reduces flags to the
-// specs here and prints what comes back; report and the counterexample
-// search (package experiments/verify) build on the same runs. The limiters
-// study is package experiments/limiterstudy, the clients study (the backoff
-// and overload studies with it) package experiments/clientstudy: each is a
-// [Model] the runner runs.
+// Package experiments is the runner of ratesim's studies: it runs a study
+// (a [Model]) point by point and replication by replication on workers,
+// by shard, with progress and resumption, and collects its rows in a
+// results [Table]; it builds arrivals, keeps delay statistics and
+// confidence intervals, and writes results whole or not at all. The
+// studies live in packages of their own (experiments/splitstudy,
+// experiments/limiterstudy, experiments/clientstudy), each a [Model];
+// cmd/ratesim reduces flags to their specs and
+// prints what comes back.
 //
 // What each part owns, by file:
 //
 //	arrivals.go        one arrivals builder for every command: ArrivalsSpec (a trace, or an
 //	                   arrival spec with its default rate λ = load·r) -> BuildArrivals; the
 //	                   Poisson test that selects closed forms (Arrivals.PoissonRate)
-//	run.go             one run of the one bucket against its split (RunSpec, Run, Result,
-//	                   CheckResult), the random streams of a run (Source), input errors
-//	series.go          the same run sampled over time for figures (RunSeries, Series)
-//	jobs.go            the per-job CSV of a run (JobsHeader)
+//	jobsource.go       an arrival process fed to the systems, errors naming the trace line
+//	                   (JobSource, ErrInput, ErrOverflow)
 //	stats.go           delay statistics: exact nearest-rank quantiles up to
 //	                   ExactQuantileJobs delayed jobs, then a log-linear histogram
-//	                   (one run, HistogramAccuracy) or DDSketch (pooled) (Stats, Distribution)
-//	ci.go              confidence intervals of means and of the split/one ratio
-//	spec.go            the sweep specification: YAML and flags, axes, grids, points,
-//	                   validation with file:line errors (Spec, Point, SpecError)
-//	sweep.go           running a sweep: replication seeds, workers, progress,
-//	                   Pollaczek–Khinchine columns (RunSweep, ReplicationSeed, MD1Wait)
-//	model.go           the seam for studies of other models (package drl's, say): a Model
-//	                   the runner calls per point and replication, with the same seeds,
-//	                   workers, shards and progress as RunSweep, and its results Table
-//	                   (RunModel, Table, ReadTable, MergeTables, CheckResume; SpecModel picks the model)
-//	shard.go, merge.go splitting a sweep into shards and merging their results
-//	results.go         sweep results: CSV and JSON (schema_version), reading back,
-//	                   resuming (Results, PointResult, WriteFiles, ReadResults)
-//	builtin.go         the built-in sweep specs (Builtin, BuiltinNames)
-//	figures.go         figures of runs and sweeps, their captions, writing them
-//	                   (SweepFigures, RunFigures, SaveFigures)
+//	                   (one run, histogramAccuracy) or DDSketch (pooled) (Stats, Distribution;
+//	                   DelayStats in delaystats.go)
+//	ci.go              confidence intervals of means and of ratios
+//	seeds.go           the random streams of a run (Source) and of a sweep's replications
+//	                   (ReplicationSeed)
+//	model.go           the runner of every study: a Model the runner calls per point and
+//	                   replication, on workers, by shard, with progress and resumption, and
+//	                   its results Table (RunModel, Table, ReadTable, MergeTables, CheckResume)
+//	shard.go           splitting a sweep into shards
+//	yamlspec.go        the bounds of a sweep (MaxPoints), its sweep block (ParseYAMLSweep);
+//	                   the names of internal/specfile kept for the studies still here
+//	builtin.go         the built-in studies of models other than the split
+//	figures.go         saving figures (NamedFigure, SaveFigures) and the numbers in their text
+//	tablefigures.go    figures of a model's results table (TableFigures)
+//	tailfigures.go     delay distributions drawn as CDFs and tails (TailLines)
+//	num.go             a statistic that may be undefined, in JSON (Num)
 //	delaystats.go      the delay statistics and arrival errors of runs, for the studies of
 //	                   other packages (DelayStats, ArrivalError)
 //	seam.go            caption numbers and YAML errors of the split study's words, for them
@@ -41,6 +40,8 @@
 //	panic.go           a panic in a worker returned as a *PanicError
 //
 // Randomness: every random component draws from its own PCG stream derived
-// from the run's seed (see Source, CommonSeed and ReplicationSeed), so results depend on
-// the seed alone, not on the machine or the number of workers.
+// from the run's seed (see [Source] and [ReplicationSeed]; the split study
+// uses common random numbers across points, splitstudy.CommonSeed), so
+// results depend on the seed alone, not on the machine or the number of
+// workers.
 package experiments

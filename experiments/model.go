@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,8 +18,9 @@ import (
 )
 
 // Model is a study the sweep runner runs point by point and replication
-// by replication, other than the token-bucket split of [Spec]: the
-// distributed rate-limiting designs of package drl, say. The runner owns
+// by replication: the split of a token bucket (package
+// experiments/splitstudy), the distributed rate-limiting designs of
+// package drl, the reacting clients. The runner owns
 // the seeds, the workers, the shard and the progress; the model owns what
 // a replication computes and how a point's replications become rows of
 // the results table. Its methods are called from several goroutines at
@@ -67,19 +67,18 @@ type Table struct {
 
 // RunModel runs every replication of every point of m (or of the shard's
 // points) on opt.Workers goroutines and returns the rows of each point,
-// in point order. As [RunSweep], the results do not depend on the number
-// of workers or the sharding: replication rep of point p runs with seed
-// ReplicationSeed(m.RootSeed(), p, rep). On cancellation it returns the
-// points finished, with Interrupted set, and ctx.Err().
+// in point order. The results do not depend on the number of workers or
+// the sharding: replication rep of point p runs with seed
+// ReplicationSeed(m.RootSeed(), p, rep) (a model may derive its streams
+// otherwise from (point, rep), as the split study does for common random
+// numbers). On cancellation it returns the points finished, with
+// Interrupted set, and ctx.Err().
 //
-// opt.Done (a split sweep's points) must be empty; opt.DoneTable resumes
-// instead: the rows of its points are kept and only the other points run,
-// so that the table is the one an uninterrupted run gives (the caller
-// checks first with [Table.CheckResume] that it is the same sweep).
+// opt.DoneTable resumes: the rows of its points are kept and only the
+// other points run, so that the table is the one an uninterrupted run
+// gives (the caller checks first with [Table.CheckResume], or the study's
+// own check, that it is the same sweep).
 func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions) (*Table, error) {
-	if len(opt.Done) > 0 {
-		return nil, errors.New("experiments: a model's sweep resumes from a Table (SweepOptions.DoneTable), not from points")
-	}
 	if err := opt.Shard.validate(); err != nil {
 		return nil, err
 	}
@@ -394,4 +393,28 @@ func MergeTables(parts []*Table) (*Table, error) {
 		out.Rows = append(out.Rows, r.row)
 	}
 	return &out, nil
+}
+
+// SweepOptions control how a sweep runs; they do not change its results.
+type SweepOptions struct {
+	Workers int   // replications run in parallel; 0 means runtime.GOMAXPROCS(0)
+	Shard   Shard // the subset of points to run; the zero value runs them all
+	// Progress, when not nil, is called after each replication, from the
+	// goroutine that called RunModel.
+	Progress func(SweepProgress)
+	// DoneTable holds the rows of the points an earlier, interrupted run
+	// of the same sweep finished (checked with [Table.CheckResume]):
+	// RunModel runs only the other points and returns all of them, in
+	// point order. Since a point's rows depend on (seed, point) alone, the
+	// table is that of one uninterrupted run, byte for byte once written.
+	DoneTable *Table
+}
+
+// SweepProgress is how far a sweep has come.
+type SweepProgress struct {
+	Points      int // points finished, those of SweepOptions.Done included
+	PointsTotal int // points of the sweep, or of its shard
+	// Replications counts the replications this call has run, of the
+	// ReplicationsTotal it runs (the points of Done excluded).
+	Replications, ReplicationsTotal int
 }

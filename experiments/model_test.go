@@ -136,34 +136,10 @@ func TestRunModelErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "point 2 replication 1: boom") {
 		t.Errorf("error %v, want point 2 replication 1: boom", err)
 	}
-	_, err = RunModel(context.Background(), "", "seeds", seedModel{points: 1, reps: 1, failAt: -1}, SweepOptions{Done: []PointResult{{}}})
-	if err == nil {
-		t.Errorf("Done accepted for a model")
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	tab, err := RunModel(ctx, "", "seeds", seedModel{points: 3, reps: 1, failAt: -1}, SweepOptions{Workers: 1})
 	if !errors.Is(err, context.Canceled) || tab == nil || !tab.Interrupted {
 		t.Errorf("cancelled: %v, %+v", err, tab)
-	}
-}
-
-func TestSpecModel(t *testing.T) {
-	for _, c := range []struct{ in, want, err string }{
-		{"k: 2\n", SplitModel, ""},
-		{"model: drl\ndrl: {}\n", "drl", ""},
-		{"model: [a]\n", "", "s.yaml:1: model: want a model name"},
-		{"a: [\n", "", "s.yaml"},
-	} {
-		got, err := SpecModel([]byte(c.in), "s.yaml")
-		if got != c.want || (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
-			t.Errorf("%q: %q, %v; want %q, %q", c.in, got, err, c.want, c.err)
-		}
-	}
-	if _, err := ParseSpec(strings.NewReader("model: split\nk: 3\n"), "s.yaml"); err != nil {
-		t.Errorf("model: split: %v", err)
-	}
-	if _, err := ParseSpec(strings.NewReader("model: other\n"), "s.yaml"); err == nil || !strings.Contains(err.Error(), "s.yaml:1: model") {
-		t.Errorf("model: other: %v", err)
 	}
 }

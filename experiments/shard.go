@@ -12,10 +12,10 @@ import (
 // Interleaving spreads neighbouring points, which cost about the same,
 // evenly over the shards. The zero value selects every point.
 //
-// Because each replication is seeded from (seed, replication) in a split
-// sweep (see [CommonSeed]) and (seed, point, replication) in a model's
-// (see [ReplicationSeed]), alone, [Merge] of the n shards' results gives
-// exactly the results of the whole sweep.
+// Because each replication is seeded from (seed, point, replication)
+// alone (see [ReplicationSeed]; the split study's from (seed,
+// replication)), [MergeTables] of the n shards' results gives exactly the
+// results of the whole sweep.
 type Shard struct {
 	Index int // 1-based; 0 with Count 0 for the whole sweep
 	Count int // number of shards

@@ -14,17 +14,17 @@ import (
 	"github.com/ratesim/ratesim/exact"
 )
 
-// RelativeAccuracy is the relative accuracy of the delay quantiles once a
+// relativeAccuracy is the relative accuracy of the delay quantiles once a
 // system has delayed more than [ExactQuantileJobs] jobs: a reported
 // quantile q̂ of a true quantile q > 0 satisfies |q̂ - q| <= 0.01·q
 // (DDSketch guarantee; Masson, Rim and Lee, "DDSketch: A Fast and
 // Fully-Mergeable Quantile Sketch with Relative-Error Guarantees", VLDB
 // 2019). Zero delays are always counted exactly.
-const RelativeAccuracy = 0.01
+const relativeAccuracy = 0.01
 
 // ExactQuantileJobs is how many delayed jobs (delay > 0) a system keeps
 // exactly for its quantiles: up to this many, every quantile is exact;
-// beyond, the delays go into a DDSketch of [RelativeAccuracy] and memory
+// beyond, the delays go into a DDSketch of [relativeAccuracy] and memory
 // stays bounded (8 MiB of delays per system at most, whatever the run's
 // length).
 const ExactQuantileJobs = 1 << 20
@@ -55,7 +55,8 @@ type Stats struct {
 // delayStats accumulates one system's delays. Totals and the maximum are
 // exact (rationals of nanoseconds); positive delays are kept exactly, as
 // float64 seconds rounded once, for the first ExactQuantileJobs of them,
-// and in a DDSketch beyond.
+// and in a DDSketch beyond (or a log-linear histogram, for one run). The
+// studies of other packages reach it through [DelayStats].
 type delayStats struct {
 	n, delayed int64
 	sum        exact.Int128 // Σ numerators of waits with denominator den
@@ -76,7 +77,7 @@ func newDelayStats() *delayStats { return &delayStats{} }
 
 // newRunStats returns the statistics of one run: beyond
 // ExactQuantileJobs delayed jobs they keep a [logHist] of
-// [HistogramAccuracy], cheaper per job than the sketch, rather than a
+// [histogramAccuracy], cheaper per job than the sketch, rather than a
 // DDSketch.
 func newRunStats() *delayStats { return &delayStats{useHist: true} }
 
@@ -239,59 +240,21 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 		}
 		return s.delayed - d
 	}
-	sum, mx, delayed := s.sum, int64(0), int64(0)
 	sc := s.scaleNs
-	// The fast loops below take waits <= 2^53 and batches of at most
-	// 1024: their sum fits a uint64 (acc), added to the total once.
+	// The fast loops take waits <= 2^53 and batches of at most 1024: their
+	// sum fits a uint64 (acc), added to the total once.
 	fast := sc > 0 && !s.summary && len(ws) <= 1024
 	var acc uint64
+	var delayed, mx int64
 	i := 0
-	if fast && s.hist == nil && s.sketch == nil {
-		// The exact store, while it has room without growing.
-		vals := s.vals
-		for ; i < len(ws); i++ {
-			w := ws[i]
-			if w <= 0 {
-				continue
-			}
-			if len(vals) == cap(vals) || w > 1<<53 {
-				break
-			}
-			delayed++
-			acc += uint64(w)
-			mx = max(mx, w)
-			vals = append(vals, float64(w)/sc) // both operands exact float64 values: one rounding
-		}
-		s.vals = vals
-	}
-	if h := s.hist; fast && h != nil && h.counts != nil {
-		// The histogram: a shift and an increment while a value falls in
-		// a bin already allocated.
-		lo, counts, added := h.lo, h.counts, int64(0)
-		for ; i < len(ws); i++ {
-			w := ws[i]
-			if w <= 0 {
-				continue
-			}
-			if w > 1<<53 {
-				break
-			}
-			x := float64(w) / sc
-			delayed++
-			acc += uint64(w)
-			mx = max(mx, w)
-			if j := int(math.Float64bits(x)>>histShift) - lo; uint(j) < uint(len(counts)) {
-				counts[j]++
-				added++
-				continue
-			}
-			h.add(x) // a new bin: the counts grow
-			lo, counts = h.lo, h.counts
-		}
-		h.n += added
+	switch {
+	case fast && s.hist == nil && s.sketch == nil:
+		i, acc, delayed, mx = s.storeBatch(ws, sc)
+	case fast && s.hist != nil && s.hist.counts != nil:
+		i, acc, delayed, mx = s.hist.addBatch(ws, sc)
 	}
 	half := int64(acc >> 1) // acc <= 2^63: in two int64 halves
-	sum = sum.Add64(half).Add64(half).Add64(int64(acc & 1))
+	sum := s.sum.Add64(half).Add64(half).Add64(int64(acc & 1))
 	for ; i < len(ws); i++ {
 		w := ws[i]
 		if w <= 0 {
@@ -320,12 +283,64 @@ func (s *delayStats) addUnitsBatch(ws []int64, den int64) int64 {
 	return delayed
 }
 
+// storeBatch is the fast loop of addUnitsBatch into the exact store,
+// while it has room without growing and the waits ws[i]/den ns (den·1e9 =
+// sc) are <= 2^53: it returns the index it stopped at, the sum of the
+// waits it took, how many were > 0 and the largest.
+func (s *delayStats) storeBatch(ws []int64, sc float64) (i int, acc uint64, delayed, mx int64) {
+	vals := s.vals
+	for ; i < len(ws); i++ {
+		w := ws[i]
+		if w <= 0 {
+			continue
+		}
+		if len(vals) == cap(vals) || w > 1<<53 {
+			break
+		}
+		delayed++
+		acc += uint64(w)
+		mx = max(mx, w)
+		vals = append(vals, float64(w)/sc) // both operands exact float64 values: one rounding
+	}
+	s.vals = vals
+	return i, acc, delayed, mx
+}
+
+// addBatch is the fast loop of addUnitsBatch into the histogram: a shift
+// and an increment while a value falls in a bin already allocated. It
+// returns what storeBatch returns.
+func (h *logHist) addBatch(ws []int64, sc float64) (i int, acc uint64, delayed, mx int64) {
+	lo, counts, added := h.lo, h.counts, int64(0)
+	for ; i < len(ws); i++ {
+		w := ws[i]
+		if w <= 0 {
+			continue
+		}
+		if w > 1<<53 {
+			break
+		}
+		x := float64(w) / sc
+		delayed++
+		acc += uint64(w)
+		mx = max(mx, w)
+		if j := int(math.Float64bits(x)>>histShift) - lo; uint(j) < uint(len(counts)) {
+			counts[j]++
+			added++
+			continue
+		}
+		h.add(x) // a new bin: the counts grow
+		lo, counts = h.lo, h.counts
+	}
+	h.n += added
+	return i, acc, delayed, mx
+}
+
 func newSketch() *ddsketch.DDSketch {
 	// The cubically interpolated mapping avoids a logarithm per value at
 	// the same accuracy guarantee as the logarithmic one.
-	m, err := mapping.NewCubicallyInterpolatedMapping(RelativeAccuracy)
+	m, err := mapping.NewCubicallyInterpolatedMapping(relativeAccuracy)
 	if err != nil {
-		panic(err) // RelativeAccuracy is a valid constant
+		panic(err) // relativeAccuracy is a valid constant
 	}
 	return ddsketch.NewDDSketch(m, store.NewDenseStore(), store.NewDenseStore())
 }
@@ -422,109 +437,15 @@ func (s *delayStats) totalRat() *big.Rat {
 	return new(big.Rat).SetFrac(s.sum.Big(), big.NewInt(s.den))
 }
 
-// rank returns the 1-based nearest rank ceil(permille·n/1000) of n
-// values, in integers, at least 1.
-func rank(permille, n int64) int64 {
-	hi, lo := bits.Mul64(uint64(permille), uint64(n))
-	q, rem := bits.Div64(hi, lo, 1000)
-	r := int64(q)
-	if rem != 0 {
-		r++
-	}
-	return min(max(r, 1), n)
-}
-
-// quantiles returns the nearest-rank quantiles of the delays at each of
-// permilles (increasing), seconds. Exact values are found by selection
-// (expected O(n) for all of them, no full sort); the order of s.vals is
-// changed.
-func (s *delayStats) quantiles(permilles ...int64) []float64 {
-	out := make([]float64, len(permilles))
-	if s.n == 0 {
-		return out
-	}
-	zeros := s.n - s.delayed
-	lo := 0
-	for i, pm := range permilles {
-		r := rank(pm, s.n)
-		if r <= zeros {
-			continue // 0
-		}
-		k := int(r - zeros - 1) // 0-based among the positive delays
-		if s.hist != nil {
-			out[i] = math.Min(s.hist.at(int64(k)), s.max.QuoFloat64(1e9))
-			continue
-		}
-		if s.sketch == nil {
-			out[i] = selectKth(s.vals, lo, k)
-			lo = k
-			continue
-		}
-		// The sketch holds the positive delays only: ask it for the same
-		// rank among them; it may exceed the exact maximum by its accuracy.
-		v, err := s.sketch.GetValueAtQuantile(float64(k) / math.Max(1, float64(s.delayed-1)))
-		if err != nil {
-			v = math.NaN()
-		}
-		out[i] = math.Min(v, s.max.QuoFloat64(1e9))
-	}
-	return out
-}
-
-// selectKth returns the k-th smallest of xs (0-based), given that the
-// elements before index lo are all <= those from lo on (lo <= k). It
-// partitions xs in place (Hoare's quickselect with a median-of-three
-// pivot), so that afterwards xs[k] holds the value, everything before it
-// is <= and everything after is >=.
-func selectKth(xs []float64, lo, k int) float64 {
-	hi := len(xs) - 1
-	for hi > lo {
-		m := lo + (hi-lo)/2
-		if xs[m] < xs[lo] {
-			xs[m], xs[lo] = xs[lo], xs[m]
-		}
-		if xs[hi] < xs[lo] {
-			xs[hi], xs[lo] = xs[lo], xs[hi]
-		}
-		if xs[hi] < xs[m] {
-			xs[hi], xs[m] = xs[m], xs[hi]
-		}
-		pivot := xs[m]
-		i, j := lo, hi
-		for i <= j {
-			for xs[i] < pivot {
-				i++
-			}
-			for xs[j] > pivot {
-				j--
-			}
-			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return xs[k]
-		}
-	}
-	return xs[k]
-}
-
 func (s *delayStats) stats() Stats {
 	st := Stats{Jobs: s.n, Delayed: s.delayed, Quantiles: "exact"}
 	switch {
 	case s.hist != nil:
-		st.Quantiles = fmt.Sprintf("log-linear histogram, relative accuracy %g", HistogramAccuracy)
+		st.Quantiles = fmt.Sprintf("log-linear histogram, relative accuracy %g", histogramAccuracy)
 	case s.sketch != nil && s.mixed:
-		st.Quantiles = fmt.Sprintf("ddsketch over a log-linear histogram, relative accuracy %g", RelativeAccuracy+HistogramAccuracy+RelativeAccuracy*HistogramAccuracy)
+		st.Quantiles = fmt.Sprintf("ddsketch over a log-linear histogram, relative accuracy %g", relativeAccuracy+histogramAccuracy+relativeAccuracy*histogramAccuracy)
 	case s.sketch != nil:
-		st.Quantiles = fmt.Sprintf("ddsketch, relative accuracy %g", RelativeAccuracy)
+		st.Quantiles = fmt.Sprintf("ddsketch, relative accuracy %g", relativeAccuracy)
 	}
 	total := s.totalRat()
 	st.Total, _ = new(big.Rat).Quo(total, big.NewRat(1e9, 1)).Float64()
@@ -612,82 +533,4 @@ func (s *delayStats) distribution() Distribution {
 // last P is 1). X[0] = 0 when some job was not delayed.
 type Distribution struct {
 	X, P []float64
-}
-
-// HistogramAccuracy is the relative accuracy of the delay quantiles of a
-// run that delayed more than [ExactQuantileJobs] jobs in one system: its
-// delays beyond are counted in a [logHist], whose bins are 2^-7 wide
-// relative to their lower end, and a quantile is reported at its bin's
-// middle (at most the exact maximum), so a reported quantile q̂ of a true
-// quantile q > 0 satisfies |q̂ - q| <= 2^-8·q.
-const HistogramAccuracy = 1.0 / 256
-
-// histShift keeps the sign, the exponent and the 7 leading bits of the
-// significand of a float64: a positive value's bin in a logHist.
-const histShift = 52 - 7
-
-// logHist counts positive float64 values (seconds) in log-linear bins:
-// bin i holds [x_i, x_{i+1}) where x_i is the float64 of bits i<<45, so
-// each power of two is cut into 128 equal bins (relative width at most
-// 2^-7). Finding a value's bin is a shift, with no logarithm, and the
-// counts take 8 bytes per bin between the smallest and the largest value
-// kept (128 bins per factor of two: about 60 KiB from 1 ns to 1000 years).
-// The zero value is an empty histogram.
-type logHist struct {
-	lo     int     // the bin of counts[0]
-	counts []int64 // counts[i]: values in bin lo + i
-	n      int64
-}
-
-func (h *logHist) add(x float64) { h.addCount(int(math.Float64bits(x)>>histShift), 1) }
-
-func (h *logHist) addCount(i int, c int64) {
-	if h.counts == nil {
-		h.lo, h.counts = i, make([]int64, 1, 64)
-	}
-	if i < h.lo {
-		grown := make([]int64, len(h.counts)+h.lo-i, cap(h.counts)+h.lo-i)
-		copy(grown[h.lo-i:], h.counts)
-		h.lo, h.counts = i, grown
-	}
-	for i-h.lo >= len(h.counts) {
-		h.counts = append(h.counts, 0)
-	}
-	h.counts[i-h.lo] += c
-	h.n += c
-}
-
-func (h *logHist) merge(o *logHist) {
-	for j, c := range o.counts {
-		if c > 0 {
-			h.addCount(o.lo+j, c)
-		}
-	}
-}
-
-// binMid returns the middle of bin i.
-func binMid(i int) float64 {
-	lo, hi := math.Float64frombits(uint64(i)<<histShift), math.Float64frombits(uint64(i+1)<<histShift)
-	return lo + (hi-lo)/2
-}
-
-// at returns the k-th smallest value kept (0-based), as its bin's middle.
-func (h *logHist) at(k int64) float64 {
-	for j, c := range h.counts {
-		if k < c {
-			return binMid(h.lo + j)
-		}
-		k -= c
-	}
-	return math.NaN() // k >= n: not called so
-}
-
-// each calls f with every non-empty bin's middle and count, in increasing
-// order.
-func (h *logHist) each(f func(mid float64, c int64)) {
-	for j, c := range h.counts {
-		if c > 0 {
-			f(binMid(h.lo+j), c)
-		}
-	}
 }

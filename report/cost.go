@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -17,7 +17,7 @@ func sectionCost(ctx context.Context, d *doc) error {
 	d.p("Theorem 2 says the split never helps; these sweeps say by how much it hurts: the split/one ratio of the mean delay (equivalently of the total delay, the jobs being the same), with 95%% confidence intervals from paired replications (common random numbers, delta method on the log ratio).")
 
 	// Ratio against k.
-	s := experiments.DefaultSpec()
+	s := splitstudy.DefaultSpec()
 	s.Name = "split-k"
 	s.Rate, s.Burst, s.Dispatch = 1, 64, "rr"
 	// The quick version keeps half the full one's jobs: at load 0.95 a
@@ -31,7 +31,7 @@ func sectionCost(ctx context.Context, d *doc) error {
 	if err != nil {
 		return err
 	}
-	s.Sweep = experiments.Sweep{grid}
+	s.Sweep = splitstudy.Sweep{grid}
 	if err := d.sweepFigures(ctx, &s, "ratio", "k equal sub-buckets of (1, 64), Poisson, rr", splitKText(d)); err != nil {
 		return err
 	}
@@ -40,14 +40,14 @@ func sectionCost(ctx context.Context, d *doc) error {
 	// The built-in split-ratio study's design on a coarser grid (p and q
 	// in steps of 0.1; grid 0 at two loads, grid 1 at one), so that the
 	// full report runs in minutes.
-	pq, err := experiments.Builtin("split-ratio")
+	pq, err := splitstudy.Builtin("split-ratio")
 	if err != nil {
 		return err
 	}
 	pq.Seed = d.cfg.Seed
 	pq.Name = pick(d, "split-ratio-quick", "split-ratio")
 	pq.Jobs, pq.Warmup, pq.Replications = pick[int64](d, 10000, 20000), pick[int64](d, 1000, 2000), pick(d, 3, 8)
-	var pqGrids []experiments.Grid
+	var pqGrids []splitstudy.Grid
 	for _, axs := range pick(d, [][]string{{"burst=10", "load=0.7", "q=0.2,0.5,0.8", "p=0.2,0.35,0.5,0.65,0.8"}},
 		[][]string{
 			{"burst=10", "load=0.7,0.9", "q=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9", "p=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9"},
@@ -59,13 +59,13 @@ func sectionCost(ctx context.Context, d *doc) error {
 		}
 		pqGrids = append(pqGrids, g)
 	}
-	pq.Sweep = experiments.Sweep(pqGrids)
+	pq.Sweep = splitstudy.Sweep(pqGrids)
 	if err := d.sweepFigures(ctx, pq, "heatmap", "k = 2, weighted dispatch", heatMapText(d)); err != nil {
 		return err
 	}
 
 	// Load and burst.
-	s = experiments.DefaultSpec()
+	s = splitstudy.DefaultSpec()
 	s.Name = "load-burst"
 	s.Rate, s.K, s.Dispatch = 1, 2, "rr"
 	s.Jobs = pick[int64](d, 20000, 200000)
@@ -76,7 +76,7 @@ func sectionCost(ctx context.Context, d *doc) error {
 	if err != nil {
 		return err
 	}
-	s.Sweep = experiments.Sweep{grid}
+	s.Sweep = splitstudy.Sweep{grid}
 	if err := d.sweepFigures(ctx, &s, "ratio", "k = 2 equal sub-buckets, Poisson, rr", loadBurstText(d)); err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func sectionCost(ctx context.Context, d *doc) error {
 	var rows [][]string
 	type traceRow struct {
 		trace, dispatch string
-		r               experiments.Result
+		r               splitstudy.Result
 	}
 	var all []traceRow
 	for _, first := range d.traceRuns {
@@ -158,15 +158,15 @@ func sectionCost(ctx context.Context, d *doc) error {
 // caption of each figure (from the points it draws), and tables, when not
 // nil, writes tables after the figures.
 type sweepText struct {
-	see    func(f experiments.NamedFigure) string
-	after  func(f experiments.NamedFigure) // writes what follows each figure; nil: nothing
-	tables func(res *experiments.Results, figs []experiments.NamedFigure)
+	see    func(f splitstudy.SweepFigure) string
+	after  func(f splitstudy.SweepFigure) // writes what follows each figure; nil: nothing
+	tables func(res *splitstudy.Results, figs []splitstudy.SweepFigure)
 }
 
 // sweepFigures stages s, runs it and writes the figures of it whose names
 // start with prefix, captioned by text, the tables of text, the least-bad
 // table, and the command that regenerates them.
-func (d *doc) sweepFigures(ctx context.Context, s *experiments.Spec, prefix, setting string, text sweepText) error {
+func (d *doc) sweepFigures(ctx context.Context, s *splitstudy.Spec, prefix, setting string, text sweepText) error {
 	path, err := d.spec(s.Name, s)
 	if err != nil {
 		return err
@@ -176,8 +176,8 @@ func (d *doc) sweepFigures(ctx context.Context, s *experiments.Spec, prefix, set
 		return err
 	}
 	var names []string
-	var drawn []experiments.NamedFigure
-	for _, f := range experiments.SweepFigures(res) {
+	var drawn []splitstudy.SweepFigure
+	for _, f := range splitstudy.SweepFigures(res) {
 		if !strings.HasPrefix(f.Name, prefix) {
 			continue
 		}
@@ -200,7 +200,7 @@ func (d *doc) sweepFigures(ctx context.Context, s *experiments.Spec, prefix, set
 		text.tables(res, drawn)
 	}
 	var rows [][]string
-	for _, r := range experiments.LeastBad(res) {
+	for _, r := range splitstudy.LeastBad(res) {
 		rows = append(rows, []string{r.Group, r.Point, fmt.Sprintf("%.4f [%.4f, %.4f]", r.Ratio, r.Lo, r.Hi), fmt.Sprintf("%d of %d", r.Stable, r.Points)})
 	}
 	d.table(fmt.Sprintf("Sweep %s: the smallest split/one ratio of each group of points, with its 95%% interval; %s.", s.Name, belowOne(d, s.Name, res)),
@@ -213,7 +213,7 @@ func (d *doc) sweepFigures(ctx context.Context, s *experiments.Spec, prefix, set
 // a ratio whose 95% interval lies wholly below 1 (a split better than the
 // one bucket beyond noise), and records it as the conclusion
 // NAME/below-1.
-func belowOne(d *doc, name string, res *experiments.Results) string {
+func belowOne(d *doc, name string, res *splitstudy.Results) string {
 	var below []string
 	n := 0
 	for i := range res.Points {
@@ -236,12 +236,12 @@ func belowOne(d *doc, name string, res *experiments.Results) string {
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // ratioCI writes a ratio and its 95% interval.
-func ratioCI(pr *experiments.PointResult) string {
+func ratioCI(pr *splitstudy.PointResult) string {
 	return fmt.Sprintf("%.4g [%.4g, %.4g]", float64(pr.Ratio), float64(pr.RatioLo), float64(pr.RatioHi))
 }
 
 // meanCI writes a mean delay and its 95% half-width, seconds.
-func meanCI(s experiments.SystemStats) string {
+func meanCI(s splitstudy.SystemStats) string {
 	return fmt.Sprintf("%.4g ± %.2g", float64(s.MeanDelay), float64(s.MeanDelayCI))
 }
 
@@ -252,8 +252,8 @@ func f4(x float64) string { return fmt.Sprintf("%.4g", x) }
 // table of every point.
 func splitKText(d *doc) sweepText {
 	return sweepText{
-		see: func(f experiments.NamedFigure) string {
-			pts := sortedBy(f.Points, func(p *experiments.PointResult) float64 { return float64(p.K) })
+		see: func(f splitstudy.SweepFigure) string {
+			pts := sortedBy(f.Points, func(p *splitstudy.PointResult) float64 { return float64(p.K) })
 			var ks, ys []float64
 			var undefined []string
 			lo, hi := math.Inf(1), math.Inf(-1)
@@ -285,10 +285,10 @@ func splitKText(d *doc) sweepText {
 			return fmt.Sprintf("The split/one mean delay ratio against the number k of equal sub-buckets (r/k, b/k) of (1 token/s, 64 tokens), on a log k axis, round-robin dispatch, Poisson arrivals at load 0.95; k = 1 is the one bucket itself (ratio 1). Over k = 2 to %s the ratio %s (Table %d); %s. Under round-robin each sub-bucket receives every k-th job of the Poisson stream, a renewal stream with Erlang-k gaps: once its b/k tokens are spent it is an E_k/D/1 queue with service time k/r (b/k = %s token%s at k = %s).",
 				fmtF(ks[len(ks)-1]), tr, d.ntab+1, one, fmtF(64/ks[len(ks)-1]), plural(64/ks[len(ks)-1]), fmtF(ks[len(ks)-1]))
 		},
-		tables: func(res *experiments.Results, figs []experiments.NamedFigure) {
+		tables: func(res *splitstudy.Results, figs []splitstudy.SweepFigure) {
 			var rows [][]string
 			for _, f := range figs {
-				for _, p := range sortedBy(f.Points, func(p *experiments.PointResult) float64 { return float64(p.K) }) {
+				for _, p := range sortedBy(f.Points, func(p *splitstudy.PointResult) float64 { return float64(p.K) }) {
 					rows = append(rows, []string{fmt.Sprint(p.K), meanCI(p.One), meanCI(p.Split), ratioCI(p)})
 				}
 			}
@@ -306,15 +306,15 @@ func plural(x float64) string {
 }
 
 // sortedBy returns pts sorted by key (stable).
-func sortedBy(pts []*experiments.PointResult, key func(*experiments.PointResult) float64) []*experiments.PointResult {
+func sortedBy(pts []*splitstudy.PointResult, key func(*splitstudy.PointResult) float64) []*splitstudy.PointResult {
 	out := slices.Clone(pts)
-	slices.SortStableFunc(out, func(a, b *experiments.PointResult) int { return cmp.Compare(key(a), key(b)) })
+	slices.SortStableFunc(out, func(a, b *splitstudy.PointResult) int { return cmp.Compare(key(a), key(b)) })
 	return out
 }
 
 // shareWords says what the share q of a heat map's points is: of the
 // rate and burst, or of the rate only (the burst shares fixed).
-func shareWords(pts []*experiments.PointResult) string {
+func shareWords(pts []*splitstudy.PointResult) string {
 	both := true
 	for _, p := range pts {
 		both = both && p.RateShares[0] == p.BurstShares[0]
@@ -329,10 +329,10 @@ func shareWords(pts []*experiments.PointResult) string {
 // cells as a table after it.
 func heatMapText(d *doc) sweepText {
 	return sweepText{
-		see: func(f experiments.NamedFigure) string {
+		see: func(f splitstudy.SweepFigure) string {
 			pts := f.Points
 			p0 := pts[0]
-			var best, diag *experiments.PointResult
+			var best, diag *splitstudy.PointResult
 			stable, aboveOne := 0, 0
 			for _, p := range pts {
 				if !p.Stable() || !finite(float64(p.Ratio)) {
@@ -370,18 +370,18 @@ func heatMapText(d *doc) sweepText {
 			text += fmt.Sprintf(". The ratio is above 1 at %d of the %d stable cells.", aboveOne, stable)
 			return text
 		},
-		after: func(f experiments.NamedFigure) { heatMapTable(d, f.Points) },
+		after: func(f splitstudy.SweepFigure) { heatMapTable(d, f.Points) },
 	}
 }
 
 // onDiagonal reports whether a point's traffic share equals its rate
 // share (p = q).
-func onDiagonal(p *experiments.PointResult) bool {
+func onDiagonal(p *splitstudy.PointResult) bool {
 	return math.Abs(p.TrafficShares[0]-p.RateShares[0]) < 1e-9
 }
 
 // heatMapTable writes the cells of one heat map.
-func heatMapTable(d *doc, pts []*experiments.PointResult) {
+func heatMapTable(d *doc, pts []*splitstudy.PointResult) {
 	var ps, qs []float64
 	for _, p := range pts {
 		if !slices.Contains(ps, p.TrafficShares[0]) {
@@ -422,7 +422,7 @@ func heatMapTable(d *doc, pts []*experiments.PointResult) {
 // the table of every point.
 func loadBurstText(d *doc) sweepText {
 	return sweepText{
-		see: func(f experiments.NamedFigure) string {
+		see: func(f splitstudy.SweepFigure) string {
 			var bursts []float64
 			for _, p := range f.Points {
 				if !slices.Contains(bursts, p.Burst) {
@@ -433,7 +433,7 @@ func loadBurstText(d *doc) sweepText {
 			var parts []string
 			for _, b := range bursts {
 				var xs, ys []float64
-				for _, p := range sortedBy(f.Points, func(p *experiments.PointResult) float64 { return p.Load }) {
+				for _, p := range sortedBy(f.Points, func(p *splitstudy.PointResult) float64 { return p.Load }) {
 					if p.Burst == b && p.Stable() && finite(float64(p.Ratio)) {
 						xs, ys = append(xs, p.Load), append(ys, float64(p.Ratio))
 					}
@@ -447,10 +447,10 @@ func loadBurstText(d *doc) sweepText {
 			}
 			return fmt.Sprintf("The split/one ratio against the load ρ for k = 2 equal sub-buckets and round-robin dispatch, Poisson arrivals, one curve per burst b (Table %d): %s.", d.ntab+1, strings.Join(parts, "; "))
 		},
-		tables: func(res *experiments.Results, figs []experiments.NamedFigure) {
+		tables: func(res *splitstudy.Results, figs []splitstudy.SweepFigure) {
 			var rows [][]string
 			for _, f := range figs {
-				pts := sortedBy(sortedBy(f.Points, func(p *experiments.PointResult) float64 { return p.Load }), func(p *experiments.PointResult) float64 { return p.Burst })
+				pts := sortedBy(sortedBy(f.Points, func(p *splitstudy.PointResult) float64 { return p.Load }), func(p *splitstudy.PointResult) float64 { return p.Burst })
 				for _, p := range pts {
 					rows = append(rows, []string{fmtF(p.Burst), fmtF(p.Load), meanCI(p.One), meanCI(p.Split), ratioCI(p)})
 				}

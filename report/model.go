@@ -10,7 +10,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/internal/oracle"
 	"github.com/ratesim/ratesim/systems"
 )
@@ -180,7 +180,7 @@ func compareExact(p buckets.Params, times []engine.Time, keep []bool, order buck
 // md1Table compares the one bucket's simulated mean delay under Poisson
 // arrivals with Pollaczek–Khinchine (b = 1) and Crommelin (b > 1).
 func md1Table(ctx context.Context, d *doc) error {
-	s := experiments.DefaultSpec()
+	s := splitstudy.DefaultSpec()
 	s.Name = "md1"
 	s.Rate, s.K, s.Dispatch = 1, 1, "rr"
 	s.Jobs = pick[int64](d, 40000, 200000)
@@ -191,7 +191,7 @@ func md1Table(ctx context.Context, d *doc) error {
 	if err != nil {
 		return err
 	}
-	s.Sweep = experiments.Sweep{grid}
+	s.Sweep = splitstudy.Sweep{grid}
 	path, err := d.spec("md1", &s)
 	if err != nil {
 		return err
@@ -210,7 +210,7 @@ func md1Table(ctx context.Context, d *doc) error {
 		}
 		ref := "Crommelin"
 		if pr.Burst == 1 {
-			ref = fmt.Sprintf("Crommelin; PK %s", fmtF(experiments.MD1Wait(pr.Lambda(), pr.Rate)))
+			ref = fmt.Sprintf("Crommelin; PK %s", fmtF(splitstudy.MD1Wait(pr.Lambda(), pr.Rate)))
 		}
 		ok := math.Abs(sim-ex) <= ci
 		if ok {
@@ -244,10 +244,10 @@ func fmtS(x float64) string { return fmt.Sprintf("%g", x) }
 func fmtF(x float64) string { return fmt.Sprintf("%.6g", x) }
 
 // axes parses sweep axes written as on the command line (load=0.5,0.9).
-func axes(specs ...string) (experiments.Grid, error) {
-	var g experiments.Grid
+func axes(specs ...string) (splitstudy.Grid, error) {
+	var g splitstudy.Grid
 	for _, s := range specs {
-		a, err := experiments.ParseAxis(s)
+		a, err := splitstudy.ParseAxis(s)
 		if err != nil {
 			return nil, err
 		}

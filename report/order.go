@@ -59,7 +59,7 @@ func sectionOrder(ctx context.Context, d *doc) error {
 	if worst == 0 && stepsAgree {
 		d.p("The totals agree to every digit, as they must, and so do the series of `ratesim run --plot` (the column above): S(t) and S^(k)(t) at every sampling instant, and the steps of N(t) and Σ N_l(t) in the busiest window, are the same numbers under the three orders, as N(t), and so S(t) = ∫N, are the same under every work-conserving order.")
 	} else {
-		d.p("The totals agree to every digit, as they must. The series of `ratesim run --plot` do not (S(t) and S^(k)(t) differ from FCFS by up to %.3g s; the N(t) steps of the busiest window %s), although N(t), and so S(t) = ∫N, are the same under every work-conserving order: a defect of the figure data (experiments/series.go), not of the check, whose totals and verdicts agree under every order.",
+		d.p("The totals agree to every digit, as they must. The series of `ratesim run --plot` do not (S(t) and S^(k)(t) differ from FCFS by up to %.3g s; the N(t) steps of the busiest window %s), although N(t), and so S(t) = ∫N, are the same under every work-conserving order: a defect of the figure data (experiments/splitstudy/series.go), not of the check, whose totals and verdicts agree under every order.",
 			worst, map[bool]string{true: "agree", false: "differ"}[stepsAgree])
 	}
 	var lines []plots.Line

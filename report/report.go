@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/internal/version"
 	"github.com/ratesim/ratesim/plots"
@@ -249,7 +250,7 @@ func (d *doc) file(rel string, data []byte) (string, error) {
 
 // spec stages an experiment spec as YAML and returns its path for
 // commands.
-func (d *doc) spec(name string, s *experiments.Spec) (string, error) {
+func (d *doc) spec(name string, s *splitstudy.Spec) (string, error) {
 	y, err := s.YAML()
 	if err != nil {
 		return "", err
@@ -259,9 +260,9 @@ func (d *doc) spec(name string, s *experiments.Spec) (string, error) {
 }
 
 // sweep runs a staged spec.
-func (d *doc) sweep(ctx context.Context, s *experiments.Spec) (*experiments.Results, error) {
+func (d *doc) sweep(ctx context.Context, s *splitstudy.Spec) (*splitstudy.Results, error) {
 	d.logf("sweep %s: %d points", s.Name, s.NumPoints())
-	res, err := experiments.RunSweep(ctx, s, experiments.SweepOptions{Workers: d.cfg.Workers})
+	res, err := splitstudy.RunSweep(ctx, s, experiments.SweepOptions{Workers: d.cfg.Workers}, nil)
 	if err != nil {
 		return nil, err
 	}

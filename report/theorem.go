@@ -13,6 +13,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 )
 
 // poissonRun is the sample path of sections 2, 3 and 5: Poisson arrivals
@@ -24,16 +25,16 @@ type poissonRun struct {
 	jobs   int64
 	order  buckets.Order
 	seed   uint64
-	result experiments.Result
-	series *experiments.Series
+	result splitstudy.Result
+	series *splitstudy.Series
 }
 
-func (p *poissonRun) spec() (experiments.RunSpec, error) {
+func (p *poissonRun) spec() (splitstudy.RunSpec, error) {
 	subs, err := buckets.EqualSplit(p.one, p.k)
 	if err != nil {
-		return experiments.RunSpec{}, err
+		return splitstudy.RunSpec{}, err
 	}
-	return experiments.RunSpec{One: p.one, Subs: subs, Dispatch: "rr", Order: p.order, Seed: p.seed, MaxJobs: p.jobs}, nil
+	return splitstudy.RunSpec{One: p.one, Subs: subs, Dispatch: "rr", Order: p.order, Seed: p.seed, MaxJobs: p.jobs}, nil
 }
 
 // input is ratesim run's description of these arrivals.
@@ -60,7 +61,7 @@ func (p *poissonRun) run(ctx context.Context) error {
 		return err
 	}
 	proc := arr.Process
-	p.result, p.series, err = experiments.RunSeries(ctx, spec, proc, nil, experiments.SeriesOptions{})
+	p.result, p.series, err = splitstudy.RunSeries(ctx, spec, proc, nil, splitstudy.SeriesOptions{})
 	if err != nil {
 		return err
 	}
@@ -104,8 +105,8 @@ type traceRun struct {
 	tr       *traceSpec
 	dispatch string
 	path     string // as given in commands
-	result   experiments.Result
-	series   *experiments.Series
+	result   splitstudy.Result
+	series   *splitstudy.Series
 }
 
 func (t *traceRun) command(extra string) string {
@@ -121,7 +122,7 @@ func (t *traceRun) run(ctx context.Context, file string, withSeries bool) error 
 	if err != nil {
 		return err
 	}
-	spec := experiments.RunSpec{One: one, Subs: subs, Dispatch: t.dispatch, Order: buckets.FCFS, Seed: 1}
+	spec := splitstudy.RunSpec{One: one, Subs: subs, Dispatch: t.dispatch, Order: buckets.FCFS, Seed: 1}
 	arr, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Trace: file, TraceOptions: t.tr.Opt}, spec.Seed)
 	if err != nil {
 		return err
@@ -129,9 +130,9 @@ func (t *traceRun) run(ctx context.Context, file string, withSeries bool) error 
 	defer arr.Close()
 	proc := arr.Process
 	if withSeries {
-		t.result, t.series, err = experiments.RunSeries(ctx, spec, proc, nil, experiments.SeriesOptions{})
+		t.result, t.series, err = splitstudy.RunSeries(ctx, spec, proc, nil, splitstudy.SeriesOptions{})
 	} else {
-		t.result, err = experiments.Run(ctx, spec, proc, nil)
+		t.result, err = splitstudy.Run(ctx, spec, proc, nil)
 	}
 	if err != nil {
 		return err
@@ -165,12 +166,12 @@ func sectionTheorem(ctx context.Context, d *doc) error {
 	}
 	d.sample = p
 	spec, _ := p.spec()
-	caption := experiments.RunCaption(p.input(), spec, p.result.Jobs)
-	figs := experiments.RunFigures(p.series, caption)
+	caption := splitstudy.RunCaption(p.input(), spec, p.result.Jobs)
+	figs := splitstudy.RunFigures(p.series, caption)
 	c := p.result.Check
 	subs, _ := p.spec()
 	d.p("On Poisson arrivals at load %v into (%v token/s, %v tokens) and its split %s with round-robin dispatch (%d jobs): the split's mean delay is %.4f s against %.4f s, a ratio of %.4f; the check evaluated %d instants exactly over %d events and found **%d** violations of Theorem 2 and **%d** of Lemma 1; the smallest slack S^(k)(t) − S(t) where S(t) > 0 is %s.",
-		p.load, p.one.Rate, p.one.Burst, experiments.DescribeSubs(subs.Subs), p.result.Jobs, p.result.Split.Mean, p.result.One.Mean, p.result.Split.Mean/p.result.One.Mean, c.Evaluated, c.Events, c.Violations, c.LemmaViolations, slack(c))
+		p.load, p.one.Rate, p.one.Burst, splitstudy.DescribeSubs(subs.Subs), p.result.Jobs, p.result.Split.Mean, p.result.One.Mean, p.result.Split.Mean/p.result.One.Mean, c.Evaluated, c.Events, c.Violations, c.LemmaViolations, slack(c))
 	for _, f := range figs {
 		switch f.Name {
 		case "accrued-delay":
@@ -219,8 +220,8 @@ func sectionTheorem(ctx context.Context, d *doc) error {
 		t := d.traceRuns[0]
 		one, _ := buckets.ParseParams(t.tr.Rate, fmt.Sprint(t.tr.Burst))
 		subs, _ := buckets.EqualSplit(one, t.tr.K)
-		spec := experiments.RunSpec{One: one, Subs: subs, Dispatch: t.dispatch, Order: buckets.FCFS, Seed: 1}
-		figs := experiments.RunFigures(t.series, experiments.RunCaption("trace "+t.path, spec, t.result.Jobs))
+		spec := splitstudy.RunSpec{One: one, Subs: subs, Dispatch: t.dispatch, Order: buckets.FCFS, Seed: 1}
+		figs := splitstudy.RunFigures(t.series, splitstudy.RunCaption("trace "+t.path, spec, t.result.Jobs))
 		for _, f := range figs {
 			if f.Name == "accrued-delay" {
 				r := t.result
@@ -236,7 +237,7 @@ func sectionTheorem(ctx context.Context, d *doc) error {
 	return nil
 }
 
-func slack(c experiments.CheckResult) string {
+func slack(c splitstudy.CheckResult) string {
 	if c.MinSlack == nil {
 		return "undefined (the one bucket delays no job)"
 	}
@@ -248,7 +249,7 @@ var _ io.Closer = (*arrivals.Trace)(nil)
 // gapText says whether the gap S^(k)(t) − S(t) of a series is negative at
 // any sampling instant, its smallest value and its final one; it records
 // the verdict as the conclusion id.
-func gapText(d *doc, id string, ser *experiments.Series) string {
+func gapText(d *doc, id string, ser *splitstudy.Series) string {
 	lo, neg := math.Inf(1), 0
 	for i := range ser.T {
 		g := ser.SSplit[i] - ser.S[i]
@@ -268,7 +269,7 @@ func gapText(d *doc, id string, ser *experiments.Series) string {
 
 // queueText says whether Σ N_l(t) is below N(t) at any step of the
 // series' window.
-func queueText(d *doc, ser *experiments.Series) string {
+func queueText(d *doc, ser *splitstudy.Series) string {
 	below := 0
 	for i := range ser.N {
 		if ser.NSplit[i] < ser.N[i] {

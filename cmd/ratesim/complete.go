@@ -10,8 +10,8 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/drl"
-	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/limiterstudy"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -27,7 +27,7 @@ func flagValues() map[string][]string {
 		"order":       {"fcfs", "lifo", "random"},
 		"limiter":     limiterstudy.LimiterNames,
 		"limiters":    limiterstudy.LimiterNames,
-		"builtin":     experiments.BuiltinNames(),
+		"builtin":     splitstudy.BuiltinNames(),
 		"time-format": {"unix", "unix-ms", "unix-us", "unix-ns", "datetime", "rfc3339"},
 		"format":      arrivals.Formats,
 		"plot-format": figureFormats,

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/spf13/cobra"
-
-	"github.com/ratesim/ratesim/experiments"
 )
 
 func newMergeCmd() *cobra.Command {
@@ -41,7 +40,7 @@ func runMerge(cmd *cobra.Command, f *outputFlags, args []string) error {
 	if m := tableModel(args[0]); m != "" {
 		return mergeTables(cmd, f, args)
 	}
-	var parts []*experiments.Results
+	var parts []*splitstudy.Results
 	for _, path := range args {
 		if err := cmd.Context().Err(); err != nil {
 			return err
@@ -49,13 +48,13 @@ func runMerge(cmd *cobra.Command, f *outputFlags, args []string) error {
 		if strings.HasSuffix(path, ".csv") {
 			return fmt.Errorf("%s: give the shards' .json files (they hold the spec and full-precision statistics)", path)
 		}
-		r, err := experiments.ReadResults(path)
+		r, err := splitstudy.ReadResults(path)
 		if err != nil {
 			return err
 		}
 		parts = append(parts, r)
 	}
-	res, err := experiments.Merge(parts)
+	res, err := splitstudy.Merge(parts)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 )
 
 type plotFlags struct {
@@ -53,13 +54,13 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	if strings.HasSuffix(path, ".csv") {
 		path = strings.TrimSuffix(path, ".csv") + ".json"
 	}
-	var res *experiments.Results
+	var res *splitstudy.Results
 	var table *experiments.Table
 	var err error
 	if tableModel(path) != "" {
 		table, err = experiments.ReadTable(path)
 	} else {
-		res, err = experiments.ReadResults(path)
+		res, err = splitstudy.ReadResults(path)
 	}
 	if err != nil {
 		return err
@@ -83,7 +84,7 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 		}
 		figs, points = m.figures(table, table.Name), len(table.Points)
 	} else {
-		figs, points = experiments.SweepFigures(res), len(res.Points)
+		figs, points = splitstudy.Named(splitstudy.SweepFigures(res)), len(res.Points)
 	}
 	paths, err := experiments.SaveFiguresContext(cmd.Context(), figs, out, f.format)
 	if err != nil {
@@ -109,8 +110,8 @@ type runPlotFlags struct {
 
 // options validates the flags and returns the series options, before the
 // run starts.
-func (p *runPlotFlags) options(engine bool) (experiments.SeriesOptions, error) {
-	var opt experiments.SeriesOptions
+func (p *runPlotFlags) options(engine bool) (splitstudy.SeriesOptions, error) {
+	var opt splitstudy.SeriesOptions
 	if !validFormat(p.format) {
 		return opt, flagError("plot-format", p.format, "png, svg or pdf")
 	}
@@ -140,8 +141,8 @@ func (p *runPlotFlags) options(engine bool) (experiments.SeriesOptions, error) {
 
 // writeRunFigures draws the single-run figures into the --plot folder and
 // returns their paths.
-func (p *runPlotFlags) write(ctx context.Context, ser *experiments.Series, caption string) ([]string, error) {
-	return experiments.SaveFiguresContext(ctx, experiments.RunFigures(ser, caption), p.dir, p.format)
+func (p *runPlotFlags) write(ctx context.Context, ser *splitstudy.Series, caption string) ([]string, error) {
+	return experiments.SaveFiguresContext(ctx, splitstudy.RunFigures(ser, caption), p.dir, p.format)
 }
 
 // plotSeconds reads one end of --plot-window, an instant in the duration

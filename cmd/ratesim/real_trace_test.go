@@ -3,13 +3,15 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/ratesim/ratesim/experiments"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 )
 
 // tracesDir is ../shared/traces as seen from the repository root; tests run
@@ -64,7 +66,7 @@ func TestNASATrace(t *testing.T) {
 	var res struct {
 		Jobs        int64
 		One, Split  experiments.Stats
-		Check       experiments.CheckResult
+		Check       splitstudy.CheckResult
 		SkippedLine int `json:"skipped_lines"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
@@ -141,7 +143,7 @@ func TestAlibabaTraceHash(t *testing.T) {
 	var res struct {
 		Jobs       int64
 		One, Split experiments.Stats
-		Check      experiments.CheckResult
+		Check      splitstudy.CheckResult
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
@@ -162,7 +164,7 @@ func TestAzureLLMTrace(t *testing.T) {
 	}
 	var res struct {
 		Jobs  int64
-		Check experiments.CheckResult
+		Check splitstudy.CheckResult
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)

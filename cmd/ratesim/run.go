@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ratesim/ratesim/internal/atomicfile"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/ratesim/ratesim/experiments/splitstudy"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 
@@ -20,32 +21,22 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
-	"github.com/ratesim/ratesim/systems"
 )
 
 // runFlags are the flags of ratesim run.
 type runFlags struct {
-	rate, burst  string // exact decimals or fractions
-	one          buckets.Params
-	k            int
-	sub          string
-	allowUnequal bool
-	dispatch     string
-	order        string
-	process      string
-	load         float64
-	trace        string
-	traceOpt     arrivals.TraceOptions
-	traceNote    string              // countsNote of the trace
-	traceFmt     traceFormatFlags    // --format and the count-format flags
-	gen          *arrivals.Generated // the --arrivals spec's process, unless poisson or periodic
-	jobs         int64
-	warmup       int64
-	seed         uint64
-	jobsOut      string
-	json         bool
-	engine       bool
-	plot         runPlotFlags
+	p         splitstudy.RunParams // the run's parameters (splitstudy.RunTable)
+	one       buckets.Params
+	process   string
+	load      float64
+	trace     string
+	traceOpt  arrivals.TraceOptions
+	traceNote string              // countsNote of the trace
+	traceFmt  traceFormatFlags    // --format and the count-format flags
+	gen       *arrivals.Generated // the --arrivals spec's process, unless poisson or periodic
+	jobsOut   string
+	json      bool
+	plot      runPlotFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -83,13 +74,7 @@ outputs are removed).
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.rate, "rate", "1", "token rate r of the one bucket, tokens/s (> 0; a decimal or a fraction p/q, exact)")
-	fl.StringVar(&f.burst, "burst", "10", "capacity b of the one bucket, tokens (>= 1; a decimal or a fraction, exact)")
-	fl.IntVar(&f.k, "k", 2, "split into k equal sub-buckets (r/k, b/k); needs b/k >= 1")
-	fl.StringVar(&f.sub, "sub", "", "split into the given sub-buckets, rate:burst pairs in tokens/s:tokens, e.g. 0.3:4,0.7:6 (exact)")
-	fl.BoolVar(&f.allowUnequal, "allow-unequal", false, "allow Σ r_l != r and Σ b_l != b (negative controls: the theorem need not hold)")
-	fl.StringVar(&f.dispatch, "dispatch", "rr", "dispatch policy: rr, random (∝ r_l), hash (of --key-col, rendezvous ∝ r_l), least-loaded, column (--sub-col)")
-	fl.StringVar(&f.order, "order", "fcfs", "service order among waiting jobs: fcfs, lifo or random")
+	splitstudy.RunTable.Bind(fl, &f.p) // --rate, --burst, --k, --sub, --allow-unequal, --dispatch, --order, --jobs, --warmup, -s/--seed, --engine
 	fl.StringVar(&f.process, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·rate), periodic (spacing 1/λ), or a spec such as 'renewal:dist=pareto,rate=0.9,scv=4' (grammar above)")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load ρ = λ/r of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them: CSV or TSV with a header line, or another --format")
@@ -99,12 +84,8 @@ outputs are removed).
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of job keys (for --dispatch hash)")
 	fl.StringVar(&f.traceOpt.SubCol, "sub-col", "", "trace column of 0-based sub-bucket indexes (for --dispatch column)")
 	addBadLineFlags(fl, &f.traceOpt)
-	fl.Int64Var(&f.jobs, "jobs", 1_000_000, "number of jobs (arrivals) of the run, the --warmup ones included; with --trace the default is the whole trace (sweep counts per replication: --jobs-per-replication)")
-	fl.Int64Var(&f.warmup, "warmup", 0, "leave the first N jobs out of the delay statistics (not of the check or --jobs-out)")
-	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed of every random stream")
-	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+experiments.JobsHeader)
+	fl.StringVar(&f.jobsOut, "jobs-out", "", "write one CSV row per job to this file (- for standard output, the summary then going to stderr): "+splitstudy.JobsHeader)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object instead of the summary")
-	fl.BoolVar(&f.engine, "engine", false, "run on the general event-queue engine instead of the fast path (same results, slower)")
 	fl.StringVar(&f.plot.dir, "plot", "", "draw the single-run figures into this folder: delay CDF and CCDF, S(t) and S^(k)(t) with their gap, N(t) and Σ N_l(t)")
 	markOutput(cmd, "plot", outputFolder)
 	markOutput(cmd, "jobs-out", outputStdout)
@@ -115,10 +96,6 @@ outputs are removed).
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
 	return cmd
 }
-
-// maxSubBuckets bounds k: each event costs O(k), and a split into more
-// sub-buckets than this is almost certainly a typo.
-const maxSubBuckets = 65536
 
 // flagError names a flag, its value and what was expected.
 func flagError(flag string, value any, want string) error {
@@ -143,84 +120,19 @@ func parseRat(flag, s, unit string) (exact.Rat, error) {
 }
 
 // spec validates the flags and builds the run specification.
-func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
-	var spec experiments.RunSpec
+func (f *runFlags) spec(cmd *cobra.Command) (splitstudy.RunSpec, error) {
 	changed := cmd.Flags().Changed
-	rate, err := parseRat("rate", f.rate, "tokens/s")
+	p := f.p
+	p.WholeTrace = f.trace != ""
+	p.Given = func(key string) bool { return changed(flagOf(key)) }
+	p.Name = func(key string) string { return "--" + flagOf(key) }
+	spec, err := p.Spec()
 	if err != nil {
 		return spec, err
-	}
-	if rate.Sign() <= 0 {
-		return spec, flagError("rate", f.rate, "a rate > 0 tokens/s")
-	}
-	burst, err := parseRat("burst", f.burst, "tokens")
-	if err != nil {
-		return spec, err
-	}
-	if burst.Cmp(exact.Int(1)) < 0 {
-		return spec, flagError("burst", f.burst, "a burst >= 1 token")
-	}
-	spec.One = buckets.Params{Rate: rate, Burst: burst}
-	if _, err := buckets.CommonScale(spec.One); err != nil {
-		return spec, flagError("rate", f.rate, fmt.Sprintf("a rate and burst whose exact units fit the model (1/r and b/r in nanoseconds with a denominator below 2^63): %v", err))
 	}
 	f.one = spec.One
-	splitFlag := "k"
-	if changed("sub") {
-		splitFlag = "sub"
-		subs, err := parseSubs(f.sub)
-		if err != nil {
-			return spec, err
-		}
-		spec.Subs = subs
-	} else {
-		if f.k < 1 || f.k > maxSubBuckets {
-			return spec, flagError("k", f.k, fmt.Sprintf("between 1 and %d sub-buckets", maxSubBuckets))
-		}
-		if burst.Cmp(exact.Int(int64(f.k))) < 0 {
-			return spec, flagError("k", f.k, fmt.Sprintf("k <= %v: burst %v split %d ways leaves less than 1 token per sub-bucket", burst.Floor(), burst, f.k))
-		}
-		subs, err := buckets.EqualSplit(spec.One, f.k)
-		if err != nil {
-			return spec, flagError("k", f.k, fmt.Sprintf("a split of --rate %v --burst %v into valid sub-buckets (%v)", f.rate, f.burst, err))
-		}
-		spec.Subs = subs
-	}
-	if err := buckets.ValidateSplit(spec.One, spec.Subs, f.allowUnequal); err != nil {
-		value := f.sub
-		if splitFlag == "k" {
-			value = strconv.Itoa(f.k)
-		}
-		return spec, fmt.Errorf("--%s %s with --rate %v --burst %v: %w (use --allow-unequal for a negative control)", splitFlag, value, f.rate, f.burst, err)
-	}
-	spec.AllowUnequal = f.allowUnequal
-	if !slices.Contains(systems.DispatchNames, f.dispatch) {
-		return spec, flagError("dispatch", f.dispatch, "one of "+strings.Join(systems.DispatchNames, ", "))
-	}
-	if f.trace == "" {
-		for _, name := range append([]string{"time-col", "time-format", "key-col", "sub-col"}, traceFormatFlagNames...) {
-			if changed(name) {
-				return spec, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
-			}
-		}
-		if f.process != "poisson" && f.process != "periodic" {
-			g, err := buildGenerated(f.process, f.load, rate, f.seed, changed("load"))
-			if err != nil {
-				return spec, err
-			}
-			f.gen = g
-		}
-		if f.dispatch == "hash" && (f.gen == nil || !f.gen.Keyed) || f.dispatch == "column" {
-			return spec, flagError("dispatch", f.dispatch, "--trace with a --key-col (hash) or --sub-col (column), or for hash an --arrivals spec with keys (... | keys:n=1000,s=1): these generated arrivals have no keys or sub-buckets")
-		}
-	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+	if err := f.checkArrivalFlags(changed); err != nil {
 		return spec, err
-	}
-	if changed("sub-col") && f.dispatch != "column" {
-		return spec, fmt.Errorf("--sub-col applies with --dispatch column (it names each job's sub-bucket); --dispatch is %s", f.dispatch)
-	}
-	if changed("key-col") && f.dispatch != "hash" {
-		return spec, fmt.Errorf("--key-col applies with --dispatch hash (a key always goes to the same sub-bucket); --dispatch is %s", f.dispatch)
 	}
 	if changed("jobs-out") && f.jobsOut == "" {
 		return spec, flagError("jobs-out", f.jobsOut, "a file name, or - for standard output")
@@ -228,70 +140,51 @@ func (f *runFlags) spec(cmd *cobra.Command) (experiments.RunSpec, error) {
 	if changed("plot-format") && f.plot.dir == "" {
 		return spec, fmt.Errorf("--plot-format applies with --plot DIR")
 	}
-	if f.dispatch == "column" && f.traceOpt.SubCol == "" {
-		return spec, flagError("dispatch", f.dispatch, "--sub-col naming the trace column of sub-bucket indexes")
+	if f.p.Dispatch == "column" && f.traceOpt.SubCol == "" {
+		return spec, flagError("dispatch", f.p.Dispatch, "--sub-col naming the trace column of sub-bucket indexes")
 	}
-	if f.dispatch == "hash" && f.traceOpt.KeyCol == "" && f.trace != "" {
-		return spec, flagError("dispatch", f.dispatch, "--key-col naming the trace column of job keys")
+	if f.p.Dispatch == "hash" && f.traceOpt.KeyCol == "" && f.trace != "" {
+		return spec, flagError("dispatch", f.p.Dispatch, "--key-col naming the trace column of job keys")
 	}
-	spec.Dispatch = f.dispatch
-	order, err := buckets.ParseOrder(f.order)
-	if err != nil {
-		return spec, flagError("order", f.order, "fcfs, lifo or random")
-	}
-	spec.Order = order
-	spec.Seed = f.seed
-	if f.jobs < 1 {
-		return spec, flagError("jobs", f.jobs, "a number of jobs >= 1 (with --trace, leave it out to run the whole trace)")
-	}
-	if f.trace == "" || changed("jobs") {
-		spec.MaxJobs = f.jobs
-	}
-	if f.warmup < 0 {
-		return spec, flagError("warmup", f.warmup, "a number of jobs >= 0")
-	}
-	if spec.MaxJobs > 0 && f.warmup >= spec.MaxJobs {
-		return spec, flagError("warmup", f.warmup, fmt.Sprintf("a number of jobs below --jobs %d", spec.MaxJobs))
-	}
-	spec.Warmup = f.warmup
-	spec.Engine = f.engine
 	return spec, nil
 }
 
-// parseSubs parses --sub "r1:b1,r2:b2,...".
-func parseSubs(s string) ([]buckets.Params, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, flagError("sub", `""`, "rate:burst pairs separated by commas, e.g. 0.5:5,0.5:5")
+// flagOf is the flag of a parameter's key: allow_unequal, --allow-unequal.
+func flagOf(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// checkArrivalFlags checks the trace flags against --trace and --dispatch,
+// and builds the --arrivals process when it is not poisson or periodic.
+func (f *runFlags) checkArrivalFlags(changed func(string) bool) error {
+	if f.trace == "" {
+		for _, name := range append([]string{"time-col", "time-format", "key-col", "sub-col"}, traceFormatFlagNames...) {
+			if changed(name) {
+				return fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
+			}
+		}
+		if f.process != "poisson" && f.process != "periodic" {
+			g, err := buildGenerated(f.process, f.load, f.one.Rate, f.p.Seed, changed("load"))
+			if err != nil {
+				return err
+			}
+			f.gen = g
+		}
+		if f.p.Dispatch == "hash" && (f.gen == nil || !f.gen.Keyed) || f.p.Dispatch == "column" {
+			return flagError("dispatch", f.p.Dispatch, "--trace with a --key-col (hash) or --sub-col (column), or for hash an --arrivals spec with keys (... | keys:n=1000,s=1): these generated arrivals have no keys or sub-buckets")
+		}
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.p.Seed); err != nil {
+		return err
 	}
-	var subs []buckets.Params
-	pairs := strings.Split(s, ",")
-	if len(pairs) > maxSubBuckets {
-		return nil, flagError("sub", fmt.Sprintf("(%d sub-buckets)", len(pairs)), fmt.Sprintf("at most %d sub-buckets", maxSubBuckets))
+	if changed("sub-col") && f.p.Dispatch != "column" {
+		return fmt.Errorf("--sub-col applies with --dispatch column (it names each job's sub-bucket); --dispatch is %s", f.p.Dispatch)
 	}
-	for i, pair := range pairs {
-		rs, bs, ok := strings.Cut(strings.TrimSpace(pair), ":")
-		r, err1 := exact.ParseRat(rs)
-		b, err2 := exact.ParseRat(bs)
-		if !ok || err1 != nil || err2 != nil {
-			return nil, flagError("sub", s, fmt.Sprintf("rate:burst pairs separated by commas, each a decimal or a fraction p/q; sub-bucket %d is %q", i, pair))
-		}
-		if r.Sign() <= 0 {
-			return nil, flagError("sub", s, fmt.Sprintf("a rate > 0 tokens/s for sub-bucket %d, got %v", i, r))
-		}
-		if b.Cmp(exact.Int(1)) < 0 {
-			return nil, flagError("sub", s, fmt.Sprintf("a burst >= 1 token for sub-bucket %d, got %v", i, b))
-		}
-		p := buckets.Params{Rate: r, Burst: b}
-		if err := p.Validate(); err != nil {
-			return nil, flagError("sub", s, fmt.Sprintf("valid sub-bucket %d (%v)", i, err))
-		}
-		subs = append(subs, p)
+	if changed("key-col") && f.p.Dispatch != "hash" {
+		return fmt.Errorf("--key-col applies with --dispatch hash (a key always goes to the same sub-bucket); --dispatch is %s", f.p.Dispatch)
 	}
-	return subs, nil
+	return nil
 }
 
 // process builds the arrival process from the flags.
-func (f *runFlags) arrivalProcess(ctx context.Context, spec experiments.RunSpec) (arrivals.Process, func() error, error) {
+func (f *runFlags) arrivalProcess(ctx context.Context, spec splitstudy.RunSpec) (arrivals.Process, func() error, error) {
 	if f.trace != "" {
 		a, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Trace: f.trace, TraceOptions: f.traceOpt}, spec.Seed)
 		if err != nil {
@@ -329,7 +222,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if err := checkJobsOut(f.jobsOut, f.trace); err != nil {
 		return err
 	}
-	plotOpt, err := f.plot.options(f.engine)
+	plotOpt, err := f.plot.options(f.p.Engine)
 	if err != nil {
 		return err
 	}
@@ -348,26 +241,18 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	if closeProc != nil {
 		defer closeProc()
 	}
-	report := cmd.OutOrStdout()
-	var out *atomicfile.File
-	var jobsOut io.Writer
-	switch f.jobsOut {
-	case "":
-	case "-":
-		// The rows go to standard output; the report moves to stderr.
-		jobsOut, report = cmd.OutOrStdout(), cmd.ErrOrStderr()
-	default:
-		if out, err = atomicfile.Create(cmd.Context(), f.jobsOut); err != nil {
-			return fmt.Errorf("--jobs-out: %w", err)
-		}
-		defer out.Abort()
-		jobsOut = out
+	report, jobsOut, out, err := openJobsOut(cmd, f.jobsOut)
+	if err != nil {
+		return err
 	}
-	run := experiments.Run
-	var res experiments.Result
-	var series *experiments.Series
+	if out != nil {
+		defer out.Abort()
+	}
+	run := splitstudy.Run
+	var res splitstudy.Result
+	var series *splitstudy.Series
 	if f.plot.dir != "" {
-		res, series, err = experiments.RunSeries(cmd.Context(), spec, proc, jobsOut, plotOpt)
+		res, series, err = splitstudy.RunSeries(cmd.Context(), spec, proc, jobsOut, plotOpt)
 	} else {
 		res, err = run(cmd.Context(), spec, proc, jobsOut)
 	}
@@ -375,13 +260,24 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	if spec.Warmup > 0 && res.Jobs <= spec.Warmup {
-		return flagError("warmup", f.warmup, fmt.Sprintf("fewer jobs than the %d of the input, so that some are measured", res.Jobs))
+		return flagError("warmup", f.p.Warmup, fmt.Sprintf("fewer jobs than the %d of the input, so that some are measured", res.Jobs))
 	}
 	if out != nil {
 		if err := out.Commit(); err != nil {
 			return err
 		}
 	}
+	if err := f.report(cmd, report, proc, spec, res, series); err != nil {
+		return err
+	}
+	if !res.Check.Held() {
+		return fmt.Errorf("%w: %v", errCheckFailed, res.Check.First)
+	}
+	return nil
+}
+
+// report prints a run's warnings, its summary or JSON, and its figures.
+func (f *runFlags) report(cmd *cobra.Command, report io.Writer, proc arrivals.Process, spec splitstudy.RunSpec, res splitstudy.Result, series *splitstudy.Series) error {
 	skipped := 0
 	if tr, ok := proc.(*arrivals.Trace); ok {
 		skipped = tr.Skipped()
@@ -405,16 +301,29 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
 	if series != nil {
-		paths, err := f.plot.write(cmd.Context(), series, experiments.RunCaption(f.input(), spec, res.Jobs))
+		paths, err := f.plot.write(cmd.Context(), series, splitstudy.RunCaption(f.input(), spec, res.Jobs))
 		if err != nil {
 			return err
 		}
 		noteFigures(cmd.ErrOrStderr(), paths)
 	}
-	if !res.Check.Held() {
-		return fmt.Errorf("%w: %v", errCheckFailed, res.Check.First)
-	}
 	return nil
+}
+
+// openJobsOut opens the --jobs-out file ("-": standard output, the report
+// then going to standard error) and returns where the report goes, where
+// the rows go (nil: nowhere) and the file to commit (nil for none).
+func openJobsOut(cmd *cobra.Command, path string) (report, rows io.Writer, out *atomicfile.File, err error) {
+	switch path {
+	case "":
+		return cmd.OutOrStdout(), nil, nil, nil
+	case "-":
+		return cmd.ErrOrStderr(), cmd.OutOrStdout(), nil, nil
+	}
+	if out, err = atomicfile.Create(cmd.Context(), path); err != nil {
+		return nil, nil, nil, fmt.Errorf("--jobs-out: %w", err)
+	}
+	return cmd.OutOrStdout(), out, out, nil
 }
 
 // errWriter keeps the first write error, so that a report written with
@@ -479,32 +388,11 @@ func checkJobsOut(path, trace string) error {
 	return checkNotInput("jobs-out", path, trace)
 }
 
-// jsonResult is the --json output.
-type jsonResult struct {
-	jsonHeader
-	experiments.Result
-	Input        string       `json:"input"`
-	Rate         float64      `json:"rate_tokens_per_s"`
-	Burst        float64      `json:"burst_tokens"`
-	Subs         []jsonParams `json:"sub_buckets"`
-	Dispatch     string       `json:"dispatch"`
-	Order        string       `json:"order"`
-	Seed         uint64       `json:"seed"`
-	MeanRatio    *float64     `json:"mean_delay_ratio"` // split over one; null when the one bucket delays no job
-	SkippedLines int          `json:"skipped_lines"`
-}
-
-func writeJSON(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) {
-	out := jsonResult{
-		jsonHeader: newJSONHeader(), Result: res, Input: f.input(), Rate: spec.One.Rate.Float64(), Burst: spec.One.Burst.Float64(),
-		Dispatch: spec.Dispatch, Order: spec.Order.String(), Seed: spec.Seed, SkippedLines: skipped,
-	}
-	for _, s := range spec.Subs {
-		out.Subs = append(out.Subs, jsonParams{Rate: s.Rate.Float64(), Burst: s.Burst.Float64(), RateExact: s.Rate.String(), BurstExact: s.Burst.String()})
-	}
-	if r := ratio(res.Split.Mean, res.One.Mean); !math.IsNaN(r) && !math.IsInf(r, 0) {
-		out.MeanRatio = &r // null when undefined (no delay in the one bucket)
-	}
+func writeJSON(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result, skipped int) {
+	out := struct {
+		jsonHeader
+		splitstudy.RunJSON
+	}{newJSONHeader(), splitstudy.NewRunJSON(f.input(), spec, res, skipped)}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out) // write errors are kept by the errWriter
@@ -524,23 +412,13 @@ func (f *runFlags) input() string {
 	return fmt.Sprintf("%s arrivals, load %v (λ = %v jobs/s)", f.process, f.load, f.load*f.one.Rate.Float64())
 }
 
-func ratio(a, b float64) float64 {
-	if b == 0 {
-		if a == 0 {
-			return math.NaN()
-		}
-		return math.Inf(1)
-	}
-	return a / b
-}
-
-func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experiments.Result, skipped int) {
+func writeSummary(w io.Writer, f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result, skipped int) {
 	fmt.Fprintf(w, "input      %s, seed %d\n", f.input(), spec.Seed)
 	if skipped > 0 {
 		fmt.Fprintf(w, "skipped    %s\n", count(skipped, "bad line"))
 	}
 	fmt.Fprintf(w, "one        r = %v tokens/s, b = %v tokens\n", spec.One.Rate, spec.One.Burst)
-	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), experiments.DescribeSubs(spec.Subs), spec.Dispatch, spec.Order)
+	fmt.Fprintf(w, "split      k = %d: %s; dispatch %s, order %s\n", len(spec.Subs), splitstudy.DescribeSubs(spec.Subs), spec.Dispatch, spec.Order)
 	fmt.Fprintf(w, "jobs       %d over %.6g s (from time 0 to the last arrival)\n", res.Jobs, res.Span)
 	if spec.Warmup > 0 {
 		fmt.Fprintf(w, "warm-up    the first %d jobs are left out of the statistics\n", spec.Warmup)
@@ -562,7 +440,7 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 	} else {
 		fmt.Fprintf(w, "quantiles  one bucket %s, split %s; nearest rank\n", res.One.Quantiles, res.Split.Quantiles)
 	}
-	if r := ratio(res.Split.Mean, res.One.Mean); math.IsNaN(r) {
+	if r := splitstudy.Ratio(res.Split.Mean, res.One.Mean); math.IsNaN(r) {
 		fmt.Fprintf(w, "\nsplit/one mean delay ratio undefined (no job waited in either system)\n")
 	} else if math.IsInf(r, 0) {
 		fmt.Fprintf(w, "\nsplit/one mean delay ratio undefined (no job waited in the one bucket; %s in the split)\n", count(res.Split.Delayed, "job"))
@@ -581,21 +459,10 @@ func writeSummary(w io.Writer, f *runFlags, spec experiments.RunSpec, res experi
 	}
 }
 
-// jsonParams is a sub-bucket in the --json output: rate and burst as
-// numbers, and exactly as written (a decimal or a fraction).
-type jsonParams struct {
-	Rate       float64 `json:"rate_tokens_per_s"`
-	Burst      float64 `json:"burst_tokens"`
-	RateExact  string  `json:"rate_tokens_per_s_exact"` // the exact value, as given or reduced: "1/3"
-	BurstExact string  `json:"burst_tokens_exact"`
-}
-
-// overloadWarning says which sub-buckets (and whether the one bucket) were
-// offered a load >= 1, where the dispatch fixes their traffic shares: their
-// delays have no steady state and grow with the run's length. λ is the
-// generated process's mean rate, or a trace's measured mean rate over its
-// span. It returns "" when every load is below 1 or unknown.
-func overloadWarning(f *runFlags, spec experiments.RunSpec, res experiments.Result) string {
+// overloadWarning is the study's overload warning (RunSpec.OverloadWarning)
+// at λ: the generated process's mean rate, or a trace's measured mean
+// rate over its span.
+func overloadWarning(f *runFlags, spec splitstudy.RunSpec, res splitstudy.Result) string {
 	var lambda float64
 	var from string
 	switch {
@@ -609,19 +476,5 @@ func overloadWarning(f *runFlags, spec experiments.RunSpec, res experiments.Resu
 	default:
 		lambda, from = f.load*spec.One.Rate.Float64(), "--load × --rate"
 	}
-	var over []string
-	for l, rho := range spec.SubLoads(lambda) {
-		if rho >= 1 {
-			over = append(over, fmt.Sprintf("%d at %.3g", l+1, rho))
-		}
-	}
-	one := lambda / spec.One.Rate.Float64()
-	switch {
-	case len(over) == 0 && one < 1:
-		return ""
-	case len(over) == 0:
-		return fmt.Sprintf("the one bucket is offered load %.3g (λ = %.6g jobs/s, %s): at a load >= 1 delays have no steady state and grow with the run's length", one, lambda, from)
-	}
-	return fmt.Sprintf("offered a load >= 1 under dispatch %s: sub-bucket %s (λ = %.6g jobs/s, %s; the one bucket at %.3g); at a load >= 1 delays have no steady state and grow with the run's length",
-		spec.Dispatch, strings.Join(over, ", sub-bucket "), lambda, from, one)
+	return spec.OverloadWarning(lambda, from)
 }

@@ -77,7 +77,7 @@ func lambdaOf(load float64, rate exact.Rat) (exact.Rat, error) {
 
 // exactFloatFlag is a pflag.Value for a rate or burst of a sweep: an
 // exact decimal or fraction p/q, kept as its float64 and, for a fraction
-// a float64 cannot hold, as its exact text (experiments.Spec.RateExact).
+// a float64 cannot hold, as its exact text (splitstudy.Spec.RateExact).
 // It keeps pflag's float64 type name and text, so --help reads as before.
 type exactFloatFlag struct {
 	f    *float64

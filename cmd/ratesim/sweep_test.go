@@ -5,13 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/ratesim/ratesim/engine"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 
 	"github.com/ratesim/ratesim/experiments"
 )
@@ -166,11 +168,11 @@ func TestSweepPrintSpec(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	s, err := experiments.ParseSpec(strings.NewReader(stdout), "printed")
+	s, err := splitstudy.ParseSpec(strings.NewReader(stdout), "printed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := experiments.Builtin("split-ratio")
+	b, _ := splitstudy.Builtin("split-ratio")
 	b.Jobs = 1000
 	got, _ := json.Marshal(s)
 	want, _ := json.Marshal(b)
@@ -197,7 +199,7 @@ func TestSweepInterrupt(t *testing.T) {
 	if !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("stderr %q", stderr.String())
 	}
-	res, err := experiments.ReadResults(filepath.Join(out, "results.json"))
+	res, err := splitstudy.ReadResults(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +218,7 @@ func TestSweepResume(t *testing.T) {
 	if _, stderr, code := ratesim(t, "sweep", smallSpec, "-o", whole, "-j", "2", "--no-figures", "--quiet"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	full, err := experiments.ReadResults(filepath.Join(whole, "results.json"))
+	full, err := splitstudy.ReadResults(filepath.Join(whole, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/clientstudy"
+	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/internal/version"
 )
 
@@ -55,11 +56,11 @@ func specModel(path string) (string, error) {
 		return "", fmt.Errorf("experiments: %w", err)
 	}
 	defer f.Close()
-	data, err := experiments.ReadSpecData(f, path)
+	data, err := specfile.Read(f, path)
 	if err != nil {
 		return "", err
 	}
-	return experiments.SpecModel(data, path)
+	return specfile.Model(data, path)
 }
 
 // runModelSweep runs the sweep of a spec of another model than the split
@@ -69,7 +70,7 @@ func specModel(path string) (string, error) {
 func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error {
 	m, ok := studyModels[model]
 	if !ok {
-		names := []string{experiments.SplitModel}
+		names := []string{specfile.SplitModel}
 		for n := range studyModels {
 			names = append(names, n)
 		}
@@ -87,24 +88,8 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 	if err != nil {
 		return err
 	}
-	shard, stem, err := f.runFlags()
+	s, err := f.startSweep(study.NumPoints(), false, path)
 	if err != nil {
-		return err
-	}
-	mine := 0
-	for p := range study.NumPoints() {
-		if shard.Has(p) {
-			mine++
-		}
-	}
-	if err := f.checkNotInputs([]string{stem + ".csv", stem + ".json"}, path); err != nil {
-		return err
-	}
-	var names []string
-	if !f.resume {
-		names = []string{stem + ".csv", stem + ".json"}
-	}
-	if err := f.prepareOut(names...); err != nil {
 		return err
 	}
 	digest := ""
@@ -112,68 +97,63 @@ func runModelSweep(cmd *cobra.Command, f *sweepFlags, path, model string) error 
 		digest = fmt.Sprintf("%x", sha256.Sum256(data))
 	}
 	var done *experiments.Table
-	if prevPath := filepath.Join(f.out, stem+".json"); f.resume {
-		if _, err := os.Stat(prevPath); err == nil {
-			if done, err = experiments.ReadTable(prevPath); err != nil {
-				return fmt.Errorf("--resume: %w", err)
-			}
-			vi := version.Get()
-			cols := append([]string{"point"}, study.Columns()...)
-			if err := done.CheckResume(model, digest, study.RootSeed(), study.NumReplications(), cols, shard, vi.Version, vi.GoVersion, vi.Commit()); err != nil {
-				return fmt.Errorf("--resume: %s: %w (use --force to start over)", prevPath, err)
-			}
+	if prevPath := s.resumePath(); prevPath != "" {
+		if done, err = experiments.ReadTable(prevPath); err != nil {
+			return fmt.Errorf("--resume: %w", err)
+		}
+		vi := version.Get()
+		cols := append([]string{"point"}, study.Columns()...)
+		if err := done.CheckResume(model, digest, study.RootSeed(), study.NumReplications(), cols, s.shard, vi.Version, vi.GoVersion, vi.Commit()); err != nil {
+			return fmt.Errorf("--resume: %s: %w (use --force to start over)", prevPath, err)
 		}
 	}
-	left := mine
+	ndone := 0
 	if done != nil {
-		left -= len(done.Points)
+		ndone = len(done.Points)
 	}
 	stderr := cmd.ErrOrStderr()
-	reps := study.NumReplications()
-	if !f.quiet {
-		resumed := ""
-		if done != nil {
-			resumed = fmt.Sprintf(" (resumed: %d finished, %d to run)", len(done.Points), left)
-		}
-		fmt.Fprintf(stderr, "ratesim: sweep %s (model %s): %s × %s on %s%s\n", path, model, count(mine, "point"), count(reps, "replication"), count(f.threads, "worker"), resumed)
-	}
-	progress, stop := f.progress(stderr, mine-left, mine, left*reps)
-	start := time.Now()
+	progress, stop := s.begin(stderr, path+" (model "+model+")", study.NumReplications(), ndone, done != nil)
 	t, runErr := experiments.RunModel(cmd.Context(), name, model, study, experiments.SweepOptions{
-		Workers: f.threads, Shard: shard, DoneTable: done, Progress: progress,
+		Workers: f.threads, Shard: s.shard, DoneTable: done, Progress: progress,
 	})
 	stop()
 	if t == nil || (runErr != nil && !t.Interrupted) {
 		return runErr
 	}
 	t.SpecDigest = digest
-	csvPath, jsonPath := filepath.Join(f.out, stem+".csv"), filepath.Join(f.out, stem+".json")
+	return f.finishModelSweep(cmd, s, t, path, runErr)
+}
+
+// finishModelSweep writes a model's sweep table (what finished, when
+// interrupted; figures only for a whole sweep) and its summary.
+func (f *sweepFlags) finishModelSweep(cmd *cobra.Command, s *sweepSession, t *experiments.Table, path string, runErr error) error {
+	csvPath, jsonPath := filepath.Join(f.out, s.stem+".csv"), filepath.Join(f.out, s.stem+".json")
 	if err := t.WriteFiles(csvPath, jsonPath); err != nil {
 		return err
 	}
 	paths := []string{csvPath, jsonPath}
 	if t.Interrupted {
-		fmt.Fprintf(stderr, "ratesim: interrupted after %.1f s: %d of %d points finished, written to %s; add --resume to the same command to run the rest\n", time.Since(start).Seconds(), len(t.Points), mine, strings.Join(paths, ", "))
+		s.interrupted(cmd.ErrOrStderr(), time.Since(s.start), len(t.Points), paths)
 		return runErr
 	}
-	caption := modelCaption(t)
+	caption, title := modelCaption(t), ""
+	if t.Name != "" {
+		title = t.Name + ": "
+	}
 	var figs []string
 	dir := filepath.Join(f.out, "figures")
-	if shard.Count == 0 {
+	if s.shard.Count == 0 {
+		var err error
 		if figs, err = f.modelFigures(cmd, t, caption); err != nil {
 			return err
 		}
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
-	title := ""
-	if name != "" {
-		title = name + ": "
-	}
 	sh := ""
 	if t.Shard != "" {
 		sh = ", shard " + t.Shard
 	}
-	fmt.Fprintf(w, "sweep      %s%s × %s (model %s), %d rows, seed %d%s\n", title, count(len(t.Points), "point"), count(reps, "replication"), model, len(t.Rows), t.Seed, sh)
+	fmt.Fprintf(w, "sweep      %s%s × %s (model %s), %d rows, seed %d%s\n", title, count(len(t.Points), "point"), count(t.Replications, "replication"), t.Model, len(t.Rows), t.Seed, sh)
 	fmt.Fprintf(w, "columns    %s\n", strings.Join(t.Columns, ", "))
 	fmt.Fprintf(w, "wrote      %s", strings.Join(paths, ", "))
 	if len(figs) > 0 {
@@ -201,15 +181,7 @@ func modelCaption(t *experiments.Table) string {
 // modelFigures replaces the figures of a model's sweep in --out/figures
 // with those of t (none with --no-figures) and returns their paths.
 func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, caption string) ([]string, error) {
-	dir := filepath.Join(o.out, "figures")
-	for _, pattern := range sweepFigurePatterns {
-		old, _ := filepath.Glob(filepath.Join(dir, pattern))
-		for _, f := range old {
-			if ext := filepath.Ext(f); ext == ".png" || ext == ".svg" || ext == ".pdf" {
-				os.Remove(f)
-			}
-		}
-	}
+	dir := o.removeSweepFigures()
 	m, ok := studyModels[t.Model]
 	if o.noFigures || !ok {
 		return nil, nil

@@ -6,7 +6,8 @@
 //	  -> drl                               (distributed designs)
 //	  -> experiments/clientstudy           (reacting clients, the backoff and overload studies)
 //	  -> experiments/verify,               (the counterexample search;
-//	     experiments/limiterstudy           the limiters, one path from a name to a limiter)
+//	     experiments/limiterstudy,          the limiters, one path from a name to a limiter;
+//	     experiments/splitstudy             the split study: runs, sweeps, results, figures)
 //	  -> experiments                       (runs from specs, statistics, results)
 //	  -> systems, arrivals, plots, profiles, clients
 //	  -> buckets, netcalc                  (the limiters; arrival and service curves)

@@ -24,6 +24,8 @@ var layer = map[string]int{
 	"internal/layers":          0,
 	"internal/heap":            0,
 	"internal/crash":           0,
+	"internal/samepoint":       0, // the points a sweep lists twice (issue 29)
+	"internal/specfile":        0, // what every study's spec file shares (YAML)
 	"internal/budget":          0,
 	"internal/param":           1, // one declaration per parameter (imports engine, exact)
 	"internal/bareloop":        0, // a command: the reference of the speed figures, importing nothing of ours
@@ -38,6 +40,7 @@ var layer = map[string]int{
 	"netcalc":                  1,
 	"experiments":              3,
 	"experiments/verify":       4,
+	"experiments/splitstudy":   4, // the split study: run, sweep, results, figures
 	"experiments/limiterstudy": 4, // a limiter from its name and parameters, for every study and drl
 	"experiments/clientstudy":  5, // imports limiterstudy
 	"drl":                      6, // imports limiterstudy (store) and clientstudy (its designs for clients)

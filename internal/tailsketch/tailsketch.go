@@ -5,7 +5,7 @@
 // relative accuracy [RelativeAccuracy] beyond, so memory stays bounded
 // whatever the run's length. It is the method of experiments' delay
 // statistics (experiments.ExactQuantileJobs and
-// experiments.RelativeAccuracy, the same values): Masson, Rim and Lee,
+// its relative accuracy, the same values): Masson, Rim and Lee,
 // "DDSketch: A Fast and Fully-Mergeable Quantile Sketch with
 // Relative-Error Guarantees", VLDB 2019; github.com/DataDog/sketches-go.
 package tailsketch
