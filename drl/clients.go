@@ -11,7 +11,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ratesim/ratesim/clients"
-	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -75,32 +74,9 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *exp
 // humans: "R = 10 tokens/s, B = 10 tokens, 4 nodes, dispatch rr, ...".
 func (s Spec) Describe() string {
 	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
-	if s.Design != "one" {
-		p += fmt.Sprintf(", %d nodes, dispatch %s", s.Nodes, s.Dispatch)
+	d, ok := Lookup(s.Design)
+	if !ok {
+		return p
 	}
-	span := func(t engine.Time) string {
-		if t == engine.Forever {
-			return "never"
-		}
-		return fmt.Sprintf("%v s", t.Seconds())
-	}
-	switch s.Design {
-	case "store":
-		p += fmt.Sprintf(", round trip %v", s.RTT)
-	case "sync":
-		p += fmt.Sprintf(", Gubernator %v, GlobalSyncWait %s, message delay %v", s.Algorithm, span(s.SyncPeriod), s.SyncDelay)
-	case "reconcile":
-		p += fmt.Sprintf(", sync period %s, message delay %v, local %v", span(s.SyncPeriod), s.SyncDelay, s.Local)
-	case "lease":
-		p += fmt.Sprintf(", round trip %v, lease TTL %s", s.RTT, span(s.LeaseTTL))
-	case "grd", "fps":
-		p += fmt.Sprintf(", estimate interval %s, message delay %v", span(s.EstimateInterval), s.SyncDelay)
-	}
-	switch {
-	case s.Design == "grd":
-		return p + ", policing (drops)" // a drop is the design, with or without Police
-	case s.Police:
-		return p + ", policing"
-	}
-	return p + ", shaping"
+	return p + d.Describe(s)
 }

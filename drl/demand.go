@@ -143,7 +143,7 @@ func newDemand(s Spec, u units, res *Result, fps bool) (*demand, error) {
 	return d, nil
 }
 
-func (d *demand) offer(sim *engine.Sim, j systems.Job) error {
+func (d *demand) Offer(sim *engine.Sim, j systems.Job) error {
 	l, err := d.f.dispatch(j)
 	if err != nil {
 		return err

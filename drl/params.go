@@ -169,26 +169,19 @@ func (p *Params) DesignList() ([]string, error) {
 	return names, nil
 }
 
-// leftOut returns why "all" leaves design n out, or "" if it runs it. Only
-// sync is ever left out: it is Gubernator, which polices (shaping leaves it
-// out) and takes an integer Limit per a whole number of ms (a burst or
-// rate it cannot express leaves it out).
+// leftOut returns why "all" leaves design n out, or "" if it runs it
+// (Design.LeftOut).
 func (p *Params) leftOut(n string) string {
-	if n != "sync" {
+	d, ok := Lookup(n)
+	if !ok {
 		return ""
-	}
-	if !p.Police {
-		return "sync (Gubernator) only polices: add --police to run it"
 	}
 	r, err1 := exact.ParseRat(p.Rate)
 	b, err2 := exact.ParseRat(p.Burst)
 	if err1 != nil || err2 != nil {
 		return "" // the rate or burst is refused with its own error
 	}
-	if _, _, _, err := GubernatorLimits(r, b); err != nil {
-		return "sync (Gubernator) cannot express this limit: " + strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())
-	}
-	return ""
+	return d.LeftOut(Spec{Design: n, Bucket: buckets.Params{Rate: r, Burst: b}, Police: p.Police})
 }
 
 // AllLeftOut returns, when Params.Designs is "all", one sentence for each
@@ -315,17 +308,6 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if s.Algorithm, err = ParseSyncAlgorithm(p.Algorithm); err != nil {
 		return s, nil, bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
 	}
-	if slices.Contains(names, "sync") {
-		if !p.Police {
-			return s, nil, bad("police", p.Police, "true with the design sync: Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (the design reconcile shapes)")
-		}
-		if _, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst); err != nil {
-			if !s.Bucket.Burst.IsInt() {
-				return s, nil, bad("burst", p.Burst, "a whole number of tokens with the design sync (Gubernator's Limit and Burst are integers)")
-			}
-			return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate making burst/rate = %v/rate s a whole number of milliseconds with the design sync (Gubernator's Duration is integer ms)", s.Bucket.Burst))
-		}
-	}
 	if p.Peers != "" {
 		s.Peers = strings.Split(p.Peers, ",")
 		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {
@@ -380,21 +362,21 @@ func (p *Params) Spec() (Spec, []string, error) {
 	} else if p.Jobs < 0 {
 		return s, nil, bad("jobs", p.Jobs, "a number of arrivals >= 1, or 0 for the whole trace")
 	}
-	if slices.Contains(names, "store") && !s.Police {
-		// The store's policing options, named as parameters (Validate
-		// refuses them too, in the Spec's words).
-		if s.StoreLimiter == StoreGCRA || s.StoreLimiter == StoreFixedWindow {
-			return s, nil, bad("store_limiter", p.StoreLimiter, "token when shaping: gcra and fixed-window admit or refuse (add police)")
-		}
-		if s.StoreCache {
-			return s, nil, bad("store_cache", p.StoreCache, "false when shaping: the cache refuses jobs, which only policing does (add police)")
+	raw := func(key string) any {
+		v, _ := experiments.YAMLField(p, key)
+		return v.Interface()
+	}
+	for _, n := range names {
+		d, _ := Lookup(n)
+		if err := d.CheckParams(s, raw); err != nil {
+			return s, nil, err
 		}
 	}
 	for _, n := range names {
 		t := s
 		t.Design = n
 		if err := t.Validate(); err != nil {
-			if n != "one" && strings.Contains(err.Error(), "per node") {
+			if n != Reference && strings.Contains(err.Error(), "per node") {
 				// A scale event to more nodes than the burst has tokens
 				// is that event's fault when the starting fleet fits.
 				if s.Bucket.Burst.Cmp(exact.Int(int64(p.Nodes))) >= 0 {
@@ -514,7 +496,7 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 		}
 		decided = append(decided, &Result{Admits: res.Admits})
 	}
-	if i := slices.Index(names, "one"); i >= 0 {
+	if i := slices.Index(names, Reference); i >= 0 {
 		for j := range out.Summaries {
 			out.Summaries[j].OverOne, out.Summaries[j].UnderOne = Compare(decided[j], decided[i])
 		}

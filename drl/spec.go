@@ -16,9 +16,6 @@ import (
 	"github.com/ratesim/ratesim/systems"
 )
 
-// Designs lists the designs, in the order the command runs them.
-var Designs = []string{"one", "static", "store", "sync", "reconcile", "lease", "grd", "fps"}
-
 // ErrSpec is wrapped by every error about an invalid specification.
 var ErrSpec = errors.New("invalid drl specification")
 
@@ -389,7 +386,7 @@ func ParseInterval(s string) (Interval, error) {
 
 // Spec describes a run of one design.
 type Spec struct {
-	Design string         // one of Designs
+	Design string         // the Name of a registered Design (one of Designs)
 	Bucket buckets.Params // the promise (R tokens/s, B tokens) for every key
 	Nodes  int            // N, >= 1; every local bucket is (R/N, B/N), so B/N >= 1 for the designs that keep one
 	Police bool           // reject a job that finds no token, instead of delaying it (shaping); grd drops either way
@@ -517,9 +514,11 @@ func ParseExchange(s string) (Exchange, error) {
 func (x Exchange) String() string { return [...]string{"coordinator", "all", "gossip"}[x] }
 
 // Validate returns an error wrapping ErrSpec or buckets.ErrParam naming
-// the first invalid field, or nil.
+// the first invalid field, or nil: the design's own checks
+// (Design.Check) after the nodes, then the fields every design shares.
 func (s Spec) Validate() error {
-	if !slices.Contains(Designs, s.Design) {
+	d, ok := Lookup(s.Design)
+	if !ok {
 		return fmt.Errorf("drl: design %q: want one of %s: %w", s.Design, strings.Join(Designs, ", "), ErrSpec)
 	}
 	if err := s.Bucket.Validate(); err != nil {
@@ -540,19 +539,11 @@ func (s Spec) Validate() error {
 		}
 		ns = append(ns, e.Nodes)
 	}
-	// Designs that keep a bucket per node need B/N >= 1 (a bucket with less
-	// than one token admits nothing); a store failing open or closed and
-	// sync (every Gubernator daemon holds the whole limit) and reconcile
-	// deciding with a copy of the whole bucket keep none.
-	local := s.Design != "one" && !(s.Design == "store" && s.Fail != FailLocal) && s.Design != "sync" && !(s.Design == "reconcile" && s.Local == LocalCopy)
-	if s.NodeLimiter != nil {
-		switch s.Design {
-		case "sync", "reconcile", "lease", "grd", "fps":
-			return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.NodeLimiterName, s.Design, ErrSpec)
-		}
-		local = false // the node limiter, not a sub-bucket (R/N, B/N)
+	if err := d.Check(s); err != nil {
+		return err
 	}
-	if local {
+	// A bucket with less than one token admits nothing.
+	if d.LocalBuckets(s) {
 		for _, n := range ns {
 			b, _ := s.Bucket.Burst.Quo(exact.Int(int64(n)))
 			if b.Cmp(exact.Int(1)) < 0 {
@@ -560,32 +551,23 @@ func (s Spec) Validate() error {
 			}
 		}
 	}
+	return s.validateFields()
+}
+
+// validateFields checks the fields that must be valid whatever the design
+// reads them.
+func (s Spec) validateFields() error {
 	if _, err := systems.NewDispatcher(s.Dispatch, make1(s.Nodes), rand.NewPCG(0, 0)); err != nil || s.Dispatch == "least-loaded" {
 		return fmt.Errorf("drl: dispatch %q: want rr, random, hash or column: %w", s.Dispatch, ErrSpec)
 	}
 	if !(s.SyncLoss >= 0 && s.SyncLoss < 1) {
 		return fmt.Errorf("drl: message loss %v: want a probability in [0, 1): %w", s.SyncLoss, ErrSpec)
 	}
-	if (s.Design == "grd" || s.Design == "fps") && (s.EstimateInterval <= 0 || s.EstimateInterval == engine.Forever) {
-		return fmt.Errorf("drl: estimate interval %v ns: want > 0 and finite: %w", int64(s.EstimateInterval), ErrSpec)
-	}
-	if (s.Design == "grd" || s.Design == "fps") && !(s.Smoothing > 0 && s.Smoothing <= 1) {
-		return fmt.Errorf("drl: smoothing %v: want a weight in (0, 1]: %w", s.Smoothing, ErrSpec)
-	}
 	if s.OutageUp < 0 || s.OutageDown < 0 || (s.OutageUp > 0) != (s.OutageDown > 0) {
 		return fmt.Errorf("drl: outage process up %v ns, down %v ns: want both > 0, or both 0 for none: %w", int64(s.OutageUp), int64(s.OutageDown), ErrSpec)
 	}
-	if (s.Design == "grd" || s.Design == "fps") && s.Exchange == ExchangeGossip && s.Fanout < 1 {
-		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
-	}
 	if s.StoreLimiter == StoreLibrary && s.StoreProfile == nil {
 		return fmt.Errorf("drl: store limiter profile without StoreProfile: %w", ErrSpec)
-	}
-	if s.Design == "store" && s.StoreLimiter != StoreToken && s.StoreLimiter != StoreLibrary && !s.Police {
-		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police: %w", s.StoreLimiter, ErrSpec)
-	}
-	if s.Design == "store" && s.StoreCache && !s.Police {
-		return fmt.Errorf("drl: the store's cache refuses jobs, which only policing does: want Police, or no StoreCache: %w", ErrSpec)
 	}
 	if s.StoreLimiter == StoreFixedWindow && !s.Bucket.Burst.IsInt() {
 		return fmt.Errorf("drl: store limiter fixed-window admits L = B jobs per window: burst %v is not a whole number: %w", s.Bucket.Burst, ErrSpec)
@@ -596,8 +578,8 @@ func (s Spec) Validate() error {
 	if s.BatchLimit < 0 {
 		return fmt.Errorf("drl: batch limit %d: want >= 0 keys (0: none): %w", s.BatchLimit, ErrSpec)
 	}
-	if err := s.validateGubernator(); err != nil {
-		return err
+	if s.Algorithm < SyncTokenBucket || s.Algorithm > SyncLeakyBucket {
+		return fmt.Errorf("drl: sync algorithm %d: want SyncTokenBucket or SyncLeakyBucket: %w", s.Algorithm, ErrSpec)
 	}
 	return nil
 }

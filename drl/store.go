@@ -107,7 +107,7 @@ func (st *store) down(t engine.Time) bool {
 	return false
 }
 
-func (st *store) offer(sim *engine.Sim, j systems.Job) error {
+func (st *store) Offer(sim *engine.Sim, j systems.Job) error {
 	l, err := st.f.dispatch(j)
 	if err != nil {
 		return err

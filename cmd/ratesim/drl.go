@@ -178,24 +178,6 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	return cmd, f
 }
 
-// designFlags are the flags that only some designs read: one given when
-// none of them runs would change nothing, and is refused.
-var designFlags = []struct {
-	name    string
-	designs []string
-}{
-	{"scale", []string{"static"}}, {"node-limiter", []string{"static", "store"}},
-	{"rtt", []string{"store", "lease"}},
-	{"outage", []string{"store"}}, {"outage-process", []string{"store"}}, {"fail", []string{"store"}},
-	{"store-limiter", []string{"store"}}, {"store-cache", []string{"store"}},
-	{"sync-period", []string{"sync", "reconcile"}}, {"batch-limit", []string{"sync", "reconcile"}}, {"local", []string{"reconcile"}},
-	{"algorithm", []string{"sync"}}, {"peers", []string{"sync"}},
-	{"sync-delay", []string{"sync", "reconcile", "grd", "fps"}}, {"loss", []string{"sync", "reconcile", "grd", "fps"}},
-	{"lease-size", []string{"lease"}}, {"lease-ttl", []string{"lease"}},
-	{"estimate-interval", []string{"grd", "fps"}}, {"smoothing", []string{"grd", "fps"}},
-	{"exchange", []string{"grd", "fps"}}, {"fanout", []string{"grd", "fps"}},
-}
-
 // params returns the parameters the flags give, with the trace and its
 // options; it checks the flags that only the command line has.
 func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
@@ -229,9 +211,12 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 		if run == "all" {
 			run = "all: " + strings.Join(designs, ",")
 		}
-		for _, fl := range designFlags {
-			if changed(fl.name) && !slices.ContainsFunc(fl.designs, func(d string) bool { return slices.Contains(designs, d) }) {
-				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl.name, strings.Join(fl.designs, ", "), run)
+		// The flags that only some designs read: one given when none of
+		// them runs would change nothing, and is refused.
+		flags, readers := drl.FlagDesigns()
+		for _, fl := range flags {
+			if changed(fl) && !slices.ContainsFunc(readers[fl], func(d string) bool { return slices.Contains(designs, d) }) {
+				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl, strings.Join(readers[fl], ", "), run)
 			}
 		}
 	}
@@ -386,7 +371,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	designs := make([]drlDesignJSON, len(sums))
 	for i, sum := range sums {
 		designs[i].Summary = sum
-		if s.NodeLimiter != nil && (sum.Design == "static" || sum.Design == "store") && i < len(perNode) {
+		if s.NodeLimiter != nil && drl.Reads(sum.Design, "node-limiter") && i < len(perNode) {
 			designs[i].PerNode = perNode[i]
 		}
 	}
@@ -417,7 +402,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 		out.SyncPeriod = experiments.Num(s.SyncPeriod.Seconds())
 	}
 	out.Algorithm = s.Algorithm.String()
-	if slices.ContainsFunc(sums, func(n drl.Summary) bool { return n.Design == "sync" }) {
+	if slices.ContainsFunc(sums, func(n drl.Summary) bool { return drl.Reads(n.Design, "peers") }) {
 		out.Peers = s.Peers
 		if len(out.Peers) == 0 {
 			out.Peers = drl.DefaultGubernatorPeers(s.Nodes)
@@ -445,76 +430,13 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 		}
 	}
 	for _, n := range sums {
-		switch n.Design {
-		case "static":
-			if len(s.Scale) > 0 {
-				var ev []string
-				for _, e := range s.Scale {
-					ev = append(ev, fmt.Sprintf("%d nodes at %v s", e.Nodes, e.At.Seconds()))
-				}
-				fmt.Fprintf(w, "static     re-split: %s\n", strings.Join(ev, ", "))
+		if d, ok := drl.Lookup(n.Design); ok {
+			if h := d.Header(s); h != "" {
+				fmt.Fprintf(w, "%-10s %s\n", n.Design, h)
 			}
-		case "store":
-			var os []string
-			for _, o := range s.Outages {
-				os = append(os, fmt.Sprintf("[%v, %v) s", o.From.Seconds(), o.To.Seconds()))
-			}
-			if s.OutageUp > 0 {
-				os = append(os, fmt.Sprintf("on/off, up %v s and down %v s on average", s.OutageUp.Seconds(), s.OutageDown.Seconds()))
-			}
-			out := "no outage"
-			if len(os) > 0 {
-				out = "outages " + strings.Join(os, ", ") + ", fail " + s.Fail.String()
-			}
-			cache := ""
-			if s.StoreCache {
-				cache = "; nodes cache the keys over limit"
-			}
-			lim := ""
-			switch s.StoreLimiter {
-			case drl.StoreGCRA:
-				lim = "GCRA(1/R, (B - 1)/R) per key, "
-			case drl.StoreFixedWindow:
-				w, _ := s.Bucket.Burst.Quo(s.Bucket.Rate)
-				lim = fmt.Sprintf("fixed window of %v jobs per %v s per key, ", s.Bucket.Burst, w)
-			case drl.StoreLibrary:
-				lim = s.StoreProfileName + " per key, "
-			}
-			fmt.Fprintf(w, "store      %sround trip %v; %s%s\n", lim, s.RTT, out, cache)
-		case "sync":
-			fmt.Fprintf(w, "sync       %s\n", drl.DescribeGubernator(s))
-		case "reconcile":
-			period := "never"
-			if s.SyncPeriod != engine.Forever {
-				period = fmt.Sprintf("%v s", s.SyncPeriod.Seconds())
-			}
-			fmt.Fprintf(w, "reconcile  period %s, batch limit %d keys, message delay %v, loss %v, local %s\n", period, s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
-		case "lease":
-			size := fmt.Sprintf("%d tokens", s.LeaseSize)
-			if s.LeaseSize == 0 {
-				size = "B/N tokens"
-			}
-			ttl := "never returned"
-			if s.LeaseTTL != engine.Forever {
-				ttl = fmt.Sprintf("returned %v s after the latest grant", s.LeaseTTL.Seconds())
-			}
-			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; %s\n", size, s.RTT, ttl, mode)
-		case "grd", "fps":
-			via := "through a coordinator"
-			switch s.Exchange {
-			case drl.ExchangeAll:
-				via = "all-to-all"
-			case drl.ExchangeGossip:
-				via = fmt.Sprintf("by gossip to %d peers", s.Fanout)
-			}
-			m := mode
-			if n.Design == "grd" {
-				m = "policing (drops)"
-			}
-			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); %s\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss, m)
 		}
 	}
-	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == "one" })
+	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == drl.Reference })
 	// The design column is 7 wide, or as wide as the longest name run.
 	dw := 7
 	for _, n := range sums {

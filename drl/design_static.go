@@ -1,0 +1,66 @@
+package drl
+
+import (
+	"fmt"
+
+	"github.com/ratesim/ratesim/engine"
+)
+
+// designStatic is the static split: N nodes, each a sub-bucket (R/N, B/N)
+// per key (or a library profile, Spec.NodeLimiter) behind the dispatch,
+// re-split at the scale events (Spec.Scale). Without scale events, when
+// shaping with sub-buckets, it is the split of Theorem 2, checked job by
+// job.
+type designStatic struct{ defaults }
+
+// Split is the name of the static split, the other side of Theorem 2
+// from the one bucket ([Reference]).
+const Split = "static"
+
+func (designStatic) Name() string    { return Split }
+func (designStatic) Flags() []string { return []string{"scale", "node-limiter"} }
+
+func (designStatic) LocalBuckets(s Spec) bool { return s.NodeLimiter == nil }
+
+func (designStatic) Theorem2NA(s Spec) string {
+	switch {
+	case s.NodeLimiter != nil:
+		return "the nodes run " + s.NodeLimiterName + ", not sub-buckets (R/N, B/N)"
+	case s.Police:
+		return policingNA
+	case len(s.Scale) > 0:
+		return "scale events change the shares"
+	}
+	return ""
+}
+
+func (designStatic) Caption(s Spec) []CaptionParam {
+	var c captionList
+	if len(s.Scale) > 0 {
+		c.add("scale", "scale events %s", scaleText(s.Scale, capDur))
+	}
+	return c
+}
+
+func (designStatic) Describe(s Spec) string { return nodesText(s) + modeText(s) }
+
+func (designStatic) Header(s Spec) string {
+	if len(s.Scale) == 0 {
+		return ""
+	}
+	return "re-split: " + scaleText(s.Scale, func(t engine.Time) string { return fmt.Sprintf("%v s", t.Seconds()) })
+}
+
+func (designStatic) Marks(s Spec) []Mark {
+	var out []Mark
+	for i, e := range s.Scale {
+		m := Mark{From: e.At.Seconds(), To: e.At.Seconds()}
+		if i == 0 {
+			m.Label = "static re-split (scale event)"
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (designStatic) New(s Spec, r *Recorder) (Model, error) { return newStatic(s, r.u, r.res) }
