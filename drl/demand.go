@@ -293,6 +293,16 @@ func (d *demand) exchangeCoordinator(sim *engine.Sim, now engine.Time) {
 			dk.est[i] = est
 		})
 	}
+	for _, p := range d.coordinatorPushes() {
+		d.send(sim, now, func() { d.push(sim, p, sim.Now()) })
+	}
+}
+
+// coordinatorPushes returns what the coordinator sends each node that saw
+// a key, from the latest reports: the key's drop probability (grd), or the
+// node's share (fps; none for a key with no demand), keys in order.
+func (d *demand) coordinatorPushes() []coordPush {
+	var pushes []coordPush
 	for _, k := range d.korder {
 		dk := d.keys[k]
 		if d.fps {
@@ -302,15 +312,24 @@ func (d *demand) exchangeCoordinator(sim *engine.Sim, now engine.Time) {
 			}
 			shares := quantize(dk.est, total)
 			for i, st := range dk.sawAt {
-				s := shares[i]
-				d.send(sim, now, func() { d.setShare(sim, st, s, sim.Now()) })
+				pushes = append(pushes, coordPush{st: st, share: shares[i]})
 			}
 			continue
 		}
 		p := d.dropProbability(sum(dk.est))
 		for _, st := range dk.sawAt {
-			d.send(sim, now, func() { st.drop = p })
+			pushes = append(pushes, coordPush{st: st, drop: p})
 		}
+	}
+	return pushes
+}
+
+// push applies the coordinator's push p at its receipt, instant at.
+func (d *demand) push(sim *engine.Sim, p coordPush, at engine.Time) {
+	if d.fps {
+		d.setShare(sim, p.st, p.share, at)
+	} else {
+		p.st.drop = p.drop
 	}
 }
 
@@ -340,25 +359,7 @@ func (d *demand) exchangeCoordinatorAtOnce(sim *engine.Sim, now engine.Time) {
 	for _, st := range d.order {
 		reports = append(reports, coordReport{d.keys[st.key], st.node, st.est})
 	}
-	var pushes []coordPush
-	for _, k := range d.korder {
-		dk := d.keys[k]
-		if d.fps {
-			total := sum(dk.est)
-			if total <= 0 {
-				continue
-			}
-			shares := quantize(dk.est, total)
-			for i, st := range dk.sawAt {
-				pushes = append(pushes, coordPush{st: st, share: shares[i]})
-			}
-			continue
-		}
-		p := d.dropProbability(sum(dk.est))
-		for _, st := range dk.sawAt {
-			pushes = append(pushes, coordPush{st: st, drop: p})
-		}
-	}
+	pushes := d.coordinatorPushes()
 	d.res.Messages += int64(len(reports) + len(pushes))
 	if len(reports)+len(pushes) == 0 {
 		return
@@ -369,11 +370,7 @@ func (d *demand) exchangeCoordinatorAtOnce(sim *engine.Sim, now engine.Time) {
 			r.dk.est[i] = r.est
 		}
 		for _, p := range pushes {
-			if d.fps {
-				d.setShare(sim, p.st, p.share, at)
-			} else {
-				p.st.drop = p.drop
-			}
+			d.push(sim, p, at)
 		}
 	})
 }
