@@ -119,31 +119,8 @@ func Durations(p buckets.Params) []engine.Time {
 func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Summary, error) {
 	s := Summary{Design: r.Design, Jobs: r.Jobs, Admitted: r.Admitted, Rejected: r.Rejected, Fallback: r.Fallback, Messages: r.Messages, Lost: r.Lost,
 		Theorem2: r.Theorem2.String(), Theorem2Violations: r.Theorem2.Violations + r.Theorem2.LemmaViolations}
-	nd := int64(len(r.Delays))
-	if r.delaySk != nil {
-		nd = r.delaySk.Len()
-		s.P99Method = tailsketch.Method
-		if err := r.delaySk.Err(); err != nil {
-			return s, fmt.Errorf("drl: %s: %w", r.Design, err)
-		}
-	}
-	if n := r.ZeroDelays + nd; n > 0 {
-		slices.Sort(r.Delays)
-		s.Total = r.TotalDelay.Float64() / float64(r.Scale) / 1e9
-		s.Mean = s.Total / float64(n)
-		if rank := (99*n+99)/100 - 1; rank >= r.ZeroDelays { // nearest rank, zeros first
-			if r.delaySk != nil {
-				s.P99 = r.delaySk.Rank(rank - r.ZeroDelays)
-			} else {
-				s.P99 = r.Delays[rank-r.ZeroDelays]
-			}
-		}
-		switch {
-		case r.delaySk != nil:
-			s.Max = r.delaySk.Max()
-		case len(r.Delays) > 0:
-			s.Max = r.Delays[len(r.Delays)-1]
-		}
+	if err := s.addDelays(r); err != nil {
+		return s, err
 	}
 	if r.Stale > 0 {
 		s.Staleness = r.Staleness / float64(r.Stale)
@@ -212,6 +189,38 @@ func Summarize(r *Result, p buckets.Params, ds []engine.Time, w engine.Time) (Su
 	}
 	s.OverRateWindow = w.Seconds()
 	return s, nil
+}
+
+// addDelays adds the mean, p99, largest and total delay of r's admitted
+// jobs (sorting r.Delays).
+func (s *Summary) addDelays(r *Result) error {
+	nd := int64(len(r.Delays))
+	if r.delaySk != nil {
+		nd = r.delaySk.Len()
+		s.P99Method = tailsketch.Method
+		if err := r.delaySk.Err(); err != nil {
+			return fmt.Errorf("drl: %s: %w", r.Design, err)
+		}
+	}
+	if n := r.ZeroDelays + nd; n > 0 {
+		slices.Sort(r.Delays)
+		s.Total = r.TotalDelay.Float64() / float64(r.Scale) / 1e9
+		s.Mean = s.Total / float64(n)
+		if rank := (99*n+99)/100 - 1; rank >= r.ZeroDelays { // nearest rank, zeros first
+			if r.delaySk != nil {
+				s.P99 = r.delaySk.Rank(rank - r.ZeroDelays)
+			} else {
+				s.P99 = r.Delays[rank-r.ZeroDelays]
+			}
+		}
+		switch {
+		case r.delaySk != nil:
+			s.Max = r.delaySk.Max()
+		case len(r.Delays) > 0:
+			s.Max = r.Delays[len(r.Delays)-1]
+		}
+	}
+	return nil
 }
 
 // addPromise adds a key's promise check to the summary: its shaper
