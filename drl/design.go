@@ -247,3 +247,14 @@ func (defaults) LeftOut(Spec) string                      { return "" }
 func (defaults) Caption(Spec) []CaptionParam              { return nil }
 func (defaults) Header(Spec) string                       { return "" }
 func (defaults) Marks(Spec) []Mark                        { return nil }
+
+// Describe describes the parameters of s that matter to its design, for
+// humans: "R = 10 tokens/s, B = 10 tokens, 4 nodes, dispatch rr, ...".
+func (s Spec) Describe() string {
+	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
+	d, ok := Lookup(s.Design)
+	if !ok {
+		return p
+	}
+	return p + d.Describe(s)
+}

@@ -17,15 +17,16 @@ import (
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/drlstudy"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
 	"github.com/ratesim/ratesim/profiles"
 )
 
-// drlFlags are the flags of ratesim drl: the parameters fill drl.Params,
+// drlFlags are the flags of ratesim drl: the parameters fill drlstudy.Params,
 // the parser that sweep specs share; the rest are the command line's.
 type drlFlags struct {
-	p          drl.Params
+	p          drlstudy.Params
 	trace      string
 	traceOpt   arrivals.TraceOptions
 	traceFmt   traceFormatFlags
@@ -180,7 +181,7 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 
 // params returns the parameters the flags give, with the trace and its
 // options; it checks the flags that only the command line has.
-func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
+func (f *drlFlags) params(cmd *cobra.Command) (drlstudy.Params, error) {
 	changed := cmd.Flags().Changed
 	p := f.p
 	var err error
@@ -198,7 +199,7 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 		if err := f.traceFmt.apply(&opt, changed, p.Seed); err != nil {
 			return p, err
 		}
-		p.Trace, p.TraceOptions = &drl.Trace{Path: f.trace}, &opt
+		p.Trace, p.TraceOptions = &drlstudy.Trace{Path: f.trace}, &opt
 		if !changed("jobs") {
 			p.Jobs = 0 // the whole trace
 		} else if p.Jobs < 1 {
@@ -247,8 +248,8 @@ func paramFlagError(err error) error {
 }
 
 // spec returns the parameters the flags give and the specification and
-// designs they parse to (drl.Params.Spec, errors naming the flag).
-func (f *drlFlags) spec(cmd *cobra.Command) (drl.Params, drl.Spec, []string, error) {
+// designs they parse to (drlstudy.Params.Spec, errors naming the flag).
+func (f *drlFlags) spec(cmd *cobra.Command) (drlstudy.Params, drl.Spec, []string, error) {
 	p, err := f.params(cmd)
 	if err != nil {
 		return p, drl.Spec{}, nil, err
@@ -291,8 +292,8 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
-		caption := drl.Caption(spec, designs, c.Input)
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drl.Figures(spec, c.Results, c.Summaries, caption), f.plotDir, f.plotFormat); err != nil {
+		caption := drlstudy.Caption(spec, designs, c.Input)
+		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlstudy.Figures(spec, c.Results, c.Summaries, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/drlstudy"
 )
 
 // drlSweepable are the flags of ratesim drl that --sweep may vary.
@@ -85,11 +86,11 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 	if err != nil {
 		return err
 	}
-	var sa []drl.StringAxis
+	var sa []drlstudy.StringAxis
 	for _, a := range axes {
-		sa = append(sa, drl.StringAxis{Name: strings.ReplaceAll(a.name, "-", "_"), Values: a.values})
+		sa = append(sa, drlstudy.StringAxis{Name: strings.ReplaceAll(a.name, "-", "_"), Values: a.values})
 	}
-	study, err := drl.NewStudy(p, sa)
+	study, err := drlstudy.NewStudy(p, sa)
 	if err != nil {
 		return drlStudyFlagError(err)
 	}
@@ -128,7 +129,7 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 			for _, a := range axes {
 				swept = append(swept, a.name)
 			}
-			caption = drl.Caption(spec, designs, input, swept...)
+			caption = drlstudy.Caption(spec, designs, input, swept...)
 		}
 		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(study, axes, points, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
@@ -164,14 +165,14 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 	return nil
 }
 
-// drlStudyFlagError names the flag of an error of drl.NewStudy: the
+// drlStudyFlagError names the flag of an error of drlstudy.NewStudy: the
 // swept value (--sweep NAME=V) or the flag the value came from.
 func drlStudyFlagError(err error) error {
 	var se *experiments.SpecError
 	if !errors.As(err, &se) {
 		return err
 	}
-	var pt *drl.PointError
+	var pt *drlstudy.PointError
 	var pe *drl.ParamError
 	name := strings.ReplaceAll(strings.TrimPrefix(strings.TrimPrefix(se.Field, "sweep."), "drl."), "_", "-")
 	switch {
@@ -187,12 +188,12 @@ func drlStudyFlagError(err error) error {
 	return err
 }
 
-// drlSweepFigures draws the figures of a --sweep (drl.SweepFigures) from
+// drlSweepFigures draws the figures of a --sweep (drlstudy.SweepFigures) from
 // the table of its points.
-func drlSweepFigures(study *drl.Study, axes []drlAxis, points []drlPoint, caption string) []experiments.NamedFigure {
+func drlSweepFigures(study *drlstudy.Study, axes []drlAxis, points []drlPoint, caption string) []experiments.NamedFigure {
 	t := &experiments.Table{Columns: append([]string{"point"}, study.Columns()...)}
 	for i, p := range points {
-		rows, err := study.Rows(i, []any{drl.ReplicationOf(p.Designs, p.Input)})
+		rows, err := study.Rows(i, []any{drlstudy.ReplicationOf(p.Designs, p.Input)})
 		if err != nil {
 			return nil
 		}
@@ -200,7 +201,7 @@ func drlSweepFigures(study *drl.Study, axes []drlAxis, points []drlPoint, captio
 			t.Rows = append(t.Rows, append([]any{float64(i)}, r...))
 		}
 	}
-	return drl.SweepFigures(t, caption)
+	return drlstudy.SweepFigures(t, caption)
 }
 
 func pointName(axes []drlAxis, params map[string]string) string {

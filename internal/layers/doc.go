@@ -2,7 +2,7 @@
 // downward only (shared/design.md):
 //
 //	cmd/ratesim
-//	  -> report                            (the note's reproduction)
+//	  -> report, experiments/drlstudy      (the note's reproduction; the drl study)
 //	  -> experiments/verify, drl           (the counterexample search; distributed designs)
 //	  -> experiments                       (runs from specs, statistics, results)
 //	  -> systems, arrivals, plots, profiles, clients

@@ -16,30 +16,31 @@ const module = "github.com/ratesim/ratesim/"
 // layer gives each package of the module its layer: a package may import
 // only packages of lower layers.
 var layer = map[string]int{
-	"engine":              0,
-	"exact":               0,
-	"internal/atomicfile": 0,
-	"internal/oracle":     0,
-	"internal/version":    0,
-	"internal/layers":     0,
-	"internal/heap":       0,
-	"internal/crash":      0,
-	"internal/budget":     0,
-	"internal/bareloop":   0, // a command: the reference of the speed figures, importing nothing of ours
-	"internal/tailsketch": 0, // exact-then-sketched delays (drl)
-	"internal/memprobe":   3, // live-heap checkpoints for the memory benchmarks (imports arrivals)
-	"buckets":             1,
-	"systems":             2,
-	"arrivals":            2,
-	"plots":               2,
-	"profiles":            2,
-	"clients":             2,
-	"netcalc":             1,
-	"experiments":         3,
-	"experiments/verify":  4,
-	"report":              5,
-	"drl":                 4,
-	"cmd/ratesim":         6,
+	"engine":               0,
+	"exact":                0,
+	"internal/atomicfile":  0,
+	"internal/oracle":      0,
+	"internal/version":     0,
+	"internal/layers":      0,
+	"internal/heap":        0,
+	"internal/crash":       0,
+	"internal/budget":      0,
+	"internal/bareloop":    0, // a command: the reference of the speed figures, importing nothing of ours
+	"internal/tailsketch":  0, // exact-then-sketched delays (drl)
+	"internal/memprobe":    3, // live-heap checkpoints for the memory benchmarks (imports arrivals)
+	"buckets":              1,
+	"systems":              2,
+	"arrivals":             2,
+	"plots":                2,
+	"profiles":             2,
+	"clients":              2,
+	"netcalc":              1,
+	"experiments":          3,
+	"experiments/verify":   4,
+	"report":               5,
+	"drl":                  4,
+	"experiments/drlstudy": 5, // the drl study; 5 while drl imports experiments (the store's limiters)
+	"cmd/ratesim":          6,
 }
 
 // statSources stats every .go file of the module, so that go test's cache

@@ -1,8 +1,7 @@
-package drl
+package drlstudy
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -37,8 +37,8 @@ func (ClientsDesigns) Params() []string { return slices.Clone(clientDesignParams
 // *experiments.ParamError naming the key: design for an unknown design,
 // limit for a burst below one token per node.
 func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *experiments.ClientsParams) (func(origin int64) (clients.Remote, error), string, error) {
-	if !slices.Contains(Designs, design) {
-		return nil, "", &experiments.ParamError{Param: "design", Value: design, Want: "one of " + strings.Join(Designs, ", ")}
+	if !slices.Contains(drl.Designs, design) {
+		return nil, "", &experiments.ParamError{Param: "design", Value: design, Want: "one of " + strings.Join(drl.Designs, ", ")}
 	}
 	dp := DefaultParams()
 	dp.Designs, dp.Rate, dp.Burst, dp.Seed = design, p.Rate, strconv.FormatInt(p.Limit, 10), p.Seed
@@ -51,7 +51,7 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *exp
 		}
 	}
 	s, _, err := dp.Spec()
-	var pe *ParamError
+	var pe *drl.ParamError
 	if errors.As(err, &pe) {
 		name := map[string]string{"burst": "limit", "designs": "design"}[pe.Param]
 		if name == "" {
@@ -66,17 +66,6 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *exp
 	return func(origin int64) (clients.Remote, error) {
 		s := s
 		s.Origin = origin
-		return NewOnline(s)
+		return drl.NewOnline(s)
 	}, s.Describe(), nil
-}
-
-// Describe describes the parameters of s that matter to its design, for
-// humans: "R = 10 tokens/s, B = 10 tokens, 4 nodes, dispatch rr, ...".
-func (s Spec) Describe() string {
-	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
-	d, ok := Lookup(s.Design)
-	if !ok {
-		return p
-	}
-	return p + d.Describe(s)
 }

@@ -1,4 +1,4 @@
-package drl
+package drlstudy
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
@@ -91,18 +92,10 @@ func DefaultParams() Params {
 		Load: 0.9, Jobs: 100_000, RateWindow: "10s", Seed: 1}
 }
 
-// ParamError is an invalid parameter: its name (the YAML key, the flag
-// in snake case), the value given and what would fit.
-type ParamError struct {
-	Param string
-	Value any
-	Want  string
-}
-
 // delayWant is what a delay parameter wants, with why ParseDelay refused
 // the value (a trace file's line, say).
 func delayWant(err error) string {
-	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())
+	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())
 	return "a delay: 2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL (" + why + ")"
 }
 
@@ -115,21 +108,6 @@ func durationWant(err error, want string) string {
 		return want + " (" + de.Why + ")"
 	}
 	return want
-}
-
-func (e *ParamError) Error() string {
-	return fmt.Sprintf("drl: %s %v: want %s", e.Param, e.Value, e.Want)
-}
-
-// Message is the error without the package and parameter: "VALUE: want
-// WHAT", for a caller that names the parameter its own way (a flag, a
-// file's line and key).
-func (e *ParamError) Message() string { return fmt.Sprintf("%v: want %s", e.Value, e.Want) }
-
-func (e *ParamError) Unwrap() error { return ErrSpec }
-
-func bad(param string, value any, want string) error {
-	return &ParamError{Param: param, Value: value, Want: want}
 }
 
 // parseRat reads an exact parameter: a decimal or a fraction p/q.
@@ -151,7 +129,7 @@ func (p *Params) DesignList() ([]string, error) {
 	list := p.Designs
 	if list == "all" {
 		var names []string
-		for _, n := range Designs {
+		for _, n := range drl.Designs {
 			if p.leftOut(n) == "" {
 				names = append(names, n)
 			}
@@ -161,8 +139,8 @@ func (p *Params) DesignList() ([]string, error) {
 	var names []string
 	for _, n := range strings.Split(list, ",") {
 		n = strings.TrimSpace(n)
-		if !slices.Contains(Designs, n) || slices.Contains(names, n) {
-			return nil, bad("designs", p.Designs, fmt.Sprintf("a comma-separated list of distinct designs among %s (%q is not one, or is repeated)", strings.Join(Designs, ", "), n))
+		if !slices.Contains(drl.Designs, n) || slices.Contains(names, n) {
+			return nil, bad("designs", p.Designs, fmt.Sprintf("a comma-separated list of distinct designs among %s (%q is not one, or is repeated)", strings.Join(drl.Designs, ", "), n))
 		}
 		names = append(names, n)
 	}
@@ -172,7 +150,7 @@ func (p *Params) DesignList() ([]string, error) {
 // leftOut returns why "all" leaves design n out, or "" if it runs it
 // (Design.LeftOut).
 func (p *Params) leftOut(n string) string {
-	d, ok := Lookup(n)
+	d, ok := drl.Lookup(n)
 	if !ok {
 		return ""
 	}
@@ -181,7 +159,7 @@ func (p *Params) leftOut(n string) string {
 	if err1 != nil || err2 != nil {
 		return "" // the rate or burst is refused with its own error
 	}
-	return d.LeftOut(Spec{Design: n, Bucket: buckets.Params{Rate: r, Burst: b}, Police: p.Police})
+	return d.LeftOut(drl.Spec{Design: n, Bucket: buckets.Params{Rate: r, Burst: b}, Police: p.Police})
 }
 
 // AllLeftOut returns, when Params.Designs is "all", one sentence for each
@@ -191,7 +169,7 @@ func (p *Params) AllLeftOut() []string {
 		return nil
 	}
 	var out []string
-	for _, n := range Designs {
+	for _, n := range drl.Designs {
 		if w := p.leftOut(n); w != "" {
 			out = append(out, w)
 		}
@@ -202,8 +180,8 @@ func (p *Params) AllLeftOut() []string {
 // Spec validates the parameters and returns the specification the designs
 // share (Design unset) and the designs to run. Errors are *ParamError
 // naming the parameter, or wrap ErrSpec.
-func (p *Params) Spec() (Spec, []string, error) {
-	var s Spec
+func (p *Params) Spec() (drl.Spec, []string, error) {
+	var s drl.Spec
 	var err error
 	if s.Bucket.Rate, err = parseRat("rate", p.Rate, "tokens/s"); err != nil {
 		return s, nil, err
@@ -238,7 +216,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 	}
 	for _, e := range p.Scale {
 		a, n, ok := strings.Cut(e, ":")
-		t, err := ParseDuration(a)
+		t, err := drl.ParseDuration(a)
 		k, err2 := strconv.Atoi(n)
 		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
 			return s, nil, bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
@@ -249,13 +227,13 @@ func (p *Params) Spec() (Spec, []string, error) {
 		if need, most, ok := budget.Fits(p.memoryBudget(), float64(k), bytesPerNode); !ok {
 			return s, nil, bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 		}
-		s.Scale = append(s.Scale, ScaleEvent{At: t, Nodes: k})
+		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
 	}
-	if s.RTT, err = ParseDelay(p.RTT); err != nil {
+	if s.RTT, err = drl.ParseDelay(p.RTT); err != nil {
 		return s, nil, bad("rtt", p.RTT, delayWant(err))
 	}
 	for _, o := range p.Outage {
-		iv, err := ParseInterval(o)
+		iv, err := drl.ParseInterval(o)
 		if err != nil {
 			return s, nil, bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
 		}
@@ -263,8 +241,8 @@ func (p *Params) Spec() (Spec, []string, error) {
 	}
 	if p.OutageProcess != "" {
 		up, down, ok := strings.Cut(p.OutageProcess, ":")
-		u, err1 := ParseDuration(up)
-		d, err2 := ParseDuration(down)
+		u, err1 := drl.ParseDuration(up)
+		d, err2 := drl.ParseDuration(down)
 		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
 			return s, nil, bad("outage_process", p.OutageProcess, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
 		}
@@ -278,40 +256,40 @@ func (p *Params) Spec() (Spec, []string, error) {
 		}
 		s.NodeLimiter, s.NodeLimiterName = prof.New, prof.String()
 	}
-	if s.StoreLimiter, err = ParseStoreLimiter(p.StoreLimiter); err != nil {
+	if s.StoreLimiter, err = drl.ParseStoreLimiter(p.StoreLimiter); err != nil {
 		prof, perr := profiles.Parse(p.StoreLimiter)
 		if perr != nil {
 			return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
 		}
-		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = StoreLibrary, prof.New, prof.String()
+		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = drl.StoreLibrary, prof.New, prof.String()
 	}
-	if s.Fail, err = ParseFail(p.Fail); err != nil {
+	if s.Fail, err = drl.ParseFail(p.Fail); err != nil {
 		return s, nil, bad("fail", p.Fail, "open, closed or local")
 	}
-	if s.SyncPeriod, err = ParseDuration(p.SyncPeriod); err != nil {
+	if s.SyncPeriod, err = drl.ParseDuration(p.SyncPeriod); err != nil {
 		return s, nil, bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
 	}
 	if p.BatchLimit < 0 {
 		return s, nil, bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
 	}
 	s.BatchLimit = p.BatchLimit
-	if s.SyncDelay, err = ParseDelay(p.SyncDelay); err != nil {
+	if s.SyncDelay, err = drl.ParseDelay(p.SyncDelay); err != nil {
 		return s, nil, bad("sync_delay", p.SyncDelay, delayWant(err))
 	}
 	if !(p.Loss >= 0 && p.Loss < 1) {
 		return s, nil, bad("loss", p.Loss, "a probability in [0, 1)")
 	}
 	s.SyncLoss = p.Loss
-	if s.Local, err = ParseLocal(p.Local); err != nil {
+	if s.Local, err = drl.ParseLocal(p.Local); err != nil {
 		return s, nil, bad("local", p.Local, "copy or share")
 	}
-	if s.Algorithm, err = ParseSyncAlgorithm(p.Algorithm); err != nil {
+	if s.Algorithm, err = drl.ParseSyncAlgorithm(p.Algorithm); err != nil {
 		return s, nil, bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
 	}
 	if p.Peers != "" {
 		s.Peers = strings.Split(p.Peers, ",")
 		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {
-			return s, nil, bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(DefaultGubernatorPeers(p.Nodes), ",")))
+			return s, nil, bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(drl.DefaultGubernatorPeers(p.Nodes), ",")))
 		}
 	}
 	if p.LeaseSize != "" {
@@ -321,24 +299,24 @@ func (p *Params) Spec() (Spec, []string, error) {
 		}
 		s.LeaseSize = n
 	}
-	if s.LeaseTTL, err = ParseDuration(p.LeaseTTL); err != nil {
+	if s.LeaseTTL, err = drl.ParseDuration(p.LeaseTTL); err != nil {
 		return s, nil, bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
 	}
-	if s.EstimateInterval, err = ParseDuration(p.EstimateInterval); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
+	if s.EstimateInterval, err = drl.ParseDuration(p.EstimateInterval); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
 		return s, nil, bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
 	}
 	if !(p.Smoothing > 0 && p.Smoothing <= 1) {
 		return s, nil, bad("smoothing", p.Smoothing, "a weight in (0, 1]")
 	}
 	s.Smoothing = p.Smoothing
-	if s.Exchange, err = ParseExchange(p.Exchange); err != nil {
+	if s.Exchange, err = drl.ParseExchange(p.Exchange); err != nil {
 		return s, nil, bad("exchange", p.Exchange, "coordinator, all or gossip")
 	}
 	if p.Fanout < 1 {
 		return s, nil, bad("fanout", p.Fanout, "a number of peers >= 1")
 	}
 	s.Fanout = p.Fanout
-	if s.RateWindow, err = ParseDuration(p.RateWindow); err != nil || s.RateWindow == 0 || s.RateWindow == engine.Forever {
+	if s.RateWindow, err = drl.ParseDuration(p.RateWindow); err != nil || s.RateWindow == 0 || s.RateWindow == engine.Forever {
 		return s, nil, bad("rate_window", p.RateWindow, durationWant(err, "a duration > 0 (1s, 500ms)"))
 	}
 	if p.Trace == nil {
@@ -367,7 +345,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 		return v.Interface()
 	}
 	for _, n := range names {
-		d, _ := Lookup(n)
+		d, _ := drl.Lookup(n)
 		if err := d.CheckParams(s, raw); err != nil {
 			return s, nil, err
 		}
@@ -376,7 +354,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 		t := s
 		t.Design = n
 		if err := t.Validate(); err != nil {
-			if n != Reference && strings.Contains(err.Error(), "per node") {
+			if n != drl.Reference && strings.Contains(err.Error(), "per node") {
 				// A scale event to more nodes than the burst has tokens
 				// is that event's fault when the starting fleet fits.
 				if s.Bucket.Burst.Cmp(exact.Int(int64(p.Nodes))) >= 0 {
@@ -387,7 +365,7 @@ func (p *Params) Spec() (Spec, []string, error) {
 						}
 					}
 				}
-				return s, nil, bad("burst", p.Burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())))
+				return s, nil, bad("burst", p.Burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())))
 			}
 			return s, nil, fmt.Errorf("invalid parameters: %w", err)
 		}
@@ -442,11 +420,11 @@ func (p *Params) OpenArrivals(ctx context.Context, rate exact.Rat) (*experiments
 // Comparison is what [Params.Run] returns: each design's summary, in
 // the order of Params.Designs, with the results kept when asked.
 type Comparison struct {
-	Summaries []Summary
-	PerNode   [][]Count // each design's decisions node by node, in the order of Summaries
-	Results   []*Result // every job of each design, when Run kept them; else nil
-	Input     string    // the input's description
-	Skipped   int       // trace lines skipped
+	Summaries []drl.Summary
+	PerNode   [][]drl.Count // each design's decisions node by node, in the order of Summaries
+	Results   []*drl.Result // every job of each design, when Run kept them; else nil
+	Input     string        // the input's description
+	Skipped   int           // trace lines skipped
 }
 
 // Run runs every design of p on the same arrivals and summarises each;
@@ -467,7 +445,7 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 	}
 	max := p.Jobs
 	out := &Comparison{}
-	var decided []*Result // only their Admits: one bit per job
+	var decided []*drl.Result // only their Admits: one bit per job
 	for _, n := range names {
 		a, in, err := p.OpenArrivals(ctx, spec.Bucket.Rate)
 		if err != nil {
@@ -477,7 +455,7 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 		s := spec
 		s.Design = n
 		s.KeepDepartures = keep // the admitted-rate figure bins every departure
-		res, err := Run(ctx, s, a.Process, max)
+		res, err := drl.Run(ctx, s, a.Process, max)
 		if a.Trace != nil {
 			out.Skipped = a.Trace.Skipped()
 		}
@@ -485,7 +463,7 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 		if err != nil {
 			return nil, fmt.Errorf("design %s: %w", n, err)
 		}
-		sum, err := Summarize(res, spec.Bucket, nil, spec.RateWindow)
+		sum, err := drl.Summarize(res, spec.Bucket, nil, spec.RateWindow)
 		if err != nil {
 			return nil, err
 		}
@@ -494,11 +472,11 @@ func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
 		if keep {
 			out.Results = append(out.Results, res)
 		}
-		decided = append(decided, &Result{Admits: res.Admits})
+		decided = append(decided, &drl.Result{Admits: res.Admits})
 	}
-	if i := slices.Index(names, Reference); i >= 0 {
+	if i := slices.Index(names, drl.Reference); i >= 0 {
 		for j := range out.Summaries {
-			out.Summaries[j].OverOne, out.Summaries[j].UnderOne = Compare(decided[j], decided[i])
+			out.Summaries[j].OverOne, out.Summaries[j].UnderOne = drl.Compare(decided[j], decided[i])
 		}
 	}
 	return out, nil
@@ -555,4 +533,10 @@ func (p *Params) memoryBudget() uint64 {
 		return p.MaxMemory
 	}
 	return budget.Default()
+}
+
+// bad is the error of parameter param with value value: want says what
+// would fit.
+func bad(param string, value any, want string) error {
+	return &drl.ParamError{Param: param, Value: value, Want: want}
 }

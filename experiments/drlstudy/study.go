@@ -1,4 +1,4 @@
-package drl
+package drlstudy
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -156,9 +157,9 @@ func studyYAMLError(name string, err error) error {
 		} else {
 			m = name + ": " + strings.TrimPrefix(m, "yaml: ")
 		}
-		m = strings.Replace(m, "not found in type drl.Study", "is not a field of a drl spec (name, model, drl, replications, seed, sweep)", 1)
-		m = strings.Replace(m, "not found in type drl.Params", "is not a drl parameter (want one of "+strings.Join(append([]string{"designs"}, SweepableParams()...), ", ")+", trace)", 1)
-		m = strings.Replace(m, "not found in type drl.Trace", "is not a trace field (path, format, time_col, time_format, key_col, sort, skip_bad)", 1)
+		m = strings.Replace(m, "not found in type drlstudy.Study", "is not a field of a drl spec (name, model, drl, replications, seed, sweep)", 1)
+		m = strings.Replace(m, "not found in type drlstudy.Params", "is not a drl parameter (want one of "+strings.Join(append([]string{"designs"}, SweepableParams()...), ", ")+", trace)", 1)
+		m = strings.Replace(m, "not found in type drlstudy.Trace", "is not a trace field (path, format, time_col, time_format, key_col, sort, skip_bad)", 1)
 		msgs[i] = m
 	}
 	return fmt.Errorf("%s (%w)", strings.Join(msgs, "; "), experiments.ErrSpec)
@@ -252,7 +253,7 @@ func (s *Study) validate() error {
 			}
 			if _, _, err := p.params.Spec(); err != nil {
 				field, line := "drl", 0
-				var pe *ParamError
+				var pe *drl.ParamError
 				if errors.As(err, &pe) {
 					field = "drl." + pe.Param
 					if v, ok := p.values[pe.Param]; ok {
@@ -292,7 +293,7 @@ type PointError struct {
 
 func (e *PointError) Error() string {
 	msg := e.Err.Error()
-	var pe *ParamError
+	var pe *drl.ParamError
 	if errors.As(e.Err, &pe) {
 		msg = pe.Message()
 	}

@@ -1,4 +1,4 @@
-package drl
+package drlstudy
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
@@ -19,7 +20,7 @@ import (
 // give figures that are captioned differently. The parameters set by the
 // flags in swept (a sweep's axes: "sync-period") are left out, as the
 // figure's axes and groups give them.
-func Caption(s Spec, designs []string, input string, swept ...string) string {
+func Caption(s drl.Spec, designs []string, input string, swept ...string) string {
 	mode := "shaping (a job waits for its token)"
 	if s.Police {
 		mode = "policing (a job without a token is rejected)"
@@ -42,7 +43,7 @@ func Caption(s Spec, designs []string, input string, swept ...string) string {
 	parts := []string{strings.Join(head, ", ")}
 	for _, d := range designs {
 		var ps []string
-		ds, ok := Lookup(d)
+		ds, ok := drl.Lookup(d)
 		if !ok {
 			continue
 		}
@@ -64,7 +65,7 @@ func Caption(s Spec, designs []string, input string, swept ...string) string {
 // a run without keys, and the CCDF of the admitted jobs' delays, each
 // curve running to its largest delay. results are those Params.Run keeps,
 // sums their summaries.
-func Figures(s Spec, results []*Result, sums []Summary, caption string) []experiments.NamedFigure {
+func Figures(s drl.Spec, results []*drl.Result, sums []drl.Summary, caption string) []experiments.NamedFigure {
 	rate := &plots.LinePlot{Title: "Admitted rate over time", XLabel: "time (s)", YLabel: "admitted jobs/s", Caption: caption}
 	ccdf := &plots.LinePlot{Title: "Delay of the admitted jobs", XLabel: "delay d (s)", YLabel: "P(delay > d)", LogY: true, Caption: caption + "; each curve ends at its largest delay (mark)"}
 	burst := engine.Time(s.Bucket.Burst.Float64() / s.Bucket.Rate.Float64() * 1e9)
@@ -105,10 +106,11 @@ func Figures(s Spec, results []*Result, sums []Summary, caption string) []experi
 // of height top (Design.Marks): intervals (the store's outages) as grey
 // shaded bands, then instants (the static design's scale events) as
 // dashed vertical lines.
-func eventLines(s Spec, designs map[string]bool, top float64) []plots.Line {
+func eventLines(s drl.Spec, designs map[string]bool, top float64) []plots.Line {
 	var bands, lines []plots.Line
-	for _, d := range registry {
-		if !designs[d.Name()] {
+	for _, name := range drl.Designs {
+		d, ok := drl.Lookup(name)
+		if !ok || !designs[name] {
 			continue
 		}
 		for _, m := range d.Marks(s) {
@@ -124,7 +126,7 @@ func eventLines(s Spec, designs map[string]bool, top float64) []plots.Line {
 
 // delayDistribution is the distribution of r's delays: the zeros, then
 // the delays that are not 0 (sorted by Summarize).
-func delayDistribution(r *Result) experiments.Distribution {
+func delayDistribution(r *drl.Result) experiments.Distribution {
 	var d experiments.Distribution
 	n := float64(r.ZeroDelays) + float64(len(r.Delays))
 	if n == 0 {
@@ -159,11 +161,11 @@ func SweepFigures(t *experiments.Table, caption string) []experiments.NamedFigur
 	if dc < 0 || first < dc+2 {
 		return nil
 	}
-	reference := func(d string) bool { return d == Reference || d == Split }
+	reference := func(d string) bool { return d == drl.Reference || d == drl.Split }
 	return experiments.TableFigures(t, dc+1, first, dc, false, []experiments.TablePanel{
 		{Name: "drl-sweep-overshoot", Metric: "worst_overshoot", Title: "Worst overshoot", YLabel: "α*(d)/(B + R·d), worst d and key", Ref: 1, RefLabel: "the promise",
 			Clip: func(d string) (float64, float64) {
-				if d == Reference {
+				if d == drl.Reference {
 					return 0, 1 // the one bucket keeps its promise
 				}
 				return 0, math.Inf(1)

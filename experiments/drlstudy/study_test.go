@@ -1,4 +1,4 @@
-package drl
+package drlstudy
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -151,7 +152,7 @@ func TestStudyErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.yaml, err, c.want)
 		}
-		if err != nil && !errors.Is(err, experiments.ErrSpec) && !errors.Is(err, ErrSpec) {
+		if err != nil && !errors.Is(err, experiments.ErrSpec) && !errors.Is(err, drl.ErrSpec) {
 			t.Errorf("%q: %v wraps neither experiments.ErrSpec nor drl.ErrSpec", c.yaml, err)
 		}
 	}
@@ -197,9 +198,9 @@ func TestStudyTraceJobs(t *testing.T) {
 	}
 }
 
-// The example specs of model drl in ../testdata parse.
+// The example specs of model drl in ../../testdata parse.
 func TestTestdataStudies(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/*.yaml")
+	files, _ := filepath.Glob("../../testdata/*.yaml")
 	n := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -215,6 +216,6 @@ func TestTestdataStudies(t *testing.T) {
 		}
 	}
 	if n == 0 {
-		t.Error("no drl example spec in ../testdata")
+		t.Error("no drl example spec in ../../testdata")
 	}
 }
