@@ -182,60 +182,87 @@ func (p *Params) AllLeftOut() []string {
 // naming the parameter, or wrap ErrSpec.
 func (p *Params) Spec() (drl.Spec, []string, error) {
 	var s drl.Spec
-	var err error
-	if s.Bucket.Rate, err = parseRat("rate", p.Rate, "tokens/s"); err != nil {
+	if err := p.parseLimit(&s); err != nil {
 		return s, nil, err
-	}
-	if s.Bucket.Rate.Sign() > 0 && !s.Bucket.Rate.Num().IsInt64() {
-		// The model keeps the gap 1/R between tokens exactly, as a
-		// fraction whose denominator is below 2^63.
-		return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate <= %d tokens/s (the gap 1/rate between tokens is kept exactly, a fraction with a denominator below 2^63)", int64(math.MaxInt64)))
-	}
-	if s.Bucket.Burst, err = parseRat("burst", p.Burst, "tokens"); err != nil {
-		return s, nil, err
-	}
-	var pe *buckets.ParamError
-	if err := s.Bucket.Validate(); errors.As(err, &pe) {
-		return s, nil, bad(pe.Name, pe.Value, pe.Want)
 	}
 	names, err := p.DesignList()
 	if err != nil {
 		return s, nil, err
 	}
+	for _, parse := range []func(*drl.Spec) error{p.parseFleet, p.parseStore, p.parseSync, p.parseLease, p.parseDemand, p.parseRun} {
+		if err := parse(&s); err != nil {
+			return s, nil, err
+		}
+	}
+	if err := p.checkDesigns(s, names); err != nil {
+		return s, nil, err
+	}
+	return s, names, nil
+}
+
+// parseLimit reads the promise (R, B).
+func (p *Params) parseLimit(s *drl.Spec) error {
+	var err error
+	if s.Bucket.Rate, err = parseRat("rate", p.Rate, "tokens/s"); err != nil {
+		return err
+	}
+	if s.Bucket.Rate.Sign() > 0 && !s.Bucket.Rate.Num().IsInt64() {
+		// The model keeps the gap 1/R between tokens exactly, as a
+		// fraction whose denominator is below 2^63.
+		return bad("rate", p.Rate, fmt.Sprintf("a rate <= %d tokens/s (the gap 1/rate between tokens is kept exactly, a fraction with a denominator below 2^63)", int64(math.MaxInt64)))
+	}
+	if s.Bucket.Burst, err = parseRat("burst", p.Burst, "tokens"); err != nil {
+		return err
+	}
+	var pe *buckets.ParamError
+	if err := s.Bucket.Validate(); errors.As(err, &pe) {
+		return bad(pe.Name, pe.Value, pe.Want)
+	}
+	return nil
+}
+
+// parseFleet reads the nodes, police, seed, dispatch and scale events.
+func (p *Params) parseFleet(s *drl.Spec) error {
 	if p.Nodes < 1 {
-		return s, nil, bad("nodes", p.Nodes, "a number of nodes >= 1")
+		return bad("nodes", p.Nodes, "a number of nodes >= 1")
 	}
 	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Nodes), bytesPerNode); !ok {
-		return s, nil, bad("nodes", p.Nodes, fmt.Sprintf("at most %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
+		return bad("nodes", p.Nodes, fmt.Sprintf("at most %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 	}
 	s.Nodes, s.Police, s.Seed, s.Dispatch = p.Nodes, p.Police, p.Seed, p.Dispatch
 	switch p.Dispatch {
 	case "rr", "random", "hash":
 	default:
-		return s, nil, bad("dispatch", p.Dispatch, "rr, random or hash")
+		return bad("dispatch", p.Dispatch, "rr, random or hash")
 	}
 	for _, e := range p.Scale {
 		a, n, ok := strings.Cut(e, ":")
 		t, err := drl.ParseDuration(a)
 		k, err2 := strconv.Atoi(n)
 		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
-			return s, nil, bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
+			return bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
 		}
 		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
-			return s, nil, bad("scale", e, "scale events in time order")
+			return bad("scale", e, "scale events in time order")
 		}
 		if need, most, ok := budget.Fits(p.memoryBudget(), float64(k), bytesPerNode); !ok {
-			return s, nil, bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
+			return bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 		}
 		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
 	}
+	return nil
+}
+
+// parseStore reads the store's parameters and the node limiter.
+func (p *Params) parseStore(s *drl.Spec) error {
+	var err error
 	if s.RTT, err = drl.ParseDelay(p.RTT); err != nil {
-		return s, nil, bad("rtt", p.RTT, delayWant(err))
+		return bad("rtt", p.RTT, delayWant(err))
 	}
 	for _, o := range p.Outage {
 		iv, err := drl.ParseInterval(o)
 		if err != nil {
-			return s, nil, bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
+			return bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
 		}
 		s.Outages = append(s.Outages, iv)
 	}
@@ -244,7 +271,7 @@ func (p *Params) Spec() (drl.Spec, []string, error) {
 		u, err1 := drl.ParseDuration(up)
 		d, err2 := drl.ParseDuration(down)
 		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
-			return s, nil, bad("outage_process", p.OutageProcess, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
+			return bad("outage_process", p.OutageProcess, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
 		}
 		s.OutageUp, s.OutageDown = u, d
 	}
@@ -252,94 +279,124 @@ func (p *Params) Spec() (drl.Spec, []string, error) {
 	if p.NodeLimiter != "" {
 		prof, err := profiles.Parse(p.NodeLimiter)
 		if err != nil {
-			return s, nil, bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
+			return bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
 		}
 		s.NodeLimiter, s.NodeLimiterName = prof.New, prof.String()
 	}
 	if s.StoreLimiter, err = drl.ParseStoreLimiter(p.StoreLimiter); err != nil {
 		prof, perr := profiles.Parse(p.StoreLimiter)
 		if perr != nil {
-			return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
+			return bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
 		}
 		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = drl.StoreLibrary, prof.New, prof.String()
 	}
 	if s.Fail, err = drl.ParseFail(p.Fail); err != nil {
-		return s, nil, bad("fail", p.Fail, "open, closed or local")
+		return bad("fail", p.Fail, "open, closed or local")
 	}
+	return nil
+}
+
+// parseSync reads the parameters of the reconciling designs (sync, reconcile) and the message delay and loss.
+func (p *Params) parseSync(s *drl.Spec) error {
+	var err error
 	if s.SyncPeriod, err = drl.ParseDuration(p.SyncPeriod); err != nil {
-		return s, nil, bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
+		return bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
 	}
 	if p.BatchLimit < 0 {
-		return s, nil, bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
+		return bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
 	}
 	s.BatchLimit = p.BatchLimit
 	if s.SyncDelay, err = drl.ParseDelay(p.SyncDelay); err != nil {
-		return s, nil, bad("sync_delay", p.SyncDelay, delayWant(err))
+		return bad("sync_delay", p.SyncDelay, delayWant(err))
 	}
 	if !(p.Loss >= 0 && p.Loss < 1) {
-		return s, nil, bad("loss", p.Loss, "a probability in [0, 1)")
+		return bad("loss", p.Loss, "a probability in [0, 1)")
 	}
 	s.SyncLoss = p.Loss
 	if s.Local, err = drl.ParseLocal(p.Local); err != nil {
-		return s, nil, bad("local", p.Local, "copy or share")
+		return bad("local", p.Local, "copy or share")
 	}
 	if s.Algorithm, err = drl.ParseSyncAlgorithm(p.Algorithm); err != nil {
-		return s, nil, bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
+		return bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
 	}
 	if p.Peers != "" {
 		s.Peers = strings.Split(p.Peers, ",")
 		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {
-			return s, nil, bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(drl.DefaultGubernatorPeers(p.Nodes), ",")))
+			return bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(drl.DefaultGubernatorPeers(p.Nodes), ",")))
 		}
 	}
+	return nil
+}
+
+// parseLease reads the lease's parameters.
+func (p *Params) parseLease(s *drl.Spec) error {
+	var err error
 	if p.LeaseSize != "" {
 		n, err := strconv.ParseInt(p.LeaseSize, 10, 64)
 		if err != nil || n < 1 {
-			return s, nil, bad("lease_size", p.LeaseSize, "a number of tokens >= 1")
+			return bad("lease_size", p.LeaseSize, "a number of tokens >= 1")
 		}
 		s.LeaseSize = n
 	}
 	if s.LeaseTTL, err = drl.ParseDuration(p.LeaseTTL); err != nil {
-		return s, nil, bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
+		return bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
 	}
+	return nil
+}
+
+// parseDemand reads the demand-aware designs' parameters (grd, fps).
+func (p *Params) parseDemand(s *drl.Spec) error {
+	var err error
 	if s.EstimateInterval, err = drl.ParseDuration(p.EstimateInterval); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
-		return s, nil, bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
+		return bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
 	}
 	if !(p.Smoothing > 0 && p.Smoothing <= 1) {
-		return s, nil, bad("smoothing", p.Smoothing, "a weight in (0, 1]")
+		return bad("smoothing", p.Smoothing, "a weight in (0, 1]")
 	}
 	s.Smoothing = p.Smoothing
 	if s.Exchange, err = drl.ParseExchange(p.Exchange); err != nil {
-		return s, nil, bad("exchange", p.Exchange, "coordinator, all or gossip")
+		return bad("exchange", p.Exchange, "coordinator, all or gossip")
 	}
 	if p.Fanout < 1 {
-		return s, nil, bad("fanout", p.Fanout, "a number of peers >= 1")
+		return bad("fanout", p.Fanout, "a number of peers >= 1")
 	}
 	s.Fanout = p.Fanout
+	return nil
+}
+
+// parseRun reads the rate window and the arrivals' size and load.
+func (p *Params) parseRun(s *drl.Spec) error {
+	var err error
 	if s.RateWindow, err = drl.ParseDuration(p.RateWindow); err != nil || s.RateWindow == 0 || s.RateWindow == engine.Forever {
-		return s, nil, bad("rate_window", p.RateWindow, durationWant(err, "a duration > 0 (1s, 500ms)"))
+		return bad("rate_window", p.RateWindow, durationWant(err, "a duration > 0 (1s, 500ms)"))
 	}
 	if p.Trace == nil {
 		if p.Jobs < 1 {
-			return s, nil, bad("jobs", p.Jobs, "a number of arrivals >= 1")
+			return bad("jobs", p.Jobs, "a number of arrivals >= 1")
 		}
 		if l, ok := experiments.DefaultLambda(p.Load, s.Bucket.Rate); !ok && !strings.Contains(p.Arrivals, "rate=") {
-			return s, nil, bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", l))
+			return bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", l))
 		} else if ok && !strings.Contains(p.Arrivals, "rate=") {
 			if err := spanFits(p, l); err != nil {
-				return s, nil, err
+				return err
 			}
 			// An outage process alternates UP and DOWN periods over the
 			// run's expected span jobs/λ: at most MaxOutageCycles.
 			if cycle := (s.OutageUp + s.OutageDown).Seconds(); cycle > 0 && float64(p.Jobs)/l/cycle > MaxOutageCycles {
 				span := float64(p.Jobs) / l
-				return s, nil, bad("outage_process", p.OutageProcess, fmt.Sprintf("mean durations with UP+DOWN >= %.4g s: the run's %d jobs span about %.4g s, more than %g outage cycles of %v s",
+				return bad("outage_process", p.OutageProcess, fmt.Sprintf("mean durations with UP+DOWN >= %.4g s: the run's %d jobs span about %.4g s, more than %g outage cycles of %v s",
 					ceilDigits(span/MaxOutageCycles), p.Jobs, span, float64(MaxOutageCycles), cycle))
 			}
 		}
 	} else if p.Jobs < 0 {
-		return s, nil, bad("jobs", p.Jobs, "a number of arrivals >= 1, or 0 for the whole trace")
+		return bad("jobs", p.Jobs, "a number of arrivals >= 1, or 0 for the whole trace")
 	}
+	return nil
+}
+
+// checkDesigns checks s for each design of names: its checks in the
+// parameters' words (Design.CheckParams), then Spec.Validate.
+func (p *Params) checkDesigns(s drl.Spec, names []string) error {
 	raw := func(key string) any {
 		v, _ := experiments.YAMLField(p, key)
 		return v.Interface()
@@ -347,7 +404,7 @@ func (p *Params) Spec() (drl.Spec, []string, error) {
 	for _, n := range names {
 		d, _ := drl.Lookup(n)
 		if err := d.CheckParams(s, raw); err != nil {
-			return s, nil, err
+			return err
 		}
 	}
 	for _, n := range names {
@@ -361,16 +418,16 @@ func (p *Params) Spec() (drl.Spec, []string, error) {
 					for i, e := range s.Scale {
 						if s.Bucket.Burst.Cmp(exact.Int(int64(e.Nodes))) < 0 {
 							most := s.Bucket.Burst.Floor()
-							return s, nil, bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %v nodes: the burst %s over N nodes must leave at least one token per node", most, p.Burst))
+							return bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %v nodes: the burst %s over N nodes must leave at least one token per node", most, p.Burst))
 						}
 					}
 				}
-				return s, nil, bad("burst", p.Burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())))
+				return bad("burst", p.Burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())))
 			}
-			return s, nil, fmt.Errorf("invalid parameters: %w", err)
+			return fmt.Errorf("invalid parameters: %w", err)
 		}
 	}
-	return s, names, nil
+	return nil
 }
 
 // traceOptions returns the options the trace is read with.

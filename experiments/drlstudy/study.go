@@ -208,24 +208,8 @@ func (s *Study) validate() error {
 			return experiments.StudyErr("drl.trace", 0, "%v", err)
 		}
 	}
-	s.axes = nil
-	for _, g := range s.Sweep {
-		m := 1
-		for _, a := range g {
-			if !sweepable(a.Name) {
-				return experiments.StudyErr("sweep", a.Line, "unknown parameter %q, want one of %s", a.Name, strings.Join(SweepableParams(), ", "))
-			}
-			if !s.FixedSeed && a.Name == "seed" {
-				return experiments.StudyErr("sweep.seed", a.Line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
-			}
-			m *= len(a.Values)
-			if m > experiments.MaxPoints {
-				return experiments.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
-			}
-			if !slices.Contains(s.axes, a.Name) {
-				s.axes = append(s.axes, a.Name)
-			}
-		}
+	if err := s.checkAxes(); err != nil {
+		return err
 	}
 	grids := s.Sweep
 	if len(grids) == 0 {
@@ -235,33 +219,9 @@ func (s *Study) validate() error {
 	for _, g := range grids {
 		idx := make([]int, len(g))
 		for {
-			p := point{params: s.DRL, values: map[string]*yaml.Node{}}
-			var label []string
-			for i, a := range g {
-				v := a.Values[idx[i]]
-				p.values[a.Name] = v
-				label = append(label, a.Name+"="+nodeText(v))
-				var err error
-				if a.Name == "seed" {
-					err = v.Decode(&p.params.Seed)
-				} else {
-					err = experiments.SetYAMLField(&p.params, a.Name, v)
-				}
-				if err != nil {
-					return experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
-				}
-			}
-			if _, _, err := p.params.Spec(); err != nil {
-				field, line := "drl", 0
-				var pe *drl.ParamError
-				if errors.As(err, &pe) {
-					field = "drl." + pe.Param
-					if v, ok := p.values[pe.Param]; ok {
-						field, line = "sweep."+pe.Param, v.Line
-					}
-				}
-				err = &PointError{Point: len(s.points), Label: strings.Join(label, " "), Err: err}
-				return &StudyError{Field: field, Line: line, Err: err}
+			p, err := s.point(g, idx)
+			if err != nil {
+				return err
 			}
 			s.points = append(s.points, p)
 			i := len(g) - 1
@@ -282,6 +242,64 @@ func (s *Study) validate() error {
 		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
 	}
 	return nil
+}
+
+// checkAxes checks the axes of the grids and lists them in s.axes.
+func (s *Study) checkAxes() error {
+	s.axes = nil
+	for _, g := range s.Sweep {
+		m := 1
+		for _, a := range g {
+			if !sweepable(a.Name) {
+				return experiments.StudyErr("sweep", a.Line, "unknown parameter %q, want one of %s", a.Name, strings.Join(SweepableParams(), ", "))
+			}
+			if !s.FixedSeed && a.Name == "seed" {
+				return experiments.StudyErr("sweep.seed", a.Line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
+			}
+			m *= len(a.Values)
+			if m > experiments.MaxPoints {
+				return experiments.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
+			}
+			if !slices.Contains(s.axes, a.Name) {
+				s.axes = append(s.axes, a.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// point returns the point of grid g at the value indexes idx, with its
+// parameters checked.
+func (s *Study) point(g experiments.ParamGrid, idx []int) (point, error) {
+	p := point{params: s.DRL, values: map[string]*yaml.Node{}}
+	var label []string
+	for i, a := range g {
+		v := a.Values[idx[i]]
+		p.values[a.Name] = v
+		label = append(label, a.Name+"="+nodeText(v))
+		var err error
+		if a.Name == "seed" {
+			err = v.Decode(&p.params.Seed)
+		} else {
+			err = experiments.SetYAMLField(&p.params, a.Name, v)
+		}
+		if err != nil {
+			return p, experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
+		}
+	}
+	if _, _, err := p.params.Spec(); err != nil {
+		field, line := "drl", 0
+		var pe *drl.ParamError
+		if errors.As(err, &pe) {
+			field = "drl." + pe.Param
+			if v, ok := p.values[pe.Param]; ok {
+				field, line = "sweep."+pe.Param, v.Line
+			}
+		}
+		err = &PointError{Point: len(s.points), Label: strings.Join(label, " "), Err: err}
+		return p, &StudyError{Field: field, Line: line, Err: err}
+	}
+	return p, nil
 }
 
 // PointError is an invalid parameter at a point of a sweep.
