@@ -94,29 +94,9 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 	if err != nil {
 		return drlStudyFlagError(err)
 	}
-	var points []drlPoint
-	var input string
-	said := map[string]bool{}
-	for i := range study.NumPoints() {
-		pp := study.Point(i)
-		for _, why := range pp.AllLeftOut() {
-			if !said[why] {
-				said[why] = true
-				fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: --designs all leaves out %s\n", why)
-			}
-		}
-		c, err := pp.Run(cmd.Context(), false)
-		params := map[string]string{}
-		for _, a := range axes {
-			params[a.name] = study.Value(i, strings.ReplaceAll(a.name, "-", "_"))
-		}
-		if err != nil {
-			return fmt.Errorf("sweep point %s: %w", pointName(axes, params), paramFlagError(err))
-		}
-		if i == 0 {
-			input = c.Input
-		}
-		points = append(points, drlPoint{Params: params, Input: c.Input, Designs: c.Summaries})
+	points, input, err := runDRLPoints(cmd, study, axes)
+	if err != nil {
+		return err
 	}
 	var figures []string
 	if f.plotDir != "" {
@@ -137,25 +117,7 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 	}
 	w := &errWriter{w: cmd.OutOrStdout()}
 	if f.json {
-		out := struct {
-			jsonHeader
-			Axes    []string   `json:"axes"`
-			Points  []drlPoint `json:"points"`
-			Figures []string   `json:"figures,omitempty"`
-		}{jsonHeader: newJSONHeader(), Points: points, Figures: figures}
-		for _, a := range axes {
-			out.Axes = append(out.Axes, a.name)
-		}
-		for i := range out.Points {
-			p := &out.Points[i]
-			p.Values = make(map[string]any, len(p.Params))
-			for k, v := range p.Params {
-				p.Values[k] = jsonValue(v)
-			}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(out)
+		writeDRLSweepJSON(w, axes, points, figures)
 	} else {
 		writeDRLSweepTable(w, axes, points, figures)
 	}
@@ -163,6 +125,59 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
 	return nil
+}
+
+// runDRLPoints runs every point of a --sweep study in turn and returns
+// their summaries and the input of the first.
+func runDRLPoints(cmd *cobra.Command, study *drlstudy.Study, axes []drlAxis) ([]drlPoint, string, error) {
+	var points []drlPoint
+	var input string
+	said := map[string]bool{}
+	for i := range study.NumPoints() {
+		pp := study.Point(i)
+		for _, why := range pp.AllLeftOut() {
+			if !said[why] {
+				said[why] = true
+				fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: --designs all leaves out %s\n", why)
+			}
+		}
+		c, err := pp.Run(cmd.Context(), false)
+		params := map[string]string{}
+		for _, a := range axes {
+			params[a.name] = study.Value(i, strings.ReplaceAll(a.name, "-", "_"))
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("sweep point %s: %w", pointName(axes, params), paramFlagError(err))
+		}
+		if i == 0 {
+			input = c.Input
+		}
+		points = append(points, drlPoint{Params: params, Input: c.Input, Designs: c.Summaries})
+	}
+	return points, input, nil
+}
+
+// writeDRLSweepJSON writes the --json output of a --sweep.
+func writeDRLSweepJSON(w io.Writer, axes []drlAxis, points []drlPoint, figures []string) {
+	out := struct {
+		jsonHeader
+		Axes    []string   `json:"axes"`
+		Points  []drlPoint `json:"points"`
+		Figures []string   `json:"figures,omitempty"`
+	}{jsonHeader: newJSONHeader(), Points: points, Figures: figures}
+	for _, a := range axes {
+		out.Axes = append(out.Axes, a.name)
+	}
+	for i := range out.Points {
+		p := &out.Points[i]
+		p.Values = make(map[string]any, len(p.Params))
+		for k, v := range p.Params {
+			p.Values[k] = jsonValue(v)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(out)
 }
 
 // drlStudyFlagError names the flag of an error of drlstudy.NewStudy: the
