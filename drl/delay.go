@@ -172,24 +172,24 @@ func parseDelay(s string) (Delay, error) {
 	if len(parts) > 1 {
 		kind, parts = parts[0], parts[1:]
 	}
+	// The fields each kind takes, and what a wrong count is told.
+	fields := map[string]struct {
+		n    int
+		want string
+	}{"fixed": {1, "a fixed delay has one duration"}, "uniform": {2, "a uniform delay has two durations"}, "lognormal": {2, "a lognormal delay has a median and a shape"}}
+	f, ok := fields[kind]
+	if !ok {
+		return bad("unknown kind " + strconv.Quote(kind))
+	}
+	if len(parts) != f.n {
+		return bad(f.want)
+	}
+	a, err := ParseDuration(parts[0])
+	if err != nil {
+		return bad(delayDurationWhy(err))
+	}
 	switch kind {
-	case "fixed":
-		if len(parts) != 1 {
-			return bad("a fixed delay has one duration")
-		}
-		a, err := ParseDuration(parts[0])
-		if err != nil {
-			return bad(delayDurationWhy(err))
-		}
-		return Delay{Kind: "fixed", A: a}, nil
 	case "uniform":
-		if len(parts) != 2 {
-			return bad("a uniform delay has two durations")
-		}
-		a, err := ParseDuration(parts[0])
-		if err != nil {
-			return bad(delayDurationWhy(err))
-		}
 		b, err := ParseDuration(parts[1])
 		if err != nil {
 			return bad(delayDurationWhy(err))
@@ -199,20 +199,13 @@ func parseDelay(s string) (Delay, error) {
 		}
 		return Delay{Kind: "uniform", A: a, B: b}, nil
 	case "lognormal":
-		if len(parts) != 2 {
-			return bad("a lognormal delay has a median and a shape")
-		}
-		a, err := ParseDuration(parts[0])
-		if err != nil {
-			return bad(delayDurationWhy(err))
-		}
 		sg, err := strconv.ParseFloat(parts[1], 64)
 		if err != nil || !(sg >= 0) || math.IsInf(sg, 0) {
 			return bad("the shape is a finite number >= 0")
 		}
 		return Delay{Kind: "lognormal", A: a, Sigma: sg}, nil
 	}
-	return bad("unknown kind " + strconv.Quote(kind))
+	return Delay{Kind: "fixed", A: a}, nil
 }
 
 // delayDurationWhy is why a delay's duration was refused, with the longest

@@ -258,3 +258,17 @@ func (s Spec) Describe() string {
 	}
 	return p + d.Describe(s)
 }
+
+// marksOf returns n marks, the i-th over span(i) (instants, ns; an
+// instant when both are equal), the first labelled label.
+func marksOf(n int, span func(i int) (from, to engine.Time), label string) []Mark {
+	var out []Mark
+	for i := range n {
+		from, to := span(i)
+		out = append(out, Mark{From: from.Seconds(), To: to.Seconds()})
+	}
+	if len(out) > 0 {
+		out[0].Label = label
+	}
+	return out
+}

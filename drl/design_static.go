@@ -52,15 +52,8 @@ func (designStatic) Header(s Spec) string {
 }
 
 func (designStatic) Marks(s Spec) []Mark {
-	var out []Mark
-	for i, e := range s.Scale {
-		m := Mark{From: e.At.Seconds(), To: e.At.Seconds()}
-		if i == 0 {
-			m.Label = "static re-split (scale event)"
-		}
-		out = append(out, m)
-	}
-	return out
+	at := func(i int) (engine.Time, engine.Time) { return s.Scale[i].At, s.Scale[i].At }
+	return marksOf(len(s.Scale), at, "static re-split (scale event)")
 }
 
 func (designStatic) New(s Spec, r *Recorder) (Model, error) { return newStatic(s, r.u, r.res) }

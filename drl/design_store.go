@@ -3,6 +3,8 @@ package drl
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ratesim/ratesim/engine"
 )
 
 // designStore is the central store: one bucket (R, B) per key (or the
@@ -110,15 +112,8 @@ func (designStore) Header(s Spec) string {
 }
 
 func (designStore) Marks(s Spec) []Mark {
-	var out []Mark
-	for i, o := range s.Outages {
-		m := Mark{From: o.From.Seconds(), To: o.To.Seconds()}
-		if i == 0 {
-			m.Label = "store down (outage)"
-		}
-		out = append(out, m)
-	}
-	return out
+	down := func(i int) (engine.Time, engine.Time) { return s.Outages[i].From, s.Outages[i].To }
+	return marksOf(len(s.Outages), down, "store down (outage)")
 }
 
 func (designStore) New(s Spec, r *Recorder) (Model, error) { return newStore(s, r.u, r.res) }

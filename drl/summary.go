@@ -257,17 +257,7 @@ func (s *Summary) addPromise(c *promiseCheck, worst, most **netcalc.Overshoot) e
 // each x (+1) and at each x + w (-1); it is compared with R·w exactly,
 // n·10^9·den(R) > num(R)·w.
 func overRate(xs []engine.Time, rate exact.Rat, w, from, to engine.Time) float64 {
-	limit, okL := rate.Num().Mul64OK(int64(w))
-	over := func(n int64) bool {
-		c, ok := exact.Mul64(n, 1e9).Mul64OK(rate.Den())
-		switch {
-		case !okL: // R·w beyond 127 bits: never exceeded
-			return false
-		case !ok:
-			return true
-		}
-		return limit.Less(c)
-	}
+	over := overLimit(rate, w)
 	var n int64
 	var total engine.Time
 	t := from
