@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ratesim/ratesim/internal/param"
+
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/systems"
@@ -26,6 +28,12 @@ type Design interface {
 	// is refused. "node-limiter" among them says the design runs
 	// Spec.NodeLimiter; "peers" that it has Gubernator peers.
 	Flags() []string
+	// Params declares (internal/param) the parameters of the command line
+	// and of the drl study that the design is the first of the registry
+	// to read: a parameter several designs read is declared once, by the
+	// first, and the others name it in Flags. A parameter's readers
+	// (param.Param.ReadBy) are the designs whose Flags name it.
+	Params() []param.Param
 	// Check returns an error wrapping ErrSpec for a field of s the design
 	// cannot run with, or nil. Spec.Validate has checked the fields every
 	// design shares.
@@ -155,6 +163,26 @@ func FlagDesigns() (flags []string, designs map[string][]string) {
 	return flags, designs
 }
 
+// DesignParams returns the declarations of the parameters the designs
+// read (Design.Params), in registry order, each with its readers set
+// (the designs whose Flags name it).
+func DesignParams() []param.Param {
+	_, readers := FlagDesigns()
+	var out []param.Param
+	seen := map[string]bool{}
+	for _, d := range registry {
+		for _, p := range d.Params() {
+			if seen[p.Key] {
+				continue // one type, two designs (grd and fps)
+			}
+			seen[p.Key] = true
+			p.ReadBy = readers[p.FlagName()]
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Recorder is what a model tells its decisions to, and the exact units
 // of its run: every instant and span in units of 1/Scale ns, as in
 // package buckets.
@@ -239,6 +267,7 @@ func scaleText(evs []ScaleEvent, at func(engine.Time) string) string {
 // series; a design embeds it and overrides what differs.
 type defaults struct{}
 
+func (defaults) Params() []param.Param                    { return nil }
 func (defaults) Flags() []string                          { return nil }
 func (defaults) Check(Spec) error                         { return nil }
 func (defaults) CheckParams(Spec, func(string) any) error { return nil }

@@ -3,6 +3,8 @@ package drl
 import (
 	"fmt"
 
+	"github.com/ratesim/ratesim/internal/param"
+
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -22,6 +24,17 @@ func (d designDemand) Name() string {
 		return "fps"
 	}
 	return "grd"
+}
+
+// Params declares the parameters designDemand is the first design of the
+// registry to read (see Design.Params).
+func (designDemand) Params() []param.Param {
+	return []param.Param{
+		{Key: "estimate_interval", Kind: param.Duration, Unit: "s", Default: "100ms", Sweep: true, Usage: "grd, fps: demand is measured and exchanged every this long (> 0)"},
+		{Key: "smoothing", Kind: param.Float, Default: "0.5", Sweep: true, Usage: "grd, fps: weight of the newest measurement in the demand estimate, in (0, 1] (1: no smoothing)"},
+		{Key: "exchange", Kind: param.Text, Default: "coordinator", Sweep: true, Usage: "grd, fps: estimates go through a coordinator, all-to-all among the nodes that saw the key (all), or by gossip to --fanout random peers (gossip)"},
+		{Key: "fanout", Kind: param.Int, Unit: "peers", Default: "2", Sweep: true, Usage: "grd, fps with --exchange gossip: peers each node sends to per estimate interval (>= 1)"},
+	}
 }
 
 func (designDemand) Flags() []string {

@@ -3,6 +3,8 @@ package drl
 import (
 	"fmt"
 
+	"github.com/ratesim/ratesim/internal/param"
+
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 )
@@ -13,7 +15,17 @@ import (
 // the latest grant.
 type designLease struct{ defaults }
 
-func (designLease) Name() string       { return "lease" }
+func (designLease) Name() string { return "lease" }
+
+// Params declares the parameters designLease is the first design of the
+// registry to read (see Design.Params).
+func (designLease) Params() []param.Param {
+	return []param.Param{
+		{Key: "lease_size", Kind: param.Text, Unit: "tokens", Sweep: true, Usage: "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)"},
+		{Key: "lease_ttl", Kind: param.Duration, Inf: true, Unit: "s", Default: "1s", Sweep: true, Usage: "lease: unused tokens go back this long after the latest grant (inf: never)"},
+	}
+}
+
 func (designLease) Flags() []string    { return []string{"rtt", "lease-size", "lease-ttl"} }
 func (designLease) Check(s Spec) error { return refuseNodeLimiter(s) }
 

@@ -1,6 +1,10 @@
 package drl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ratesim/ratesim/internal/param"
+)
 
 // designReconcile is local buckets with periodic reconciliation, the
 // idealized sync (sync.go): each node decides with the exact state of
@@ -9,6 +13,14 @@ import "fmt"
 type designReconcile struct{ defaults }
 
 func (designReconcile) Name() string { return "reconcile" }
+
+// Params declares the parameters designReconcile is the first design of the
+// registry to read (see Design.Params).
+func (designReconcile) Params() []param.Param {
+	return []param.Param{
+		{Key: "local", Kind: param.Text, Default: "copy", Sweep: true, Usage: "reconcile: what a node decides with between reconciliations: copy (of the whole bucket) or share (its sub-bucket R/N, B/N)"},
+	}
+}
 
 func (designReconcile) Flags() []string {
 	return []string{"sync-period", "batch-limit", "local", "sync-delay", "loss"}

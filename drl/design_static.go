@@ -3,6 +3,8 @@ package drl
 import (
 	"fmt"
 
+	"github.com/ratesim/ratesim/internal/param"
+
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -17,7 +19,17 @@ type designStatic struct{ defaults }
 // from the one bucket ([Reference]).
 const Split = "static"
 
-func (designStatic) Name() string    { return Split }
+func (designStatic) Name() string { return Split }
+
+// Params declares the parameters designStatic is the first design of the
+// registry to read (see Design.Params).
+func (designStatic) Params() []param.Param {
+	return []param.Param{
+		{Key: "node_limiter", Kind: param.Text, Usage: "static, store with --fail local: the limiter each node keeps per key, a library profile 'NAME:key=value,...' as in ratesim limiters --profile, configured per node (default the sub-bucket R/N, B/N); the table gives the fleet-wide limit N·α beside"},
+		{Key: "scale", Kind: param.List, Usage: "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order"},
+	}
+}
+
 func (designStatic) Flags() []string { return []string{"scale", "node-limiter"} }
 
 func (designStatic) LocalBuckets(s Spec) bool { return s.NodeLimiter == nil }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ratesim/ratesim/internal/param"
+
 	"github.com/ratesim/ratesim/engine"
 )
 
@@ -14,6 +16,19 @@ import (
 type designStore struct{ defaults }
 
 func (designStore) Name() string { return "store" }
+
+// Params declares the parameters designStore is the first design of the
+// registry to read (see Design.Params).
+func (designStore) Params() []param.Param {
+	return []param.Param{
+		{Key: "rtt", Kind: param.Text, Unit: "s", Default: "1ms", Sweep: true, Usage: "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)"},
+		{Key: "outage", Kind: param.List, Unit: "s", Usage: "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable"},
+		{Key: "outage_process", Kind: param.Text, Unit: "s", Usage: "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival"},
+		{Key: "store_limiter", Kind: param.Text, Default: "token", Usage: "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s), both policing, or a library profile such as 'redis-rate:rate=10,burst=20' (redis_rate's Lua script) deciding as its library does"},
+		{Key: "store_cache", Kind: param.Bool, Sweep: true, Usage: "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)"},
+		{Key: "fail", Kind: param.Text, Default: "open", Sweep: true, Usage: "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)"},
+	}
+}
 
 func (designStore) Flags() []string {
 	return []string{"rtt", "outage", "outage-process", "fail", "store-limiter", "store-cache", "node-limiter"}

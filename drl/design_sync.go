@@ -3,6 +3,8 @@ package drl
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ratesim/ratesim/internal/param"
 )
 
 // designSync is Gubernator v2.13.0's GLOBAL behaviour, decision for
@@ -12,6 +14,19 @@ import (
 type designSync struct{ defaults }
 
 func (designSync) Name() string { return "sync" }
+
+// Params declares the parameters designSync is the first design of the
+// registry to read (see Design.Params).
+func (designSync) Params() []param.Param {
+	return []param.Param{
+		{Key: "sync_period", Kind: param.Duration, Inf: true, Unit: "s", Default: "100ms", Sweep: true, Usage: "sync: GlobalSyncWait, a daemon sends its queued hits every T; reconcile: T, a node sends its hits T after the first one (0: at once; inf: never)"},
+		{Key: "batch_limit", Kind: param.Int, Unit: "keys", Default: "1000", Sweep: true, Usage: "sync, reconcile: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)"},
+		{Key: "sync_delay", Kind: param.Text, Unit: "s", Default: "0", Sweep: true, Usage: "sync, reconcile, grd, fps: one-way delay of each message, a delay as --rtt"},
+		{Key: "loss", Kind: param.Float, Sweep: true, Usage: "sync, reconcile, grd, fps: probability that a message is lost, in [0, 1)"},
+		{Key: "algorithm", Kind: param.Text, Default: "token-bucket", Usage: "sync: Gubernator v2.13.0's algorithm, token-bucket (its default) or leaky-bucket (Limit = Burst = B per B/R ms, --sync-period its GlobalSyncWait, policing)"},
+		{Key: "peers", Kind: param.Text, Usage: "sync: the Gubernator daemons' gRPC addresses, one per node, comma-separated; the hash ring picks each key's owner from them (default: cluster.Start's, 127.0.0.1:1112,127.0.0.1:1114,...)"},
+	}
+}
 
 func (designSync) Flags() []string {
 	return []string{"sync-period", "batch-limit", "algorithm", "peers", "sync-delay", "loss"}

@@ -133,8 +133,8 @@ func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDRL(cmd, f) },
 	}
 	fl := cmd.Flags()
-	addDRLLimitFlags(fl, f)
-	addDRLDesignFlags(fl, &f.p)
+	drlstudy.Table.Bind(fl, &f.p) // every parameter of the study, one flag each
+	addMaxMemory(fl, &f.maxMemory)
 	addDRLInputFlags(fl, f)
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
@@ -142,49 +142,9 @@ func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
 	return cmd, f
 }
 
-// addDRLLimitFlags adds the flags of the limit, the fleet and the designs
-// run.
-func addDRLLimitFlags(fl *pflag.FlagSet, f *drlFlags) {
-	fl.StringVar(&f.p.Designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", ")+" (all leaves out sync when shaping, and says so on stderr)")
-	fl.StringVar(&f.p.Rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
-	fl.StringVar(&f.p.Burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with a bucket per node: static, store with --fail local, reconcile with --local share, lease, grd, fps)")
-	addMaxMemory(fl, &f.maxMemory)
-	fl.IntVar(&f.p.Nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
-	fl.StringVar(&f.p.Dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
-	fl.BoolVar(&f.p.Police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
-}
-
-// addDRLDesignFlags adds the flags of the parameters that only some
-// designs read (drl.Design.Flags), into p.
-func addDRLDesignFlags(fl *pflag.FlagSet, p *drlstudy.Params) {
-	fl.StringVar(&p.NodeLimiter, "node-limiter", "", "static, store with --fail local: the limiter each node keeps per key, a library profile 'NAME:key=value,...' as in ratesim limiters --profile, configured per node (default the sub-bucket R/N, B/N); the table gives the fleet-wide limit N·α beside")
-	fl.StringArrayVar(&p.Scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
-	fl.StringVar(&p.RTT, "rtt", "1ms", "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)")
-	fl.StringArrayVar(&p.Outage, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
-	fl.StringVar(&p.OutageProcess, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
-	fl.StringVar(&p.StoreLimiter, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s), both policing, or a library profile such as 'redis-rate:rate=10,burst=20' (redis_rate's Lua script) deciding as its library does")
-	fl.BoolVar(&p.StoreCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
-	fl.StringVar(&p.Fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
-	fl.StringVar(&p.SyncPeriod, "sync-period", "100ms", "sync: GlobalSyncWait, a daemon sends its queued hits every T; reconcile: T, a node sends its hits T after the first one (0: at once; inf: never)")
-	fl.IntVar(&p.BatchLimit, "batch-limit", 1000, "sync, reconcile: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
-	fl.StringVar(&p.SyncDelay, "sync-delay", "0", "sync, reconcile, grd, fps: one-way delay of each message, a delay as --rtt")
-	fl.Float64Var(&p.Loss, "loss", 0, "sync, reconcile, grd, fps: probability that a message is lost, in [0, 1)")
-	fl.StringVar(&p.Local, "local", "copy", "reconcile: what a node decides with between reconciliations: copy (of the whole bucket) or share (its sub-bucket R/N, B/N)")
-	fl.StringVar(&p.Algorithm, "algorithm", "token-bucket", "sync: Gubernator v2.13.0's algorithm, token-bucket (its default) or leaky-bucket (Limit = Burst = B per B/R ms, --sync-period its GlobalSyncWait, policing)")
-	fl.StringVar(&p.Peers, "peers", "", "sync: the Gubernator daemons' gRPC addresses, one per node, comma-separated; the hash ring picks each key's owner from them (default: cluster.Start's, 127.0.0.1:1112,127.0.0.1:1114,...)")
-	fl.StringVar(&p.LeaseSize, "lease-size", "", "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)")
-	fl.StringVar(&p.LeaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
-	fl.StringVar(&p.EstimateInterval, "estimate-interval", "100ms", "grd, fps: demand is measured and exchanged every this long (> 0)")
-	fl.Float64Var(&p.Smoothing, "smoothing", 0.5, "grd, fps: weight of the newest measurement in the demand estimate, in (0, 1] (1: no smoothing)")
-	fl.StringVar(&p.Exchange, "exchange", "coordinator", "grd, fps: estimates go through a coordinator, all-to-all among the nodes that saw the key (all), or by gossip to --fanout random peers (gossip)")
-	fl.IntVar(&p.Fanout, "fanout", 2, "grd, fps with --exchange gossip: peers each node sends to per estimate interval (>= 1)")
-}
-
-// addDRLInputFlags adds the flags of the arrivals, the outputs and the
-// sweeps.
+// addDRLInputFlags adds the flags of the trace, the seed, the outputs and
+// the sweeps: the command line's, not parameters of the study.
 func addDRLInputFlags(fl *pflag.FlagSet, f *drlFlags) {
-	fl.StringVar(&f.p.Arrivals, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·R), periodic, or an arrival spec as in ratesim run (Zipf keys: 'poisson | keys:n=100,s=1.1')")
-	fl.Float64Var(&f.p.Load, "load", 0.9, "offered load λ/R of generated arrivals (> 0)")
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
 	addTraceFormatFlags(fl, &f.traceFmt)
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
@@ -192,10 +152,8 @@ func addDRLInputFlags(fl *pflag.FlagSet, f *drlFlags) {
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of keys: each key has its own limit (R, B), and --dispatch hash sends a key to one node")
 	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
-	fl.Int64Var(&f.p.Jobs, "jobs", 100_000, "number of arrivals; with --trace the default is the whole trace")
 	fl.Uint64VarP(&f.p.Seed, "seed", "s", 1, "root seed of every random stream")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
-	fl.StringVar(&f.p.RateWindow, "rate-window", "10s", "the admitted rate is measured over windows of this length (the table's time > R), > 0")
 	fl.StringArrayVar(&f.sweeps, "sweep", nil, "run every design at each value of a parameter, NAME=V1,V2,... with NAME a flag among "+strings.Join(drlSweepable, ", ")+"; repeatable: the grid of all the combinations")
 	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this directory (created if missing): the admitted rate over time and the delay CCDF of each design")
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")

@@ -18,9 +18,15 @@ import (
 	"github.com/ratesim/ratesim/experiments/drlstudy"
 )
 
-// drlSweepable are the flags of ratesim drl that --sweep may vary.
-var drlSweepable = []string{"nodes", "rate", "burst", "load", "dispatch", "rtt", "fail", "sync-period", "batch-limit",
-	"sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout", "store-cache", "seed"}
+// drlSweepable are the flags of ratesim drl that --sweep may vary: the
+// study's parameters declared sweepable (drlstudy.Table), and the seed.
+var drlSweepable = func() []string {
+	var out []string
+	for _, k := range drlstudy.Table.Sweepable() {
+		out = append(out, strings.ReplaceAll(k, "_", "-"))
+	}
+	return append(out, "seed")
+}()
 
 // drlAxis is one --sweep axis.
 type drlAxis struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/internal/param"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -18,6 +19,7 @@ import (
 type designAlternate struct{}
 
 func (designAlternate) Name() string                                 { return "alternate" }
+func (designAlternate) Params() []param.Param                        { return nil }
 func (designAlternate) Flags() []string                              { return []string{"loss"} }
 func (designAlternate) Check(drl.Spec) error                         { return nil }
 func (designAlternate) CheckParams(drl.Spec, func(string) any) error { return nil }

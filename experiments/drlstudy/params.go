@@ -82,14 +82,15 @@ type Trace struct {
 	SkipBad    bool   `yaml:"skip_bad,omitempty"`
 }
 
-// DefaultParams returns the defaults of ratesim drl's flags: every
-// design, R = 10 tokens/s and B = 20 tokens per key over 4 nodes with
-// round-robin dispatch, shaping, and 100000 Poisson arrivals at load 0.9.
+// DefaultParams returns the defaults of ratesim drl's flags, as [Table]
+// declares them: every design, R = 10 tokens/s and B = 20 tokens per key
+// over 4 nodes with round-robin dispatch, shaping, and 100000 Poisson
+// arrivals at load 0.9; seed 1.
 func DefaultParams() Params {
-	return Params{Designs: "all", Rate: "10", Burst: "20", Nodes: 4, Dispatch: "rr", RTT: "1ms", StoreLimiter: "token",
-		Fail: "open", SyncPeriod: "100ms", BatchLimit: 1000, SyncDelay: "0", Local: "copy", Algorithm: "token-bucket", LeaseTTL: "1s",
-		EstimateInterval: "100ms", Smoothing: 0.5, Exchange: "coordinator", Fanout: 2, Arrivals: "poisson",
-		Load: 0.9, Jobs: 100_000, RateWindow: "10s", Seed: 1}
+	var p Params
+	Table.Defaults(&p)
+	p.Seed = 1
+	return p
 }
 
 // delayWant is what a delay parameter wants, with why ParseDelay refused
