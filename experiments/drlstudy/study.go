@@ -96,13 +96,18 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 		return nil, err
 	}
 	s := &Study{DRL: DefaultParams(), Replications: 1, Seed: 1}
+	f := studyYAML{Replications: 1, Seed: 1}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(s); err != nil {
+	if err := dec.Decode(&f); err != nil {
 		if err == io.EOF {
 			return nil, &StudyError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
 		}
 		return nil, studyYAMLError(name, err)
+	}
+	s.Name, s.Model, s.Replications, s.Seed, s.Sweep = f.Name, f.Model, f.Replications, f.Seed, f.Sweep
+	if err := decodeDRL(name, &f.DRL, &s.DRL); err != nil {
+		return nil, err
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -132,6 +137,75 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 	return s, nil
 }
 
+// studyYAML is a study as its file gives it: the drl block is read by
+// decodeDRL, through the parameters' table.
+type studyYAML struct {
+	Name         string                 `yaml:"name"`
+	Model        string                 `yaml:"model"`
+	DRL          yaml.Node              `yaml:"drl"`
+	Replications int                    `yaml:"replications"`
+	Seed         uint64                 `yaml:"seed"`
+	Sweep        experiments.ParamSweep `yaml:"sweep"`
+}
+
+// decodeDRL reads the drl block node of file into p: every parameter
+// through [Table] (the parser and check of its flag), the trace block
+// with its own keys. An unknown key is named with the keys that fit.
+func decodeDRL(file string, node *yaml.Node, p *Params) error {
+	if node.Kind == 0 {
+		return nil // no drl block
+	}
+	params := *node
+	if node.Kind == yaml.MappingNode {
+		params.Content = nil
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			k, v := node.Content[i], node.Content[i+1]
+			switch {
+			case k.Value == "trace":
+				if err := decodeTrace(file, v, p); err != nil {
+					return err
+				}
+				continue
+			case Table.Lookup(k.Value) == nil || Table.Lookup(k.Value).Key != k.Value:
+				return fmt.Errorf("%s:%d: field %s is not a drl parameter (want one of %s, trace) (%w)", file, k.Line, k.Value, strings.Join(tableKeys(), ", "), experiments.ErrSpec)
+			}
+			params.Content = append(params.Content, k, v)
+		}
+	}
+	if err := Table.Decode(file, &params, p); err != nil {
+		return fmt.Errorf("%w (%w)", err, experiments.ErrSpec)
+	}
+	return nil
+}
+
+// tableKeys are the keys of the parameters of [Table], in order.
+func tableKeys() []string {
+	var ks []string
+	for _, q := range Table.Params() {
+		ks = append(ks, q.Key)
+	}
+	return ks
+}
+
+// decodeTrace reads the trace block v into p.Trace, refusing a key that
+// is not a field of [Trace].
+func decodeTrace(file string, v *yaml.Node, p *Params) error {
+	keys := experiments.YAMLKeys(reflect.TypeOf(Trace{}))
+	if v.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if k := v.Content[i]; !slices.Contains(keys, k.Value) {
+				return fmt.Errorf("%s:%d: field %s is not a trace field (%s) (%w)", file, k.Line, k.Value, strings.Join(keys, ", "), experiments.ErrSpec)
+			}
+		}
+	}
+	var t Trace
+	if err := v.Decode(&t); err != nil {
+		return studyYAMLError(file, err)
+	}
+	p.Trace = &t
+	return nil
+}
+
 // ReadStudy reads the study file at path (see [ParseStudy]).
 func ReadStudy(path string) (*Study, error) {
 	f, err := os.Open(path)
@@ -157,7 +231,7 @@ func studyYAMLError(name string, err error) error {
 		} else {
 			m = name + ": " + strings.TrimPrefix(m, "yaml: ")
 		}
-		m = strings.Replace(m, "not found in type drlstudy.Study", "is not a field of a drl spec (name, model, drl, replications, seed, sweep)", 1)
+		m = strings.Replace(m, "not found in type drlstudy.studyYAML", "is not a field of a drl spec (name, model, drl, replications, seed, sweep)", 1)
 		m = strings.Replace(m, "not found in type drlstudy.Params", "is not a drl parameter (want one of "+strings.Join(append([]string{"designs"}, SweepableParams()...), ", ")+", trace)", 1)
 		m = strings.Replace(m, "not found in type drlstudy.Trace", "is not a trace field (path, format, time_col, time_format, key_col, sort, skip_bad)", 1)
 		msgs[i] = m
