@@ -46,8 +46,8 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *exp
 		if !slices.Contains(clientDesignParams, k) {
 			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: "a parameter of a design (one of " + strings.Join(clientDesignParams, ", ") + ")"}
 		}
-		if err := experiments.SetYAMLField(&dp, k, params[k]); err != nil {
-			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: err.Error()}
+		if err := setParam(&dp, k, params[k]); err != nil {
+			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: strings.TrimPrefix(err.Error(), "want ")}
 		}
 	}
 	s, _, err := dp.Spec()

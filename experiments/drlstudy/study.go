@@ -16,6 +16,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/param"
 )
 
 // ModelName is the model key of a sweep spec that is a [Study].
@@ -355,7 +356,7 @@ func (s *Study) point(g experiments.ParamGrid, idx []int) (point, error) {
 		if a.Name == "seed" {
 			err = v.Decode(&p.params.Seed)
 		} else {
-			err = experiments.SetYAMLField(&p.params, a.Name, v)
+			err = setParam(&p.params, a.Name, v)
 		}
 		if err != nil {
 			return p, experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
@@ -374,6 +375,21 @@ func (s *Study) point(g experiments.ParamGrid, idx []int) (point, error) {
 		return p, &StudyError{Field: field, Line: line, Err: err}
 	}
 	return p, nil
+}
+
+// setParam sets parameter key of p to the value v: a scalar through
+// [Table] (the parser of its flag and YAML key), a sequence (a list
+// parameter's value) as YAML decodes it. The error says what would fit.
+func setParam(p *Params, key string, v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode || Table.Lookup(key) == nil {
+		return experiments.SetYAMLField(p, key, v)
+	}
+	err := Table.Set(p, key, v.Value)
+	var pe *param.Error
+	if errors.As(err, &pe) {
+		return fmt.Errorf("want %s", pe.Want)
+	}
+	return err
 }
 
 // PointError is an invalid parameter at a point of a sweep.

@@ -143,7 +143,7 @@ func TestStudyErrors(t *testing.T) {
 		{"model: drl\ndrl:\n  nodes: four\n", "s.yaml:3: nodes four: want a whole number"},
 		{"model: drl\ndrl: {burst: 4}\nsweep:\n  nodes: [2, 4,\n    8]\n", "s.yaml:2: drl.burst: at sweep point 2 (nodes=8): 4: want a burst of at least one token per node"},
 		{"model: drl\nsweep:\n  sync_period: [0, -1s]\n", "s.yaml:3: sweep.sync_period: at sweep point 1 (sync_period=-1s): -1s: want a duration"},
-		{"model: drl\nsweep:\n  nodes: [2, x]\n", "s.yaml:3: sweep.nodes: x: cannot unmarshal"},
+		{"model: drl\nsweep:\n  nodes: [2, x]\n", "s.yaml:3: sweep.nodes: x: want a whole number"},
 		{"model: drl\nsweep:\n  designs: [one]\n", "s.yaml:3: sweep: unknown parameter \"designs\""},
 		{"model: drl\nreplications: 0\n", "s.yaml:2: replications: 0, want between 1"},
 		{"model: drl\ndrl:\n  trace: {path: x, bad: 1}\n", "s.yaml:3: field bad is not a trace field"},
