@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 	"github.com/ratesim/ratesim/experiments/drlstudy"
 	"github.com/ratesim/ratesim/internal/version"
 )
@@ -34,15 +35,15 @@ var studyModels = map[string]struct {
 		},
 		figures: drlstudy.SweepFigures,
 	},
-	experiments.ClientsModel: {
+	clientstudy.ClientsModel: {
 		read: func(path string) (experiments.Model, string, error) {
-			s, err := experiments.ReadClientsStudy(path, drlstudy.ClientsDesigns{})
+			s, err := clientstudy.ReadClientsStudy(path, drlstudy.ClientsDesigns{})
 			if err != nil {
 				return nil, "", err
 			}
 			return s, s.Name, nil
 		},
-		figures: experiments.ClientsSweepFigures,
+		figures: clientstudy.ClientsSweepFigures,
 	},
 }
 

@@ -2,8 +2,12 @@
 // downward only (shared/design.md):
 //
 //	cmd/ratesim
-//	  -> report, experiments/drlstudy      (the note's reproduction; the drl study)
-//	  -> experiments/verify, drl           (the counterexample search; distributed designs)
+//	  -> report                            (the note's reproduction)
+//	  -> experiments/drlstudy              (the drl study)
+//	  -> drl, experiments/clientstudy      (distributed designs; reacting clients, the backoff
+//	                                        and overload studies)
+//	  -> experiments/verify,               (the counterexample search;
+//	     experiments/limiterstudy           the limiters, one path from a name to a limiter)
 //	  -> experiments                       (runs from specs, statistics, results)
 //	  -> systems, arrivals, plots, profiles, clients
 //	  -> buckets, netcalc                  (the limiters; arrival and service curves)

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"encoding/csv"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ratesim/ratesim/clients"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -52,7 +53,7 @@ func WriteBackoffCSV(w io.Writer, pts []clients.OCCPoint) error {
 // BackoffFigures draws the study as Brooker's blog does: writes
 // ("backoff-calls") and completion time ("backoff-time") against the
 // number of clients, one line per strategy with its 95% confidence band.
-func BackoffFigures(p clients.OCCParams, pts []clients.OCCPoint) []NamedFigure {
+func BackoffFigures(p clients.OCCParams, pts []clients.OCCPoint) []experiments.NamedFigure {
 	caption := fmt.Sprintf("%d runs per point; backoff base %v s, cap %v s; one-way delay |Normal(%g ms, %g ms)|; seed %d",
 		p.Runs, p.Base, p.Cap, p.NetMean*1e3, p.NetSD*1e3, p.Seed)
 	calls := &plots.LinePlot{Title: "Work: writes until every client has updated the row", Caption: caption,
@@ -81,5 +82,5 @@ func BackoffFigures(p clients.OCCParams, pts []clients.OCCPoint) []NamedFigure {
 		calls.Lines = append(calls.Lines, c)
 		times.Lines = append(times.Lines, t)
 	}
-	return []NamedFigure{{Name: "backoff-calls", Figure: calls}, {Name: "backoff-time", Figure: times}}
+	return []experiments.NamedFigure{{Name: "backoff-calls", Figure: calls}, {Name: "backoff-time", Figure: times}}
 }

@@ -1,9 +1,11 @@
-package experiments
+package clientstudy
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // A clients study over servers that can collapse reports the overload
@@ -36,7 +38,7 @@ sweep:
 			t.Errorf("columns %s lack %s", cols, m)
 		}
 	}
-	tab, err := RunModel(context.Background(), "tiny", ClientsModel, s, SweepOptions{Workers: 1})
+	tab, err := experiments.RunModel(context.Background(), "tiny", ClientsModel, s, experiments.SweepOptions{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

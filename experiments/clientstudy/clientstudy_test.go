@@ -1,10 +1,12 @@
-package experiments
+package clientstudy
 
 import (
 	"context"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // Three requests at 0 at a policing token bucket of rate 1 token/s and
@@ -36,7 +38,7 @@ sweep:
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := RunModel(context.Background(), "", ClientsModel, s, SweepOptions{Workers: 2})
+	tab, err := experiments.RunModel(context.Background(), "", ClientsModel, s, experiments.SweepOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestClientsParamsErrors(t *testing.T) {
 	p.Given = func(k string) bool { return k == "cap" } // a cap not given rises to the base
 	_, err := p.Spec()
 	var pe *ParamError
-	if !errors.As(err, &pe) || pe.Param != "cap" || !errors.Is(err, ErrSpec) || err.Error() != "cap 10ms: want a cap >= base 0.1 s" {
+	if !errors.As(err, &pe) || pe.Param != "cap" || !errors.Is(err, experiments.ErrSpec) || err.Error() != "cap 10ms: want a cap >= base 0.1 s" {
 		t.Errorf("err %v", err)
 	}
 	p = DefaultClientsParams()

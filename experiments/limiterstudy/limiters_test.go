@@ -1,4 +1,4 @@
-package experiments
+package limiterstudy
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // limProc is an arrival process over a slice of instants and keys (keys may
@@ -63,7 +64,7 @@ func r(s string) exact.Rat { return exact.MustParse(s) }
 // testLimitersSpec is L = 100 per W = 60 s with R = L/W, the issue's
 // example, with a queue of L for the shapers.
 func testLimitersSpec() LimitersSpec {
-	return LimitersSpec{Rate: r("100/60"), Limit: 100, Window: r("60"), Queue: 100, Soft: r("49.5"), Hard: r("99")}
+	return LimitersSpec{Params: Params{Rate: r("100/60"), Limit: 100, Window: r("60"), Queue: 100, Soft: r("49.5"), Hard: r("99")}}
 }
 
 // issueSpec is testLimitersSpec with unbounded queues and four lengths.
@@ -175,7 +176,7 @@ func TestRunLimitersBoundaryCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := LimitersSpec{Rate: r("1"), Limit: 4, Window: r("4"), Soft: r("1.5"), Hard: r("3"), Durations: nss(0, 2, 3, 3.25, 3.5)}
+	spec := LimitersSpec{Params: Params{Rate: r("1"), Limit: 4, Window: r("4"), Soft: r("1.5"), Hard: r("3")}, Durations: nss(0, 2, 3, 3.25, 3.5)}
 	res, err := RunLimiters(context.Background(), spec, proc)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +197,7 @@ func TestRunLimitersBoundaryCase(t *testing.T) {
 // of L = 2: key 1 gets 2 (one rejected), key 2 gets its 1. The keys are
 // listed by arrivals, and the curve is the worst key's.
 func TestRunLimitersKeyed(t *testing.T) {
-	spec := LimitersSpec{Rate: r("1"), Limit: 2, Window: r("10"), Hard: r("1"), Names: []string{"sliding-log"}, Durations: nss(0), Keyed: true, KeepArrivals: true}
+	spec := LimitersSpec{Params: Params{Rate: r("1"), Limit: 2, Window: r("10"), Hard: r("1")}, Names: []string{"sliding-log"}, Durations: nss(0), Keyed: true, KeepArrivals: true}
 	res, err := RunLimiters(context.Background(), spec, &limProc{times: []float64{0, 0, 0, 0}, keys: []uint64{2, 1, 1, 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +222,7 @@ func TestRunLimitersKeyed(t *testing.T) {
 func TestRunLimitersErrors(t *testing.T) {
 	ctx := context.Background()
 	_, err := RunLimiters(ctx, issueSpec(), &limProc{times: []float64{0, 2, 1}})
-	if !errors.Is(err, ErrInput) || !errors.Is(err, buckets.ErrOrder) || !strings.Contains(err.Error(), "line 4") {
+	if !errors.Is(err, experiments.ErrInput) || !errors.Is(err, buckets.ErrOrder) || !strings.Contains(err.Error(), "line 4") {
 		t.Errorf("out-of-order arrival: err = %v, want ErrInput and ErrOrder naming line 4", err)
 	}
 	for _, edit := range []func(*LimitersSpec){
@@ -290,7 +291,7 @@ func TestLimiterFigures(t *testing.T) {
 		t.Errorf("figures %v, want %v", names, want)
 	}
 	dir := t.TempDir()
-	paths, err := SaveFigures(figs, dir, "png")
+	paths, err := experiments.SaveFigures(figs, dir, "png")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +342,7 @@ func TestRunLimitersNASA(t *testing.T) {
 	}
 	defer tr.Close()
 	// KeepArrivals keeps the releases (Focus) for the pairwise check below.
-	spec := LimitersSpec{Rate: r("0.5"), Limit: 30, Window: r("60"), Queue: 30, Soft: r("14.5"), Hard: r("29"), KeepArrivals: true}
+	spec := LimitersSpec{Params: Params{Rate: r("0.5"), Limit: 30, Window: r("60"), Queue: 30, Soft: r("14.5"), Hard: r("29")}, KeepArrivals: true}
 	if o, ok := tr.Origin(); ok {
 		spec.Origin = o
 	}
@@ -432,8 +433,11 @@ func (p *originProc) Origin() (int64, bool) { return p.origin, p.i > 0 }
 // arrival would have put both in one window and rejected the second. The
 // sliding log (no edges) rejects it.
 func TestWindowsFollowTheTraceClock(t *testing.T) {
-	spec := LimitersSpec{Rate: r("1/60"), Limit: 1, Window: r("60"), Hard: r("0"), Durations: nss(0),
-		Names: []string{"fixed-window", "sliding-counter", "sliding-log"}}
+	spec := LimitersSpec{
+		Params:    Params{Rate: r("1/60"), Limit: 1, Window: r("60"), Hard: r("0")},
+		Durations: nss(0),
+		Names:     []string{"fixed-window", "sliding-counter", "sliding-log"},
+	}
 	proc := &originProc{limProc: limProc{times: []float64{0, 2}}, origin: 1700000039 * int64(engine.Second)}
 	res, err := RunLimiters(context.Background(), spec, proc)
 	if err != nil {

@@ -1,10 +1,11 @@
-package experiments
+package limiterstudy
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -66,7 +67,7 @@ func limiterLabels(res *LimitersResult) []string {
 //   - "throttle-response", when the throttle or the policing token bucket
 //     ran: their admission probability by token deficit, documented and
 //     measured (slope against cliff).
-func LimiterFigures(res *LimitersResult) ([]NamedFigure, error) {
+func LimiterFigures(res *LimitersResult) ([]experiments.NamedFigure, error) {
 	spec := res.Spec
 	caption := LimiterCaption(spec)
 	ac := plots.ArrivalCurves{
@@ -92,20 +93,20 @@ func LimiterFigures(res *LimitersResult) ([]NamedFigure, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs := []NamedFigure{{Name: "arrival-curves", Figure: curves}}
+	figs := []experiments.NamedFigure{{Name: "arrival-curves", Figure: curves}}
 
 	zoom, err := boundaryZoom(res, caption)
 	if err != nil {
 		return nil, err
 	}
-	figs = append(figs, NamedFigure{Name: "boundary-zoom", Figure: zoom})
+	figs = append(figs, experiments.NamedFigure{Name: "boundary-zoom", Figure: zoom})
 
 	if resp := responseFigure(res, caption); len(resp.Curves) > 0 {
 		f, err := resp.Figure()
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, NamedFigure{Name: "throttle-response", Figure: f})
+		figs = append(figs, experiments.NamedFigure{Name: "throttle-response", Figure: f})
 	}
 	return figs, nil
 }
@@ -187,7 +188,7 @@ func responseFigure(res *LimitersResult, caption string) plots.Response {
 			continue
 		}
 		kind := d.kind
-		label, deficit, p := d.response(s)
+		label, deficit, p := d.response(s.Params)
 		r.Curves = append(r.Curves, plots.ResponseCurve{Name: label, Color: kind.color, Deficit: deficit, P: p})
 		m := plots.ResponseCurve{Name: l.Name + ", measured", Color: kind.color, Measured: true}
 		for _, bin := range l.Response {

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -18,16 +19,13 @@ import (
 // did not recover counted to the end of its series) and grey where fewer
 // than half the replications recovered. It returns none when the table
 // has no recovery_s, load or fault column.
-func MetastabilityFigures(t *Table, caption string) []NamedFigure {
+func MetastabilityFigures(t *experiments.Table, caption string) []experiments.NamedFigure {
 	rc, lc, fc, recC := t.Column("recovery_s"), t.Column("load"), t.Column("fault"), t.Column("recovered")
 	first := t.Column(ClientsMetrics[0])
 	if rc < 0 || lc < 0 || fc < 0 || recC < 0 || first < 0 {
 		return nil
 	}
-	type cell struct {
-		load, length, rec, frac float64
-	}
-	byMech := map[string][]cell{}
+	byMech := map[string][]recoveryCell{}
 	var mechs []string
 	for _, r := range t.Rows {
 		var parts []string
@@ -54,36 +52,13 @@ func MetastabilityFigures(t *Table, caption string) []NamedFigure {
 		if _, seen := byMech[mech]; !seen {
 			mechs = append(mechs, mech)
 		}
-		byMech[mech] = append(byMech[mech], cell{load, length, rec, frac})
+		byMech[mech] = append(byMech[mech], recoveryCell{load, length, rec, frac})
 	}
-	var figs []NamedFigure
+	var figs []experiments.NamedFigure
 	for _, m := range mechs {
-		cells := byMech[m]
-		var xs, ys []float64
-		for _, c := range cells {
-			if !slices.Contains(xs, c.load) {
-				xs = append(xs, c.load)
-			}
-			if !slices.Contains(ys, c.length) {
-				ys = append(ys, c.length)
-			}
-		}
-		slices.Sort(xs)
-		slices.Sort(ys)
-		z, mask := make([][]float64, len(ys)), make([][]bool, len(ys))
-		for j := range ys {
-			z[j], mask[j] = make([]float64, len(xs)), make([]bool, len(xs))
-			for i := range xs {
-				z[j][i] = math.NaN()
-			}
-		}
-		for _, c := range cells {
-			i, j := slices.Index(xs, c.load), slices.Index(ys, c.length)
-			z[j][i] = c.rec
-			mask[j][i] = c.frac < 0.5
-		}
+		xs, ys, z, mask := recoveryGrid(byMech[m])
 		name := "metastability-" + strings.NewReplacer(" ", "-", ":", "-", "=", "-", ",", "-").Replace(m)
-		figs = append(figs, NamedFigure{Name: name, Figure: &plots.HeatMap{
+		figs = append(figs, experiments.NamedFigure{Name: name, Figure: &plots.HeatMap{
 			Title:     "Recovery after a crash: " + m,
 			Caption:   caption,
 			XLabel:    "load (offered requests over the servers' capacity)",
@@ -98,6 +73,41 @@ func MetastabilityFigures(t *Table, caption string) []NamedFigure {
 		}})
 	}
 	return figs
+}
+
+// recoveryCell is one point of a metastability study: its load and crash
+// length, the mean time to recover and the fraction of runs that did.
+type recoveryCell struct {
+	load, length, rec, frac float64
+}
+
+// recoveryGrid lays cells out for a heat map: the loads along x and the
+// crash lengths along y, increasing, the recovery times in z (NaN where
+// no cell) and masked where fewer than half the runs recovered.
+func recoveryGrid(cells []recoveryCell) (xs, ys []float64, z [][]float64, mask [][]bool) {
+	for _, c := range cells {
+		if !slices.Contains(xs, c.load) {
+			xs = append(xs, c.load)
+		}
+		if !slices.Contains(ys, c.length) {
+			ys = append(ys, c.length)
+		}
+	}
+	slices.Sort(xs)
+	slices.Sort(ys)
+	z, mask = make([][]float64, len(ys)), make([][]bool, len(ys))
+	for j := range ys {
+		z[j], mask[j] = make([]float64, len(xs)), make([]bool, len(xs))
+		for i := range xs {
+			z[j][i] = math.NaN()
+		}
+	}
+	for _, c := range cells {
+		i, j := slices.Index(xs, c.load), slices.Index(ys, c.length)
+		z[j][i] = c.rec
+		mask[j][i] = c.frac < 0.5
+	}
+	return xs, ys, z, mask
 }
 
 // faultLength returns the length in seconds of one fault KIND:FROM:TO[:X].
@@ -164,10 +174,10 @@ func overloadSeries(res *ClientsResult, width float64, caption string) *plots.St
 		}
 		return lines
 	}
-	c := caption + fmt.Sprintf("; bins of %s s", textNumber(width))
+	c := caption + fmt.Sprintf("; bins of %s s", experiments.TextNumber(width))
 	if o := res.Foreground.OverloadSummary; o != nil && o.PreTrigger != nil {
 		if o.RecoveredAt != nil {
-			c += fmt.Sprintf("; recovered at %s s", textNumber(*o.RecoveredAt))
+			c += fmt.Sprintf("; recovered at %s s", experiments.TextNumber(*o.RecoveredAt))
 		} else {
 			c += "; did not recover by the end"
 		}

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // ClientsModel is the model key of a sweep spec that is a [ClientsStudy].
@@ -48,12 +49,12 @@ const ClientsModel = "clients"
 // (package drl's; experiments does not import drl): the block's design key
 // and the design's parameters, keys of the block beside the clients' own.
 type ClientsStudy struct {
-	Name         string        `yaml:"name"`
-	Model        string        `yaml:"model"`
-	Clients      ClientsParams `yaml:"clients"`
-	Replications int           `yaml:"replications"` // >= 1
-	Seed         uint64        `yaml:"seed"`
-	Sweep        ParamSweep    `yaml:"sweep"`
+	Name         string                 `yaml:"name"`
+	Model        string                 `yaml:"model"`
+	Clients      ClientsParams          `yaml:"clients"`
+	Replications int                    `yaml:"replications"` // >= 1
+	Seed         uint64                 `yaml:"seed"`
+	Sweep        experiments.ParamSweep `yaml:"sweep"`
 
 	designs  ClientsDesigns
 	given    map[string]bool // the keys of the clients block
@@ -63,35 +64,10 @@ type ClientsStudy struct {
 	axisVals [][]any  // the value of each axis column at each point
 }
 
-// ParamSweep is a union of grids of parameters, each a YAML value: the
-// points of the first grid, then those of the second, and so on.
-type ParamSweep []ParamGrid
-
-// ParamGrid is a cartesian product of axes; points vary the last axis
-// fastest.
-type ParamGrid []ParamAxis
-
-// ParamAxis is one swept parameter (a YAML key of the model's
-// parameters) and its values, each a YAML value as the parameters'
-// block would hold it.
-type ParamAxis struct {
-	Name   string
-	Values []*yaml.Node
-	Line   int // of the key in the spec
-}
-
-// UnmarshalYAML reads a sweep: one grid or a list of grids (see
-// [ParseYAMLSweep]); the study checks the parameters' names.
-func (s *ParamSweep) UnmarshalYAML(n *yaml.Node) error {
-	g, err := ParseYAMLSweep(n, func(string) bool { return true }, nil, "[0, 10ms, 100ms]")
-	*s = g
-	return err
-}
-
 // SweepableClientsParams lists the parameters a clients sweep can vary:
 // the keys of ClientsParams but the trace block.
 func SweepableClientsParams() []string {
-	return YAMLKeys(reflect.TypeOf(ClientsParams{}), "trace")
+	return experiments.YAMLKeys(reflect.TypeOf(ClientsParams{}), "trace")
 }
 
 // ClientsDesigns builds the distributed designs of a clients study, for a
@@ -122,7 +98,7 @@ type clientsPoint struct {
 // point that has it). designs builds the distributed designs; nil
 // refuses the design key. Errors wrap ErrSpec.
 func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*ClientsStudy, error) {
-	data, err := ReadSpecData(r, name)
+	data, err := experiments.ReadSpecData(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -130,14 +106,14 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, clientsYAMLError(name, err)
 	}
-	lines := KeyLines(&root, "")
-	block := KeyLines(&root, "clients")
+	lines := experiments.KeyLines(&root, "")
+	block := experiments.KeyLines(&root, "clients")
 	for _, k := range []struct{ key, why string }{
 		{"seed", "the seed is the study's top-level seed: replication r of point p runs with its own seed"},
 		{"bin", "a sweep keeps no series: leave bin out"},
 	} {
 		if l, ok := block[k.key]; ok {
-			return nil, &SpecError{File: name, Line: l, Field: "clients." + k.key, Err: fmt.Errorf("%s (%w)", k.why, ErrSpec)}
+			return nil, &experiments.SpecError{File: name, Line: l, Field: "clients." + k.key, Err: fmt.Errorf("%s (%w)", k.why, experiments.ErrSpec)}
 		}
 	}
 	s := &ClientsStudy{Clients: DefaultClientsParams(), Replications: 1, Seed: 1, designs: designs}
@@ -145,7 +121,7 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
 		if err == io.EOF {
-			return nil, &SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", ErrSpec)}
+			return nil, &experiments.SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
 		}
 		return nil, clientsYAMLError(name, err)
 	}
@@ -155,12 +131,12 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	}
 	for k := range s.Clients.DesignParams {
 		if !slices.Contains(s.designParams(), k) {
-			return nil, &SpecError{File: name, Line: block[k], Field: "clients", Err: fmt.Errorf("field %s is not a clients parameter (want one of %s, trace) (%w)",
-				k, strings.Join(s.sweepable(), ", "), ErrSpec)}
+			return nil, &experiments.SpecError{File: name, Line: block[k], Field: "clients", Err: fmt.Errorf("field %s is not a clients parameter (want one of %s, trace) (%w)",
+				k, strings.Join(s.sweepable(), ", "), experiments.ErrSpec)}
 		}
 	}
 	if err := s.validate(); err != nil {
-		var se *SpecError
+		var se *experiments.SpecError
 		if errors.As(err, &se) {
 			se.File = name
 			if se.Line == 0 {
@@ -173,7 +149,7 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 			}
 			return nil, se
 		}
-		return nil, &SpecError{File: name, Err: err}
+		return nil, &experiments.SpecError{File: name, Err: err}
 	}
 	return s, nil
 }
@@ -191,30 +167,55 @@ func ReadClientsStudy(path string, designs ClientsDesigns) (*ClientsStudy, error
 // clientsYAMLError rewrites "yaml: line N: msg" as "name:N: msg", and the
 // decoder's words for an unknown key as the spec's.
 func clientsYAMLError(name string, err error) error {
-	msg := strings.TrimSuffix(yamlError(name, err).Error(), " ("+ErrSpec.Error()+")")
-	msg = strings.Replace(msg, "not found in type experiments.ClientsStudy", "is not a field of a clients spec (name, model, clients, replications, seed, sweep)", 1)
-	msg = strings.Replace(msg, "not found in type experiments.ClientsParams", "is not a clients parameter (want one of "+strings.Join(SweepableClientsParams(), ", ")+", trace)", 1)
-	msg = strings.Replace(msg, "not found in type experiments.ClientsTrace", "is not a trace field (path, format, time_col, time_format, sort, skip_bad)", 1)
-	return fmt.Errorf("%s (%w)", msg, ErrSpec)
+	msg := strings.TrimSuffix(experiments.YAMLError(name, err).Error(), " ("+experiments.ErrSpec.Error()+")")
+	msg = strings.Replace(msg, "not found in type clientstudy.ClientsStudy", "is not a field of a clients spec (name, model, clients, replications, seed, sweep)", 1)
+	msg = strings.Replace(msg, "not found in type clientstudy.ClientsParams", "is not a clients parameter (want one of "+strings.Join(SweepableClientsParams(), ", ")+", trace)", 1)
+	msg = strings.Replace(msg, "not found in type clientstudy.ClientsTrace", "is not a trace field (path, format, time_col, time_format, sort, skip_bad)", 1)
+	return fmt.Errorf("%s (%w)", msg, experiments.ErrSpec)
 }
 
 // validate enumerates and checks every point.
 func (s *ClientsStudy) validate() error {
 	if s.Model != ClientsModel {
-		return StudyErr("model", 0, "%q, want %s", s.Model, ClientsModel)
+		return experiments.StudyErr("model", 0, "%q, want %s", s.Model, ClientsModel)
 	}
-	if s.Replications < 1 || s.Replications > MaxReplications {
-		return StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, MaxReplications)
+	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
+		return experiments.StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
 	}
 	if t := s.Clients.Trace; t != nil {
 		if t.Path == "" {
-			return StudyErr("clients.trace", 0, "the trace block has no path")
+			return experiments.StudyErr("clients.trace", 0, "the trace block has no path")
 		}
 		// Every replication reads the trace again.
 		if err := arrivals.CheckRereadable(t.Path); err != nil {
-			return StudyErr("clients.trace", 0, "%v", err)
+			return experiments.StudyErr("clients.trace", 0, "%v", err)
 		}
 	}
+	if err := s.checkAxes(); err != nil {
+		return err
+	}
+	s.points = nil
+	err := s.Sweep.Each(func(g experiments.ParamGrid, idx []int) error {
+		p, err := s.point(g, idx)
+		if err == nil {
+			s.points = append(s.points, p)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.axisCols, s.axisVals = nil, nil
+	for _, a := range s.axes {
+		c, vals := s.axisColumn(a)
+		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
+	}
+	return nil
+}
+
+// checkAxes checks the swept parameters' names and the number of points,
+// and lists the axes in s.axes.
+func (s *ClientsStudy) checkAxes() error {
 	sweepable := s.sweepable()
 	s.axes = nil
 	for _, g := range s.Sweep {
@@ -228,90 +229,70 @@ func (s *ClientsStudy) validate() error {
 				case "design":
 					why = "%q: a distributed design is not a parameter of this clients sweep (sweep the designs with model: drl)"
 				}
-				return StudyErr("sweep", a.Line, why, a.Name)
+				return experiments.StudyErr("sweep", a.Line, why, a.Name)
 			}
 			m *= len(a.Values)
-			if m > MaxPoints {
-				return StudyErr("sweep", a.Line, "more than %d points", MaxPoints)
+			if m > experiments.MaxPoints {
+				return experiments.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
 			}
 			if !slices.Contains(s.axes, a.Name) {
 				s.axes = append(s.axes, a.Name)
 			}
 		}
 	}
-	grids := s.Sweep
-	if len(grids) == 0 {
-		grids = ParamSweep{nil}
+	return nil
+}
+
+// point returns the point of grid g whose axes take the values of index
+// idx, checked as a run's spec.
+func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, error) {
+	p := clientsPoint{params: s.Clients, values: map[string]*yaml.Node{}}
+	p.params.DesignParams = maps.Clone(s.Clients.DesignParams)
+	p.design = map[string]*yaml.Node{}
+	for k, v := range s.Clients.DesignParams {
+		var n yaml.Node
+		if err := n.Encode(v); err != nil {
+			return p, experiments.StudyErr("clients."+k, 0, "%v", err)
+		}
+		p.design[k] = &n
 	}
-	s.points = nil
-	for _, g := range grids {
-		idx := make([]int, len(g))
-		for {
-			p := clientsPoint{params: s.Clients, values: map[string]*yaml.Node{}}
-			p.params.DesignParams = maps.Clone(s.Clients.DesignParams)
-			p.design = map[string]*yaml.Node{}
-			for k, v := range s.Clients.DesignParams {
-				var n yaml.Node
-				if err := n.Encode(v); err != nil {
-					return StudyErr("clients."+k, 0, "%v", err)
-				}
-				p.design[k] = &n
+	var label []string
+	for i, a := range g {
+		v := a.Values[idx[i]]
+		p.values[a.Name] = v
+		label = append(label, a.Name+"="+v.Value)
+		if slices.Contains(s.designParams(), a.Name) {
+			if p.params.DesignParams == nil {
+				p.params.DesignParams = map[string]any{}
 			}
-			var label []string
-			for i, a := range g {
-				v := a.Values[idx[i]]
-				p.values[a.Name] = v
-				label = append(label, a.Name+"="+v.Value)
-				if slices.Contains(s.designParams(), a.Name) {
-					if p.params.DesignParams == nil {
-						p.params.DesignParams = map[string]any{}
-					}
-					p.params.DesignParams[a.Name] = v.Value
-					p.design[a.Name] = v
-				} else if err := SetYAMLField(&p.params, a.Name, v); err != nil {
-					return StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
-				}
-			}
-			values := p.values
-			p.params.Given = func(param string) bool { return s.given[param] || values[param] != nil }
-			p.params.Bin = "0"
-			spec, err := s.spec(&p.params, p.design)
-			if err == nil && spec.MaxJobs > 0 && p.params.Trace == nil {
-				_, err = p.params.generated(&spec) // an invalid arrival spec or load, before the run
-			}
-			if err != nil {
-				field, line := "clients", 0
-				var pe *ParamError
-				if errors.As(err, &pe) {
-					field = "clients." + pe.Param
-					if v, ok := p.values[pe.Param]; ok {
-						field, line = "sweep."+pe.Param, v.Line
-					}
-				}
-				if len(label) > 0 {
-					err = fmt.Errorf("at sweep point %d (%s): %w", len(s.points), strings.Join(label, " "), err)
-				}
-				return &SpecError{Field: field, Line: line, Err: err}
-			}
-			s.points = append(s.points, p)
-			i := len(g) - 1
-			for ; i >= 0; i-- {
-				if idx[i]++; idx[i] < len(g[i].Values) {
-					break
-				}
-				idx[i] = 0
-			}
-			if i < 0 {
-				break
-			}
+			p.params.DesignParams[a.Name] = v.Value
+			p.design[a.Name] = v
+		} else if err := experiments.SetYAMLField(&p.params, a.Name, v); err != nil {
+			return p, experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
 		}
 	}
-	s.axisCols, s.axisVals = nil, nil
-	for _, a := range s.axes {
-		c, vals := s.axisColumn(a)
-		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
+	values := p.values
+	p.params.Given = func(param string) bool { return s.given[param] || values[param] != nil }
+	p.params.Bin = "0"
+	spec, err := s.spec(&p.params, p.design)
+	if err == nil && spec.MaxJobs > 0 && p.params.Trace == nil {
+		_, err = p.params.generated(&spec) // an invalid arrival spec or load, before the run
 	}
-	return nil
+	if err != nil {
+		field, line := "clients", 0
+		var pe *ParamError
+		if errors.As(err, &pe) {
+			field = "clients." + pe.Param
+			if v, ok := p.values[pe.Param]; ok {
+				field, line = "sweep."+pe.Param, v.Line
+			}
+		}
+		if len(label) > 0 {
+			err = fmt.Errorf("at sweep point %d (%s): %w", len(s.points), strings.Join(label, " "), err)
+		}
+		return p, &experiments.SpecError{Field: field, Line: line, Err: err}
+	}
+	return p, nil
 }
 
 // designParams returns the keys of the designs' parameters, none
@@ -525,7 +506,7 @@ func (s *ClientsStudy) Rows(point int, reps []any) ([][]any, error) {
 		for r, x := range reps {
 			xs[r] = x.([]float64)[m]
 		}
-		mean, half := MeanCI(xs, ConfidenceLevel)
+		mean, half := experiments.MeanCI(xs, experiments.ConfidenceLevel)
 		row = append(row, mean)
 		if s.Replications > 1 {
 			row = append(row, half)

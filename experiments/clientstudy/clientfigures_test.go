@@ -1,7 +1,8 @@
-package experiments
+package clientstudy
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestClientsFiguresData(t *testing.T) {
 		"give-ups":               {0, 0, 0, 0},
 	}
 	for _, l := range st.Panels[0].Lines {
-		if !equalFloats(l.X, []float64{0, 1, 2, 3}) || !equalFloats(l.Y, want[l.Label]) || !l.Step {
+		if !slices.Equal(l.X, []float64{0, 1, 2, 3}) || !slices.Equal(l.Y, want[l.Label]) || !l.Step {
 			t.Errorf("%q: x %v y %v, want x 0..3, y %v", l.Label, l.X, l.Y, want[l.Label])
 		}
 		delete(want, l.Label)
@@ -59,10 +60,10 @@ func TestClientsFiguresData(t *testing.T) {
 	// Latencies 0, 1, 2: P(latency > x) is 2/3 from 0, 1/3 from 1, and
 	// the last step holds to the largest latency, 2, where the curve ends
 	// with a mark (the x axis reaches the maximum).
-	if !equalFloats(l.X, []float64{0, 1, 2}) || l.Y[0] != 2.0/3 || l.Y[1] != 1.0/3 || l.Y[2] != 1.0/3 || !cc.LogX || !cc.LogY {
+	if !slices.Equal(l.X, []float64{0, 1, 2}) || l.Y[0] != 2.0/3 || l.Y[1] != 1.0/3 || l.Y[2] != 1.0/3 || !cc.LogX || !cc.LogY {
 		t.Errorf("latency tail x %v y %v", l.X, l.Y)
 	}
-	if m := cc.Lines[len(cc.Lines)-1]; !m.Marks || !equalFloats(m.X, []float64{2}) || !strings.Contains(l.Label, "max 2 s") {
+	if m := cc.Lines[len(cc.Lines)-1]; !m.Marks || !slices.Equal(m.X, []float64{2}) || !strings.Contains(l.Label, "max 2 s") {
 		t.Errorf("no mark at the largest latency 2 s: %+v, label %q", m, l.Label)
 	}
 	if want := "; 3 admitted of 3 requests, 0 given up (not in the distribution); P(latency > 0) = 0.6667; the curve ends at the largest latency (mark)"; !strings.HasSuffix(cc.Caption, want) {

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"fmt"
@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
-	"go.yaml.in/yaml/v3"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // FaultList is the faults of a run, each KIND[@SERVER]:FROM:TO[:X]; in
@@ -65,43 +67,10 @@ func (p *ClientsParams) overload(s *ClientsSpec) error {
 		return p.misplaced("users", "%s does not apply with %s: its clients are open loop", "users", "service")
 	}
 	o := &clients.Overload{Servers: 1, Seed: p.Seed}
-	b := &o.Backend
-	var err error
-	if b.Service, err = p.service(); err != nil {
+	if err := p.backend(o); err != nil {
 		return err
 	}
-	if p.Servers != 0 {
-		o.Servers = p.Servers
-	}
-	if o.Servers < 1 || o.Servers > 1<<20 {
-		return p.bad("servers", p.Servers, "a number of servers between 1 and 2^20")
-	}
-	b.Concurrency = 1
-	if p.ServerConcurrency != 0 {
-		b.Concurrency = p.ServerConcurrency
-	}
-	if b.Concurrency < 1 || b.Concurrency > 1<<20 {
-		return p.bad("server_concurrency", p.ServerConcurrency, "a concurrency between 1 and 2^20 jobs")
-	}
-	b.Queue = -1
-	if q := strings.TrimSpace(p.ServerQueue); q != "" && q != "unbounded" {
-		n, err := strconv.Atoi(q)
-		if err != nil || n < 0 {
-			return p.bad("server_queue", p.ServerQueue, "a waiting room >= 0 jobs, or unbounded")
-		}
-		b.Queue = n
-	}
-	switch p.ServerOrder {
-	case "", "fifo":
-	case "lifo":
-		b.LIFO = true
-	default:
-		return p.bad("server_order", p.ServerOrder, "fifo or lifo")
-	}
-	if !(p.Contention >= 0 && p.Contention <= 1e6) {
-		return p.bad("contention", p.Contention, "a contention factor in [0, 1e6] (service stretched by 1 + factor·(jobs in service − 1))")
-	}
-	b.Contention = p.Contention
+	var err error
 	if p.Timeout != "" {
 		if o.Timeout, err = p.span("timeout", p.Timeout, false); err != nil {
 			return err
@@ -146,6 +115,49 @@ func (p *ClientsParams) overload(s *ClientsSpec) error {
 	return nil
 }
 
+// backend reads the servers of o: their number, service times,
+// concurrency, waiting room, order and contention.
+func (p *ClientsParams) backend(o *clients.Overload) error {
+	b := &o.Backend
+	var err error
+	if b.Service, err = p.service(); err != nil {
+		return err
+	}
+	if p.Servers != 0 {
+		o.Servers = p.Servers
+	}
+	if o.Servers < 1 || o.Servers > 1<<20 {
+		return p.bad("servers", p.Servers, "a number of servers between 1 and 2^20")
+	}
+	b.Concurrency = 1
+	if p.ServerConcurrency != 0 {
+		b.Concurrency = p.ServerConcurrency
+	}
+	if b.Concurrency < 1 || b.Concurrency > 1<<20 {
+		return p.bad("server_concurrency", p.ServerConcurrency, "a concurrency between 1 and 2^20 jobs")
+	}
+	b.Queue = -1
+	if q := strings.TrimSpace(p.ServerQueue); q != "" && q != "unbounded" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 0 {
+			return p.bad("server_queue", p.ServerQueue, "a waiting room >= 0 jobs, or unbounded")
+		}
+		b.Queue = n
+	}
+	switch p.ServerOrder {
+	case "", "fifo":
+	case "lifo":
+		b.LIFO = true
+	default:
+		return p.bad("server_order", p.ServerOrder, "fifo or lifo")
+	}
+	if !(p.Contention >= 0 && p.Contention <= 1e6) {
+		return p.bad("contention", p.Contention, "a contention factor in [0, 1e6] (service stretched by 1 + factor·(jobs in service − 1))")
+	}
+	b.Contention = p.Contention
+	return nil
+}
+
 // OverloadSummary is what a run against servers that can collapse adds to
 // the foreground's summary (JSON keys inline in "foreground").
 type OverloadSummary struct {
@@ -160,9 +172,9 @@ type OverloadSummary struct {
 	// WorkAmplification is backend_requests per original request (1 + N
 	// at 100% failure with N retries); BackendPerSuccess the same per
 	// successful request (null when none succeeded).
-	WorkAmplification Num     `json:"work_amplification"`
-	BackendPerSuccess Num     `json:"backend_requests_per_success"`
-	ServerBusy        float64 `json:"server_busy_s"` // total service time the servers gave
+	WorkAmplification experiments.Num `json:"work_amplification"`
+	BackendPerSuccess experiments.Num `json:"backend_requests_per_success"`
+	ServerBusy        float64         `json:"server_busy_s"` // total service time the servers gave
 	// PreTrigger is the goodput before the first fault, requests/s (null
 	// without a fault); RecoveredAt the recovery instant by the rule of
 	// clients.Recovery (null when it did not recover by the end, or there
@@ -173,10 +185,10 @@ type OverloadSummary struct {
 	// RecoveryTime is RecoveredAt minus the end of the last fault, s; when
 	// the run did not recover, the time from that end to the end of the
 	// run's series (a lower bound: censored). NaN without a fault.
-	RecoveryTime Num    `json:"recovery_s"`
-	Budget       string `json:"retry_budget,omitempty"`
-	Throttle     string `json:"client_throttle,omitempty"`
-	Concurrency  string `json:"concurrency,omitempty"`
+	RecoveryTime experiments.Num `json:"recovery_s"`
+	Budget       string          `json:"retry_budget,omitempty"`
+	Throttle     string          `json:"client_throttle,omitempty"`
+	Concurrency  string          `json:"concurrency,omitempty"`
 }
 
 // OverloadBinJSON is what a run against servers that can collapse adds to
@@ -222,9 +234,9 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 	} else if n > 1 && last > first {
 		out.Offered = float64(n-1) / (last - first).Seconds()
 	}
-	os := &OverloadSummary{RecoveryTime: Num(math.NaN()), Limited: res.Limited, Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
-		Timeouts: res.Timeouts, Errors: res.Errors, Wasted: res.Wasted, WorkAmplification: Num(res.WorkAmplification()),
-		BackendPerSuccess: Num(ratioOrNaN(res.Backend, res.Summary.Successes)), ServerBusy: res.Busy}
+	os := &OverloadSummary{RecoveryTime: experiments.Num(math.NaN()), Limited: res.Limited, Retries: res.Retries, RetriesDenied: res.RetriesDenied, Throttled: res.Throttled, BackendRequests: res.Backend,
+		Timeouts: res.Timeouts, Errors: res.Errors, Wasted: res.Wasted, WorkAmplification: experiments.Num(res.WorkAmplification()),
+		BackendPerSuccess: experiments.Num(ratioOrNaN(res.Backend, res.Summary.Successes)), ServerBusy: res.Busy}
 	if sc.Budget != nil {
 		os.Budget = sc.Budget.String()
 		if sc.Adaptive != nil {
@@ -256,9 +268,9 @@ func runOverload(spec ClientsSpec, proc arrivals.Process) (*ClientsResult, error
 		if at, ok := rc.RecoveredAt(succ); ok {
 			s := at.Seconds()
 			os.RecoveredAt = &s
-			os.RecoveryTime = Num((at - rc.TriggerTo).Seconds())
+			os.RecoveryTime = experiments.Num((at - rc.TriggerTo).Seconds())
 		} else {
-			os.RecoveryTime = Num(max(0, (engine.Time(len(succ))*rc.Bin - rc.TriggerTo).Seconds()))
+			os.RecoveryTime = experiments.Num(max(0, (engine.Time(len(succ))*rc.Bin - rc.TriggerTo).Seconds()))
 		}
 	}
 	out.Foreground.OverloadSummary = os

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"bufio"
@@ -240,123 +240,171 @@ func (p *ClientsParams) budget(o *clients.Overload) error {
 		if kv != "" {
 			return p.bad("retry_budget", text, "none without parameters")
 		}
-	case "aws":
+		return nil
+	case "aws", "aws-adaptive":
 		if kv != "" {
-			return p.bad("retry_budget", text, "aws without parameters (the SDK's quota 500, retry cost 5, timeout cost 10)")
-		}
-		o.Budget = clients.NewAWSQuota()
-		if !p.given("max_attempts") {
-			o.Retry.MaxAttempts = 3
-		}
-		if !p.given("backoff") && !p.given("base") && !p.given("cap") {
-			o.Retry.Backoff = clients.AWSBackoff{Cap: 20e9}
-		}
-	case "aws-adaptive":
-		if kv != "" {
-			return p.bad("retry_budget", text, "aws-adaptive without parameters (the SDK's defaults)")
+			return p.bad("retry_budget", text, map[string]string{"aws": "aws without parameters (the SDK's quota 500, retry cost 5, timeout cost 10)",
+				"aws-adaptive": "aws-adaptive without parameters (the SDK's defaults)"}[name])
 		}
 		q := clients.NewAWSQuota()
-		q.NoRetryIncrement = 0 // adaptive mode: the attempt token is the rate limiter's
-		o.Budget, o.Adaptive = q, clients.NewAWSAdaptive()
+		o.Budget = q
+		if name == "aws-adaptive" {
+			q.NoRetryIncrement = 0 // adaptive mode: the attempt token is the rate limiter's
+			o.Adaptive = clients.NewAWSAdaptive()
+		}
 		if !p.given("max_attempts") {
 			o.Retry.MaxAttempts = 3
 		}
 		if !p.given("backoff") && !p.given("base") && !p.given("cap") {
 			o.Retry.Backoff = clients.AWSBackoff{Cap: 20e9}
 		}
-	case "grpc":
-		m, err := p.keyValues("retry_budget", text, kv, "max_tokens", "token_ratio")
-		if err != nil {
-			return err
-		}
-		maxT, ratio := int64(10_000), int64(100)
-		if v, ok := m["max_tokens"]; ok {
-			if maxT, err = p.milli("retry_budget", text, v, "max_tokens in (0, 1000]"); err != nil {
-				return err
-			}
-		}
-		if v, ok := m["token_ratio"]; ok {
-			if ratio, err = p.milli("retry_budget", text, v, "token_ratio > 0"); err != nil {
-				return err
-			}
-		}
-		if o.Budget, err = clients.NewGRPCThrottle(maxT, ratio); err != nil {
-			return p.wrap("retry_budget", text, err)
-		}
-		if o.Retry.MaxAttempts == 0 || o.Retry.MaxAttempts > 5 {
-			o.Retry.MaxAttempts = 5
-		}
-	case "finagle":
-		m, err := p.keyValues("retry_budget", text, kv, "percent", "min_per_s", "window")
-		if err != nil {
-			return err
-		}
-		permille, minPerS, ttl := int64(200), int64(10), engine.Time(10e9)
-		if v, ok := m["percent"]; ok {
-			pm, err := p.milli("retry_budget", text, v, "percent")
-			if err != nil {
-				return err
-			}
-			permille = pm / 100 // percent·1000/100: a fraction in thousandths
-			if pm%100 != 0 {
-				return p.bad("retry_budget", text, "percent with at most one decimal place")
-			}
-		}
-		if v, ok := m["min_per_s"]; ok {
-			if minPerS, err = strconv.ParseInt(v, 10, 64); err != nil || minPerS < 0 {
-				return p.bad("retry_budget", text, "min_per_s a whole number of retries per second >= 0")
-			}
-		}
-		if v, ok := m["window"]; ok {
-			if ttl, err = p.span("retry_budget", v, true); err != nil {
-				return p.bad("retry_budget", text, "window a time from 1 s to 60 s")
-			}
-		}
-		if o.Budget, err = clients.NewFinagleBudget(permille, minPerS, ttl); err != nil {
-			return p.wrap("retry_budget", text, err)
-		}
-	case "bucket":
-		m, err := p.keyValues("retry_budget", text, kv, "deposit", "size")
-		if err != nil {
-			return err
-		}
-		dep, size := int64(100), int64(10_000)
-		if v, ok := m["deposit"]; ok {
-			if dep, err = p.milli("retry_budget", text, v, "deposit"); err != nil {
-				return err
-			}
-		}
-		if v, ok := m["size"]; ok {
-			if size, err = p.milli("retry_budget", text, v, "size"); err != nil {
-				return err
-			}
-		}
-		if o.Budget, err = clients.NewRetryBucket(dep, size); err != nil {
-			return p.wrap("retry_budget", text, err)
-		}
-	case "breaker":
-		m, err := p.keyValues("retry_budget", text, kv, "threshold", "window")
-		if err != nil {
-			return err
-		}
-		th, w := int64(100), engine.Time(10e9)
-		if v, ok := m["threshold"]; ok {
-			if th, err = p.milli("retry_budget", text, v, "threshold"); err != nil {
-				return err
-			}
-		}
-		if v, ok := m["window"]; ok {
-			if w, err = p.span("retry_budget", v, true); err != nil {
-				return p.bad("retry_budget", text, "window a time > 0")
-			}
-		}
-		if o.Budget, err = clients.NewRetryBreaker(th, w); err != nil {
-			return p.wrap("retry_budget", text, err)
-		}
-	default:
+		return nil
+	}
+	b, ok := retryBudgets[name]
+	if !ok {
 		return p.bad("retry_budget", text, "one of "+strings.Join(BudgetNames, ", ")+", such as grpc:max_tokens=10,token_ratio=0.1")
 	}
+	a, err := p.args("retry_budget", text, kv, b.keys...)
+	if err != nil {
+		return err
+	}
+	budget, err := b.read(a)
+	if a.err != nil {
+		return a.err
+	}
+	if err != nil {
+		return p.wrap("retry_budget", text, err)
+	}
+	o.Budget = budget
+	if name == "grpc" && (o.Retry.MaxAttempts == 0 || o.Retry.MaxAttempts > 5) {
+		o.Retry.MaxAttempts = 5
+	}
 	return nil
+}
+
+// retryBudgets are the retry budgets of retry_budget with parameters:
+// their keys and how to read them (defaults from each source) and build
+// the budget. A bad value is left in the kvArgs' err.
+var retryBudgets = map[string]struct {
+	keys []string
+	read func(a *kvArgs) (clients.RetryBudget, error)
+}{
+	"grpc": {[]string{"max_tokens", "token_ratio"}, func(a *kvArgs) (clients.RetryBudget, error) {
+		maxT, ratio := a.milli("max_tokens", 10_000, "max_tokens in (0, 1000]"), a.milli("token_ratio", 100, "token_ratio > 0")
+		if a.err != nil {
+			return nil, nil
+		}
+		return clients.NewGRPCThrottle(maxT, ratio)
+	}},
+	"finagle": {[]string{"percent", "min_per_s", "window"}, func(a *kvArgs) (clients.RetryBudget, error) {
+		pm := a.milli("percent", 20_000, "percent")
+		if a.err == nil && pm%100 != 0 {
+			a.err = a.p.bad(a.param, a.text, "percent with at most one decimal place")
+		}
+		permille := pm / 100 // percent·1000/100: a fraction in thousandths
+		minPerS := int64(10)
+		if v, ok := a.m["min_per_s"]; ok && a.err == nil {
+			var err error
+			if minPerS, err = strconv.ParseInt(v, 10, 64); err != nil || minPerS < 0 {
+				a.err = a.p.bad(a.param, a.text, "min_per_s a whole number of retries per second >= 0")
+			}
+		}
+		ttl := a.span("window", 10e9, "a time from 1 s to 60 s")
+		if a.err != nil {
+			return nil, nil
+		}
+		return clients.NewFinagleBudget(permille, minPerS, ttl)
+	}},
+	"bucket": {[]string{"deposit", "size"}, func(a *kvArgs) (clients.RetryBudget, error) {
+		dep, size := a.milli("deposit", 100, "deposit"), a.milli("size", 10_000, "size")
+		if a.err != nil {
+			return nil, nil
+		}
+		return clients.NewRetryBucket(dep, size)
+	}},
+	"breaker": {[]string{"threshold", "window"}, func(a *kvArgs) (clients.RetryBudget, error) {
+		th, w := a.milli("threshold", 100, "threshold"), a.span("window", 10e9, "a time > 0")
+		if a.err != nil {
+			return nil, nil
+		}
+		return clients.NewRetryBreaker(th, w)
+	}},
+}
+
+// kvArgs reads the key=value parameters of the value text of param: each
+// read returns the default when the key is absent; the first bad value
+// is kept in err, and the reads after it return their defaults.
+type kvArgs struct {
+	p           *ClientsParams
+	param, text string
+	m           map[string]string
+	err         error
+}
+
+// args parses the key=value pairs kv of the value text of param against
+// the allowed keys (see keyValues).
+func (p *ClientsParams) args(param, text, kv string, keys ...string) (*kvArgs, error) {
+	m, err := p.keyValues(param, text, kv, keys...)
+	return &kvArgs{p: p, param: param, text: text, m: m}, err
+}
+
+// value returns key's value and whether to read it (given, no error yet).
+func (a *kvArgs) value(key string) (string, bool) {
+	v, ok := a.m[key]
+	return v, ok && a.err == nil
+}
+
+// int reads key as a whole number.
+func (a *kvArgs) int(key string, def int) int {
+	v, ok := a.value(key)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		a.err = a.p.bad(a.param, a.text, key+" a whole number")
+	}
+	return n
+}
+
+// float reads key as a number.
+func (a *kvArgs) float(key string, def float64) float64 {
+	v, ok := a.value(key)
+	if !ok {
+		return def
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		a.err = a.p.bad(a.param, a.text, key+" a number")
+	}
+	return x
+}
+
+// span reads key as a time > 0; want is what the error says would fit.
+func (a *kvArgs) span(key string, def engine.Time, want string) engine.Time {
+	v, ok := a.value(key)
+	if !ok {
+		return def
+	}
+	t, err := a.p.span(a.param, v, true)
+	if err != nil {
+		a.err = a.p.bad(a.param, a.text, key+" "+want)
+	}
+	return t
+}
+
+// milli reads key as thousandths (see ClientsParams.milli); what names it
+// in the error.
+func (a *kvArgs) milli(key string, def int64, what string) int64 {
+	v, ok := a.value(key)
+	if !ok {
+		return def
+	}
+	x, err := a.p.milli(a.param, a.text, v, what)
+	if err != nil {
+		a.err = err
+	}
+	return x
 }
 
 // throttle parses client_throttle: sre[:k=K,window=W].
@@ -399,127 +447,17 @@ var ConcurrencyNames = []string{"aimd", "gradient2", "vegas", "envoy"}
 func (p *ClientsParams) concurrency() (func(*rand.Rand) clients.ConcurrencyLimit, error) {
 	text := p.Concurrency
 	name, kv, _ := strings.Cut(text, ":")
-	integer := func(m map[string]string, key string, def int) (int, error) {
-		v, ok := m[key]
-		if !ok {
-			return def, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return 0, p.bad("concurrency", text, key+" a whole number")
-		}
-		return n, nil
-	}
-	float := func(m map[string]string, key string, def float64) (float64, error) {
-		v, ok := m[key]
-		if !ok {
-			return def, nil
-		}
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return 0, p.bad("concurrency", text, key+" a number")
-		}
-		return x, nil
-	}
-	var make func(*rand.Rand) (clients.ConcurrencyLimit, error)
-	switch name {
-	case "aimd":
-		m, err := p.keyValues("concurrency", text, kv, "initial", "backoff", "timeout")
-		if err != nil {
-			return nil, err
-		}
-		initial, err := integer(m, "initial", 10)
-		if err != nil {
-			return nil, err
-		}
-		backoff, err := float(m, "backoff", 0.9)
-		if err != nil {
-			return nil, err
-		}
-		timeout := engine.Time(5e9)
-		if v, ok := m["timeout"]; ok {
-			if timeout, err = p.span("concurrency", v, true); err != nil {
-				return nil, p.bad("concurrency", text, "timeout a time > 0")
-			}
-		}
-		make = func(*rand.Rand) (clients.ConcurrencyLimit, error) {
-			return clients.NewAIMDLimit(initial, backoff, timeout)
-		}
-	case "gradient2":
-		m, err := p.keyValues("concurrency", text, kv, "initial", "min", "max", "smoothing", "queue", "long_window")
-		if err != nil {
-			return nil, err
-		}
-		var ints [4]int
-		for i, k := range []string{"initial", "min", "max", "long_window"} {
-			if ints[i], err = integer(m, k, [4]int{20, 20, 200, 600}[i]); err != nil {
-				return nil, err
-			}
-		}
-		smoothing, err := float(m, "smoothing", 0.2)
-		if err != nil {
-			return nil, err
-		}
-		queue, err := float(m, "queue", 4)
-		if err != nil {
-			return nil, err
-		}
-		make = func(*rand.Rand) (clients.ConcurrencyLimit, error) {
-			return clients.NewGradient2Limit(ints[0], ints[1], ints[2], smoothing, queue, ints[3])
-		}
-	case "vegas":
-		m, err := p.keyValues("concurrency", text, kv, "initial", "max", "smoothing", "probe")
-		if err != nil {
-			return nil, err
-		}
-		var ints [3]int
-		for i, k := range []string{"initial", "max", "probe"} {
-			if ints[i], err = integer(m, k, [3]int{20, 1000, 30}[i]); err != nil {
-				return nil, err
-			}
-		}
-		smoothing, err := float(m, "smoothing", 1)
-		if err != nil {
-			return nil, err
-		}
-		make = func(r *rand.Rand) (clients.ConcurrencyLimit, error) {
-			return clients.NewVegasLimit(ints[0], ints[1], smoothing, ints[2], r)
-		}
-	case "envoy":
-		m, err := p.keyValues("concurrency", text, kv, "min", "max", "request_count", "buffer", "jitter", "update", "min_rtt_interval")
-		if err != nil {
-			return nil, err
-		}
-		var ints [3]int
-		for i, k := range []string{"min", "max", "request_count"} {
-			if ints[i], err = integer(m, k, [3]int{3, 1000, 50}[i]); err != nil {
-				return nil, err
-			}
-		}
-		buffer, err := float(m, "buffer", 0.25)
-		if err != nil {
-			return nil, err
-		}
-		jitter, err := float(m, "jitter", 0.15)
-		if err != nil {
-			return nil, err
-		}
-		update, minRTT := engine.Time(100e6), engine.Time(60e9)
-		if v, ok := m["update"]; ok {
-			if update, err = p.span("concurrency", v, true); err != nil {
-				return nil, p.bad("concurrency", text, "update a time > 0")
-			}
-		}
-		if v, ok := m["min_rtt_interval"]; ok {
-			if minRTT, err = p.span("concurrency", v, true); err != nil {
-				return nil, p.bad("concurrency", text, "min_rtt_interval a time > 0")
-			}
-		}
-		make = func(r *rand.Rand) (clients.ConcurrencyLimit, error) {
-			return clients.NewEnvoyGradient(ints[0], ints[1], ints[2], buffer, jitter, update, minRTT, r)
-		}
-	default:
+	c, ok := concurrencyLimits[name]
+	if !ok {
 		return nil, p.bad("concurrency", text, "one of "+strings.Join(ConcurrencyNames, ", ")+", such as gradient2:min=20,max=200")
+	}
+	a, err := p.args("concurrency", text, kv, c.keys...)
+	if err != nil {
+		return nil, err
+	}
+	make := c.read(a)
+	if a.err != nil {
+		return nil, a.err
 	}
 	if _, err := make(rand.New(rand.NewPCG(0, 0))); err != nil { // a check only
 		return nil, p.wrap("concurrency", text, err)
@@ -528,6 +466,43 @@ func (p *ClientsParams) concurrency() (func(*rand.Rand) clients.ConcurrencyLimit
 		l, _ := make(r)
 		return l
 	}, nil
+}
+
+// concurrencyLimits are the adaptive concurrency limits of concurrency:
+// their keys and how to read them (defaults from each source) into the
+// limit's constructor. A bad value is left in the kvArgs' err.
+var concurrencyLimits = map[string]struct {
+	keys []string
+	read func(a *kvArgs) func(*rand.Rand) (clients.ConcurrencyLimit, error)
+}{
+	"aimd": {[]string{"initial", "backoff", "timeout"}, func(a *kvArgs) func(*rand.Rand) (clients.ConcurrencyLimit, error) {
+		initial, backoff, timeout := a.int("initial", 10), a.float("backoff", 0.9), a.span("timeout", 5e9, "a time > 0")
+		return func(*rand.Rand) (clients.ConcurrencyLimit, error) {
+			return clients.NewAIMDLimit(initial, backoff, timeout)
+		}
+	}},
+	"gradient2": {[]string{"initial", "min", "max", "smoothing", "queue", "long_window"}, func(a *kvArgs) func(*rand.Rand) (clients.ConcurrencyLimit, error) {
+		initial, lo, hi, long := a.int("initial", 20), a.int("min", 20), a.int("max", 200), a.int("long_window", 600)
+		smoothing, queue := a.float("smoothing", 0.2), a.float("queue", 4)
+		return func(*rand.Rand) (clients.ConcurrencyLimit, error) {
+			return clients.NewGradient2Limit(initial, lo, hi, smoothing, queue, long)
+		}
+	}},
+	"vegas": {[]string{"initial", "max", "smoothing", "probe"}, func(a *kvArgs) func(*rand.Rand) (clients.ConcurrencyLimit, error) {
+		initial, hi, probe := a.int("initial", 20), a.int("max", 1000), a.int("probe", 30)
+		smoothing := a.float("smoothing", 1)
+		return func(r *rand.Rand) (clients.ConcurrencyLimit, error) {
+			return clients.NewVegasLimit(initial, hi, smoothing, probe, r)
+		}
+	}},
+	"envoy": {[]string{"min", "max", "request_count", "buffer", "jitter", "update", "min_rtt_interval"}, func(a *kvArgs) func(*rand.Rand) (clients.ConcurrencyLimit, error) {
+		lo, hi, count := a.int("min", 3), a.int("max", 1000), a.int("request_count", 50)
+		buffer, jitter := a.float("buffer", 0.25), a.float("jitter", 0.15)
+		update, minRTT := a.span("update", 100e6, "a time > 0"), a.span("min_rtt_interval", 60e9, "a time > 0")
+		return func(r *rand.Rand) (clients.ConcurrencyLimit, error) {
+			return clients.NewEnvoyGradient(lo, hi, count, buffer, jitter, update, minRTT, r)
+		}
+	}},
 }
 
 // wrap returns a *ParamError for a constructor's error.

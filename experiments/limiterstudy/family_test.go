@@ -1,4 +1,4 @@
-package experiments
+package limiterstudy
 
 import (
 	"context"
@@ -20,10 +20,10 @@ import (
 func TestRegisterLimiter(t *testing.T) {
 	half := limiterDef{
 		name: "half-police",
-		build: func(s LimitersSpec, _ buckets.WindowParams, _ rand.Source) (buckets.Limiter, error) {
+		build: func(s Params, _ buckets.WindowParams, _ rand.Source) (buckets.Limiter, error) {
 			return buckets.NewTokenBucket(buckets.Params{Rate: s.Rate, Burst: exact.Int(s.Limit / 2)}, buckets.WithPolicing())
 		},
-		describe: func(s LimitersSpec) string { return fmt.Sprintf("r = %v tokens/s, b = %d tokens", s.Rate, s.Limit/2) },
+		describe: func(s Params) string { return fmt.Sprintf("r = %v tokens/s, b = %d tokens", s.Rate, s.Limit/2) },
 		kind:     limiterKind{color: 7, promise: "b/2 + r·d", promiseColor: -1},
 	}
 	saved := limiterFamily

@@ -1,4 +1,4 @@
-package experiments
+package limiterstudy
 
 import (
 	"errors"
@@ -68,7 +68,7 @@ type ConformViolation struct {
 // γ(R, 1) for the leaky bucket, and L jobs per W for the windows.
 func (s LimitersSpec) PromiseCurve(name string) netcalc.Arrival {
 	if d := familyDef(name); d != nil {
-		return d.promiseCurve(s)
+		return d.promiseCurve(s.Params)
 	}
 	return netcalc.TokenBucket{Rate: s.Rate, Burst: exact.Int(s.Limit)}
 }

@@ -1,4 +1,4 @@
-package experiments_test
+package limiterstudy_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 )
 
 // RunLimiters on the built-in boundary pattern for L = 4 jobs per W = 4 s:
@@ -16,12 +16,12 @@ import (
 // the sliding window counter 7 in 3.25 s; the log keeps its promise.
 func ExampleRunLimiters() {
 	proc, _ := arrivals.NewBoundary(arrivals.BoundarySpec{Window: 4 * engine.Second, Gap: engine.Second, Burst: 4, Stream: 4, Cycles: 1})
-	spec := experiments.LimitersSpec{
-		Rate: exact.Int(1), Limit: 4, Window: exact.Int(4),
+	spec := limiterstudy.LimitersSpec{
+		Params:    limiterstudy.Params{Rate: exact.Int(1), Limit: 4, Window: exact.Int(4)},
 		Names:     []string{"fixed-window", "sliding-log", "sliding-counter", "token-police"},
 		Durations: []engine.Time{0, 2 * engine.Second, 3250 * engine.Millisecond},
 	}
-	res, err := experiments.RunLimiters(context.Background(), spec, proc)
+	res, err := limiterstudy.RunLimiters(context.Background(), spec, proc)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestClientsDownstreamSeries(t *testing.T) {
 	spec := ClientsSpec{
 		Limiter: "token-police",
-		Limits:  LimitersSpec{Rate: exact.Int(1), Limit: 10, Window: exact.Int(1)},
+		Limits:  limiterstudy.Params{Rate: exact.Int(1), Limit: 10, Window: exact.Int(1)},
 		Scenario: clients.Scenario{
 			Arrivals: func(yield func(engine.Time) bool) {
 				for range 3 {
@@ -70,14 +71,14 @@ func TestClientsDownstreamSeries(t *testing.T) {
 		t.Fatalf("no downstream figure among %v", figs)
 	}
 	jobs, capLine := st.Panels[0].Lines[0], st.Panels[0].Lines[1]
-	if !equalFloats(jobs.X, []float64{0, 1, 2, 3}) || !equalFloats(jobs.Y, []float64{2, 1, 0, 0}) || !jobs.Step {
+	if !slices.Equal(jobs.X, []float64{0, 1, 2, 3}) || !slices.Equal(jobs.Y, []float64{2, 1, 0, 0}) || !jobs.Step {
 		t.Errorf("jobs at the server: x %v y %v", jobs.X, jobs.Y)
 	}
-	if !equalFloats(capLine.Y, []float64{2, 2}) || !capLine.Dashed {
+	if !slices.Equal(capLine.Y, []float64{2, 2}) || !capLine.Dashed {
 		t.Errorf("capacity line %+v, want dashed at 2", capLine)
 	}
 	lost := st.Panels[1].Lines[0]
-	if !equalFloats(lost.Y, []float64{1, 0, 0, 0}) {
+	if !slices.Equal(lost.Y, []float64{1, 0, 0, 0}) {
 		t.Errorf("jobs lost per bin %v, want 1, 0, 0", lost.Y)
 	}
 	if !strings.HasSuffix(st.Caption, "; jobs lost to the full buffer in all: 1") {

@@ -1,4 +1,4 @@
-package experiments
+package limiterstudy
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/memprobe"
 	"github.com/ratesim/ratesim/systems"
 )
@@ -73,7 +74,7 @@ func BenchmarkLimitersMemory(b *testing.B) {
 			benchMemory(b, c.maxRatio, func(jobs int64, p *memprobe.Probe, every int64) (any, error) {
 				spec := testLimitersSpec()
 				spec.Names, spec.MaxJobs = c.names, jobs
-				proc, err := arrivals.NewPoisson(1.2*spec.Rate.Float64(), Source(1, systems.StreamArrivals))
+				proc, err := arrivals.NewPoisson(1.2*spec.Rate.Float64(), experiments.Source(1, systems.StreamArrivals))
 				if err != nil {
 					return nil, err
 				}

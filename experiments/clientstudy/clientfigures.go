@@ -1,10 +1,11 @@
-package experiments
+package clientstudy
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -32,18 +33,18 @@ import (
 // timeouts, with the faults marked.
 //
 // caption describes the run; the figures add what they need.
-func ClientsFigures(res *ClientsResult, caption string) []NamedFigure {
-	var figs []NamedFigure
+func ClientsFigures(res *ClientsResult, caption string) []experiments.NamedFigure {
+	var figs []experiments.NamedFigure
 	if width := res.Spec.Scenario.Bin.Seconds(); width > 0 && len(res.ForegroundSeries) > 0 && res.Spec.Overload != nil {
-		figs = append(figs, NamedFigure{Name: "overload-series", Figure: overloadSeries(res, width, caption)})
+		figs = append(figs, experiments.NamedFigure{Name: "overload-series", Figure: overloadSeries(res, width, caption)})
 	} else if width > 0 && len(res.ForegroundSeries) > 0 {
-		figs = append(figs, NamedFigure{Name: "clients-series", Figure: clientsSeries(res, width, caption)})
+		figs = append(figs, experiments.NamedFigure{Name: "clients-series", Figure: clientsSeries(res, width, caption)})
 		if sv := res.Spec.Scenario.Server; sv != nil && res.ForegroundSeries[0].DownstreamMaxJobs != nil {
-			figs = append(figs, NamedFigure{Name: "downstream", Figure: downstreamSeries(res, width, sv.Buffer, caption)})
+			figs = append(figs, experiments.NamedFigure{Name: "downstream", Figure: downstreamSeries(res, width, sv.Buffer, caption)})
 		}
 	}
 	if len(res.Latencies) > 0 {
-		figs = append(figs, NamedFigure{Name: "latency-ccdf", Figure: latencyCCDF(res, caption)})
+		figs = append(figs, experiments.NamedFigure{Name: "latency-ccdf", Figure: latencyCCDF(res, caption)})
 	}
 	return figs
 }
@@ -93,7 +94,7 @@ func clientsSeries(res *ClientsResult, width float64, caption string) *plots.Sta
 	})
 	return &plots.Stack{
 		Title:   "Offered, retried and " + succ + " requests over time, and the retry amplification",
-		Caption: caption + fmt.Sprintf("; bins of %s s; retry amplification over the run %s", textNumber(width), textNumber(float64(res.Foreground.Amplification))),
+		Caption: caption + fmt.Sprintf("; bins of %s s; retry amplification over the run %s", experiments.TextNumber(width), experiments.TextNumber(float64(res.Foreground.Amplification))),
 		Heights: []float64{1.6, 1},
 		Panels: []*plots.LinePlot{
 			{XLabel: "time t (s)", YLabel: "requests/s", Lines: rates},
@@ -139,7 +140,7 @@ func downstreamSeries(res *ClientsResult, width float64, buffer int, caption str
 	return &plots.Stack{
 		Title: "Jobs at the downstream server and jobs lost to its full buffer, per bin",
 		Caption: caption + fmt.Sprintf("; bins of %s s; largest number of jobs at the server in each bin (in service and waiting); jobs lost to the full buffer in all: %s",
-			textNumber(width), textNumber(total)),
+			experiments.TextNumber(width), experiments.TextNumber(total)),
 		Heights: []float64{1.6, 1},
 		Panels: []*plots.LinePlot{
 			{XLabel: "time t (s)", YLabel: "jobs at the server (max in the bin)", YRange: [2]float64{0, top}, Lines: []plots.Line{
@@ -167,15 +168,15 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 		succ, n, end = "served", *fg.Served, "service downstream"
 	}
 	c := caption + fmt.Sprintf("; %d %s of %d requests, %d given up (not in the distribution); P(latency > 0) = %s",
-		n, succ, fg.Requests, fg.GiveUps, FormatProb(pos))
-	label := succ + ", P(latency > 0) = " + FormatProb(pos)
+		n, succ, fg.Requests, fg.GiveUps, experiments.FormatProb(pos))
+	label := succ + ", P(latency > 0) = " + experiments.FormatProb(pos)
 	lines := []plots.Line{{Label: label, X: x, Y: y, Step: true, Color: 0}}
 	// The last step holds up to the largest latency, where the tail is 0
 	// (no place on a log axis): the curve ends there, marked, so that the
 	// x axis reaches the maximum.
 	if n := len(x); n >= 2 && math.IsNaN(y[n-1]) {
 		y[n-1] = y[n-2]
-		lines[0].Label += ", max " + secondsText(x[n-1])
+		lines[0].Label += ", max " + experiments.SecondsText(x[n-1])
 		lines = append(lines, plots.Line{X: []float64{x[n-1]}, Y: []float64{y[n-1]}, Marks: true, Color: 0})
 		c += "; the curve ends at the largest latency (mark)"
 	}
@@ -187,7 +188,7 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 		LogX:    true,
 		LogY:    true,
 		Lines:   lines,
-		YRange:  TailRange(lines),
+		YRange:  experiments.TailRange(lines),
 	}
 }
 

@@ -1,10 +1,11 @@
-package experiments
+package limiterstudy
 
 import (
 	"context"
 	"testing"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkRunLimiters(b *testing.B) {
 	spec.MaxJobs = jobs
 	b.ReportAllocs()
 	for b.Loop() {
-		proc, err := arrivals.NewPoisson(1.2*spec.Rate.Float64(), Source(1, systems.StreamArrivals))
+		proc, err := arrivals.NewPoisson(1.2*spec.Rate.Float64(), experiments.Source(1, systems.StreamArrivals))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,8 +1,6 @@
-package experiments
+package clientstudy
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +10,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/internal/budget"
 	"github.com/ratesim/ratesim/profiles"
 )
@@ -149,140 +148,13 @@ func DefaultClientsParams() ClientsParams {
 	return p
 }
 
-// ParamError is an invalid parameter of [ClientsParams]: its name (the
-// YAML key), the value given and what would fit; or, when Value is nil,
-// a parameter given where it does not apply.
-type ParamError struct {
-	Param string
-	Value any
-	Want  string
-	Err   error  // the underlying error, if any (a profile's)
-	text  string // the message, the parameters named by ClientsParams.Name
-}
-
-func (e *ParamError) Error() string {
-	if e.text == "" {
-		return fmt.Sprintf("%s %v: want %s", e.Param, e.Value, e.Want)
-	}
-	return e.text
-}
-
-// Unwrap returns ErrSpec, and the underlying error.
-func (e *ParamError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrSpec, e.Err}
-	}
-	return []error{ErrSpec}
-}
-
-// name writes param as the caller's user knows it.
-func (p *ClientsParams) name(param string) string {
-	if p.Name != nil {
-		return p.Name(param)
-	}
-	return param
-}
-
-func (p *ClientsParams) given(param string) bool { return p.Given != nil && p.Given(param) }
-
-// bad returns a *ParamError: "NAME VALUE: want WANT".
-func (p *ClientsParams) bad(param string, value any, want string) error {
-	v := value
-	if v == "" {
-		v = "''" // an empty value, shown as a shell would take it
-	}
-	return &ParamError{Param: param, Value: value, Want: want, text: fmt.Sprintf("%s %v: want %s", p.name(param), v, want)}
-}
-
-// misplaced returns a *ParamError for param given where it does not
-// apply; format names the parameters it refers to with %[n]s, where
-// names are written by ClientsParams.Name.
-func (p *ClientsParams) misplaced(param, format string, names ...string) error {
-	args := make([]any, len(names))
-	for i, n := range names {
-		args[i] = p.name(n)
-	}
-	return &ParamError{Param: param, text: fmt.Sprintf(format, args...)}
-}
-
-// ParseSeconds parses a time exactly in the one duration grammar
-// ([engine.ParseSeconds]): plain seconds as a decimal or a fraction
-// ("60", "0.5", "1/3"), or numbers with units ("500ms", "1h30m", "1.5s",
-// "10us", "1d"). It reports false for anything else, "inf" included.
-func ParseSeconds(s string) (exact.Rat, bool) {
-	secs, inf, err := engine.ParseSeconds(s)
-	if err != nil || inf {
-		return exact.Rat{}, false
-	}
-	r, err := exact.ParseRat(secs.RatString())
-	return r, err == nil
-}
-
-// seconds parses a time parameter exactly.
-func (p *ClientsParams) seconds(param, text string) (exact.Rat, error) {
-	r, ok := ParseSeconds(text)
-	if !ok {
-		return r, p.bad(param, text, "a time in seconds (60, 0.5, 1/3) or with a unit (500ms, 1m, 2h, 10us, 1d)")
-	}
-	return r, nil
-}
-
-// span parses a time parameter into whole nanoseconds >= 0 (> 0 when
-// positive is set).
-func (p *ClientsParams) span(param, text string, positive bool) (engine.Time, error) {
-	secs, err := p.seconds(param, text)
-	if err != nil {
-		return 0, err
-	}
-	if secs.Sign() < 0 || positive && secs.Sign() == 0 {
-		want := "a time >= 0 s"
-		if positive {
-			want = "a time > 0 s"
-		}
-		return 0, p.bad(param, text, want)
-	}
-	if secs.Cmp(exact.NewRat(int64(MaxClientSpan), 1e9)) > 0 {
-		return 0, p.bad(param, text, fmt.Sprintf("a time <= %s s (a quarter of the clock's range: an instant of a run adds an arrival, a think time or backoff, a service and a control period, and must stay within engine.Time's 292 years)", MaxClientSpan))
-	}
-	d, err := engine.SecondsToTime(text, secs.Big())
-	if err != nil {
-		return 0, p.bad(param, text, "a whole number of nanoseconds within ±292 years: "+err.(*engine.DurationError).Why)
-	}
-	return d, nil
-}
-
-// MinUnboundedSleep is the least sleep a backoff settles to (Base for
-// constant, Cap for the others) with no bound on attempts: 1 ms, at most
-// 1000 attempts per second a request is refused, so that the work of a run
-// is bounded by its time.
-const MinUnboundedSleep = engine.Time(1e6)
-
-// MaxClientSpan is the longest time a clients parameter takes (think,
-// horizon, base, cap, deadline, jitters, bin, backfill target and
-// interval): 2^61 ns, about 73 years, a quarter of engine.Time's range,
-// so that an arrival plus a span plus a service plus a control period
-// stays within the clock.
-const MaxClientSpan = engine.Time(1 << 61)
-
-// rat parses an exact parameter: a decimal or a fraction p/q.
-func (p *ClientsParams) rat(param, s, unit string) (exact.Rat, error) {
-	r, err := exact.ParseRat(s)
-	if errors.Is(err, exact.ErrRange) {
-		return r, p.bad(param, s, "a number whose exact value fits the model (a fraction with a denominator below 2^63, such as a decimal with at most 18 places), "+unit)
-	}
-	if err != nil {
-		return r, p.bad(param, s, "a decimal such as 0.7 or a fraction such as 10/13, "+unit)
-	}
-	return r, nil
-}
-
 // FamilyLimits validates the parameters every family limiter shares
-// (limit, window, rate, queue) and returns them in a LimitersSpec with
+// (limit, window, rate, queue) and returns them as limiterstudy.Params with
 // the throttle's hard deficit at limit - 1 and its soft one at half that.
 // With rateFromWindow and no rate given, the rate is limit/window (the
 // windows' long-run rate). Errors are *ParamError.
-func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (LimitersSpec, error) {
-	s := LimitersSpec{Limit: p.Limit}
+func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (limiterstudy.Params, error) {
+	s := limiterstudy.Params{Limit: p.Limit}
 	if p.Limit < 1 || p.Limit > 1<<40 {
 		return s, p.bad("limit", p.Limit, "a limit between 1 and 2^40 (tokens of burst, jobs per window)")
 	}
@@ -313,14 +185,13 @@ func (p *ClientsParams) FamilyLimits(rateFromWindow bool) (LimitersSpec, error) 
 	if err := p.throttleAndOffset(&s); err != nil {
 		return s, err
 	}
-	s.Seed = p.Seed
 	return s, nil
 }
 
 // throttleAndOffset sets the throttle's deficits and the windows' offset
 // of s from p (defaults where not given), checked against s's limit and
 // window.
-func (p *ClientsParams) throttleAndOffset(s *LimitersSpec) error {
+func (p *ClientsParams) throttleAndOffset(s *limiterstudy.Params) error {
 	var err error
 	s.Hard = exact.Int(p.Limit - 1)
 	if p.given("hard") {
@@ -359,64 +230,15 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 	var s ClientsSpec
 	var err error
 	s.Scenario.Seed = p.Seed
-	// The command line refuses these pairs as mutually exclusive flags.
-	for _, pair := range [][2]string{{"limiter", "profile"}, {"limiter", "design"}, {"profile", "design"}, {"arrivals", "trace"}, {"load", "trace"}} {
-		if p.given(pair[0]) && (p.given(pair[1]) || pair[1] == "design" && p.Design != "" || pair[1] == "trace" && p.Trace != nil) {
-			return s, p.misplaced(pair[0], "%s and %s: give one", pair[0], pair[1])
-		}
-	}
-	switch {
-	case p.given("profile"):
-		pr, err := profiles.Parse(p.Profile)
-		if err != nil {
-			return s, &ParamError{Param: "profile", Value: p.Profile, Err: err,
-				text: fmt.Sprintf("%s %q: %s", p.name("profile"), p.Profile, strings.TrimPrefix(err.Error(), "profiles: "))}
-		}
-		s.Profile = &pr
-		for _, name := range []string{"rate", "limit", "window", "queue", "soft", "hard", "offset"} {
-			if p.given(name) {
-				return s, p.misplaced(name, "%s applies to %s only: a %s gives its own parameters", name, "limiter", "profile")
-			}
-		}
-	case p.Design != "":
-		for _, name := range []string{"window", "queue", "soft", "hard", "offset"} {
-			if p.given(name) {
-				return s, p.misplaced(name, "%s applies to %s only: a %s takes %s and %s (its burst)", name, "limiter", "design", "rate", "limit")
-			}
-		}
-	case !slices.Contains(LimiterNames, p.Limiter):
-		return s, p.bad("limiter", p.Limiter, "one of "+strings.Join(LimiterNames, ", "))
-	}
-	s.Limiter = p.Limiter
-	if s.Limits, err = p.FamilyLimits(false); err != nil {
+	if err := p.limiter(&s); err != nil {
 		return s, err
 	}
 	sc := &s.Scenario
 	if err := p.retry(sc); err != nil {
 		return s, err
 	}
-	if p.Users < 0 {
-		return s, p.bad("users", p.Users, "a number of closed-loop users >= 0")
-	}
-	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Users), bytesPerUser); !ok {
-		return s, p.bad("users", p.Users, fmt.Sprintf("at most %d closed-loop users: %s", most, budget.Explain(need, bytesPerUser, "user", p.memoryBudget())))
-	}
-	if p.Users > 0 {
-		sc.Users = p.Users
-		think, err := p.span("think", p.Think, false)
-		if err != nil {
-			return s, err
-		}
-		sc.Think = clients.Fixed(think.Seconds())
-		if sc.Horizon, err = p.span("horizon", p.Horizon, true); err != nil {
-			return s, err
-		}
-	} else if p.given("think") || p.given("horizon") {
-		param := "think"
-		if !p.given("think") {
-			param = "horizon"
-		}
-		return s, p.misplaced(param, "%s and %s apply with %s only", "think", "horizon", "users")
+	if err := p.users(sc); err != nil {
+		return s, err
 	}
 	if p.Jobs < 0 {
 		return s, p.bad("jobs", p.Jobs, "a number of requests >= 0")
@@ -430,21 +252,8 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 	if p.Trace != nil && p.Trace.Path == "" {
 		return s, p.bad("trace", "''", "a trace block with a path")
 	}
-	if p.given("pace") {
-		rate, err := p.rat("pace", p.Pace, "requests/s")
-		if err != nil {
-			return s, err
-		}
-		if rate.Sign() <= 0 || rate.Cmp(exact.Int(1e9)) > 0 {
-			return s, p.bad("pace", p.Pace, "a rate in (0, 1e9] requests/s")
-		}
-		jit, err := p.span("pace_jitter", p.PaceJitter, false)
-		if err != nil {
-			return s, err
-		}
-		sc.Pace = &clients.PaceParams{Rate: rate, Jitter: jit, MaxAttempts: sc.Retry.MaxAttempts}
-	} else if p.given("pace_jitter") {
-		return s, p.misplaced("pace_jitter", "%s applies with %s only", "pace_jitter", "pace")
+	if err := p.pace(sc); err != nil {
+		return s, err
 	}
 	if err := p.server(sc); err != nil {
 		return s, err
@@ -460,6 +269,93 @@ func (p *ClientsParams) Spec() (ClientsSpec, error) {
 		return s, err
 	}
 	return s, nil
+}
+
+// limiter reads the limiter of s: a member of the family with its
+// parameters, a library profile, or a distributed design's limit.
+func (p *ClientsParams) limiter(s *ClientsSpec) error {
+	// The command line refuses these pairs as mutually exclusive flags.
+	for _, pair := range [][2]string{{"limiter", "profile"}, {"limiter", "design"}, {"profile", "design"}, {"arrivals", "trace"}, {"load", "trace"}} {
+		if p.given(pair[0]) && (p.given(pair[1]) || pair[1] == "design" && p.Design != "" || pair[1] == "trace" && p.Trace != nil) {
+			return p.misplaced(pair[0], "%s and %s: give one", pair[0], pair[1])
+		}
+	}
+	switch {
+	case p.given("profile"):
+		pr, err := profiles.Parse(p.Profile)
+		if err != nil {
+			return &ParamError{Param: "profile", Value: p.Profile, Err: err,
+				text: fmt.Sprintf("%s %q: %s", p.name("profile"), p.Profile, strings.TrimPrefix(err.Error(), "profiles: "))}
+		}
+		s.Profile = &pr
+		for _, name := range []string{"rate", "limit", "window", "queue", "soft", "hard", "offset"} {
+			if p.given(name) {
+				return p.misplaced(name, "%s applies to %s only: a %s gives its own parameters", name, "limiter", "profile")
+			}
+		}
+	case p.Design != "":
+		for _, name := range []string{"window", "queue", "soft", "hard", "offset"} {
+			if p.given(name) {
+				return p.misplaced(name, "%s applies to %s only: a %s takes %s and %s (its burst)", name, "limiter", "design", "rate", "limit")
+			}
+		}
+	case !slices.Contains(limiterstudy.LimiterNames, p.Limiter):
+		return p.bad("limiter", p.Limiter, "one of "+strings.Join(limiterstudy.LimiterNames, ", "))
+	}
+	s.Limiter = p.Limiter
+	var err error
+	s.Limits, err = p.FamilyLimits(false)
+	return err
+}
+
+// users reads the closed-loop users of sc and their think time and
+// horizon.
+func (p *ClientsParams) users(sc *clients.Scenario) error {
+	if p.Users < 0 {
+		return p.bad("users", p.Users, "a number of closed-loop users >= 0")
+	}
+	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Users), bytesPerUser); !ok {
+		return p.bad("users", p.Users, fmt.Sprintf("at most %d closed-loop users: %s", most, budget.Explain(need, bytesPerUser, "user", p.memoryBudget())))
+	}
+	if p.Users > 0 {
+		sc.Users = p.Users
+		think, err := p.span("think", p.Think, false)
+		if err != nil {
+			return err
+		}
+		sc.Think = clients.Fixed(think.Seconds())
+		if sc.Horizon, err = p.span("horizon", p.Horizon, true); err != nil {
+			return err
+		}
+	} else if p.given("think") || p.given("horizon") {
+		param := "think"
+		if !p.given("think") {
+			param = "horizon"
+		}
+		return p.misplaced(param, "%s and %s apply with %s only", "think", "horizon", "users")
+	}
+	return nil
+}
+
+// pace reads the clients' own pacing of sc (pace, pace_jitter).
+func (p *ClientsParams) pace(sc *clients.Scenario) error {
+	if p.given("pace") {
+		rate, err := p.rat("pace", p.Pace, "requests/s")
+		if err != nil {
+			return err
+		}
+		if rate.Sign() <= 0 || rate.Cmp(exact.Int(1e9)) > 0 {
+			return p.bad("pace", p.Pace, "a rate in (0, 1e9] requests/s")
+		}
+		jit, err := p.span("pace_jitter", p.PaceJitter, false)
+		if err != nil {
+			return err
+		}
+		sc.Pace = &clients.PaceParams{Rate: rate, Jitter: jit, MaxAttempts: sc.Retry.MaxAttempts}
+	} else if p.given("pace_jitter") {
+		return p.misplaced("pace_jitter", "%s applies with %s only", "pace_jitter", "pace")
+	}
+	return nil
 }
 
 // retry reads the retry parameters into sc.Retry.
@@ -615,74 +511,4 @@ func (p *ClientsParams) memoryBudget() uint64 {
 		return p.MaxMemory
 	}
 	return budget.Default()
-}
-
-// traceOptions returns the options the trace is read with.
-func (p *ClientsParams) traceOptions() arrivals.TraceOptions {
-	if p.TraceOptions != nil {
-		return *p.TraceOptions
-	}
-	t := p.Trace
-	return arrivals.TraceOptions{Format: t.Format, TimeCol: t.TimeCol, TimeFormat: t.TimeFormat, Sort: t.Sort, SkipBad: t.SkipBad}
-}
-
-// OpenArrivals opens the open-loop requests of a run of spec (from
-// [ClientsParams.Spec]) with root seed p.Seed, through BuildArrivals: the
-// trace, or the arrival spec whose processes without rate= take
-// λ = Load·Rate. It sets spec.Input (a description of the requests and
-// users) and spec.Offered (a generated process's mean rate) and returns
-// the process, nil for closed-loop users only, and the trace read, if
-// any; the caller closes the returned Arrivals. Errors: those of
-// BuildArrivals for a trace, and *ParamError naming arrivals or load.
-func (p *ClientsParams) OpenArrivals(ctx context.Context, spec *ClientsSpec) (*Arrivals, error) {
-	var a *Arrivals
-	closedLoop := fmt.Sprintf("%d closed-loop users, think %s, until %s", p.Users, p.Think, p.Horizon)
-	switch {
-	case p.Trace != nil:
-		var err error
-		opt := p.traceOptions()
-		a, err = BuildArrivals(ctx, ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: opt}, p.Seed)
-		if err != nil {
-			return nil, err
-		}
-		spec.Input = traceInputText(p.Trace.Path, a.Trace, opt.Spread)
-	case spec.MaxJobs == 0:
-		spec.Input = fmt.Sprintf("%d closed-loop users, think %v s, until %v s", p.Users, float64(spec.Scenario.Think.(clients.Fixed)), spec.Scenario.Horizon.Seconds())
-		return &Arrivals{}, nil
-	default:
-		g, err := p.generated(spec)
-		if err != nil {
-			return nil, err
-		}
-		a = &Arrivals{Process: g, Generated: g}
-		spec.Offered = g.MeanRate
-		spec.Input = fmt.Sprintf("%s, %d requests (mean %.6g requests/s)", g.Spec, spec.MaxJobs, g.MeanRate)
-	}
-	if p.Users > 0 {
-		spec.Input += "; " + closedLoop
-	}
-	return a, nil
-}
-
-// generated builds the generated open-loop requests of spec.
-func (p *ClientsParams) generated(spec *ClientsSpec) (*arrivals.Generated, error) {
-	if spec.Profile != nil && !strings.Contains(p.Arrivals, "rate=") {
-		return nil, &ParamError{Param: "arrivals", Value: p.Arrivals, text: fmt.Sprintf("%s %s: with %s give the arrival rate in the spec (such as 'poisson:rate=15'): %s is relative to %s, which a profile does not use",
-			p.name("arrivals"), p.Arrivals, p.name("profile"), p.name("load"), p.name("rate"))}
-	}
-	rate, loadGiven := spec.Limits.Rate, p.given("load")
-	if _, ok := DefaultLambda(p.Load, rate); !ok && (loadGiven || !strings.Contains(p.Arrivals, "rate=")) {
-		return nil, p.bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", p.Load*rate.Float64()))
-	}
-	a, err := BuildArrivals(context.Background(), ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}, p.Seed)
-	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("arrivals: spec %q: ", p.Arrivals))
-		return nil, p.bad("arrivals", p.Arrivals, "a valid arrival spec (see 'ratesim run --help'): "+msg)
-	}
-	g := a.Generated
-	if loadGiven && !g.DefaultRate {
-		return nil, &ParamError{Param: "load", Value: p.Load, text: fmt.Sprintf("%s %v has no effect: every process of %s %q sets its own rate; leave out %s or a rate=",
-			p.name("load"), p.Load, p.name("arrivals"), p.Arrivals, p.name("load"))}
-	}
-	return g, nil
 }

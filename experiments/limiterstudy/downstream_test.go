@@ -1,4 +1,4 @@
-package experiments
+package limiterstudy
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func (p *instants) Next() (arrivals.Arrival, error) {
 }
 
 func baseSpec() LimitersSpec {
-	return LimitersSpec{Rate: exact.Int(1), Limit: 4, Window: exact.Int(4), Hard: exact.Int(3), Soft: exact.Int(1), Queue: 4}
+	return LimitersSpec{Params: Params{Rate: exact.Int(1), Limit: 4, Window: exact.Int(4), Hard: exact.Int(3), Soft: exact.Int(1), Queue: 4}}
 }
 
 // TestRunLimitersLeakyDownstream: the leaky bucket (R = 1) releases the

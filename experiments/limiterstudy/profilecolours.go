@@ -1,4 +1,4 @@
-package experiments
+package limiterstudy
 
 import "github.com/ratesim/ratesim/profiles"
 

@@ -1,4 +1,6 @@
-package experiments
+package clientstudy
+
+import "github.com/ratesim/ratesim/experiments"
 
 // ClientsSweepFigures returns the figures of a clients study's results
 // table t (a [ClientsStudy]'s): the attempts per request (the retry
@@ -10,7 +12,7 @@ package experiments
 // (clients-sweep-attempts-max_attempts-5). It returns none when no axis
 // is numeric. A study of servers that can collapse swept over load and a
 // fault gets its recovery maps instead ([MetastabilityFigures]).
-func ClientsSweepFigures(t *Table, caption string) []NamedFigure {
+func ClientsSweepFigures(t *experiments.Table, caption string) []experiments.NamedFigure {
 	if maps := MetastabilityFigures(t, caption); len(maps) > 0 {
 		return maps
 	}
@@ -31,7 +33,7 @@ func ClientsSweepFigures(t *Table, caption string) []NamedFigure {
 			lc = c
 		}
 	}
-	return TableFigures(t, 1, first, lc, true, []TablePanel{
+	return experiments.TableFigures(t, 1, first, lc, true, []experiments.TablePanel{
 		{Name: "clients-sweep-attempts", Metric: "attempts_per_request", Title: "Attempts per request", YLabel: "attempts per request (retry amplification)"},
 		{Name: "clients-sweep-p99", Metric: "p99_latency_s", Title: "p99 latency", YLabel: "p99 latency, first attempt to success (s)"},
 	}, caption)

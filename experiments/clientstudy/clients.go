@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
+	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/profiles"
 )
 
@@ -24,7 +26,7 @@ type ClientsSpec struct {
 	// of Limits (its Rate, Limit, Window, Queue, Soft and Hard); "" when
 	// Profile is set.
 	Limiter string
-	Limits  LimitersSpec
+	Limits  limiterstudy.Params
 	Profile *profiles.Profile
 	// Remote, if not nil, builds the limiter instead: one whose answers
 	// may come late, such as a distributed design of package drl (built
@@ -60,12 +62,10 @@ func (s ClientsSpec) NewLimiter() (buckets.Limiter, error) {
 	if s.Profile != nil {
 		return s.Profile.New(), nil
 	}
-	ls := s.Limits
-	ls.Names = []string{s.Limiter}
-	if err := ls.Validate(); err != nil {
+	if err := s.Limits.Validate(); err != nil {
 		return nil, err
 	}
-	return ls.NewLimiter(s.Limiter, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
+	return limiterstudy.NewLimiter(s.Limiter, s.Limits, clients.Stream(s.Scenario.Seed, 0, 0, clients.StreamLimiter))
 }
 
 // LimiterParams describes the limiter of s for humans: a profile's
@@ -77,7 +77,7 @@ func (s ClientsSpec) LimiterParams() string {
 	if s.Profile != nil {
 		return s.Profile.String()
 	}
-	return s.Limits.describe(s.Limiter)
+	return s.Limits.Describe(s.Limiter)
 }
 
 // ClientSummary is clients.Summary with units in its JSON keys.
@@ -91,15 +91,15 @@ func (s ClientsSpec) LimiterParams() string {
 // run from a request's arrival to its success: its admission, or with a
 // server the end of its service.
 type ClientSummary struct {
-	Requests           int64   `json:"requests"` // original requests
-	Attempts           int64   `json:"attempts"` // offers to the limiter, retries included
-	Successes          int64   `json:"admitted"` // attempts the limiter let pass
-	Served             *int64  `json:"served,omitempty"`
-	GiveUps            int64   `json:"give_ups"`
-	NoRetry            int64   `json:"give_ups_no_retry,omitempty"` // of GiveUps, told that no retry would pass (no latency)
-	Amplification      Num     `json:"retry_amplification"`         // attempts per original request
-	AttemptsPerSuccess Num     `json:"attempts_per_admitted"`       // attempts (give-ups' included) per admitted attempt
-	Goodput            float64 `json:"admitted_per_s"`              // admitted attempts per second over [first request, last end]
+	Requests           int64           `json:"requests"` // original requests
+	Attempts           int64           `json:"attempts"` // offers to the limiter, retries included
+	Successes          int64           `json:"admitted"` // attempts the limiter let pass
+	Served             *int64          `json:"served,omitempty"`
+	GiveUps            int64           `json:"give_ups"`
+	NoRetry            int64           `json:"give_ups_no_retry,omitempty"` // of GiveUps, told that no retry would pass (no latency)
+	Amplification      experiments.Num `json:"retry_amplification"`         // attempts per original request
+	AttemptsPerSuccess experiments.Num `json:"attempts_per_admitted"`       // attempts (give-ups' included) per admitted attempt
+	Goodput            float64         `json:"admitted_per_s"`              // admitted attempts per second over [first request, last end]
 	// ServedRate is Served per second over the same span as Goodput, the
 	// goodput with a server; with a server only.
 	ServedRate  *float64 `json:"served_per_s,omitempty"`
@@ -118,7 +118,7 @@ func (s *ClientSummary) serve(admitted int64) {
 	served, rate := s.Successes, s.Goodput
 	s.Served, s.ServedRate = &served, &rate
 	s.Successes = admitted
-	s.AttemptsPerSuccess = Num(float64(s.Attempts) / float64(admitted))
+	s.AttemptsPerSuccess = experiments.Num(float64(s.Attempts) / float64(admitted))
 	s.Goodput = 0
 	if s.Drain > 0 {
 		s.Goodput = float64(admitted) / s.Drain
@@ -127,7 +127,7 @@ func (s *ClientSummary) serve(admitted int64) {
 
 func clientSummary(s clients.Summary) ClientSummary {
 	return ClientSummary{Requests: s.Requests, Attempts: s.Attempts, Successes: s.Successes, GiveUps: s.GiveUps, NoRetry: s.NoRetry,
-		Amplification: Num(s.Amplification), AttemptsPerSuccess: Num(s.AttemptsPerSuccess), Goodput: s.Goodput, Drain: s.Drain,
+		Amplification: experiments.Num(s.Amplification), AttemptsPerSuccess: experiments.Num(s.AttemptsPerSuccess), Goodput: s.Goodput, Drain: s.Drain,
 		MeanLatency: s.MeanLatency, P50Latency: s.P50Latency, P99Latency: s.P99Latency, MaxLatency: s.MaxLatency}
 }
 
@@ -141,8 +141,8 @@ type ClientBin struct {
 	// Amplification is the attempts per request made in the bin; NaN
 	// (JSON null) in a bin without new requests, where retries alone make
 	// the ratio infinite or 0/0 (JSON has no infinity).
-	Amplification Num     `json:"retry_amplification"`
-	Goodput       float64 `json:"admitted_per_s"`
+	Amplification experiments.Num `json:"retry_amplification"`
+	Goodput       float64         `json:"admitted_per_s"`
 	// With a downstream server only (absent from JSON otherwise):
 	// DownstreamOverflows is the population's jobs that reached the
 	// server in the bin and were lost to its full buffer; DownstreamMaxJobs
@@ -170,11 +170,11 @@ func clientBins(bins []clients.Bin, width engine.Time) []ClientBin {
 }
 
 // finiteOrNaN returns x, or NaN (JSON null) when x is infinite.
-func finiteOrNaN(x float64) Num {
+func finiteOrNaN(x float64) experiments.Num {
 	if math.IsInf(x, 0) {
-		return Num(math.NaN())
+		return experiments.Num(math.NaN())
 	}
-	return Num(x)
+	return experiments.Num(x)
 }
 
 // ServerClass is what the downstream server did with one class of jobs.
@@ -279,6 +279,13 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	} else if n > 1 && last > first {
 		out.Offered = float64(n-1) / (last - first).Seconds()
 	}
+	out.server(&res, sc)
+	return out, nil
+}
+
+// server adds the backfill's outcome and what the server saw of each
+// class of res, a run of sc, to out.
+func (out *ClientsResult) server(res *clients.Result, sc clients.Scenario) {
 	if sc.Backfill != nil {
 		b := clientSummary(res.Backfill)
 		out.Backfill = &b
@@ -305,7 +312,6 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 		out.Downstream = append(out.Downstream, ServerClass{Class: name, Arrived: st.Arrived, Overflows: st.Overflows, Departed: st.Departed,
 			MeanQueue: st.MeanQueueDelay(), MaxQueue: mq.Float64(), MaxQueueExact: mq.String()})
 	}
-	return out, nil
 }
 
 // arrivalSeq reads the instants of proc as a sequence, at most max (0:
@@ -323,8 +329,7 @@ func arrivalSeq(proc arrivals.Process, max int64, perr *error, n *int64, first, 
 				return
 			}
 			if a.T < 0 || *n > 0 && a.T < *last {
-				src := &arrivalSource{proc: proc, cur: a}
-				*perr = src.wrap(fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, *last, buckets.ErrOrder))
+				*perr = experiments.ArrivalError(proc, a, fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, *last, buckets.ErrOrder))
 				return
 			}
 			if *n == 0 {
