@@ -286,30 +286,16 @@ func (s *Study) validate() error {
 	if err := s.checkAxes(); err != nil {
 		return err
 	}
-	grids := s.Sweep
-	if len(grids) == 0 {
-		grids = experiments.ParamSweep{nil}
-	}
 	s.points = nil
-	for _, g := range grids {
-		idx := make([]int, len(g))
-		for {
-			p, err := s.point(g, idx)
-			if err != nil {
-				return err
-			}
+	err := s.Sweep.Each(func(g experiments.ParamGrid, idx []int) error {
+		p, err := s.point(g, idx)
+		if err == nil {
 			s.points = append(s.points, p)
-			i := len(g) - 1
-			for ; i >= 0; i-- {
-				if idx[i]++; idx[i] < len(g[i].Values) {
-					break
-				}
-				idx[i] = 0
-			}
-			if i < 0 {
-				break
-			}
 		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	s.axisCols, s.axisVals = nil, nil
 	for _, a := range s.axes {
