@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ratesim/ratesim/experiments/clientstudy"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/internal/param"
 )
 
@@ -20,6 +21,7 @@ func TestParamTables(t *testing.T) {
 		flags func() *pflag.FlagSet
 	}{
 		{clientstudy.ClientsTable, func() *pflag.FlagSet { return newClientsCmd().Flags() }},
+		{limiterstudy.LimitersTable, func() *pflag.FlagSet { return newLimitersCmd().Flags() }},
 	} {
 		if err := param.Verify(c.table, c.flags); err != nil {
 			t.Errorf("%s:\n%v", c.table.Name(), err)
