@@ -38,8 +38,10 @@ type LimitersParams struct {
 // (internal/param): its flags (Table.Bind) and their defaults. The table
 // owns each value's grammar and default; ratesim limiters checks the
 // values against each other. The --profile help is the command's (it
-// lists the profiles and their keys).
-var LimitersTable = param.Register(param.New("limiters", "limiters", LimitersParams{}, []param.Param{
+// lists the profiles and their keys). It is not registered
+// (param.Register) while no sweep spec takes these keys: the tests that
+// sweep every registered table's keys run them through a spec.
+var LimitersTable = param.New("limiters", "limiters", LimitersParams{}, []param.Param{
 	{Key: "limiters", Kind: param.Text, Default: "all", Usage: "limiters to run, comma-separated, or all: " + strings.Join(LimiterNames, ", ")},
 	{Key: "rate", Kind: param.Text, Unit: "tokens/s", Usage: "rate R of the buckets, GCRA and leaky bucket, tokens/s (> 0, exact: a decimal or p/q; default L/W)"},
 	{Key: "limit", Kind: param.Int, Unit: "tokens", Default: "100", Usage: "L: burst b of the buckets in tokens and limit of the windows in jobs (>= 1)"},
@@ -60,4 +62,4 @@ var LimitersTable = param.Register(param.New("limiters", "limiters", LimitersPar
 	{Key: "service_rate", Kind: param.Text, Unit: "jobs/s", Usage: "downstream: every limiter's passing jobs go through a rate-latency server of this rate, jobs/s (exact, >= --rate), and are compared with the network-calculus bounds"},
 	{Key: "service_latency", Kind: param.Text, Unit: "s", Default: "0", Usage: "downstream: the server's latency T, seconds or with a unit (>= 0; with --service-rate)"},
 	{Key: "size_burst", Kind: param.Float, Usage: "burst sizing: for each --profile, the smallest value of its burst key for which at most this fraction of the arrivals is rejected or delayed, in [0, 1), beside the ideal bucket's b(r) at the profile's rate (reads the arrivals twice)"},
-}...))
+}...)
