@@ -523,7 +523,7 @@ var hostileKnown = []struct{ cases, stderr, why string }{
 	{`^ratesim limiters --service-rate=9223372036854775807$`, "does not fit exact.Rat", "exact overflow in the downstream server, naming no flag (limiters.go)"},
 	{`^ratesim sweep --rate=9223372036854775807$`, "denominator of 64 bits", "exact overflow, naming no flag (sweep.go, experiments)"},
 	{`^ratesim limiters --window=1ns$`, "--gap 1: want a gap in (0, W/2 = 0) s", "blames the default --gap (limiters.go)"},
-	{`^ratesim sweep \((drl|clients|split) spec\) --`, "cannot unmarshal !!", "YAML's typed decoding names the line, not the key (experiments, drl spec types)"},
+	{`^ratesim sweep \((drl|split) spec\) --`, "cannot unmarshal !!", "YAML's typed decoding names the line, not the key (experiments, drl spec types)"},
 	{`^ratesim sweep \(clients spec\) --jobs=9223372036854775807$`, "", "runs without end (experiments' clients model)"},
 	{`^ratesim sweep \((clients|split) spec\) --load=1e-300$`, "beyond the range of engine.Time", "an arrival past engine.Time's range, naming no key (experiments)"},
 	{`^ratesim sweep \(split spec\) --burst=1e308$`, "rate_shares: experiments: point 0: exact", "blames rate_shares (experiments)"},
