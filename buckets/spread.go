@@ -1,0 +1,342 @@
+package buckets
+
+import (
+	"fmt"
+	"math/big"
+	"math/bits"
+
+	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/exact"
+)
+
+// Spread is a run of N arrivals spread evenly over an interval, as a
+// counts trace expands an interval's count (arrivals' "spread even"): the
+// i-th, i = 0 … N-1, arrives at
+//
+//	Start + floor((First + i·Step)·Width / Count)  ns
+//
+// With First = 0 and Step = 1 these are the Count arrivals of the
+// interval [Start, Start+Width) spread evenly; with Step = k and First =
+// l they are those of them that round-robin dispatch sends to the l-th of
+// k sub-buckets. Width = 0 is a batch: every arrival at Start.
+//
+// Ranges: Width >= 0 ns, Count >= 1, First >= 0, Step >= 1, N >= 0, and
+// First + (N-1)·Step < Count (each arrival inside the interval), so that
+// every instant is in [Start, Start+Width).
+type Spread struct {
+	Start engine.Time // the interval's first instant, ns
+	Width int64       // the interval's length, ns
+	Count int64       // the arrivals of the whole interval
+	First int64       // index of the first arrival of this run in the interval
+	Step  int64       // index step between consecutive arrivals of this run
+	N     int64       // arrivals in this run
+}
+
+// Valid reports whether s is within the ranges of [Spread].
+func (s Spread) Valid() bool {
+	if s.Width < 0 || s.Count < 1 || s.First < 0 || s.Step < 1 || s.N < 0 {
+		return false
+	}
+	if s.N == 0 {
+		return true
+	}
+	hi, lo := bits.Mul64(uint64(s.N-1), uint64(s.Step))
+	last, carry := bits.Add64(lo, uint64(s.First), 0)
+	return hi == 0 && carry == 0 && last < uint64(s.Count)
+}
+
+// At returns the i-th instant of s, ns (0 <= i < N; exact, in 128-bit
+// arithmetic). Panics if i is out of range.
+func (s Spread) At(i int64) engine.Time {
+	if i < 0 || i >= s.N {
+		panic(fmt.Sprintf("buckets: Spread.At(%d) of %d arrivals", i, s.N))
+	}
+	return s.Start + engine.Time(s.offset(s.First+i*s.Step))
+}
+
+// offset returns floor(j·Width/Count) for 0 <= j < Count: below Width.
+func (s Spread) offset(j int64) int64 {
+	hi, lo := bits.Mul64(uint64(j), uint64(s.Width))
+	q, _ := bits.Div64(hi, lo, uint64(s.Count)) // hi < Count: j < Count
+	return int64(q)
+}
+
+// gaps returns the smallest and the largest gap between consecutive
+// instants of s, ns: floor(Step·Width/Count) and that or one more (the
+// gap of floor(x + y) - floor(x) is floor(y) or floor(y) + 1), the latter
+// only when Step·Width/Count is not whole. Both are -1 when the gap is
+// beyond 2^62 ns (longer than the clock).
+func (s Spread) gaps() (gmin, gmax int64) {
+	hi, lo := bits.Mul64(uint64(s.Step), uint64(s.Width))
+	if hi >= uint64(s.Count) {
+		return -1, -1 // a gap beyond 2^64 ns: not on the clock
+	}
+	q, r := bits.Div64(hi, lo, uint64(s.Count))
+	if q > 1<<62 {
+		return -1, -1
+	}
+	if r == 0 {
+		return int64(q), int64(q)
+	}
+	return int64(q), int64(q) + 1
+}
+
+// SpreadWaits describes the FCFS waits of the arrivals of a [Spread] in a
+// token bucket, in the bucket's units of 1/Scale ns. The positive waits
+// are those of the arrivals Lo … Hi-1 of the spread (0 <= Lo <= Hi <= N),
+// and arrival i of them waits
+//
+//	w_i = E + i·T - Scale·floor((First + i·Step)·Width / Count)
+//
+// units, where T = 1/r is one token's time; the waits are non-decreasing
+// in i when Rising (the bucket is busy throughout: the arrivals come
+// faster than tokens) and non-increasing otherwise (the bucket drains).
+// Every other arrival of the spread waits 0.
+type SpreadWaits struct {
+	Spread Spread
+	Scale  int64    // units per ns
+	Token  *big.Int // T, units
+	E      *big.Int // units (includes -Scale·Start)
+	Lo, Hi int64
+	Rising bool
+}
+
+// Delayed returns the number of positive waits, Hi - Lo.
+func (w SpreadWaits) Delayed() int64 { return w.Hi - w.Lo }
+
+// Wait returns w_i, units (exact; positive for Lo <= i < Hi).
+func (w SpreadWaits) Wait(i int64) *big.Int {
+	x := new(big.Int).Mul(w.Token, big.NewInt(i))
+	x.Add(x, w.E)
+	off := new(big.Int).Mul(big.NewInt(w.Spread.offset(w.Spread.First+i*w.Spread.Step)), big.NewInt(w.Scale))
+	return x.Sub(x, off)
+}
+
+// AppendWaits appends w_i for the indices i in [from, to) (clipped to
+// [Lo, Hi)) to dst, in index order, as 128-bit integers: one addition and
+// one product per wait. It returns ok = false, and dst unchanged, when
+// some wait or partial sum of E + i·T does not fit 127 bits.
+func (w SpreadWaits) AppendWaits(dst []exact.Int128, from, to int64) ([]exact.Int128, bool) {
+	from, to = max(from, w.Lo), min(to, w.Hi)
+	if from >= to {
+		return dst, true
+	}
+	x0 := new(big.Int).Add(w.E, new(big.Int).Mul(w.Token, big.NewInt(from)))
+	x1 := new(big.Int).Add(w.E, new(big.Int).Mul(w.Token, big.NewInt(to-1)))
+	x, ok0 := exact.FromBig(x0)
+	_, ok1 := exact.FromBig(x1)
+	tok, ok2 := exact.FromBig(w.Token)
+	if !ok0 || !ok1 || !ok2 {
+		return dst, false
+	}
+	s := w.Spread
+	for i := from; i < to; i++ {
+		dst = append(dst, x.Sub(exact.Mul64(s.offset(s.First+i*s.Step), w.Scale)))
+		x = x.Add(tok)
+	}
+	return dst, true
+}
+
+// Sum returns Σ w_i over the positive waits with index in [from, to)
+// (clipped to [Lo, Hi)), units, in O(log Count) big-integer operations:
+// an arithmetic series less Scale times a floor sum ([FloorSum]).
+func (w SpreadWaits) Sum(from, to int64) *big.Int {
+	from, to = max(from, w.Lo), min(to, w.Hi)
+	if from >= to {
+		return new(big.Int)
+	}
+	n := to - from
+	s := w.Spread
+	// Σ_{i=from}^{to-1} (E + i·T) = n·E + T·(from + to - 1)·n/2
+	tri := new(big.Int).Mul(big.NewInt(from+to-1), big.NewInt(n))
+	tri.Rsh(tri, 1) // (from + to - 1)·n is even: one of n and from + to - 1 = 2·from + n - 1 is
+	sum := new(big.Int).Mul(w.Token, tri)
+	sum.Add(sum, new(big.Int).Mul(w.E, big.NewInt(n)))
+	// Σ_{j=0}^{n-1} floor((Step·Width·j + (First + from·Step)·Width) / Count)
+	a := new(big.Int).Mul(big.NewInt(s.Step), big.NewInt(s.Width))
+	b := new(big.Int).Mul(big.NewInt(s.First+from*s.Step), big.NewInt(s.Width))
+	fs := FloorSum(big.NewInt(n), big.NewInt(s.Count), a, b)
+	return sum.Sub(sum, fs.Mul(fs, big.NewInt(w.Scale)))
+}
+
+// CountAtMost returns how many positive waits with index in [from, to)
+// (clipped to [Lo, Hi)) are at most v units: a binary search over the
+// monotone waits, O(log N) evaluations.
+func (w SpreadWaits) CountAtMost(v *big.Int, from, to int64) int64 {
+	from, to = max(from, w.Lo), min(to, w.Hi)
+	if from >= to {
+		return 0
+	}
+	// Rising: the indices i with w_i <= v are a prefix [from, p); else a
+	// suffix [p, to).
+	lo, hi := from, to
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		le := w.Wait(m).Cmp(v) <= 0
+		if le == w.Rising {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if w.Rising {
+		return lo - from
+	}
+	return to - lo
+}
+
+// FloorSum returns Σ_{j=0}^{n-1} floor((a·j + b)/m) for n >= 0, m >= 1,
+// a >= 0, b >= 0, in O(log m) steps: the Euclid-like reduction of the
+// lattice points under a line (the quotients a/m and b/m are taken out,
+// then the roles of a and m swap; see e.g. the AtCoder Library's
+// floor_sum, math.hpp, and Graham, Knuth and Patashnik, "Concrete
+// Mathematics", 2nd ed., Section 3.5). The arguments are not changed.
+//
+// Special cases: n = 0 gives 0. Panics if m < 1 or a, b or n < 0.
+func FloorSum(n, m, a, b *big.Int) *big.Int {
+	if m.Sign() < 1 || a.Sign() < 0 || b.Sign() < 0 || n.Sign() < 0 {
+		panic("buckets: FloorSum needs n, a, b >= 0 and m >= 1")
+	}
+	n, m, a, b = new(big.Int).Set(n), new(big.Int).Set(m), new(big.Int).Set(a), new(big.Int).Set(b)
+	ans := new(big.Int)
+	q, t := new(big.Int), new(big.Int)
+	for n.Sign() > 0 {
+		if a.Cmp(m) >= 0 {
+			// Σ floor(a/m)·j = floor(a/m)·n·(n-1)/2
+			q.QuoRem(a, m, a)
+			t.Sub(n, big.NewInt(1))
+			t.Mul(t, n)
+			t.Rsh(t, 1)
+			ans.Add(ans, t.Mul(t, q))
+		}
+		if b.Cmp(m) >= 0 {
+			q.QuoRem(b, m, b)
+			ans.Add(ans, t.Mul(n, q))
+		}
+		// Now a, b < m: the last term's numerator y = a·n + b; the sum
+		// counts the lattice points (j, y') with 1 <= y' <= (a·j + b)/m,
+		// which read along y' is a floor sum with a and m swapped.
+		y := new(big.Int).Mul(a, n)
+		y.Add(y, b)
+		if y.Cmp(m) < 0 {
+			break
+		}
+		n.QuoRem(y, m, b)
+		m, a = a, m
+	}
+	return ans
+}
+
+// AdmitSpread admits the arrivals of s to a bucket for which
+// [TokenBucket.FastFCFS] holds, as N calls of [TokenBucket.AdmitFCFS]
+// would, in O(log N) big-integer operations, and returns their waits. The
+// bucket's state afterwards (its instant F, total wait, counts and last
+// instant) is the one the N calls leave.
+//
+// It applies when the gaps between the instants of s are all at most
+// 1/r (then the bucket is busy from the first arrival on and the waits
+// rise) or all at least 1/r (it drains, and the waits fall): with the gap
+// g = Step·Width/Count ns that is when ceil(g) <= 1/r or floor(g) >= 1/r;
+// a batch (Width = 0) always qualifies. Otherwise, or when a release
+// would be beyond the clock (where AdmitFCFS fails), it returns ok =
+// false and leaves the bucket unchanged: the caller admits the arrivals
+// one by one.
+//
+// The waits follow from the Lindley recursion F_i = max(F_{i-1}, t_i) +
+// 1/r and eq. (1), d_i = max(0, F_i - t_i - b/r) (see [TokenBucket]):
+// when every gap is at most 1/r, F_i = F_0 + i/r for all i, and d_i + b/r
+// - F_0 = i/r - (t_i - t_0) - t_0 never decreases; when every gap is at
+// least 1/r, the bucket stays busy (F_i = F_0 + i/r) while d_i > 0 and
+// d_i never increases, and once it empties every later job finds F_{i-1}
+// <= t_i and waits 1/r - b/r <= 0. So the positive waits are a suffix or
+// a prefix of the run, found by binary search.
+//
+// Panics if s is not valid or starts before the bucket's last instant.
+func (b *TokenBucket) AdmitSpread(s Spread) (w SpreadWaits, ok bool) {
+	if !s.Valid() {
+		panic(fmt.Sprintf("buckets: TokenBucket.AdmitSpread(%+v): not a valid spread", s))
+	}
+	if !b.FastFCFS() {
+		panic("buckets: TokenBucket.AdmitSpread on a bucket that is not FCFS shaping with an unbounded queue")
+	}
+	if s.N == 0 {
+		return SpreadWaits{Spread: s, Scale: b.scale, Token: b.token.Big(), E: new(big.Int)}, true
+	}
+	t0 := s.At(0)
+	if t0 < b.last {
+		panic(fmt.Sprintf("buckets: TokenBucket.AdmitSpread at %v after instant %v", t0, b.last))
+	}
+	scale := big.NewInt(b.scale)
+	tok := b.token.Big()
+	rising := true // one arrival: both cases at once
+	if s.N >= 2 {
+		gmin, gmax := s.gaps()
+		if gmin < 0 {
+			return SpreadWaits{}, false
+		}
+		rising = new(big.Int).Mul(big.NewInt(gmax), scale).Cmp(tok) <= 0
+		if !rising && new(big.Int).Mul(big.NewInt(gmin), scale).Cmp(tok) < 0 {
+			return SpreadWaits{}, false
+		}
+	}
+	// F_0 = max(F, t_0) + T; E = F_0 - B - Scale·Start, so that w_i = E +
+	// i·T - Scale·offset_i while the bucket is busy.
+	f0 := b.finish
+	if x := at(t0, b.scale); f0.Less(x) {
+		f0 = x
+	}
+	f0 = f0.Add(b.token)
+	e := f0.Big()
+	e.Sub(e, b.burst.Big())
+	e.Sub(e, new(big.Int).Mul(big.NewInt(int64(s.Start)), scale))
+	w = SpreadWaits{Spread: s, Scale: b.scale, Token: tok, E: e, Rising: rising}
+	pos := func(i int64) bool { return w.Wait(i).Sign() > 0 }
+	// p: the first index with a positive wait (rising), or the first
+	// without (falling).
+	lo, hi := int64(0), s.N
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if pos(m) != rising {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if rising {
+		w.Lo, w.Hi = lo, s.N
+	} else {
+		w.Lo, w.Hi = 0, lo
+	}
+	// The state after: F_{N-1} = max(F + N/r, max_j t_j + (N-j)/r), whose
+	// inner maximum is at j = 0 when gaps are at most 1/r and at j = N-1
+	// when they are at least 1/r.
+	nT := new(big.Int).Mul(tok, big.NewInt(s.N))
+	fEnd := new(big.Int).Add(b.finish.Big(), nT)
+	tLast := s.At(s.N - 1)
+	var cand *big.Int
+	if rising {
+		cand = new(big.Int).Add(at(t0, b.scale).Big(), nT)
+	} else {
+		cand = new(big.Int).Add(at(tLast, b.scale).Big(), tok)
+	}
+	if cand.Cmp(fEnd) > 0 {
+		fEnd = cand
+	}
+	total := w.Sum(w.Lo, w.Hi)
+	total.Add(total, b.waits.Big())
+	// Every release before the end of the clock: the last grant F - B
+	// (the latest of all, F never decreases) below Forever·Scale.
+	grant := new(big.Int).Sub(fEnd, b.burst.Big())
+	if w.Delayed() > 0 && grant.Cmp(exact.Mul64(int64(engine.Forever), b.scale).Big()) >= 0 {
+		return SpreadWaits{}, false
+	}
+	f, ok1 := exact.FromBig(fEnd)
+	sum, ok2 := exact.FromBig(total)
+	if !ok1 || !ok2 {
+		return SpreadWaits{}, false
+	}
+	b.finish, b.waits, b.last = f, sum, tLast
+	b.admitted += s.N
+	b.delayed += w.Delayed()
+	return w, true
+}
