@@ -99,6 +99,9 @@ type SpreadWaits struct {
 	E      *big.Int // units (includes -Scale·Start)
 	Lo, Hi int64
 	Rising bool
+
+	e128, tok128 exact.Int128 // E and T when both fit (fits)
+	fits         bool
 }
 
 // Delayed returns the number of positive waits, Hi - Lo.
@@ -137,6 +140,23 @@ func (w SpreadWaits) AppendWaits(dst []exact.Int128, from, to int64) ([]exact.In
 	return dst, true
 }
 
+// Wait128 returns w_i, units, as a 128-bit integer, and false when E +
+// i·T or w_i does not fit one: Wait with a few integer operations.
+func (w SpreadWaits) Wait128(i int64) (exact.Int128, bool) {
+	if !w.fits {
+		return exact.Int128{}, false
+	}
+	x, ok := w.tok128.Mul64OK(i)
+	if !ok {
+		return exact.Int128{}, false
+	}
+	if x, ok = x.AddOK(w.e128); !ok {
+		return exact.Int128{}, false
+	}
+	s := w.Spread
+	return x.AddOK(exact.Mul64(s.offset(s.First+i*s.Step), w.Scale).Neg())
+}
+
 // Sum returns Σ w_i over the positive waits with index in [from, to)
 // (clipped to [Lo, Hi)), units, in O(log Count) big-integer operations:
 // an arithmetic series less Scale times a floor sum ([FloorSum]).
@@ -157,32 +177,6 @@ func (w SpreadWaits) Sum(from, to int64) *big.Int {
 	b := new(big.Int).Mul(big.NewInt(s.First+from*s.Step), big.NewInt(s.Width))
 	fs := FloorSum(big.NewInt(n), big.NewInt(s.Count), a, b)
 	return sum.Sub(sum, fs.Mul(fs, big.NewInt(w.Scale)))
-}
-
-// CountAtMost returns how many positive waits with index in [from, to)
-// (clipped to [Lo, Hi)) are at most v units: a binary search over the
-// monotone waits, O(log N) evaluations.
-func (w SpreadWaits) CountAtMost(v *big.Int, from, to int64) int64 {
-	from, to = max(from, w.Lo), min(to, w.Hi)
-	if from >= to {
-		return 0
-	}
-	// Rising: the indices i with w_i <= v are a prefix [from, p); else a
-	// suffix [p, to).
-	lo, hi := from, to
-	for lo < hi {
-		m := lo + (hi-lo)/2
-		le := w.Wait(m).Cmp(v) <= 0
-		if le == w.Rising {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if w.Rising {
-		return lo - from
-	}
-	return to - lo
 }
 
 // FloorSum returns Σ_{j=0}^{n-1} floor((a·j + b)/m) for n >= 0, m >= 1,
@@ -290,6 +284,9 @@ func (b *TokenBucket) AdmitSpread(s Spread) (w SpreadWaits, ok bool) {
 	e.Sub(e, b.burst.Big())
 	e.Sub(e, new(big.Int).Mul(big.NewInt(int64(s.Start)), scale))
 	w = SpreadWaits{Spread: s, Scale: b.scale, Token: tok, E: e, Rising: rising}
+	if e128, ok := exact.FromBig(e); ok {
+		w.e128, w.tok128, w.fits = e128, b.token, true
+	}
 	pos := func(i int64) bool { return w.Wait(i).Sign() > 0 }
 	// p: the first index with a positive wait (rising), or the first
 	// without (falling).

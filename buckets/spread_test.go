@@ -205,17 +205,9 @@ func TestAdmitSpreadMatchesPerJob(t *testing.T) {
 				t.Fatalf("AppendWaits(%d, %d)[%d] = %v, want %v", from, to, i, x, positive[i])
 			}
 		}
-		if c.s.N > 0 {
-			v := waits[rapid.Int64Range(0, c.s.N-1).Draw(t, "v")]
-			v = new(big.Int).Add(v, big.NewInt(rapid.Int64Range(-1, 1).Draw(t, "dv")))
-			want := int64(0)
-			for _, x := range waits[from:to] {
-				if x.Sign() > 0 && x.Cmp(v) <= 0 {
-					want++
-				}
-			}
-			if got := w.CountAtMost(v, from, to); got != want {
-				t.Fatalf("CountAtMost(%v, %d, %d) = %d, want %d", v, from, to, got, want)
+		for i := from; i < to; i++ {
+			if x, ok := w.Wait128(i); ok && i >= w.Lo && i < w.Hi && x.Big().Cmp(waits[i]) != 0 {
+				t.Fatalf("Wait128(%d) = %v, want %v", i, x, waits[i])
 			}
 		}
 	})

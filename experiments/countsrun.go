@@ -36,12 +36,6 @@ var countsClosedFormJobs int64 = 1 << 26
 // more lines takes the closed-form path whatever its counts.
 const countsAheadLines = 1 << 16
 
-// countsEnumerate is the most delayed jobs whose waits the closed-form
-// path lists one by one to find the quantiles; beyond, it bisects on the
-// value, counting the waits below it in every interval. (A variable for
-// tests.)
-var countsEnumerate int64 = 1 << 23
-
 // notCheckedCounts is CheckResult.NotChecked on the closed-form path.
 const notCheckedCounts = "counts in closed form per interval (a trace of at least 2^26 jobs): Theorem 2 holds by its proof (Σ r_l = r, Σ b_l = b), not evaluated instant by instant"
 
@@ -240,12 +234,16 @@ func (c *countsStats) admit(ctx context.Context, b *buckets.TokenBucket, s bucke
 
 // stats returns the statistics as delayStats.stats computes them from the
 // same waits (newRunStats: exact quantiles up to ExactQuantileJobs delayed
-// jobs, a logHist's beyond).
+// jobs, from a logHist of every delay beyond).
 func (c *countsStats) stats() Stats {
 	st := Stats{Jobs: c.n, Delayed: c.delayed, Quantiles: "exact"}
-	hist := c.delayed > ExactQuantileJobs
-	if hist {
+	var h *logHist
+	var listed []exact.Int128
+	if c.delayed > ExactQuantileJobs {
 		st.Quantiles = fmt.Sprintf("log-linear histogram, relative accuracy %g", HistogramAccuracy)
+		h = c.hist()
+	} else {
+		listed = c.list()
 	}
 	total := new(big.Rat).SetFrac(c.sum, big.NewInt(c.scale))
 	st.Total, _ = new(big.Rat).Quo(total, big.NewRat(1e9, 1)).Float64()
@@ -255,36 +253,25 @@ func (c *countsStats) stats() Stats {
 		return st
 	}
 	st.Mean, _ = new(big.Rat).Quo(total, new(big.Rat).SetInt(new(big.Int).Mul(big.NewInt(1e9), big.NewInt(c.n)))).Float64()
-	slices.SortFunc(c.singles, exact.Int128.Cmp)
 	q := make([]float64, 4)
 	zeros := c.n - c.delayed
-	var listed []exact.Int128
-	if c.delayed <= countsEnumerate {
-		listed = c.list()
-	}
 	for i, pm := range []int64{500, 900, 990, 999} {
 		r := rank(pm, c.n)
 		if r <= zeros {
 			continue
 		}
 		k := r - zeros - 1
-		var w exact.Int128
-		if listed != nil {
-			w = listed[k]
+		if h != nil {
+			q[i] = math.Min(h.at(k), st.Max)
 		} else {
-			w, _ = exact.FromBig(c.kth(k)) // at most the maximum
+			q[i] = c.seconds(listed[k])
 		}
-		x := c.seconds(w)
-		if hist {
-			x = math.Min(binMid(int(math.Float64bits(x)>>histShift)), st.Max)
-		}
-		q[i] = x
 	}
 	st.P50, st.P90, st.P99, st.P999 = q[0], q[1], q[2], q[3]
 	return st
 }
 
-// seconds converts a wait of w units to seconds as delayStats.addUnits
+// seconds converts a wait of x units to seconds as delayStats.addUnits
 // does (one rounding either way).
 func (c *countsStats) seconds(x exact.Int128) float64 {
 	if hi, sc := bits.Mul64(uint64(c.scale), 1e9); hi == 0 && sc <= 1<<53 && x.IsInt64() && x.Int64() <= 1<<53 {
@@ -293,14 +280,17 @@ func (c *countsStats) seconds(x exact.Int128) float64 {
 	return exact.Frac(x, c.scale).QuoFloat64(1e9)
 }
 
-// list returns every measured positive wait, sorted, or nil when one
-// does not fit 127 bits.
+// list returns every measured positive wait, sorted (at most
+// ExactQuantileJobs of them).
 func (c *countsStats) list() []exact.Int128 {
 	out := make([]exact.Int128, 0, c.delayed)
 	for _, r := range c.runs {
-		var ok bool
-		if out, ok = r.w.AppendWaits(out, r.from, r.to); !ok {
-			return nil
+		for i := r.from; i < r.to; i++ {
+			x, ok := r.w.Wait128(i)
+			if !ok {
+				x, _ = exact.FromBig(r.w.Wait(i)) // a wait fits: the buckets keep its sum in an Int128
+			}
+			out = append(out, x)
 		}
 	}
 	out = append(out, c.singles...)
@@ -308,36 +298,43 @@ func (c *countsStats) list() []exact.Int128 {
 	return out
 }
 
-// kth returns the k-th smallest measured positive wait (0-based): the
-// smallest v with at least k+1 waits <= v, by bisection on v over
-// [1, max], counting in each run by binary search (the waits of a run are
-// monotone) and in the sorted singles.
-func (c *countsStats) kth(k int64) *big.Int {
-	lo, hi := big.NewInt(1), new(big.Int).Set(c.max) // the answer is in [lo, hi]
-	mid := new(big.Int)
-	for lo.Cmp(hi) < 0 {
-		mid.Add(lo, hi)
-		mid.Rsh(mid, 1)
-		if c.countAtMost(mid) > k {
-			hi.Set(mid)
-		} else {
-			lo.Add(mid, big.NewInt(1))
-		}
-	}
-	return lo
-}
-
-// countAtMost returns how many measured positive waits are at most v.
-func (c *countsStats) countAtMost(v *big.Int) int64 {
-	n := int64(0)
+// hist returns the logHist of every measured positive wait (as seconds),
+// the per-job path's histogram: a run's waits are monotone, so their bins
+// are too, and each bin's share of a run is found by a galloping search
+// for its end, O(log) evaluations per bin a run crosses.
+func (c *countsStats) hist() *logHist {
+	h := &logHist{}
 	for _, r := range c.runs {
-		n += r.w.CountAtMost(v, r.from, r.to)
-	}
-	i, _ := slices.BinarySearchFunc(c.singles, v, func(x exact.Int128, v *big.Int) int {
-		if x.Big().Cmp(v) <= 0 {
-			return -1
+		bin := func(i int64) int {
+			x, ok := r.w.Wait128(i)
+			if !ok {
+				x, _ = exact.FromBig(r.w.Wait(i))
+			}
+			return int(math.Float64bits(c.seconds(x)) >> histShift)
 		}
-		return 1
-	})
-	return n + int64(i)
+		for i := r.from; i < r.to; {
+			b := bin(i)
+			// The first j > i with bin(j) != b: gallop, then bisect.
+			lo, step := i, int64(1) // bin(lo) == b
+			for lo+step < r.to && bin(lo+step) == b {
+				lo += step
+				step *= 2
+			}
+			hi := min(lo+step, r.to) // bin(hi) != b or hi = to
+			for hi-lo > 1 {
+				m := lo + (hi-lo)/2
+				if bin(m) == b {
+					lo = m
+				} else {
+					hi = m
+				}
+			}
+			h.addCount(b, hi-i)
+			i = hi
+		}
+	}
+	for _, x := range c.singles {
+		h.add(c.seconds(x))
+	}
+	return h
 }

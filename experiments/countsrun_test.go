@@ -25,7 +25,7 @@ func runCountsBoth(t interface {
 	Fatalf(string, ...any)
 }, text string, opt arrivals.TraceOptions, spec RunSpec) (perJob, closed Result) {
 	t.Helper()
-	defer func(j, e int64) { countsClosedFormJobs, countsEnumerate = j, e }(countsClosedFormJobs, countsEnumerate)
+	defer func(j int64) { countsClosedFormJobs = j }(countsClosedFormJobs)
 	run := func(threshold int64) Result {
 		countsClosedFormJobs = threshold
 		tr, err := arrivals.NewTrace(strings.NewReader(text), "c.txt", opt)
@@ -67,7 +67,7 @@ func sameResults(a, b Result) string {
 // per-job one (itself checked against the engine and exact arithmetic
 // elsewhere): the same statistics, span, drain and events, whether the
 // intervals are admitted in closed form, one by one (gaps around one
-// token's time) or a mixture, with the quantiles listed or bisected.
+// token's time) or a mixture.
 func TestCountsClosedFormMatchesPerJob(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 1))
@@ -99,10 +99,6 @@ func TestCountsClosedFormMatchesPerJob(t *testing.T) {
 		if total == 0 || spec.MaxJobs > 0 && spec.MaxJobs <= spec.Warmup || total <= spec.Warmup {
 			spec.Warmup = 0
 		}
-		if rapid.Bool().Draw(t, "bisect") {
-			defer func(e int64) { countsEnumerate = e }(countsEnumerate)
-			countsEnumerate = 0
-		}
 		if total == 0 {
 			return // no arrivals: both paths fail alike (arrivals tests)
 		}
@@ -115,19 +111,37 @@ func TestCountsClosedFormMatchesPerJob(t *testing.T) {
 
 // TestCountsClosedFormHistogram: beyond ExactQuantileJobs delayed jobs the
 // per-job path reports quantiles from its log-linear histogram; the
-// closed form reports the same bins' middles. 3·2^20 jobs in one second
-// into a bucket of 10^6 tokens/s (b = 4): most wait.
+// closed form reports the same bins' middles. 1.1·10^6 jobs in one
+// second into a bucket of 10^6 tokens/s (b = 4): most wait.
 func TestCountsClosedFormHistogram(t *testing.T) {
 	if testing.Short() {
-		t.Skip("3·2^20 jobs job by job")
+		t.Skip("1.1·10^6 jobs job by job")
 	}
 	spec := RunSpec{One: pp("1000000", "4"), Subs: []buckets.Params{pp("600000", "2"), pp("400000", "2")}, Dispatch: "rr", Order: buckets.FCFS, Seed: 1}
-	a, b := runCountsBoth(t, "3145728\n", arrivals.TraceOptions{Format: arrivals.FormatCounts, Interval: engine.Second}, spec)
+	a, b := runCountsBoth(t, "1100000\n", arrivals.TraceOptions{Format: arrivals.FormatCounts, Interval: engine.Second}, spec)
 	if d := sameResults(a, b); d != "" {
 		t.Fatal(d)
 	}
 	if a.One.Quantiles == "exact" {
 		t.Fatalf("%d delayed jobs kept exactly: the histogram is not exercised", a.One.Delayed)
+	}
+}
+
+// TestCountsClosedFormHistogramLines: the histogram over many intervals,
+// bursts of 100000 jobs in 50 ms (twice the rate) between quiet ones of
+// 1000 jobs in 50 ms (the backlog drains through them): 11 bursts delay
+// more than ExactQuantileJobs jobs, in runs rising and falling.
+func TestCountsClosedFormHistogramLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1.1·10^6 jobs job by job")
+	}
+	spec := RunSpec{One: pp("1000000", "4"), Subs: []buckets.Params{pp("600000", "2"), pp("400000", "2")}, Dispatch: "rr", Order: buckets.FCFS, Seed: 1}
+	a, b := runCountsBoth(t, strings.Repeat("100000\n1000\n", 11), arrivals.TraceOptions{Format: arrivals.FormatCounts, Interval: 50 * engine.Millisecond}, spec)
+	if d := sameResults(a, b); d != "" {
+		t.Fatal(d)
+	}
+	if a.One.Quantiles == "exact" || a.Split.Quantiles == "exact" {
+		t.Fatalf("%d and %d delayed jobs kept exactly: the histogram is not exercised", a.One.Delayed, a.Split.Delayed)
 	}
 }
 
