@@ -69,14 +69,14 @@ func (t *Trace) HasBins() bool {
 	return ok && s.sp.rng == nil && t.sorted == nil
 }
 
-// CountsAhead reads the lines of a counts trace ahead, without consuming
-// them (Next and NextBin return the same arrivals and errors as without),
-// until the counts of the lines read, with the arrivals left of the
-// current interval, reach jobs, or until lines lines are held. It reports
-// whether either was reached: false when the file ended first, or a line
-// could not be read or has no valid count (which is then left for Next or
-// NextBin to report). The lines read ahead are kept in memory: at most
-// lines of them. It returns false for a trace without bins (see HasBins).
+// CountsAhead reads at most lines lines of a counts trace ahead, without
+// consuming them (Next and NextBin return the same arrivals and errors as
+// without), and reports whether their counts, with the arrivals left of
+// the current interval, reach jobs. It stops, reporting false, when the
+// file ends, a line cannot be read or has no valid count (which is then
+// left for Next or NextBin to report), or lines lines are held without
+// reaching jobs. The lines read ahead are kept in memory. It returns
+// false for a trace without bins (see HasBins).
 func (t *Trace) CountsAhead(jobs int64, lines int) bool {
 	if !t.HasBins() || t.err != nil {
 		return false
@@ -94,22 +94,26 @@ func (t *Trace) CountsAhead(jobs int64, lines int) bool {
 		total += int64(c)
 		return true
 	}
-	if s.pending != nil && !add(s.pending) {
-		return false
+	held := len(s.ahead) // lines held, the first data line read with the header included
+	if s.pending != nil {
+		held++
+		if !add(s.pending) {
+			return false
+		}
 	}
 	for _, a := range s.ahead {
 		if a.err != nil || !add(a.rec) {
 			return false
 		}
 	}
-	for total < jobs && len(s.ahead) < lines {
+	for ; total < jobs && held < lines; held++ {
 		rec, line, err := s.rr.read()
 		s.ahead = append(s.ahead, aheadRecord{rec: rec, line: line, last: s.rr.last, err: err})
 		if err != nil || !add(rec) {
 			return false
 		}
 	}
-	return true
+	return total >= jobs
 }
 
 // NextBin returns the next interval of a counts trace with at least one

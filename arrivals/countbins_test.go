@@ -118,9 +118,9 @@ func TestNextBinMatchesNext(t *testing.T) {
 	})
 }
 
-// TestCountsAhead: a file of counts 5, 0, 7 read ahead for 6 jobs stops
-// after two lines' worth is not enough and the third makes 12 >= 6; for
-// 100 jobs the file ends first. A bad count stops the look-ahead.
+// TestCountsAhead: a file of counts 5, 0, 7 read ahead for 6 jobs reaches
+// them at the third line (12 >= 6), not within two (5); for 100 jobs the
+// file ends first. A bad count stops the look-ahead.
 func TestCountsAhead(t *testing.T) {
 	open := func(s string) *Trace {
 		tr, err := NewTrace(strings.NewReader(s), "c.csv", TraceOptions{Format: FormatCounts})
@@ -135,8 +135,8 @@ func TestCountsAhead(t *testing.T) {
 	if open("5\n0\n7\n").CountsAhead(100, 10) {
 		t.Error("12 jobs reached 100")
 	}
-	if !open("0\n0\n0\n").CountsAhead(100, 2) {
-		t.Error("2 lines held is not reported")
+	if open("5\n0\n7\n").CountsAhead(6, 2) {
+		t.Error("5 + 0 < 6 jobs reached within 2 lines")
 	}
 	tr := open("5\nx\n7\n")
 	if tr.CountsAhead(100, 10) {

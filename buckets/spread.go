@@ -88,20 +88,42 @@ func (s Spread) gaps() (gmin, gmax int64) {
 //
 //	w_i = E + i·T - Scale·floor((First + i·Step)·Width / Count)
 //
-// units, where T = 1/r is one token's time; the waits are non-decreasing
-// in i when Rising (the bucket is busy throughout: the arrivals come
-// faster than tokens) and non-increasing otherwise (the bucket drains).
-// Every other arrival of the spread waits 0.
+// units, where T = 1/r is one token's time and E = F_0 - b/r -
+// Scale·Start (F_0 the bucket's instant after the first arrival); the
+// waits are non-decreasing in i when Rising (the bucket is busy
+// throughout: the arrivals come faster than tokens) and non-increasing
+// otherwise (the bucket drains). Every other arrival of the spread waits
+// 0.
 type SpreadWaits struct {
 	Spread Spread
-	Scale  int64    // units per ns
-	Token  *big.Int // T, units
-	E      *big.Int // units (includes -Scale·Start)
+	Scale  int64 // units per ns
 	Lo, Hi int64
 	Rising bool
 
-	e128, tok128 exact.Int128 // E and T when both fit (fits)
-	fits         bool
+	e, tok       exact.Int128 // E and T, units, when small (both fit 128 bits)
+	eBig, tokBig *big.Int     // E and T otherwise (small is false)
+	small        bool
+}
+
+// newSpreadWaits returns the waits of s with E = e and T = tok units.
+func newSpreadWaits(s Spread, scale int64, e, tok *big.Int) SpreadWaits {
+	w := SpreadWaits{Spread: s, Scale: scale}
+	e128, ok1 := exact.FromBig(e)
+	tok128, ok2 := exact.FromBig(tok)
+	if ok1 && ok2 {
+		w.e, w.tok, w.small = e128, tok128, true
+	} else {
+		w.eBig, w.tokBig = e, tok
+	}
+	return w
+}
+
+// bigE returns E and T as big integers.
+func (w SpreadWaits) bigE() (e, tok *big.Int) {
+	if w.small {
+		return w.e.Big(), w.tok.Big()
+	}
+	return w.eBig, w.tokBig
 }
 
 // Delayed returns the number of positive waits, Hi - Lo.
@@ -109,48 +131,27 @@ func (w SpreadWaits) Delayed() int64 { return w.Hi - w.Lo }
 
 // Wait returns w_i, units (exact; positive for Lo <= i < Hi).
 func (w SpreadWaits) Wait(i int64) *big.Int {
-	x := new(big.Int).Mul(w.Token, big.NewInt(i))
-	x.Add(x, w.E)
+	if x, ok := w.Wait128(i); ok && !spreadBigOnly {
+		return x.Big()
+	}
+	e, tok := w.bigE()
+	x := new(big.Int).Mul(tok, big.NewInt(i))
+	x.Add(x, e)
 	off := new(big.Int).Mul(big.NewInt(w.Spread.offset(w.Spread.First+i*w.Spread.Step)), big.NewInt(w.Scale))
 	return x.Sub(x, off)
-}
-
-// AppendWaits appends w_i for the indices i in [from, to) (clipped to
-// [Lo, Hi)) to dst, in index order, as 128-bit integers: one addition and
-// one product per wait. It returns ok = false, and dst unchanged, when
-// some wait or partial sum of E + i·T does not fit 127 bits.
-func (w SpreadWaits) AppendWaits(dst []exact.Int128, from, to int64) ([]exact.Int128, bool) {
-	from, to = max(from, w.Lo), min(to, w.Hi)
-	if from >= to {
-		return dst, true
-	}
-	x0 := new(big.Int).Add(w.E, new(big.Int).Mul(w.Token, big.NewInt(from)))
-	x1 := new(big.Int).Add(w.E, new(big.Int).Mul(w.Token, big.NewInt(to-1)))
-	x, ok0 := exact.FromBig(x0)
-	_, ok1 := exact.FromBig(x1)
-	tok, ok2 := exact.FromBig(w.Token)
-	if !ok0 || !ok1 || !ok2 {
-		return dst, false
-	}
-	s := w.Spread
-	for i := from; i < to; i++ {
-		dst = append(dst, x.Sub(exact.Mul64(s.offset(s.First+i*s.Step), w.Scale)))
-		x = x.Add(tok)
-	}
-	return dst, true
 }
 
 // Wait128 returns w_i, units, as a 128-bit integer, and false when E +
 // i·T or w_i does not fit one: Wait with a few integer operations.
 func (w SpreadWaits) Wait128(i int64) (exact.Int128, bool) {
-	if !w.fits {
+	if !w.small {
 		return exact.Int128{}, false
 	}
-	x, ok := w.tok128.Mul64OK(i)
+	x, ok := w.tok.Mul64OK(i)
 	if !ok {
 		return exact.Int128{}, false
 	}
-	if x, ok = x.AddOK(w.e128); !ok {
+	if x, ok = x.AddOK(w.e); !ok {
 		return exact.Int128{}, false
 	}
 	s := w.Spread
@@ -158,25 +159,104 @@ func (w SpreadWaits) Wait128(i int64) (exact.Int128, bool) {
 }
 
 // Sum returns Σ w_i over the positive waits with index in [from, to)
-// (clipped to [Lo, Hi)), units, in O(log Count) big-integer operations:
-// an arithmetic series less Scale times a floor sum ([FloorSum]).
+// (clipped to [Lo, Hi)), units, in O(log Count) operations: an
+// arithmetic series less Scale times a floor sum ([FloorSum]).
 func (w SpreadWaits) Sum(from, to int64) *big.Int {
 	from, to = max(from, w.Lo), min(to, w.Hi)
 	if from >= to {
 		return new(big.Int)
 	}
+	if x, ok := w.Sum128(from, to); ok {
+		return x.Big()
+	}
 	n := to - from
 	s := w.Spread
+	e, tok := w.bigE()
 	// Σ_{i=from}^{to-1} (E + i·T) = n·E + T·(from + to - 1)·n/2
 	tri := new(big.Int).Mul(big.NewInt(from+to-1), big.NewInt(n))
 	tri.Rsh(tri, 1) // (from + to - 1)·n is even: one of n and from + to - 1 = 2·from + n - 1 is
-	sum := new(big.Int).Mul(w.Token, tri)
-	sum.Add(sum, new(big.Int).Mul(w.E, big.NewInt(n)))
+	sum := new(big.Int).Mul(tok, tri)
+	sum.Add(sum, new(big.Int).Mul(e, big.NewInt(n)))
 	// Σ_{j=0}^{n-1} floor((Step·Width·j + (First + from·Step)·Width) / Count)
 	a := new(big.Int).Mul(big.NewInt(s.Step), big.NewInt(s.Width))
 	b := new(big.Int).Mul(big.NewInt(s.First+from*s.Step), big.NewInt(s.Width))
 	fs := FloorSum(big.NewInt(n), big.NewInt(s.Count), a, b)
 	return sum.Sub(sum, fs.Mul(fs, big.NewInt(w.Scale)))
+}
+
+// Sum128 is Sum in 128-bit arithmetic, and false when a term does not
+// fit.
+func (w SpreadWaits) Sum128(from, to int64) (exact.Int128, bool) {
+	from, to = max(from, w.Lo), min(to, w.Hi)
+	if from >= to {
+		return exact.Int128{}, true
+	}
+	if !w.small || spreadBigOnly {
+		return exact.Int128{}, false
+	}
+	n := to - from
+	s := w.Spread
+	h, l := bits.Mul64(uint64(from+to-1), uint64(n))
+	tri := (h<<63 | l>>1) // (from + to - 1)·n/2, exact: the product is even
+	if h>>1 != 0 || tri >= 1<<63 {
+		return exact.Int128{}, false
+	}
+	sum, ok1 := w.tok.Mul64OK(int64(tri))
+	en, ok2 := w.e.Mul64OK(n)
+	if !ok1 || !ok2 {
+		return exact.Int128{}, false
+	}
+	sum, ok := sum.AddOK(en)
+	ah, al := bits.Mul64(uint64(s.Step), uint64(s.Width))
+	bh, bl := bits.Mul64(uint64(s.First+from*s.Step), uint64(s.Width))
+	if !ok || ah != 0 || bh != 0 {
+		return exact.Int128{}, false
+	}
+	fs, ok := floorSum64(uint64(n), uint64(s.Count), al, bl)
+	if !ok {
+		return exact.Int128{}, false
+	}
+	off, ok := exact.I128(int64(fs)).Mul64OK(w.Scale)
+	if !ok {
+		return exact.Int128{}, false
+	}
+	return sum.AddOK(off.Neg())
+}
+
+// spreadBigOnly makes every SpreadWaits computation take its big-integer
+// path (for tests of that path).
+var spreadBigOnly = false
+
+// floorSum64 is FloorSum in uint64 arithmetic, and false unless y = a·n
+// + b and n·y are below 2^63: then the sum (at most n·y) and every
+// partial result fit, as y never grows through the reduction.
+func floorSum64(n, m, a, b uint64) (uint64, bool) {
+	h, y := bits.Mul64(a, n)
+	y, c := bits.Add64(y, b, 0)
+	if h != 0 || c != 0 || y >= 1<<63 {
+		return 0, false
+	}
+	if h, l := bits.Mul64(n, y); h != 0 || l >= 1<<63 {
+		return 0, false
+	}
+	ans := uint64(0)
+	for n > 0 {
+		if a >= m {
+			ans += n * (n - 1) / 2 * (a / m)
+			a %= m
+		}
+		if b >= m {
+			ans += n * (b / m)
+			b %= m
+		}
+		y := a*n + b
+		if y < m {
+			break
+		}
+		n, b = y/m, y%m
+		m, a = a, m
+	}
+	return ans, true
 }
 
 // FloorSum returns Σ_{j=0}^{n-1} floor((a·j + b)/m) for n >= 0, m >= 1,
@@ -253,23 +333,23 @@ func (b *TokenBucket) AdmitSpread(s Spread) (w SpreadWaits, ok bool) {
 	if !b.FastFCFS() {
 		panic("buckets: TokenBucket.AdmitSpread on a bucket that is not FCFS shaping with an unbounded queue")
 	}
+	tok := b.token.Big()
 	if s.N == 0 {
-		return SpreadWaits{Spread: s, Scale: b.scale, Token: b.token.Big(), E: new(big.Int)}, true
+		return newSpreadWaits(s, b.scale, new(big.Int), tok), true
 	}
 	t0 := s.At(0)
 	if t0 < b.last {
 		panic(fmt.Sprintf("buckets: TokenBucket.AdmitSpread at %v after instant %v", t0, b.last))
 	}
 	scale := big.NewInt(b.scale)
-	tok := b.token.Big()
 	rising := true // one arrival: both cases at once
 	if s.N >= 2 {
 		gmin, gmax := s.gaps()
 		if gmin < 0 {
 			return SpreadWaits{}, false
 		}
-		rising = new(big.Int).Mul(big.NewInt(gmax), scale).Cmp(tok) <= 0
-		if !rising && new(big.Int).Mul(big.NewInt(gmin), scale).Cmp(tok) < 0 {
+		rising = exact.Mul64(gmax, b.scale).Cmp(b.token) <= 0
+		if !rising && exact.Mul64(gmin, b.scale).Less(b.token) {
 			return SpreadWaits{}, false
 		}
 	}
@@ -283,11 +363,14 @@ func (b *TokenBucket) AdmitSpread(s Spread) (w SpreadWaits, ok bool) {
 	e := f0.Big()
 	e.Sub(e, b.burst.Big())
 	e.Sub(e, new(big.Int).Mul(big.NewInt(int64(s.Start)), scale))
-	w = SpreadWaits{Spread: s, Scale: b.scale, Token: tok, E: e, Rising: rising}
-	if e128, ok := exact.FromBig(e); ok {
-		w.e128, w.tok128, w.fits = e128, b.token, true
+	w = newSpreadWaits(s, b.scale, e, tok)
+	w.Rising = rising
+	pos := func(i int64) bool {
+		if x, ok := w.Wait128(i); ok && !spreadBigOnly {
+			return x.Sign() > 0
+		}
+		return w.Wait(i).Sign() > 0
 	}
-	pos := func(i int64) bool { return w.Wait(i).Sign() > 0 }
 	// p: the first index with a positive wait (rising), or the first
 	// without (falling).
 	lo, hi := int64(0), s.N
@@ -307,33 +390,50 @@ func (b *TokenBucket) AdmitSpread(s Spread) (w SpreadWaits, ok bool) {
 	// The state after: F_{N-1} = max(F + N/r, max_j t_j + (N-j)/r), whose
 	// inner maximum is at j = 0 when gaps are at most 1/r and at j = N-1
 	// when they are at least 1/r.
-	nT := new(big.Int).Mul(tok, big.NewInt(s.N))
-	fEnd := new(big.Int).Add(b.finish.Big(), nT)
 	tLast := s.At(s.N - 1)
-	var cand *big.Int
-	if rising {
-		cand = new(big.Int).Add(at(t0, b.scale).Big(), nT)
-	} else {
-		cand = new(big.Int).Add(at(tLast, b.scale).Big(), tok)
-	}
-	if cand.Cmp(fEnd) > 0 {
-		fEnd = cand
-	}
-	total := w.Sum(w.Lo, w.Hi)
-	total.Add(total, b.waits.Big())
-	// Every release before the end of the clock: the last grant F - B
-	// (the latest of all, F never decreases) below Forever·Scale.
-	grant := new(big.Int).Sub(fEnd, b.burst.Big())
-	if w.Delayed() > 0 && grant.Cmp(exact.Mul64(int64(engine.Forever), b.scale).Big()) >= 0 {
-		return SpreadWaits{}, false
-	}
-	f, ok1 := exact.FromBig(fEnd)
-	sum, ok2 := exact.FromBig(total)
-	if !ok1 || !ok2 {
+	f, sum, ok := b.spreadState(w, t0, tLast)
+	if !ok {
 		return SpreadWaits{}, false
 	}
 	b.finish, b.waits, b.last = f, sum, tLast
 	b.admitted += s.N
 	b.delayed += w.Delayed()
 	return w, true
+}
+
+// spreadState returns the bucket's instant F and total wait after the
+// arrivals of w (first at t0, last at tLast), and false when they do not
+// fit 128 bits (where the bucket's state cannot go) or a release would be
+// beyond the clock.
+func (b *TokenBucket) spreadState(w SpreadWaits, t0, tLast engine.Time) (f, sum exact.Int128, ok bool) {
+	nT, ok1 := b.token.Mul64OK(w.Spread.N)
+	f, ok2 := b.finish.AddOK(nT)
+	var cand exact.Int128
+	var ok3 bool
+	if w.Rising {
+		cand, ok3 = at(t0, b.scale).AddOK(nT)
+	} else {
+		cand, ok3 = at(tLast, b.scale).AddOK(b.token)
+	}
+	if !ok1 || !ok2 || !ok3 {
+		return f, sum, false
+	}
+	if f.Less(cand) {
+		f = cand
+	}
+	total, ok := w.Sum128(w.Lo, w.Hi)
+	if !ok {
+		if total, ok = exact.FromBig(w.Sum(w.Lo, w.Hi)); !ok {
+			return f, sum, false
+		}
+	}
+	if sum, ok = b.waits.AddOK(total); !ok {
+		return f, sum, false
+	}
+	// Every release before the end of the clock: the last grant F - B
+	// (the latest of all, F never decreases) below Forever·Scale.
+	if w.Delayed() > 0 && !f.Sub(b.burst).Less(exact.Mul64(int64(engine.Forever), b.scale)) {
+		return f, sum, false
+	}
+	return f, sum, true
 }

@@ -25,6 +25,9 @@ func TestFloorSum(t *testing.T) {
 		if !got.IsInt64() || got.Int64() != want {
 			t.Fatalf("FloorSum(%d, %d, %d, %d) = %v, want %d", n, m, a, b, got, want)
 		}
+		if got, ok := floorSum64(uint64(n), uint64(m), uint64(a), uint64(b)); !ok || got != uint64(want) {
+			t.Fatalf("floorSum64(%d, %d, %d, %d) = %v, %v, want %d", n, m, a, b, got, ok, want)
+		}
 	})
 }
 
@@ -136,81 +139,72 @@ func drawSpreadCase(t *rapid.T) spreadCase {
 // counts of the waits. Where it refuses, the gaps must straddle 1/r and
 // the bucket must be unchanged.
 func TestAdmitSpreadMatchesPerJob(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		c := drawSpreadCase(t)
-		one, err := NewTokenBucket(c.p)
-		if err != nil {
-			t.Fatal(err)
+	for _, big := range []bool{false, true} {
+		t.Run(fmt.Sprintf("bigOnly=%v", big), func(t *testing.T) {
+			defer func(b bool) { spreadBigOnly = b }(spreadBigOnly)
+			spreadBigOnly = big
+			rapid.Check(t, checkAdmitSpread)
+		})
+	}
+}
+
+// checkAdmitSpread is one case of TestAdmitSpreadMatchesPerJob.
+func checkAdmitSpread(t *rapid.T) {
+	c := drawSpreadCase(t)
+	one, err := NewTokenBucket(c.p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := NewTokenBucket(c.p)
+	for _, x := range c.prefix {
+		one.AdmitFCFS(x, at(x, one.scale))
+		ref.AdmitFCFS(x, at(x, ref.scale))
+	}
+	before := one.SaveFCFS()
+	w, ok := one.AdmitSpread(c.s)
+	if !ok {
+		if one.SaveFCFS() != before {
+			t.Fatal("a refused spread changed the bucket")
 		}
-		ref, _ := NewTokenBucket(c.p)
-		for _, x := range c.prefix {
-			one.AdmitFCFS(x, at(x, one.scale))
-			ref.AdmitFCFS(x, at(x, ref.scale))
+		gmin, gmax := c.s.gaps()
+		T := one.token.Big()
+		lo := new(big.Int).Mul(big.NewInt(gmin), big.NewInt(one.scale))
+		hi := new(big.Int).Mul(big.NewInt(gmax), big.NewInt(one.scale))
+		if c.s.N >= 2 && lo.Cmp(T) < 0 && hi.Cmp(T) > 0 {
+			return
 		}
-		before := one.SaveFCFS()
-		w, ok := one.AdmitSpread(c.s)
+		t.Fatalf("refused a spread with gaps %d..%d ns and one token %v units at scale %d", gmin, gmax, T, one.scale)
+	}
+	waits := make([]*big.Int, c.s.N)
+	for i := range c.s.N {
+		x := c.s.At(i)
+		wi, ok := ref.AdmitFCFS(x, at(x, ref.scale))
 		if !ok {
-			if one.SaveFCFS() != before {
-				t.Fatal("a refused spread changed the bucket")
-			}
-			gmin, gmax := c.s.gaps()
-			T := one.token.Big()
-			lo := new(big.Int).Mul(big.NewInt(gmin), big.NewInt(one.scale))
-			hi := new(big.Int).Mul(big.NewInt(gmax), big.NewInt(one.scale))
-			if c.s.N >= 2 && lo.Cmp(T) < 0 && hi.Cmp(T) > 0 {
-				return
-			}
-			t.Fatalf("refused a spread with gaps %d..%d ns and one token %v units at scale %d", gmin, gmax, T, one.scale)
+			t.Fatalf("per-job admission %d beyond the clock", i)
 		}
-		waits := make([]*big.Int, c.s.N)
-		for i := range c.s.N {
-			x := c.s.At(i)
-			wi, ok := ref.AdmitFCFS(x, at(x, ref.scale))
-			if !ok {
-				t.Fatalf("per-job admission %d beyond the clock", i)
-			}
-			waits[i] = wi.Big()
-			inside := i >= w.Lo && i < w.Hi
-			if inside && w.Wait(i).Cmp(waits[i]) != 0 || !inside && waits[i].Sign() != 0 {
-				t.Fatalf("job %d at %v: wait %v, closed form %v (positive in [%d, %d))", i, int64(x), waits[i], w.Wait(i), w.Lo, w.Hi)
-			}
+		waits[i] = wi.Big()
+		inside := i >= w.Lo && i < w.Hi
+		if inside && w.Wait(i).Cmp(waits[i]) != 0 || !inside && waits[i].Sign() != 0 {
+			t.Fatalf("job %d at %v: wait %v, closed form %v (positive in [%d, %d))", i, int64(x), waits[i], w.Wait(i), w.Lo, w.Hi)
 		}
-		if got, want := one.SaveFCFS(), ref.SaveFCFS(); got != want {
-			t.Fatalf("state after %+v, per job %+v", got, want)
+	}
+	if got, want := one.SaveFCFS(), ref.SaveFCFS(); got != want {
+		t.Fatalf("state after %+v, per job %+v", got, want)
+	}
+	from := rapid.Int64Range(0, c.s.N).Draw(t, "from")
+	to := rapid.Int64Range(from, c.s.N).Draw(t, "to")
+	sum := new(big.Int)
+	for _, x := range waits[from:to] {
+		sum.Add(sum, x)
+	}
+	if got := w.Sum(from, to); got.Cmp(sum) != 0 {
+		t.Fatalf("Sum(%d, %d) = %v, want %v", from, to, got, sum)
+	}
+	for i := from; i < to; i++ {
+		if x, ok := w.Wait128(i); ok && i >= w.Lo && i < w.Hi && x.Big().Cmp(waits[i]) != 0 {
+			t.Fatalf("Wait128(%d) = %v, want %v", i, x, waits[i])
 		}
-		from := rapid.Int64Range(0, c.s.N).Draw(t, "from")
-		to := rapid.Int64Range(from, c.s.N).Draw(t, "to")
-		sum := new(big.Int)
-		for _, x := range waits[from:to] {
-			sum.Add(sum, x)
-		}
-		if got := w.Sum(from, to); got.Cmp(sum) != 0 {
-			t.Fatalf("Sum(%d, %d) = %v, want %v", from, to, got, sum)
-		}
-		listed, ok := w.AppendWaits(nil, from, to)
-		if !ok {
-			t.Fatal("AppendWaits: small waits do not fit")
-		}
-		var positive []*big.Int
-		for _, x := range waits[from:to] {
-			if x.Sign() > 0 {
-				positive = append(positive, x)
-			}
-		}
-		if len(listed) != len(positive) {
-			t.Fatalf("AppendWaits(%d, %d): %d waits, want %d", from, to, len(listed), len(positive))
-		}
-		for i, x := range listed {
-			if x.Big().Cmp(positive[i]) != 0 {
-				t.Fatalf("AppendWaits(%d, %d)[%d] = %v, want %v", from, to, i, x, positive[i])
-			}
-		}
-		for i := from; i < to; i++ {
-			if x, ok := w.Wait128(i); ok && i >= w.Lo && i < w.Hi && x.Big().Cmp(waits[i]) != 0 {
-				t.Fatalf("Wait128(%d) = %v, want %v", i, x, waits[i])
-			}
-		}
-	})
+	}
 }
 
 // TestAdmitSpreadHuge: 10^12 jobs spread over one minute into a full

@@ -24,20 +24,21 @@ import (
 )
 
 // countsClosedFormJobs is the number of jobs from which a counts trace
-// takes the closed-form path: below it (the trace is read ahead to
-// decide, at most countsAheadLines lines) the run goes job by job, with
-// the check of Theorem 2 at every instant; from it on, the delays are
-// computed per interval and the check is not run (see
-// CheckResult.NotChecked). 2^26 jobs cost about 3 s of CPU job by job.
-// (A variable for tests.)
+// takes the closed-form path: when its first countsAheadLines lines (read
+// ahead to decide) hold at least that many, the delays are computed per
+// interval and the check is not run (see CheckResult.NotChecked);
+// otherwise the run goes job by job with the check at every instant,
+// whatever comes later. 2^26 jobs cost about 1.5 s of CPU job by job;
+// the closed form costs about as much as 10^3 jobs job by job per
+// interval, so it pays from about 2^16 jobs a line. (A variable for
+// tests.)
 var countsClosedFormJobs int64 = 1 << 26
 
-// countsAheadLines bounds the lines read ahead to decide: a file with
-// more lines takes the closed-form path whatever its counts.
-const countsAheadLines = 1 << 16
+// countsAheadLines bounds the lines read ahead to decide.
+const countsAheadLines = 1 << 10
 
 // notCheckedCounts is CheckResult.NotChecked on the closed-form path.
-const notCheckedCounts = "counts in closed form per interval (a trace of at least 2^26 jobs): Theorem 2 holds by its proof (Σ r_l = r, Σ b_l = b), not evaluated instant by instant"
+const notCheckedCounts = "counts in closed form per interval (at least 2^26 jobs in the first 1024 lines): Theorem 2 holds by its proof (Σ r_l = r, Σ b_l = b), not evaluated instant by instant"
 
 // runCounts runs spec on a counts trace in closed form when it applies:
 // proc is an *arrivals.Trace with bins (counts, spread even) of at least
@@ -162,11 +163,12 @@ func (r *countsRun) result() Result {
 // quantiles are found exactly.
 type countsStats struct {
 	scale   int64
-	n       int64 // measured jobs
-	delayed int64 // measured positive waits
-	grants  int64 // positive waits, warm-up included
-	sum     *big.Int
-	max     *big.Int
+	n       int64        // measured jobs
+	delayed int64        // measured positive waits
+	grants  int64        // positive waits, warm-up included
+	sum     exact.Int128 // Σ waits, units, while it fits (sumBig nil)
+	sumBig  *big.Int     // Σ waits once beyond 128 bits
+	max     exact.Int128
 	runs    []countsRunWaits
 	singles []exact.Int128 // waits of arrivals admitted one by one (sorted at the end)
 }
@@ -178,7 +180,7 @@ type countsRunWaits struct {
 }
 
 func newCountsStats(scale int64) *countsStats {
-	return &countsStats{scale: scale, sum: new(big.Int), max: new(big.Int)}
+	return &countsStats{scale: scale}
 }
 
 // admit admits the arrivals of s to b, those of index from on measured:
@@ -194,12 +196,17 @@ func (c *countsStats) admit(ctx context.Context, b *buckets.TokenBucket, s bucke
 			return nil
 		}
 		c.delayed += hi - lo
-		c.sum.Add(c.sum, w.Sum(lo, hi))
+		if x, ok := w.Sum128(lo, hi); ok {
+			c.add(x)
+		} else {
+			c.addBig(w.Sum(lo, hi))
+		}
 		top := hi - 1
 		if !w.Rising {
 			top = lo
 		}
-		if m := w.Wait(top); m.Cmp(c.max) > 0 {
+		m, _ := exact.FromBig(w.Wait(top)) // a wait fits: the bucket keeps their sum in an Int128
+		if c.max.Less(m) {
 			c.max = m
 		}
 		c.runs = append(c.runs, countsRunWaits{w: w, from: lo, to: hi})
@@ -221,15 +228,34 @@ func (c *countsStats) admit(ctx context.Context, b *buckets.TokenBucket, s bucke
 		if i < from {
 			continue
 		}
-		x := w.Big()
 		c.delayed++
-		c.sum.Add(c.sum, x)
-		if x.Cmp(c.max) > 0 {
-			c.max = x
+		c.add(w)
+		if c.max.Less(w) {
+			c.max = w
 		}
 		c.singles = append(c.singles, w)
 	}
 	return nil
+}
+
+// add adds x units to the total.
+func (c *countsStats) add(x exact.Int128) {
+	if c.sumBig == nil {
+		if s, ok := c.sum.AddOK(x); ok {
+			c.sum = s
+			return
+		}
+		c.sumBig = c.sum.Big()
+	}
+	c.sumBig.Add(c.sumBig, x.Big())
+}
+
+// addBig adds x units to the total.
+func (c *countsStats) addBig(x *big.Int) {
+	if c.sumBig == nil {
+		c.sumBig = c.sum.Big()
+	}
+	c.sumBig.Add(c.sumBig, x)
 }
 
 // stats returns the statistics as delayStats.stats computes them from the
@@ -245,10 +271,13 @@ func (c *countsStats) stats() Stats {
 	} else {
 		listed = c.list()
 	}
-	total := new(big.Rat).SetFrac(c.sum, big.NewInt(c.scale))
+	sum := c.sumBig
+	if sum == nil {
+		sum = c.sum.Big()
+	}
+	total := new(big.Rat).SetFrac(sum, big.NewInt(c.scale))
 	st.Total, _ = new(big.Rat).Quo(total, big.NewRat(1e9, 1)).Float64()
-	maxWait, _ := exact.FromBig(c.max) // below 2^127: the buckets keep it in an Int128
-	st.Max = exact.Frac(maxWait, c.scale).QuoFloat64(1e9)
+	st.Max = exact.Frac(c.max, c.scale).QuoFloat64(1e9)
 	if c.n == 0 {
 		return st
 	}

@@ -128,10 +128,11 @@ func (spec RunSpec) pair() (*systems.Pair, error) {
 // Run stops early, returning ctx.Err(), when ctx is cancelled (checked every
 // 4096 arrivals).
 //
-// A counts trace (spread even) of at least 2^26 jobs under round robin,
-// FCFS and equal sums takes a closed form per interval instead (see
-// countsrun.go): the same statistics at a cost that grows with the lines,
-// not the jobs, and the check not run (Result.Check.NotChecked).
+// A counts trace (spread even) with at least 2^26 jobs in its first 1024
+// lines under round robin, FCFS and equal sums takes a closed form per
+// interval instead (see countsrun.go): the same statistics at a cost that
+// grows with the lines, not the jobs, and the check not run
+// (Result.Check.NotChecked).
 func Run(ctx context.Context, spec RunSpec, proc arrivals.Process, jobsOut io.Writer) (Result, error) {
 	if res, ok, err := runCounts(ctx, spec, proc, jobsOut); ok {
 		return res, err // a large counts trace, in closed form (countsrun.go)
