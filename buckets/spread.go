@@ -437,3 +437,64 @@ func (b *TokenBucket) spreadState(w SpreadWaits, t0, tLast engine.Time) (f, sum 
 	}
 	return f, sum, true
 }
+
+// SpreadBeyondClock returns the index of the first arrival of s whose
+// release would be beyond the clock's range (where [TokenBucket.AdmitFCFS]
+// fails) were the arrivals of s admitted one by one from the bucket's
+// present state, and true; or false when every release is on the clock,
+// or when the gaps of s straddle 1/r (see [TokenBucket.AdmitSpread]: then
+// the index has no closed form here). The bucket is not changed.
+//
+// While the bucket is busy, F_i = F_0 + i/r and arrival i is released at
+// F_i - b/r, which grows with i: the first release at or beyond the end
+// of the clock, Forever, is that of i* = ceil((Forever + b/r - F_0)·r),
+// provided arrival i* still waits (it does when the gaps are at most 1/r;
+// when they are at least 1/r, only if its wait by the busy formula is
+// positive, as then every arrival before it waited too).
+//
+// Panics if s is not valid or starts before the bucket's last instant.
+func (b *TokenBucket) SpreadBeyondClock(s Spread) (int64, bool) {
+	if !s.Valid() {
+		panic(fmt.Sprintf("buckets: TokenBucket.SpreadBeyondClock(%+v): not a valid spread", s))
+	}
+	if s.N == 0 {
+		return 0, false
+	}
+	t0 := s.At(0)
+	if t0 < b.last {
+		panic(fmt.Sprintf("buckets: TokenBucket.SpreadBeyondClock at %v after instant %v", t0, b.last))
+	}
+	if s.N >= 2 {
+		gmin, gmax := s.gaps()
+		if gmin < 0 || exact.Mul64(gmin, b.scale).Less(b.token) && b.token.Less(exact.Mul64(gmax, b.scale)) {
+			return 0, false
+		}
+	}
+	f0 := b.finish
+	if x := at(t0, b.scale); f0.Less(x) {
+		f0 = x
+	}
+	f0 = f0.Add(b.token)
+	// i* = ceil((Forever·Scale + B - F_0) / T), at least 0
+	num := exact.Mul64(int64(engine.Forever), b.scale).Big()
+	num.Add(num, b.burst.Big())
+	num.Sub(num, f0.Big())
+	i := new(big.Int)
+	if num.Sign() > 0 {
+		tok := b.token.Big()
+		i.Add(num, tok)
+		i.Sub(i, big.NewInt(1))
+		i.Quo(i, tok)
+	}
+	if !i.IsInt64() || i.Int64() >= s.N {
+		return 0, false
+	}
+	e := f0.Big()
+	e.Sub(e, b.burst.Big())
+	e.Sub(e, new(big.Int).Mul(big.NewInt(int64(s.Start)), big.NewInt(b.scale)))
+	w := newSpreadWaits(s, b.scale, e, b.token.Big())
+	if w.Wait(i.Int64()).Sign() <= 0 {
+		return 0, false
+	}
+	return i.Int64(), true
+}

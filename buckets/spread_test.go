@@ -258,3 +258,35 @@ func TestAdmitSpreadHuge(t *testing.T) {
 		t.Fatalf("delayed %d, want 10^12 - 10", d)
 	}
 }
+
+// TestSpreadBeyondClock: 10^12 jobs in one minute into a full bucket of 1
+// token/s, b = 10 (one token every 10^9 ns): job i >= 10 is released at
+// F_i - b/r = (i - 9)·10^9 ns, the first at or beyond Forever = 2^63 - 1
+// ns is i = 9 + ceil((2^63 - 1)/10^9) = 9 + 9223372037 = 9223372046; per
+// job, AdmitFCFS refuses exactly that one first (checked on a bucket
+// brought by a smaller spread to just before it).
+func TestSpreadBeyondClock(t *testing.T) {
+	b, err := NewTokenBucket(params("1", "10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1_000_000_000_000
+	s := Spread{Width: 60 * int64(engine.Second), Count: n, Step: 1, N: n}
+	i, ok := b.SpreadBeyondClock(s)
+	if !ok || i != 9_223_372_046 {
+		t.Fatalf("SpreadBeyondClock = %d, %v, want 9223372046", i, ok)
+	}
+	pre := s
+	pre.N = i
+	if _, ok := b.AdmitSpread(pre); !ok {
+		t.Fatal("the jobs before it are refused")
+	}
+	x := s.At(i)
+	if _, ok := b.AdmitFCFS(x, at(x, b.scale)); ok {
+		t.Fatalf("job %d admitted on the clock", i)
+	}
+	fresh, _ := NewTokenBucket(params("1", "10"))
+	if _, ok := fresh.SpreadBeyondClock(Spread{Width: 60 * int64(engine.Second), Count: n, Step: 1, N: 1000}); ok {
+		t.Fatal("1000 jobs of the minute reported beyond the clock")
+	}
+}

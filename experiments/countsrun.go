@@ -116,8 +116,11 @@ func (r *countsRun) bin(ctx context.Context, bin arrivals.Bin) error {
 	}
 	base, k := r.jobs, int64(len(r.subs))
 	sp := buckets.Spread{Start: bin.Start, Width: bin.Width, Count: bin.Count, First: bin.First, Step: 1, N: n}
-	// Job base + i is measured when base + i >= Warmup.
-	if err := r.a.admit(ctx, r.one, sp, max(r.spec.Warmup-base, 0)); err != nil {
+	// Job base + i is measured when base + i >= Warmup. A release beyond
+	// the clock fails the run at the first job it happens to, in either
+	// system, as on the per-job path.
+	first := beyond{id: -1}
+	if err := r.a.admit(ctx, r.one, sp, max(r.spec.Warmup-base, 0), base, 1, &first); err != nil {
 		return err
 	}
 	for l, sb := range r.subs {
@@ -129,9 +132,12 @@ func (r *countsRun) bin(ctx context.Context, bin arrivals.Bin) error {
 		}
 		s := buckets.Spread{Start: bin.Start, Width: bin.Width, Count: bin.Count, First: bin.First + o, Step: k, N: m}
 		from := max(r.spec.Warmup-base-o, 0)
-		if err := r.b.admit(ctx, sb, s, (from+k-1)/k); err != nil {
+		if err := r.b.admit(ctx, sb, s, (from+k-1)/k, base+o, k, &first); err != nil {
 			return err
 		}
+	}
+	if first.id >= 0 {
+		return fmt.Errorf("systems: job %d at %v s would be released beyond the clock's range: %w", first.id, first.at, systems.ErrOverflow)
 	}
 	r.jobs += n
 	if n > 0 {
@@ -183,10 +189,19 @@ func newCountsStats(scale int64) *countsStats {
 	return &countsStats{scale: scale}
 }
 
-// admit admits the arrivals of s to b, those of index from on measured:
-// in closed form, or one by one where AdmitSpread declines (gaps around
-// one token's time).
-func (c *countsStats) admit(ctx context.Context, b *buckets.TokenBucket, s buckets.Spread, from int64) error {
+// beyond is the first job released beyond the clock (id -1: none yet).
+type beyond struct {
+	id int64
+	at engine.Time
+}
+
+// admit admits the arrivals of s to b, those of index from on measured
+// (arrival i is job id0 + i·step): in closed form, or one by one where
+// AdmitSpread declines (gaps around one token's time). At the first
+// arrival whose release would be beyond the clock it stops, noting it in
+// first when it is the earliest job so far (the bucket is then left in
+// between: the run fails).
+func (c *countsStats) admit(ctx context.Context, b *buckets.TokenBucket, s buckets.Spread, from, id0, step int64, first *beyond) error {
 	from = min(from, s.N)
 	c.n += s.N - from
 	if w, ok := b.AdmitSpread(s); ok {
@@ -212,6 +227,15 @@ func (c *countsStats) admit(ctx context.Context, b *buckets.TokenBucket, s bucke
 		c.runs = append(c.runs, countsRunWaits{w: w, from: lo, to: hi})
 		return nil
 	}
+	note := func(i int64) error {
+		if id := id0 + i*step; first.id < 0 || id < first.id {
+			first.id, first.at = id, s.At(i)
+		}
+		return nil
+	}
+	if i, ok := b.SpreadBeyondClock(s); ok {
+		return note(i)
+	}
 	for i := range s.N {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -219,7 +243,7 @@ func (c *countsStats) admit(ctx context.Context, b *buckets.TokenBucket, s bucke
 		t := s.At(i)
 		w, ok := b.AdmitFCFS(t, exact.Mul64(int64(t), b.Scale()))
 		if !ok {
-			return fmt.Errorf("systems: a job at %v s would be released beyond the clock's range: %w", t, systems.ErrOverflow)
+			return note(i)
 		}
 		if w.Sign() <= 0 {
 			continue

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -183,5 +184,34 @@ func TestCountsTrillion(t *testing.T) {
 	// 1)·3/50) ns.
 	if want := engine.Time((n - 1) * 3 / 50).Seconds(); res.Span != want {
 		t.Errorf("span %v s, want %v s", res.Span, want)
+	}
+}
+
+// TestCountsBeyondClock: 20 jobs at one instant (an interval of 1 ns)
+// into a bucket of one token every 10^18 ns (r = 10^-9 tokens/s, b = 2):
+// job i >= 2 is released (i - 1)·10^18 ns later, beyond the clock (2^63 -
+// 1 ns, about 9.2·10^18) from job 11 on; in the split (a token every
+// 2·10^18 ns, b = 1 each) job i is the (i div 2)-th of its sub-bucket,
+// released (i div 2)·2·10^18 ns later, beyond from job 10 on. Both paths
+// fail at job 10 with the same error, the closed form at once
+// (buckets.SpreadBeyondClock).
+func TestCountsBeyondClock(t *testing.T) {
+	spec := RunSpec{One: pp("1/1000000000", "2"), Subs: []buckets.Params{pp("1/2000000000", "1"), pp("1/2000000000", "1")}, Dispatch: "rr", Order: buckets.FCFS, Seed: 1}
+	defer func(j int64) { countsClosedFormJobs = j }(countsClosedFormJobs)
+	var msgs []string
+	for _, threshold := range []int64{math.MaxInt64, 1} {
+		countsClosedFormJobs = threshold
+		tr, err := arrivals.NewTrace(strings.NewReader("20\n"), "c.txt", arrivals.TraceOptions{Format: arrivals.FormatCounts, Interval: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(context.Background(), spec, tr, nil)
+		if !errors.Is(err, ErrOverflow) || !errors.Is(err, ErrInput) {
+			t.Fatalf("threshold %d: %v, want an overflow about the input", threshold, err)
+		}
+		msgs = append(msgs, err.Error())
+	}
+	if msgs[0] != msgs[1] || !strings.Contains(msgs[0], "job 10 ") {
+		t.Fatalf("per job: %s\nclosed form: %s\nwant the same, about job 10", msgs[0], msgs[1])
 	}
 }
