@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // A Handler is a component that reacts to its own events. Handle is called
 // with the simulation, the event's instant (equal to s.Now()) and the
@@ -22,29 +25,48 @@ type Event struct {
 	Arg      int     // component-defined argument
 }
 
-// before reports whether e runs before f: earlier At, then lower
-// Priority, then earlier Seq.
-func (e *Event) before(f *Event) bool {
-	if e.At != f.At {
-		return e.At < f.At
-	}
-	if e.Priority != f.Priority {
-		return e.Priority < f.Priority
-	}
-	return e.Seq < f.Seq
-}
-
 // Sim is a discrete-event simulation: a clock and a queue of pending events
 // ordered by (time, priority, insertion sequence). Handlers run one at a time on the
 // caller's goroutine.
 //
 // The zero value is not usable; create one with [NewSim].
 type Sim struct {
-	now       Time
-	seq       uint64
-	heap      []Event
+	now  Time
+	seq  uint64
+	heap []key // ordered by (At, Priority, Seq); pointer-free, so moving keys costs no GC write barrier
+	// calls holds each pending event's handler and argument at its key's
+	// slot; free lists the slots of events already run.
+	calls     []call
+	free      []int32
 	observers []Observer
 	steps     uint64
+}
+
+// key is an event's place in the queue; its handler and argument are in
+// Sim.calls[slot].
+type key struct {
+	at       Time
+	priority int
+	seq      uint64
+	slot     int32
+}
+
+// call is what an event runs.
+type call struct {
+	h   Handler
+	arg int
+}
+
+// before reports whether k runs before l: earlier instant, then lower
+// priority, then earlier sequence number.
+func (k *key) before(l *key) bool {
+	if k.at != l.at {
+		return k.at < l.at
+	}
+	if k.priority != l.priority {
+		return k.priority < l.priority
+	}
+	return k.seq < l.seq
 }
 
 // NewSim returns an empty simulation with its clock at 0.
@@ -81,7 +103,19 @@ func (s *Sim) SchedulePriority(at Time, priority int, h Handler, arg int) {
 	if at < s.now || at == Forever {
 		panic(fmt.Sprintf("engine: Schedule(%v) with Now() = %v", at, s.now))
 	}
-	s.heap = append(s.heap, Event{At: at, Priority: priority, Seq: s.seq, Handler: h, Arg: arg})
+	var slot int32
+	if n := len(s.free); n > 0 {
+		slot = s.free[n-1]
+		s.free = s.free[:n-1]
+		s.calls[slot] = call{h, arg}
+	} else {
+		if len(s.calls) == math.MaxInt32 {
+			panic("engine: more than 2^31 - 1 events pending")
+		}
+		slot = int32(len(s.calls))
+		s.calls = append(s.calls, call{h, arg})
+	}
+	s.heap = append(s.heap, key{at: at, priority: priority, seq: s.seq, slot: slot})
 	s.seq++
 	s.up(len(s.heap) - 1)
 }
@@ -92,7 +126,7 @@ func (s *Sim) Peek() Time {
 	if len(s.heap) == 0 {
 		return Forever
 	}
-	return s.heap[0].At
+	return s.heap[0].at
 }
 
 // Step runs the next pending event and then the observers. It returns false,
@@ -102,18 +136,20 @@ func (s *Sim) Step() bool {
 	if n == 0 {
 		return false
 	}
-	ev := s.heap[0]
+	k := s.heap[0]
 	s.heap[0] = s.heap[n-1]
-	s.heap[n-1] = Event{}
 	s.heap = s.heap[:n-1]
 	if n > 1 {
 		s.down(0)
 	}
-	s.now = ev.At
+	c := s.calls[k.slot]
+	s.calls[k.slot] = call{} // let the handler be collected once nothing else holds it
+	s.free = append(s.free, k.slot)
+	s.now = k.at
 	s.steps++
-	ev.Handler.Handle(s, ev.At, ev.Arg)
+	c.h.Handle(s, k.at, c.arg)
 	for _, o := range s.observers {
-		o(ev)
+		o(Event{At: k.at, Priority: k.priority, Seq: k.seq, Handler: c.h, Arg: c.arg})
 	}
 	return true
 }
@@ -129,7 +165,7 @@ func (s *Sim) Run() {
 // Events after t stay pending; Now() is left at the last event run, not
 // advanced to t.
 func (s *Sim) RunUntil(t Time) {
-	for len(s.heap) > 0 && s.heap[0].At <= t {
+	for len(s.heap) > 0 && s.heap[0].at <= t {
 		s.Step()
 	}
 }

@@ -21,3 +21,29 @@ func TestMD1Delay(t *testing.T) {
 		}
 	}
 }
+
+// The two integrals agree: E[W] − ∫_0^c P(W > x) dx (the one MD1Delay
+// takes when it keeps its digits) equals ∫_c^∞ P(W > x) dx, the tail
+// integrated to P(W > x) < 1e-15, which does not use the
+// Pollaczek–Khinchine mean at all.
+func TestMD1DelayHeadEqualsTail(t *testing.T) {
+	for _, c := range []struct{ rho, b float64 }{
+		{0.3, 1.5}, {0.3, 3.25}, {0.5, 2}, {0.5, 5}, {0.8, 3.25},
+	} {
+		{
+			rho, b := c.rho, c.b
+			pk := rho / (2 * (1 - rho))
+			head := pk - integrateBelow(rho, 0, b-1)
+			tail := integrateAbove(rho, b-1)
+			if head <= 1e-3*pk {
+				continue // MD1Delay takes the tail here
+			}
+			if math.Abs(head-tail) > 1e-11*tail {
+				t.Errorf("ρ %v, b %v: E[W] − head %.15g, tail %.15g", rho, b, head, tail)
+			}
+			if got := MD1Delay(rho*2, 2, b); got != head/2 {
+				t.Errorf("MD1Delay(%v, 2, %v) = %.15g, want %.15g", rho*2, b, got, head/2)
+			}
+		}
+	}
+}

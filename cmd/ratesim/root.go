@@ -18,6 +18,7 @@ import (
 
 	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/internal/crash"
+	"github.com/ratesim/ratesim/internal/param"
 	"github.com/ratesim/ratesim/internal/version"
 )
 
@@ -107,6 +108,9 @@ writes one per command (ratesim.1, ratesim-run.1, ...).`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if pe := (*param.Error)(nil); errors.As(err, &pe) {
+			return pe // a parameter's own message, as when a study checks it
+		}
 		return fmt.Errorf("%w (see '%s --help')", wholeNumberError(c, err), c.CommandPath())
 	})
 	root.PersistentPreRunE = checkOutputFlags

@@ -25,6 +25,7 @@ var layer = map[string]int{
 	"internal/heap":       0,
 	"internal/crash":      0,
 	"internal/budget":     0,
+	"internal/param":      1, // one declaration per parameter (imports engine, exact)
 	"internal/bareloop":   0, // a command: the reference of the speed figures, importing nothing of ours
 	"internal/tailsketch": 0, // exact-then-sketched delays (drl)
 	"internal/memprobe":   3, // live-heap checkpoints for the memory benchmarks (imports arrivals)
