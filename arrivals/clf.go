@@ -26,7 +26,7 @@ func newCLF(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 			}
 		}
 		if s.keyField == 0 {
-			return nil, &TraceError{File: name, Text: opt.KeyCol, Err: ErrColumn,
+			return nil, &TraceError{File: name, Text: opt.KeyCol, Err: ErrColumn, Option: "KeyCol",
 				Msg: fmt.Sprintf("key field %q is not a CLF field: want host, ident or user", opt.KeyCol)}
 		}
 	}

@@ -43,7 +43,7 @@ func newSpread(name string, opt TraceOptions) (spread, *TraceError) {
 		}
 		return spread{rng: rand.New(opt.Src)}, nil
 	}
-	return spread{}, &TraceError{File: name, Text: opt.Spread, Msg: fmt.Sprintf("unknown spread %q: want even or random", opt.Spread), Err: ErrOptions}
+	return spread{}, &TraceError{File: name, Text: opt.Spread, Msg: fmt.Sprintf("unknown spread %q: want even or random", opt.Spread), Err: ErrOptions, Option: "Spread"}
 }
 
 // countInterval returns TraceOptions.Interval in ns, or an error.
@@ -53,7 +53,7 @@ func countInterval(name string, opt TraceOptions) (int64, *TraceError) {
 		d = defaultInterval
 	}
 	if d < 0 {
-		return 0, &TraceError{File: name, Msg: fmt.Sprintf("interval %v s is invalid: want > 0", d), Err: ErrOptions}
+		return 0, &TraceError{File: name, Msg: fmt.Sprintf("interval %v s is invalid: want > 0", d), Err: ErrOptions, Option: "Interval"}
 	}
 	return int64(d), nil
 }
@@ -102,7 +102,7 @@ func newRecordReader(br *bufio.Reader, name string, delim rune) (*recordReader, 
 	if delim == 0 {
 		delim = chooseDelimiter(withoutGz(name), peekHeader(br))
 	} else if !validDelimiter(delim) {
-		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions}
+		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions, Option: "Delimiter"}
 	}
 	r := &recordReader{name: name, delim: delim}
 	if delim == '\t' {
@@ -191,7 +191,7 @@ type countsSource struct {
 func newCounts(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 	format, err := parseTimeFormat(opt.TimeFormat)
 	if err != nil {
-		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions}
+		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions, Option: "TimeFormat"}
 	}
 	s := &countsSource{format: format, sorting: opt.Sort}
 	var te *TraceError
@@ -230,13 +230,13 @@ func newCounts(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) 
 		s.header = first
 	}
 	cols := []struct {
-		spec, role string
-		dst        *int
-	}{{opt.CountCol, "count", &s.countCol}, {opt.TimeCol, "time", &s.timeCol}}
+		spec, role, field string
+		dst               *int
+	}{{opt.CountCol, "count", "CountCol", &s.countCol}, {opt.TimeCol, "time", "TimeCol", &s.timeCol}}
 	for _, c := range cols {
 		i, msg := column(c.spec, c.role, s.header)
 		if msg != "" {
-			return nil, &TraceError{File: name, Line: line, Text: c.spec, Msg: msg, Err: ErrColumn}
+			return nil, &TraceError{File: name, Line: line, Text: c.spec, Msg: msg, Err: ErrColumn, Option: c.field}
 		}
 		*c.dst = i
 	}

@@ -101,10 +101,10 @@ var Formats = []string{FormatCSV, FormatCLF, FormatJSONL, FormatCounts, FormatWi
 func NewTrace(r io.Reader, name string, opt TraceOptions) (*Trace, error) {
 	format, err := FormatFor(name, opt.Format)
 	if err != nil {
-		return nil, &TraceError{File: name, Text: opt.Format, Msg: err.Error(), Err: ErrOptions}
+		return nil, &TraceError{File: name, Text: opt.Format, Msg: err.Error(), Err: ErrOptions, Option: "Format"}
 	}
-	if msg := notApplicable(format, opt); msg != "" {
-		return nil, &TraceError{File: name, Msg: msg, Err: ErrOptions}
+	if field, msg := notApplicable(format, opt); msg != "" {
+		return nil, &TraceError{File: name, Msg: msg, Err: ErrOptions, Option: field}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var in io.Reader = br
@@ -152,30 +152,31 @@ func FormatFor(name, format string) (string, error) {
 	return "", fmt.Errorf("unknown trace format %q: want one of %s", format, strings.Join(Formats, ", "))
 }
 
-// notApplicable names an option set for a format that ignores it, or "".
-func notApplicable(format string, opt TraceOptions) string {
+// notApplicable names an option set for a format that ignores it (its
+// TraceOptions field and a message), or returns "", "".
+func notApplicable(format string, opt TraceOptions) (field, msg string) {
 	type opt1 struct {
-		name string
-		set  bool
-		ok   []string // formats that use it
+		field, name string
+		set         bool
+		ok          []string // formats that use it
 	}
 	tf := opt.TimeFormat != "" && opt.TimeFormat != "unix"
 	for _, o := range []opt1{
-		{"time column", opt.TimeCol != "", []string{FormatCSV, FormatJSONL, FormatCounts}},
-		{"time format", tf, []string{FormatCSV, FormatJSONL, FormatCounts}},
-		{"key column", opt.KeyCol != "", []string{FormatCSV, FormatJSONL, FormatCLF}},
-		{"sub-bucket column", opt.SubCol != "", []string{FormatCSV, FormatJSONL}},
-		{"delimiter", opt.Delimiter != 0, []string{FormatCSV, FormatCounts, FormatWide}},
-		{"interval", opt.Interval != 0, []string{FormatCounts, FormatWide}},
-		{"spread", opt.Spread != "", []string{FormatCounts, FormatWide}},
-		{"count column", opt.CountCol != "", []string{FormatCounts}},
-		{"series", opt.Series != "", []string{FormatWide}},
+		{"TimeCol", "time column", opt.TimeCol != "", []string{FormatCSV, FormatJSONL, FormatCounts}},
+		{"TimeFormat", "time format", tf, []string{FormatCSV, FormatJSONL, FormatCounts}},
+		{"KeyCol", "key column", opt.KeyCol != "", []string{FormatCSV, FormatJSONL, FormatCLF}},
+		{"SubCol", "sub-bucket column", opt.SubCol != "", []string{FormatCSV, FormatJSONL}},
+		{"Delimiter", "delimiter", opt.Delimiter != 0, []string{FormatCSV, FormatCounts, FormatWide}},
+		{"Interval", "interval", opt.Interval != 0, []string{FormatCounts, FormatWide}},
+		{"Spread", "spread", opt.Spread != "", []string{FormatCounts, FormatWide}},
+		{"CountCol", "count column", opt.CountCol != "", []string{FormatCounts}},
+		{"Series", "series", opt.Series != "", []string{FormatWide}},
 	} {
 		if o.set && !containsString(o.ok, format) {
-			return fmt.Sprintf("the %s option does not apply to format %s (only to %s)", o.name, format, strings.Join(o.ok, ", "))
+			return o.field, fmt.Sprintf("the %s option does not apply to format %s (only to %s)", o.name, format, strings.Join(o.ok, ", "))
 		}
 	}
-	return ""
+	return "", ""
 }
 
 func containsString(xs []string, s string) bool {

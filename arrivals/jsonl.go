@@ -19,7 +19,7 @@ type jsonlSource struct {
 func newJSONL(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 	format, err := parseTimeFormat(opt.TimeFormat)
 	if err != nil {
-		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions}
+		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions, Option: "TimeFormat"}
 	}
 	s := &jsonlSource{lr: lineReader{br: br}, format: format, timeKey: opt.TimeCol, keyKey: opt.KeyCol, subKey: opt.SubCol}
 	if s.timeKey == "" {

@@ -94,13 +94,13 @@ type traceEntry struct {
 func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) {
 	format, err := parseTimeFormat(opt.TimeFormat)
 	if err != nil {
-		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions}
+		return nil, &TraceError{File: name, Text: opt.TimeFormat, Msg: err.Error(), Err: ErrOptions, Option: "TimeFormat"}
 	}
 	delim := opt.Delimiter
 	if delim == 0 {
 		delim = chooseDelimiter(withoutGz(name), peekHeader(br))
 	} else if !validDelimiter(delim) {
-		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions}
+		return nil, &TraceError{File: name, Msg: fmt.Sprintf("invalid delimiter %q", delim), Err: ErrOptions, Option: "Delimiter"}
 	}
 	t := &Trace{name: name, skipBad: opt.SkipBad, maxBad: opt.MaxBad, format: format, delim: delim, keyCol: -1, subCol: -1}
 	if delim == '\t' {
@@ -117,12 +117,12 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 		return nil, t.readError(err)
 	}
 	for _, c := range []struct {
-		spec, role string
-		dst        *int
-	}{{opt.TimeCol, "time", &t.timeCol}, {opt.KeyCol, "key", &t.keyCol}, {opt.SubCol, "sub", &t.subCol}} {
+		spec, role, field string
+		dst               *int
+	}{{opt.TimeCol, "time", "TimeCol", &t.timeCol}, {opt.KeyCol, "key", "KeyCol", &t.keyCol}, {opt.SubCol, "sub", "SubCol", &t.subCol}} {
 		i, msg := column(c.spec, c.role, t.header)
 		if msg != "" {
-			return nil, &TraceError{File: name, Line: t.fieldLine(0), Text: c.spec, Msg: msg, Err: ErrColumn}
+			return nil, &TraceError{File: name, Line: t.fieldLine(0), Text: c.spec, Msg: msg, Err: ErrColumn, Option: c.field}
 		}
 		*c.dst = i
 	}

@@ -90,6 +90,11 @@ type TraceError struct {
 	Err  error  // a sentinel such as ErrBadField, or the underlying cause; may be nil
 	Hint *Hint  // what would likely fit the data, or nil
 	say  string // Msg as a template with option references, or "" (see wording.go)
+	// Option is the TraceOptions field whose value the error is about
+	// ("TimeCol", "Series", "TimeFormat", ...), or "": [TraceError.Phrase]
+	// then names that option first, so that a command line's message names
+	// the flag the user typed (issue 28). Error leaves it out.
+	Option string
 }
 
 // Error returns "arrivals: FILE:LINE: MSG", followed by "; " and the

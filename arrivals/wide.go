@@ -178,15 +178,15 @@ func parseSeries(name string, line int, spec string, header []string, isCount []
 		k, v, ok := strings.Cut(part, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
-			return nil, &TraceError{File: name, Text: spec, Err: ErrOptions,
+			return nil, &TraceError{File: name, Text: spec, Err: ErrOptions, Option: "Series",
 				Msg: fmt.Sprintf("bad series %q: want col=value conditions separated by commas, such as function=func-07, or all", spec)}
 		}
 		col, msg := column(k, "series", header)
 		if msg != "" {
-			return nil, &TraceError{File: name, Line: line, Text: k, Msg: msg, Err: ErrColumn}
+			return nil, &TraceError{File: name, Line: line, Text: k, Msg: msg, Err: ErrColumn, Option: "Series"}
 		}
 		if isCount[col] {
-			return nil, &TraceError{File: name, Line: line, Text: k, Err: ErrColumn,
+			return nil, &TraceError{File: name, Line: line, Text: k, Err: ErrColumn, Option: "Series",
 				Msg: fmt.Sprintf("series column %q is an interval column: select rows by a key column (one whose header is not a number)", k)}
 		}
 		cs = append(cs, seriesCond{col: col, value: v})

@@ -97,9 +97,14 @@ func (e *TraceError) msgTemplate() string {
 
 // Phrase returns e's message (as [TraceError.Error]) with the options it
 // suggests named by n: ratesim's command line names them as its flags
-// ("use --sort to sort the trace").
+// ("use --sort to sort the trace"); an error about an option's value
+// ([TraceError.Option]) starts with that option named by n ("--time-col:
+// arrivals: ...").
 func (e *TraceError) Phrase(n OptionNamer) string {
 	s := "arrivals: " + e.File
+	if e.Option != "" {
+		s = n(e.Option, "") + ": " + s
+	}
 	if e.Line > 0 {
 		s += ":" + strconv.Itoa(e.Line)
 	}

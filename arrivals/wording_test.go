@@ -28,3 +28,25 @@ func TestPhrase(t *testing.T) {
 		t.Errorf("error %q holds template marks", err)
 	}
 }
+
+// TestPhraseNamesOption: an error about an option's value names that
+// option first when phrased for a command line (issue 28: a message names
+// the flag the user typed), and Error is unchanged.
+func TestPhraseNamesOption(t *testing.T) {
+	for _, c := range []struct {
+		opt       TraceOptions
+		lib, flag string
+	}{
+		{TraceOptions{TimeCol: "text"}, `arrivals: c.csv:1: time column "text" is not in the header: the header has 2 columns: "t", "k"`, "--time-col: "},
+		{TraceOptions{KeyCol: "0"}, `arrivals: c.csv:1: key column 0 is out of range: columns are numbered from 1 to 2: the header has 2 columns: "t", "k"`, "--key-col: "},
+		{TraceOptions{Series: "a=b"}, `arrivals: c.csv: the series option does not apply to format csv (only to wide)`, "--series: "},
+		{TraceOptions{CountCol: "2"}, `arrivals: c.csv: the count column option does not apply to format csv (only to counts)`, "--count-col: "},
+		{TraceOptions{TimeFormat: "text"}, `arrivals: c.csv: unknown time format "text"`, "--time-format: "},
+		{TraceOptions{Format: "counts", Spread: "text", Interval: 1e9}, `arrivals: c.csv: unknown spread "text": want even or random`, "--spread: "},
+	} {
+		_, _, err := readTrace(t, "t,k\n1,a\n", "c.csv", c.opt)
+		if err == nil || !strings.HasPrefix(err.Error(), c.lib) || phrased(err) != c.flag+err.Error() {
+			t.Errorf("%+v: error\n\t%v\nphrased\n\t%s\nwant\n\t%s...\nphrased with the prefix %q", c.opt, err, phrased(err), c.lib, c.flag)
+		}
+	}
+}

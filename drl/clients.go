@@ -13,14 +13,15 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 )
 
 // ClientsDesigns builds the designs of a clients study
-// (experiments.ClientsStudy, model: clients): a clients block's design
+// (clientstudy.ClientsStudy, model: clients): a clients block's design
 // key names one of [Designs], enforcing R = rate, B = limit, and its
 // design parameters are those ratesim clients --design borrows from
 // ratesim drl, as keys of [Params] (nodes, police, sync_period, ...).
-// It implements experiments.ClientsDesigns.
+// It implements clientstudy.ClientsDesigns.
 type ClientsDesigns struct{}
 
 // clientDesignParams are the keys of Params a clients block takes with a
@@ -35,20 +36,20 @@ func (ClientsDesigns) Params() []string { return slices.Clone(clientDesignParams
 // Remote validates the design and its parameters for the run of p and
 // returns the builder of a fresh design per run (a *Online, every request
 // of one key) and a description of its parameters. Errors are
-// *experiments.ParamError naming the key: design for an unknown design,
+// *clientstudy.ParamError naming the key: design for an unknown design,
 // limit for a burst below one token per node.
-func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *experiments.ClientsParams) (func(origin int64) (clients.Remote, error), string, error) {
+func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *clientstudy.ClientsParams) (func(origin int64) (clients.Remote, error), string, error) {
 	if !slices.Contains(Designs, design) {
-		return nil, "", &experiments.ParamError{Param: "design", Value: design, Want: "one of " + strings.Join(Designs, ", ")}
+		return nil, "", &clientstudy.ParamError{Param: "design", Value: design, Want: "one of " + strings.Join(Designs, ", ")}
 	}
 	dp := DefaultParams()
 	dp.Designs, dp.Rate, dp.Burst, dp.Seed = design, p.Rate, strconv.FormatInt(p.Limit, 10), p.Seed
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		if !slices.Contains(clientDesignParams, k) {
-			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: "a parameter of a design (one of " + strings.Join(clientDesignParams, ", ") + ")"}
+			return nil, "", &clientstudy.ParamError{Param: k, Value: nodeText(params[k]), Want: "a parameter of a design (one of " + strings.Join(clientDesignParams, ", ") + ")"}
 		}
 		if err := experiments.SetYAMLField(&dp, k, params[k]); err != nil {
-			return nil, "", &experiments.ParamError{Param: k, Value: nodeText(params[k]), Want: err.Error()}
+			return nil, "", &clientstudy.ParamError{Param: k, Value: nodeText(params[k]), Want: err.Error()}
 		}
 	}
 	s, _, err := dp.Spec()
@@ -58,7 +59,7 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *exp
 		if name == "" {
 			name = pe.Param
 		}
-		return nil, "", &experiments.ParamError{Param: name, Value: pe.Value, Want: pe.Want}
+		return nil, "", &clientstudy.ParamError{Param: name, Value: pe.Value, Want: pe.Want}
 	}
 	if err != nil {
 		return nil, "", err

@@ -7,7 +7,7 @@ import (
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -57,10 +57,10 @@ func newStore(s Spec, u units, res *Result) (*store, error) {
 		if err != nil {
 			return nil, err
 		}
-		// The family's fixed window (experiments.LimitersSpec.NewLimiter),
-		// edges at k·W from the Unix epoch on a trace's clock (s.Origin).
-		fw := experiments.LimitersSpec{Rate: s.Bucket.Rate, Limit: s.Bucket.Burst.Floor().Int64(), Window: w, Origin: s.Origin}
-		st.newLim = func() (buckets.Limiter, error) { return fw.NewLimiter("fixed-window", nil) }
+		// The family's fixed window (limiterstudy.NewLimiter), edges at
+		// k·W from the Unix epoch on a trace's clock (s.Origin).
+		fw := limiterstudy.Params{Rate: s.Bucket.Rate, Limit: s.Bucket.Burst.Floor().Int64(), Window: w, Origin: s.Origin}
+		st.newLim = func() (buckets.Limiter, error) { return limiterstudy.NewLimiter("fixed-window", fw, nil) }
 	}
 	if st.newLim != nil {
 		if _, err := st.newLim(); err != nil { // once, so that a key's limiter always builds

@@ -153,12 +153,3 @@ func CountsNote(tr *arrivals.Trace, spread string) string {
 	}
 	return fmt.Sprintf("counts per %s interval, spread %s", d, spread)
 }
-
-// traceInputText is "trace PATH", followed by the CountsNote of a count
-// trace in parentheses.
-func traceInputText(path string, tr *arrivals.Trace, spread string) string {
-	if note := CountsNote(tr, spread); note != "" {
-		return "trace " + path + " (" + note + ")"
-	}
-	return "trace " + path
-}

@@ -2,7 +2,10 @@
 // the systems with arrival processes, collects statistics and checks, and
 // writes results whole or not at all. cmd/ratesim reduces flags to the
 // specs here and prints what comes back; report and the counterexample
-// search (package experiments/verify) build on the same runs.
+// search (package experiments/verify) build on the same runs. The limiters
+// study is package experiments/limiterstudy, the clients study (the backoff
+// and overload studies with it) package experiments/clientstudy: each is a
+// [Model] the runner runs.
 //
 // What each part owns, by file:
 //
@@ -31,16 +34,10 @@
 //	builtin.go         the built-in sweep specs (Builtin, BuiltinNames)
 //	figures.go         figures of runs and sweeps, their captions, writing them
 //	                   (SweepFigures, RunFigures, SaveFigures)
-//	family.go          the limiter family: one registration per limiter (constructor,
-//	                   description, promise, response curve, figure attributes)
-//	limiters.go        the limiters comparison on one arrival stream: matched parameters,
-//	                   keyed runs, empirical arrival curves α*(d) against promises
-//	                   (LimitersSpec, RunLimiters, LimitersResult)
-//	limiterfigures.go  figures of a limiters run
-//	downstream.go      the network-calculus bounds of what a limiter passes to a
-//	                   rate-latency server (Downstream, PromiseCurve)
-//	clients.go         reacting clients against one limiter (ClientsSpec, RunClients)
-//	backoff.go         the backoff study built on clients runs (RunBackoffStudy)
+//	delaystats.go      the delay statistics and arrival errors of runs, for the studies of
+//	                   other packages (DelayStats, ArrivalError)
+//	seam.go            caption numbers and YAML errors of the split study's words, for them
+//	paramsweep.go      a sweep over a model's parameters (ParamSweep, ParamGrid, ParamAxis)
 //	panic.go           a panic in a worker returned as a *PanicError
 //
 // Randomness: every random component draws from its own PCG stream derived

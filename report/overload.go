@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 )
 
 // metastableSpec is the issue 25 scenario as a clients study, one point
@@ -48,11 +49,11 @@ func sectionOverload(ctx context.Context, d *doc) error {
 		return err
 	}
 	d.logf("metastable: 11 mechanisms × %d replications", reps)
-	study, err := experiments.ParseClientsStudy(strings.NewReader(text), "metastable", nil)
+	study, err := clientstudy.ParseClientsStudy(strings.NewReader(text), "metastable", nil)
 	if err != nil {
 		return err
 	}
-	t, err := experiments.RunModel(ctx, "metastable", experiments.ClientsModel, study, experiments.SweepOptions{Workers: d.cfg.Workers})
+	t, err := experiments.RunModel(ctx, "metastable", clientstudy.ClientsModel, study, experiments.SweepOptions{Workers: d.cfg.Workers})
 	if err != nil {
 		return err
 	}
@@ -107,22 +108,22 @@ func sectionOverload(ctx context.Context, d *doc) error {
 
 	// The map.
 	spec, model, ok := experiments.BuiltinModelSpec("metastability")
-	if !ok || model != experiments.ClientsModel {
+	if !ok || model != clientstudy.ClientsModel {
 		return fmt.Errorf("report: no built-in metastability study")
 	}
 	mreps := pick(d, 1, 10)
 	mspec := strings.Replace(spec, "replications: 10", fmt.Sprintf("replications: %d", mreps), 1)
 	mspec = strings.Replace(mspec, "seed: 1\n", fmt.Sprintf("seed: %d\n", d.cfg.Seed), 1)
-	ms, err := experiments.ParseClientsStudy(strings.NewReader(mspec), "metastability", nil)
+	ms, err := clientstudy.ParseClientsStudy(strings.NewReader(mspec), "metastability", nil)
 	if err != nil {
 		return err
 	}
 	d.logf("metastability map: %d points × %d replications", ms.NumPoints(), mreps)
-	mt, err := experiments.RunModel(ctx, "metastability", experiments.ClientsModel, ms, experiments.SweepOptions{Workers: d.cfg.Workers})
+	mt, err := experiments.RunModel(ctx, "metastability", clientstudy.ClientsModel, ms, experiments.SweepOptions{Workers: d.cfg.Workers})
 	if err != nil {
 		return err
 	}
-	figs := experiments.MetastabilityFigures(mt, fmt.Sprintf("ratesim sweep --builtin metastability (%d replications per point)", mreps))
+	figs := clientstudy.MetastabilityFigures(mt, fmt.Sprintf("ratesim sweep --builtin metastability (%d replications per point)", mreps))
 	if len(figs) == 0 {
 		return fmt.Errorf("report: the metastability map has no figure")
 	}

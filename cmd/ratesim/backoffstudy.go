@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 	"github.com/ratesim/ratesim/internal/atomicfile"
 )
 
@@ -57,12 +58,12 @@ func runBackoffStudy(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	if !f.quiet {
 		fmt.Fprintf(stderr, "ratesim: sweep backoff: %d strategies × %d client counts × %s\n", len(p.Strategies), len(p.Clients), count(p.Runs, "run"))
 	}
-	pts, err := experiments.RunBackoffStudy(p)
+	pts, err := clientstudy.RunBackoffStudy(p)
 	if err != nil {
 		return err
 	}
 	csvPath := filepath.Join(f.out, "results.csv")
-	if err := atomicfile.Write(cmd.Context(), csvPath, func(w io.Writer) error { return experiments.WriteBackoffCSV(w, pts) }); err != nil {
+	if err := atomicfile.Write(cmd.Context(), csvPath, func(w io.Writer) error { return clientstudy.WriteBackoffCSV(w, pts) }); err != nil {
 		return fmt.Errorf("--out %s: %w", f.out, err)
 	}
 	paths := []string{csvPath}
@@ -71,7 +72,7 @@ func runBackoffStudy(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("--out %s: %w", f.out, err)
 		}
-		figs, err := experiments.SaveFigures(experiments.BackoffFigures(p, pts), dir, f.format)
+		figs, err := experiments.SaveFigures(clientstudy.BackoffFigures(p, pts), dir, f.format)
 		if err != nil {
 			return fmt.Errorf("--out %s: %w", f.out, err)
 		}

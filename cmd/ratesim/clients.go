@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -18,13 +16,15 @@ import (
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 )
 
 // clientsFlags are the flags of ratesim clients: the parameters of the
-// run (experiments.ClientsParams, parsed by its Spec as a sweep spec's
+// run (clientstudy.ClientsParams, parsed by its Spec as a sweep spec's
 // clients block is) and the outputs.
 type clientsFlags struct {
-	p        experiments.ClientsParams
+	p        clientstudy.ClientsParams
 	trace    string
 	traceOpt arrivals.TraceOptions
 	traceFmt traceFormatFlags
@@ -46,12 +46,8 @@ type clientsFlags struct {
 var drlClientFlags = []string{"nodes", "dispatch", "police", "node-limiter", "rtt", "outage", "outage-process", "store-limiter", "store-cache", "fail",
 	"sync-period", "batch-limit", "sync-delay", "loss", "local", "algorithm", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout"}
 
-func newClientsCmd() *cobra.Command {
-	f := &clientsFlags{}
-	cmd := &cobra.Command{
-		Use:   "clients",
-		Short: "Run clients that react to a limiter: retries with backoff and jitter, pacing, a downstream buffer, a backfill",
-		Long: `Clients runs a population of clients against one limiter and measures what
+// clientsLong is the help of ratesim clients.
+const clientsLong = `Clients runs a population of clients against one limiter and measures what
 the users see. Open-loop requests come from --arrivals (or --trace, with the
 trace flags of ratesim run); --users adds closed-loop users who think --think
 between the end of a request and the next, until --horizon.
@@ -150,7 +146,14 @@ closed-loop users) or when the run ends, naming a --bin that fits.
 Exit codes: 0 success; 2 bad usage, bad input, or an output that cannot be
 written; 3 internal error (a bug in ratesim: please report the message, the
 version and the command line); 128 + the signal's number when stopped by a
-signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
+signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`
+
+func newClientsCmd() *cobra.Command {
+	f := &clientsFlags{}
+	cmd := &cobra.Command{
+		Use:   "clients",
+		Short: "Run clients that react to a limiter: retries with backoff and jitter, pacing, a downstream buffer, a backfill",
+		Long:  clientsLong,
 		Example: `  ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff exponential
   ratesim clients --arrivals 'cron:n=100,period=10' --jobs 1000 --rate 10 --limit 10 --backoff full
   ratesim clients --profile 'nginx:rate=10r/s,burst=20' --arrivals poisson --load 1.5 --jobs 5000 --retry-after
@@ -161,8 +164,14 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 			return runClients(cmd, f)
 		},
 	}
+	f.register(cmd)
+	return cmd
+}
+
+// register defines the flags of ratesim clients on cmd.
+func (f *clientsFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.p.Limiter, "limiter", "token-police", "the limiter, one of "+strings.Join(experiments.LimiterNames, ", "))
+	fl.StringVar(&f.p.Limiter, "limiter", "token-police", "the limiter, one of "+strings.Join(limiterstudy.LimiterNames, ", "))
 	fl.StringVar(&f.p.Profile, "profile", "", "a library-faithful limiter instead of --limiter, 'NAME:key=value,...' (see 'ratesim limiters --help')")
 	fl.StringVar(&f.p.Rate, "rate", "10", "--limiter: rate R, tokens/s (exact: a decimal or p/q, > 0)")
 	fl.Int64Var(&f.p.Limit, "limit", 10, "--limiter: burst b in tokens, or window limit in jobs (>= 1)")
@@ -230,17 +239,16 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	cmd.MarkFlagsMutuallyExclusive("limiter", "profile", "design")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
-	return cmd
 }
 
-// paramFlag is the flag of a parameter of experiments.ClientsParams: its
+// paramFlag is the flag of a parameter of clientstudy.ClientsParams: its
 // YAML key in kebab case (max_attempts is --max-attempts).
 func paramFlag(param string) string { return strings.ReplaceAll(param, "_", "-") }
 
 // spec binds the flags given to the parameters and parses them with
-// experiments.ClientsParams.Spec, the parser of a sweep spec's clients
+// clientstudy.ClientsParams.Spec, the parser of a sweep spec's clients
 // block, its errors naming the flags; then builds the --design.
-func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error) {
+func (f *clientsFlags) spec(cmd *cobra.Command) (clientstudy.ClientsSpec, error) {
 	changed := cmd.Flags().Changed
 	p := &f.p
 	p.Given = func(param string) bool { return changed(paramFlag(param)) }
@@ -248,20 +256,20 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 	p.Trace, p.TraceOptions = nil, nil
 	var err error
 	if p.MaxMemory, err = maxMemory(f.maxMemory); err != nil {
-		return experiments.ClientsSpec{}, err
+		return clientstudy.ClientsSpec{}, err
 	}
 	if f.trace != "" {
-		p.Trace, p.TraceOptions = &experiments.ClientsTrace{Path: f.trace}, &f.traceOpt
+		p.Trace, p.TraceOptions = &clientstudy.ClientsTrace{Path: f.trace}, &f.traceOpt
 	}
 	if changed("design") {
 		if !slices.Contains(drl.Designs, p.Design) {
-			return experiments.ClientsSpec{}, flagError("design", p.Design, "one of "+strings.Join(drl.Designs, ", "))
+			return clientstudy.ClientsSpec{}, flagError("design", p.Design, "one of "+strings.Join(drl.Designs, ", "))
 		}
 	} else {
 		p.Design = ""
 		for _, name := range drlClientFlags {
 			if changed(name) {
-				return experiments.ClientsSpec{}, fmt.Errorf("--%s applies with --design only", name)
+				return clientstudy.ClientsSpec{}, fmt.Errorf("--%s applies with --design only", name)
 			}
 		}
 	}
@@ -289,7 +297,7 @@ func (f *clientsFlags) spec(cmd *cobra.Command) (experiments.ClientsSpec, error)
 // clientsParamError words an invalid --profile as ratesim limiters does
 // (with the profile's keys); other errors already name their flags.
 func clientsParamError(err error) error {
-	var pe *experiments.ParamError
+	var pe *clientstudy.ParamError
 	if errors.As(err, &pe) && pe.Param == "profile" {
 		if _, perr := parseProfiles([]string{pe.Value.(string)}); perr != nil {
 			return perr
@@ -301,7 +309,7 @@ func clientsParamError(err error) error {
 // readDesign reads --design, its limit (--rate, --limit) and the design
 // flags borrowed from ratesim drl into s.Remote: a fresh drl.Online per
 // run, every request of one key.
-func (f *clientsFlags) readDesign(s *experiments.ClientsSpec) error {
+func (f *clientsFlags) readDesign(s *clientstudy.ClientsSpec) error {
 	d := *f.drl
 	d.p.Designs, d.p.Rate, d.p.Burst, d.p.Seed = f.p.Design, f.p.Rate, strconv.FormatInt(f.p.Limit, 10), f.p.Seed
 	p, err := d.params(f.drlCmd)
@@ -349,7 +357,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	if err := f.checkBins(spec); err != nil {
 		return err
 	}
-	res, err := experiments.RunClients(cmd.Context(), spec, proc)
+	res, err := clientstudy.RunClients(cmd.Context(), spec, proc)
 	var tooMany *clients.ErrTooManyBins
 	if errors.As(err, &tooMany) {
 		return binError(f.p.Bin, tooMany)
@@ -382,7 +390,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
 	if f.plot != "" {
-		figs := experiments.ClientsFigures(res, f.caption(res))
+		figs := clientstudy.ClientsFigures(res, f.caption(res))
 		if len(figs) == 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: --plot: nothing to draw (no series with --bin 0, and no request succeeded)\n")
 		}
@@ -398,7 +406,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 // checkBins refuses --bin before the run when the run's span is known to
 // need more than clients.MaxBins bins: the expected span of --jobs
 // generated requests, or the --horizon of closed-loop users.
-func (f *clientsFlags) checkBins(spec experiments.ClientsSpec) error {
+func (f *clientsFlags) checkBins(spec clientstudy.ClientsSpec) error {
 	w := spec.Scenario.Bin
 	if w <= 0 {
 		return nil
@@ -448,7 +456,7 @@ func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
 }
 
 // caption describes a clients run under its figures.
-func (f *clientsFlags) caption(res *experiments.ClientsResult) string {
+func (f *clientsFlags) caption(res *clientstudy.ClientsResult) string {
 	sc := res.Spec.Scenario
 	c := fmt.Sprintf("%s; limiter %s %s", res.Spec.Input, res.Limiter, res.Params)
 	if res.Spec.Overload != nil {
@@ -470,179 +478,4 @@ func (f *clientsFlags) caption(res *experiments.ClientsResult) string {
 		c += fmt.Sprintf("; downstream server %s jobs/s, buffer %d", f.p.ServerRate, f.p.Buffer)
 	}
 	return c + fmt.Sprintf("; seed %d", f.p.Seed)
-}
-
-// clientsJSON is the --json output.
-type clientsJSON struct {
-	jsonHeader
-	Input   string  `json:"input"`
-	Seed    uint64  `json:"seed"`
-	Backoff string  `json:"backoff"`
-	Base    float64 `json:"backoff_base_s"`
-	Cap     float64 `json:"backoff_cap_s"`
-	MaxAtt  int     `json:"max_attempts"` // 0: no bound
-	Deadln  float64 `json:"deadline_s"`   // 0: none
-	RetryAf bool    `json:"retry_after"`
-	Pace    string  `json:"pace_requests_per_s,omitempty"`
-	Server  string  `json:"server_rate_jobs_per_s,omitempty"`
-	Buffer  *int    `json:"buffer_jobs,omitempty"`
-	Bin     float64 `json:"bin_s"`
-	*experiments.ClientsResult
-	// Design is what a --design did with the attempts (ratesim drl's
-	// figures: messages, overshoot, ...).
-	Design *drl.Summary `json:"design,omitempty"`
-}
-
-func writeClientsJSON(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
-	sc := res.Spec.Scenario
-	out := clientsJSON{jsonHeader: newJSONHeader(), Input: res.Spec.Input, Seed: f.p.Seed, Backoff: f.p.Backoff, MaxAtt: sc.Retry.MaxAttempts,
-		Deadln: sc.Retry.Deadline.Seconds(), RetryAf: f.p.RetryAfter, Bin: sc.Bin.Seconds(), ClientsResult: res, Design: design}
-	out.Base, out.Cap = secondsOf(f.p.Base), secondsOf(f.p.Cap)
-	if o := res.Spec.Overload; o != nil {
-		// The servers' run retries by its own policy (a budget's, such as
-		// the AWS SDK's 3 attempts and backoff).
-		out.MaxAtt = o.Retry.MaxAttempts
-		if _, ok := o.Retry.Backoff.(clients.AWSBackoff); ok {
-			out.Backoff, out.Base, out.Cap = "aws-sdk", 1, 20
-		}
-	}
-	if sc.Pace != nil {
-		out.Pace = sc.Pace.Rate.String()
-	}
-	if sc.Server != nil {
-		out.Server = sc.Server.Rate.String()
-		out.Buffer = &sc.Server.Buffer
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(out) // write errors are kept by the errWriter
-}
-
-// secondsOf returns a validated time flag in seconds.
-func secondsOf(text string) float64 {
-	s, _ := parseSeconds("", text)
-	return s.Float64()
-}
-
-func writeClientsTable(w io.Writer, res *experiments.ClientsResult, design *drl.Summary, f *clientsFlags) {
-	if res.Foreground.OverloadSummary != nil {
-		writeOverloadTable(w, res, f)
-		return
-	}
-	sc := res.Spec.Scenario
-	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.p.Seed)
-	fmt.Fprintf(w, "limiter    %s: %s\n", res.Limiter, res.Params)
-	retry := fmt.Sprintf("backoff %s, base %s, cap %s", f.p.Backoff, f.p.Base, f.p.Cap)
-	if f.p.Backoff == "none" {
-		retry = "no backoff"
-	}
-	if f.p.RetryAfter {
-		if h, ok := sc.Retry.Backoff.(clients.HonorRetryAfter); ok && h.Spread > 0 {
-			retry = fmt.Sprintf("Retry-After plus up to %v s, else %s", h.Spread, retry)
-		} else {
-			retry = "Retry-After, else " + retry
-		}
-	}
-	if sc.Retry.MaxAttempts > 0 {
-		retry += fmt.Sprintf(", at most %d attempts", sc.Retry.MaxAttempts)
-	}
-	if sc.Retry.Deadline > 0 {
-		retry += fmt.Sprintf(", deadline %v s", sc.Retry.Deadline)
-	}
-	fmt.Fprintf(w, "retry      %s\n", retry)
-	if p := sc.Pace; p != nil {
-		jit := ""
-		if p.Jitter > 0 {
-			jit = fmt.Sprintf(", each gap plus up to %v s of jitter", p.Jitter)
-		}
-		fmt.Fprintf(w, "pacing     at most %v requests/s (gaps >= %v s)%s\n", p.Rate, p.Spacing(), jit)
-	}
-	if s := sc.Server; s != nil {
-		fmt.Fprintf(w, "server     FIFO at %v jobs/s, waiting room %d jobs\n", s.Rate, s.Buffer)
-	}
-	fg := res.Foreground
-	fmt.Fprintf(w, "\n%-11s %9s %9s %9s %8s %8s %8s %10s %10s %9s %9s %9s %9s\n",
-		"", "requests", "attempts", "admitted", "give-ups", "ampl.", "att/adm.", "admitted/s", "drain (s)", "mean (s)", "p50 (s)", "p99 (s)", "max (s)")
-	row := func(name string, s experiments.ClientSummary) {
-		fmt.Fprintf(w, "%-11s %9d %9d %9d %8d %8.3f %8.3f %10.4g %10.4g %9.4g %9.4g %9.4g %9.4g\n", name, s.Requests, s.Attempts, s.Successes, s.GiveUps,
-			float64(s.Amplification), float64(s.AttemptsPerSuccess), s.Goodput, s.Drain, s.MeanLatency, s.P50Latency, s.P99Latency, s.MaxLatency)
-	}
-	row("foreground", fg)
-	if res.Backfill != nil {
-		row("backfill", *res.Backfill)
-	}
-	if fg.NoRetry > 0 {
-		fmt.Fprintf(w, "no retry   %d of the %d give-ups were refusals the limiter said no retry would ever pass (an infinite wait); they have no latency\n", fg.NoRetry, fg.GiveUps)
-	}
-	if res.Offered > 0 {
-		if fg.ServedRate != nil {
-			fmt.Fprintf(w, "\noffered    %.6g requests/s, served %.6g requests/s\n", res.Offered, *fg.ServedRate)
-		} else {
-			fmt.Fprintf(w, "\noffered    %.6g requests/s, admitted %.6g requests/s\n", res.Offered, fg.Goodput)
-		}
-	}
-	if fg.Served != nil {
-		fmt.Fprintf(w, "served     %d of %d requests served downstream (%.6g requests/s over the drain), of %d attempts admitted\n", *fg.Served, fg.Requests, *fg.ServedRate, fg.Successes)
-	}
-	if d := design; d != nil {
-		fmt.Fprintf(w, "design     %d attempts decided, %d admitted; %d messages, %d lost; worst overshoot %.4f (%d jobs in %.4g s, exact over\n",
-			d.Jobs, d.Admitted, d.Messages, d.Lost, d.Overshoot, d.OverJobs, d.OverD)
-		fmt.Fprintf(w, "           every length; above 1 breaks the promise), excess %.4g jobs (%d jobs in %.4g s); a shaper (R, B) would delay %d\n",
-			d.Excess, d.ExcessJobs, d.ExcessD, d.ShaperDelayed)
-	}
-	if len(res.Downstream) > 0 {
-		fmt.Fprintf(w, "\n%-11s %9s %9s %9s %14s %14s\n", "downstream", "arrived", "overflows", "departed", "mean queue (s)", "max queue (s)")
-		for _, c := range res.Downstream {
-			fmt.Fprintf(w, "%-11s %9d %9d %9d %14.6g %14.6g\n", c.Class, c.Arrived, c.Overflows, c.Departed, c.MeanQueue, c.MaxQueue)
-		}
-	}
-	if n := len(res.Controls); n > 0 {
-		c := res.Controls[n-1]
-		fmt.Fprintf(w, "backfill   %d control steps; fraction of capacity at the end %.4g\n", n, c.Fraction)
-	}
-	fmt.Fprintf(w, "\nampl.      retry amplification, attempts per original request; att/adm. attempts per admitted request\n")
-	if sc.Server != nil {
-		fmt.Fprintf(w, "latency    first attempt to the end of service downstream, served requests only (an attempt lost to the full buffer is retried); give-ups counted apart\n")
-	} else {
-		fmt.Fprintf(w, "latency    first attempt to admission by the limiter, admitted requests only; give-ups counted apart\n")
-	}
-}
-
-// writeOverloadTable writes the human summary of a run against servers
-// that can collapse (--service).
-func writeOverloadTable(w io.Writer, res *experiments.ClientsResult, f *clientsFlags) {
-	o := res.Spec.Overload
-	fg, os := res.Foreground, res.Foreground.OverloadSummary
-	fmt.Fprintf(w, "input      %s; seed %d\n", res.Spec.Input, f.p.Seed)
-	fmt.Fprintf(w, "servers    %s\n", res.Params)
-	retry := fmt.Sprintf("backoff %s, base %s, cap %s", f.p.Backoff, f.p.Base, f.p.Cap)
-	if _, ok := o.Retry.Backoff.(clients.AWSBackoff); ok {
-		retry = "the AWS SDK's backoff (uniform on [0, 2^n s) after the n-th failure, cap 20 s)"
-	}
-	if o.Retry.MaxAttempts > 0 {
-		retry += fmt.Sprintf(", at most %d attempts", o.Retry.MaxAttempts)
-	}
-	fmt.Fprintf(w, "retry      %s\n", retry)
-	budget := "none"
-	if os.Budget != "" {
-		budget = os.Budget
-	}
-	fmt.Fprintf(w, "budget     %s\n", budget)
-	if os.Throttle != "" {
-		fmt.Fprintf(w, "throttle   %s\n", os.Throttle)
-	}
-	if os.Concurrency != "" {
-		fmt.Fprintf(w, "limit      %s at each server; %d attempts rejected\n", os.Concurrency, os.Limited)
-	}
-	fmt.Fprintf(w, "\nrequests %d, succeeded %d, gave up %d; goodput %.4g requests/s over %.4g s\n", fg.Requests, fg.Successes, fg.GiveUps, fg.Goodput, fg.Drain)
-	fmt.Fprintf(w, "attempts %d: retries %d, retries denied %d, throttled %d; at the servers %d (work amplification %.4g), timeouts %d, errors %d, served after their timeout %d\n",
-		fg.Attempts, os.Retries, os.RetriesDenied, os.Throttled, os.BackendRequests, float64(os.WorkAmplification), os.Timeouts, os.Errors, os.Wasted)
-	fmt.Fprintf(w, "latency  mean %.4g s, p50 %.4g s, p99 %.4g s, max %.4g s (successes only)\n", fg.MeanLatency, fg.P50Latency, fg.P99Latency, fg.MaxLatency)
-	if os.PreTrigger != nil {
-		rec := "did not recover by the end"
-		if os.RecoveredAt != nil {
-			rec = fmt.Sprintf("recovered at %.4g s", *os.RecoveredAt)
-		}
-		fmt.Fprintf(w, "recovery goodput before the first fault %.4g requests/s; %s (goodput within 5%% of it, averaged over %.4g s)\n", *os.PreTrigger, rec, os.RecoveryHold)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 )
 
 // A clients spec of one point and one replication gives the numbers
@@ -47,8 +48,8 @@ func TestSweepClientsOnePointIsClients(t *testing.T) {
 			t.Fatalf("%s: clients exit %d: %s", tt.name, code, errOut)
 		}
 		var res struct {
-			Foreground experiments.ClientSummary `json:"foreground"`
-			Downstream []experiments.ServerClass `json:"downstream"`
+			Foreground clientstudy.ClientSummary `json:"foreground"`
+			Downstream []clientstudy.ServerClass `json:"downstream"`
 		}
 		if err := json.Unmarshal([]byte(js), &res); err != nil {
 			t.Fatal(err)
@@ -137,11 +138,11 @@ func TestSweepClientsErrors(t *testing.T) {
 	}
 }
 
-// The flags of ratesim clients default to experiments.DefaultClientsParams,
+// The flags of ratesim clients default to clientstudy.DefaultClientsParams,
 // the defaults of a clients spec: one set of defaults for both.
 func TestClientsFlagDefaults(t *testing.T) {
 	cmd := newClientsCmd()
-	def := experiments.DefaultClientsParams()
+	def := clientstudy.DefaultClientsParams()
 	v := reflect.ValueOf(def)
 	n := 0
 	for i := range v.NumField() {

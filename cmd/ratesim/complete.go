@@ -11,6 +11,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -24,8 +25,8 @@ func flagValues() map[string][]string {
 	return map[string][]string{
 		"dispatch":    systems.DispatchNames,
 		"order":       {"fcfs", "lifo", "random"},
-		"limiter":     experiments.LimiterNames,
-		"limiters":    experiments.LimiterNames,
+		"limiter":     limiterstudy.LimiterNames,
+		"limiters":    limiterstudy.LimiterNames,
 		"builtin":     experiments.BuiltinNames(),
 		"time-format": {"unix", "unix-ms", "unix-us", "unix-ns", "datetime", "rfc3339"},
 		"format":      arrivals.Formats,

@@ -9,8 +9,8 @@ import (
 // family limiter with the same throttle deficits and window offset, and
 // requires the same limiter (its parameters as each command describes
 // them) and the same refusals: both read them through
-// experiments.ClientsParams.FamilyLimits and build the limiter through
-// experiments.LimitersSpec.NewLimiter.
+// clientstudy.ClientsParams.FamilyLimits and build the limiter through
+// limiterstudy.NewLimiter.
 func TestFamilyParamsAgree(t *testing.T) {
 	for _, tc := range []struct {
 		limiter string

@@ -1,21 +1,20 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
 	"github.com/ratesim/ratesim/profiles"
@@ -52,12 +51,8 @@ type limitersFlags struct {
 	sizeBurst  float64
 }
 
-func newLimitersCmd() *cobra.Command {
-	f := &limitersFlags{}
-	cmd := &cobra.Command{
-		Use:   "limiters",
-		Short: "Run the rate-limiter family on the same arrivals and measure what each lets through",
-		Long: `Limiters feeds the same arrivals to every limiter of the family, with matched
+// limitersLong is the help of ratesim limiters.
+const limitersLong = `Limiters feeds the same arrivals to every limiter of the family, with matched
 parameters (rate R, burst or window limit L, window W):
 
   token-police     token bucket (R, b = L), rejecting a job that finds < 1 token
@@ -123,7 +118,14 @@ With --plot DIR it draws arrival-curves, boundary-zoom and throttle-response
 figures (--plot-format png, svg or pdf).
 
 Exit codes: 0 success, 2 bad usage or bad input, 3 internal error, 128 +
-the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
+the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`
+
+func newLimitersCmd() *cobra.Command {
+	f := &limitersFlags{}
+	cmd := &cobra.Command{
+		Use:   "limiters",
+		Short: "Run the rate-limiter family on the same arrivals and measure what each lets through",
+		Long:  limitersLong,
 		Example: `  ratesim limiters
   ratesim limiters --limit 100 --window 60 --plot figs
   ratesim limiters --limiters fixed-window,sliding-log,token-police --arrivals poisson --load 1.5
@@ -137,8 +139,14 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 			return runLimiters(cmd, f)
 		},
 	}
+	f.register(cmd)
+	return cmd
+}
+
+// register defines the flags of ratesim limiters on cmd.
+func (f *limitersFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.names, "limiters", "all", "limiters to run, comma-separated, or all: "+strings.Join(experiments.LimiterNames, ", "))
+	fl.StringVar(&f.names, "limiters", "all", "limiters to run, comma-separated, or all: "+strings.Join(limiterstudy.LimiterNames, ", "))
 	fl.StringVar(&f.rate, "rate", "", "rate R of the buckets, GCRA and leaky bucket, tokens/s (> 0, exact: a decimal or p/q; default L/W)")
 	fl.Int64Var(&f.limit, "limit", 100, "L: burst b of the buckets in tokens and limit of the windows in jobs (>= 1)")
 	fl.StringVar(&f.window, "window", "60", "W: window length, seconds or with a unit (60, 1m, 500ms, 1/3), > 0")
@@ -173,42 +181,23 @@ the signal's number when stopped (130 for SIGINT; see 'ratesim --help').`,
 	fl.StringVar(&f.svcLatency, "service-latency", "0", "downstream: the server's latency T, seconds or with a unit (>= 0; with --service-rate)")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
-	return cmd
 }
 
 // spec validates the flags and builds the run specification.
-func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, error) {
+func (f *limitersFlags) spec(cmd *cobra.Command) (limiterstudy.LimitersSpec, error) {
 	changed := cmd.Flags().Changed
-	s, err := familyLimits(changed, experiments.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
-		Soft: f.soft, Hard: f.hard, Offset: f.offset}, true)
+	// The flags every family limiter shares are read as ratesim clients
+	// reads them (clientstudy.ClientsParams.FamilyLimits), the rate
+	// defaulting to --limit/--window.
+	p := clientstudy.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
+		Soft: f.soft, Hard: f.hard, Offset: f.offset, Given: changed, Name: func(param string) string { return "--" + param }}
+	lp, err := p.FamilyLimits(true)
+	s := limiterstudy.LimitersSpec{Params: lp, Seed: f.seed}
 	if err != nil {
 		return s, err
 	}
-	s.Seed = f.seed
-	if f.names != "all" {
-		for _, n := range strings.Split(f.names, ",") {
-			n = strings.TrimSpace(n)
-			if !slices.Contains(experiments.LimiterNames, n) {
-				return s, flagError("limiters", f.names, fmt.Sprintf("all, or a comma-separated list of %s (%q is none of them)", strings.Join(experiments.LimiterNames, ", "), n))
-			}
-			if slices.Contains(s.Names, n) {
-				return s, flagError("limiters", f.names, fmt.Sprintf("each limiter once (%s is repeated)", n))
-			}
-			s.Names = append(s.Names, n)
-		}
-	}
-	if changed("profile") {
-		if s.Profiles, err = parseProfiles(f.profiles); err != nil {
-			return s, err
-		}
-		if !changed("limiters") {
-			s.Names = []string{} // the profiles alone
-		}
-		for _, p := range s.Profiles {
-			if slices.Contains(s.Names, p.Name) {
-				return s, flagError("profile", p.Name, "a profile whose name is not one of --limiters")
-			}
-		}
+	if err := f.limiterNames(&s, changed); err != nil {
+		return s, err
 	}
 	if err := f.service(&s, changed); err != nil {
 		return s, err
@@ -217,58 +206,14 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 		// It fed one node the fleet's traffic; drl runs the N nodes.
 		return s, fmt.Errorf("--replicas was removed: it ran one replica on the whole fleet's traffic; run the profile on N nodes behind a dispatcher with ratesim drl --designs static --node-limiter PROFILE --nodes N (the table gives the fleet-wide limit beside)")
 	}
-	if changed("size-burst") {
-		if !changed("profile") {
-			return s, fmt.Errorf("--size-burst applies with --profile only")
-		}
-		if f.traceOpt.KeyCol != "" {
-			return s, fmt.Errorf("--size-burst applies to unkeyed runs only: leave out --key-col")
-		}
-		if !(f.sizeBurst >= 0 && f.sizeBurst < 1) {
-			return s, flagError("size-burst", f.sizeBurst, "a fraction of jobs in [0, 1), such as 0 or 0.01")
-		}
-		if f.trace != "" {
-			// Burst sizing reads the arrivals again: not from a fifo.
-			if err := arrivals.CheckRereadable(f.trace); err != nil {
-				return s, fmt.Errorf("--size-burst: %w", err)
-			}
-		}
-	}
-	if f.durations != "" {
-		for _, field := range strings.Split(f.durations, ",") {
-			d, err := engine.ParseDuration(field)
-			if err != nil || d < 0 || d == engine.Forever {
-				why := ""
-				if de := (*engine.DurationError)(nil); errors.As(err, &de) {
-					why = ": " + de.Why
-				}
-				return s, flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one%s)", field, why))
-			}
-			s.Durations = append(s.Durations, d)
-		}
-		slices.Sort(s.Durations)
-		s.Durations = slices.Compact(s.Durations)
-	} else if len(s.Names) == 0 && len(s.Profiles) > 0 {
-		s.Durations = experiments.DefaultDurations(profilesPeriod(s.Profiles))
-	}
-	if f.trace == "" {
-		for _, name := range append([]string{"time-col", "time-format", "key-col"}, traceFormatFlagNames...) {
-			if changed(name) {
-				return s, fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
-			}
-		}
-	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+	if err := f.checkSizeBurst(changed); err != nil {
 		return s, err
 	}
-	if f.process == "boundary" && f.trace == "" && changed("load") {
-		return s, fmt.Errorf("--load applies to poisson, periodic and arrival specs: the boundary pattern's jobs are set by --limit, --stream and --cycles")
+	if err := f.readDurations(&s); err != nil {
+		return s, err
 	}
-	if f.process != "boundary" || f.trace != "" {
-		for _, name := range []string{"gap", "cycles", "stream"} {
-			if changed(name) {
-				return s, fmt.Errorf("--%s applies to --arrivals boundary only", name)
-			}
-		}
+	if err := f.checkInput(changed); err != nil {
+		return s, err
 	}
 	s.Keyed = f.traceOpt.KeyCol != ""
 	if changed("jobs") || f.trace == "" && f.process != "boundary" {
@@ -280,19 +225,8 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	if f.topKeys < 0 {
 		return s, flagError("top-keys", f.topKeys, "a number of keys >= 0")
 	}
-	if f.plotDir != "" {
-		if !slices.Contains(plots.Formats, f.plotFormat) {
-			return s, flagError("plot-format", f.plotFormat, "png, svg or pdf")
-		}
-		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
-			return s, flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
-		}
-		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace); err != nil {
-			return s, err
-		}
-		s.KeepArrivals = true
-	} else if changed("plot-format") {
-		return s, fmt.Errorf("--plot-format applies with --plot DIR only")
+	if err := f.checkPlot(&s, changed); err != nil {
+		return s, err
 	}
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("invalid parameters: %w", err)
@@ -300,8 +234,128 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (experiments.LimitersSpec, erro
 	return s, nil
 }
 
+// limiterNames reads --limiters and --profile into s.
+func (f *limitersFlags) limiterNames(s *limiterstudy.LimitersSpec, changed func(string) bool) error {
+	var err error
+	if f.names != "all" {
+		for _, n := range strings.Split(f.names, ",") {
+			n = strings.TrimSpace(n)
+			if !slices.Contains(limiterstudy.LimiterNames, n) {
+				return flagError("limiters", f.names, fmt.Sprintf("all, or a comma-separated list of %s (%q is none of them)", strings.Join(limiterstudy.LimiterNames, ", "), n))
+			}
+			if slices.Contains(s.Names, n) {
+				return flagError("limiters", f.names, fmt.Sprintf("each limiter once (%s is repeated)", n))
+			}
+			s.Names = append(s.Names, n)
+		}
+	}
+	if changed("profile") {
+		if s.Profiles, err = parseProfiles(f.profiles); err != nil {
+			return err
+		}
+		if !changed("limiters") {
+			s.Names = []string{} // the profiles alone
+		}
+		for _, p := range s.Profiles {
+			if slices.Contains(s.Names, p.Name) {
+				return flagError("profile", p.Name, "a profile whose name is not one of --limiters")
+			}
+		}
+	}
+	return nil
+}
+
+// checkSizeBurst checks --size-burst and where it applies.
+func (f *limitersFlags) checkSizeBurst(changed func(string) bool) error {
+	if changed("size-burst") {
+		if !changed("profile") {
+			return fmt.Errorf("--size-burst applies with --profile only")
+		}
+		if f.traceOpt.KeyCol != "" {
+			return fmt.Errorf("--size-burst applies to unkeyed runs only: leave out --key-col")
+		}
+		if !(f.sizeBurst >= 0 && f.sizeBurst < 1) {
+			return flagError("size-burst", f.sizeBurst, "a fraction of jobs in [0, 1), such as 0 or 0.01")
+		}
+		if f.trace != "" {
+			// Burst sizing reads the arrivals again: not from a fifo.
+			if err := arrivals.CheckRereadable(f.trace); err != nil {
+				return fmt.Errorf("--size-burst: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// readDurations reads --durations into s (the profiles' default lengths
+// when only profiles run).
+func (f *limitersFlags) readDurations(s *limiterstudy.LimitersSpec) error {
+	if f.durations != "" {
+		for _, field := range strings.Split(f.durations, ",") {
+			d, err := engine.ParseDuration(field)
+			if err != nil || d < 0 || d == engine.Forever {
+				why := ""
+				if de := (*engine.DurationError)(nil); errors.As(err, &de) {
+					why = ": " + de.Why
+				}
+				return flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one%s)", field, why))
+			}
+			s.Durations = append(s.Durations, d)
+		}
+		slices.Sort(s.Durations)
+		s.Durations = slices.Compact(s.Durations)
+	} else if len(s.Names) == 0 && len(s.Profiles) > 0 {
+		s.Durations = limiterstudy.DefaultDurations(limiterstudy.ProfilesPeriod(s.Profiles))
+	}
+	return nil
+}
+
+// checkInput checks that the trace's and the boundary pattern's flags
+// are given with their input only, and reads the trace's format flags.
+func (f *limitersFlags) checkInput(changed func(string) bool) error {
+	if f.trace == "" {
+		for _, name := range append([]string{"time-col", "time-format", "key-col"}, traceFormatFlagNames...) {
+			if changed(name) {
+				return fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
+			}
+		}
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+		return err
+	}
+	if f.process == "boundary" && f.trace == "" && changed("load") {
+		return fmt.Errorf("--load applies to poisson, periodic and arrival specs: the boundary pattern's jobs are set by --limit, --stream and --cycles")
+	}
+	if f.process != "boundary" || f.trace != "" {
+		for _, name := range []string{"gap", "cycles", "stream"} {
+			if changed(name) {
+				return fmt.Errorf("--%s applies to --arrivals boundary only", name)
+			}
+		}
+	}
+	return nil
+}
+
+// checkPlot checks --plot and --plot-format; figures keep the arrivals.
+func (f *limitersFlags) checkPlot(s *limiterstudy.LimitersSpec, changed func(string) bool) error {
+	if f.plotDir != "" {
+		if !slices.Contains(plots.Formats, f.plotFormat) {
+			return flagError("plot-format", f.plotFormat, "png, svg or pdf")
+		}
+		if fi, err := os.Stat(f.plotDir); err == nil && !fi.IsDir() {
+			return flagError("plot", f.plotDir, "a directory for the figures (it is a file)")
+		}
+		if err := checkDirNotInput("plot", f.plotDir, []string{"*." + f.plotFormat}, f.trace); err != nil {
+			return err
+		}
+		s.KeepArrivals = true
+	} else if changed("plot-format") {
+		return fmt.Errorf("--plot-format applies with --plot DIR only")
+	}
+	return nil
+}
+
 // service reads --service-rate and --service-latency into s.Service.
-func (f *limitersFlags) service(s *experiments.LimitersSpec, changed func(string) bool) error {
+func (f *limitersFlags) service(s *limiterstudy.LimitersSpec, changed func(string) bool) error {
 	if !changed("service-rate") {
 		if changed("service-latency") {
 			return fmt.Errorf("--service-latency applies with --service-rate only")
@@ -340,7 +394,7 @@ func (f *limitersFlags) service(s *experiments.LimitersSpec, changed func(string
 // arrivalProcess builds the arrival process and describes it, and
 // reports whether its arrivals carry keys that should each get their own
 // limiters.
-func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.LimitersSpec) (proc arrivals.Process, closeProc func() error, input string, keyed bool, err error) {
+func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s limiterstudy.LimitersSpec) (proc arrivals.Process, closeProc func() error, input string, keyed bool, err error) {
 	if f.trace != "" {
 		a, err := experiments.BuildArrivals(cmd.Context(), experiments.ArrivalsSpec{Trace: f.trace, TraceOptions: f.traceOpt}, s.Seed)
 		if err != nil {
@@ -366,65 +420,10 @@ func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s experiments.Limiter
 
 // generated builds generated arrivals: the boundary pattern, poisson,
 // periodic or an arrival spec.
-func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec) (arrivals.Process, string, error) {
+func (f *limitersFlags) generated(cmd *cobra.Command, s limiterstudy.LimitersSpec) (arrivals.Process, string, error) {
 	switch f.process {
 	case "boundary":
-		w, err := nanos("window", f.window, s.Window)
-		if err != nil {
-			return nil, "", err
-		}
-		off, err := nanos("offset", f.offset, s.Offset)
-		if err != nil {
-			return nil, "", err
-		}
-		if f.gap == "" {
-			f.gap = "1"
-		}
-		gs, err := parseSeconds("gap", f.gap)
-		if err != nil {
-			return nil, "", err
-		}
-		gap, err := nanos("gap", f.gap, gs)
-		if err != nil {
-			return nil, "", err
-		}
-		if !cmd.Flags().Changed("gap") && 2*gap >= w {
-			// The default 1 s gap does not fit a window of 2 s or less:
-			// take W/4, in the middle of (0, W/2), rather than fail on a
-			// flag the user did not give.
-			gap = w / 4
-		}
-		b := arrivals.BoundarySpec{Window: w, Offset: off, Gap: gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.cycles}
-		if cmd.Flags().Changed("stream") {
-			b.Stream = f.stream
-		}
-		if f.cycles < 1 {
-			return nil, "", flagError("cycles", f.cycles, "a number of cycles >= 1")
-		}
-		if !(gap > 0 && 2*gap < w) {
-			return nil, "", flagError("gap", f.gap, fmt.Sprintf("a gap in (0, W/2 = %v) s", w/2))
-		}
-		if b.Stream < 0 {
-			return nil, "", flagError("stream", f.stream, "a number of jobs >= 0")
-		}
-		p, err := arrivals.NewBoundary(b)
-		if err != nil {
-			return nil, "", err
-		}
-		e := b.Edge(0)
-		cycles := fmt.Sprintf("%d cycles %v s apart", b.Cycles, 3*b.Window)
-		if b.Cycles == 1 {
-			cycles = "1 cycle"
-		}
-		in := fmt.Sprintf("boundary pattern, %s: %d jobs at %v s and %d at %v s around the window edge at %v s",
-			cycles, b.Burst, e-b.Gap, b.Burst, e+b.Gap, e)
-		if b.Stream > 0 {
-			in += fmt.Sprintf(", then %d spread over (%v, %v) s", b.Stream, e+b.Gap, e+b.Window-b.Gap)
-		}
-		if total := int64(b.Cycles) * int64(2*b.Burst+b.Stream); s.MaxJobs > 0 && s.MaxJobs < total {
-			in += fmt.Sprintf("; its first %d of %d jobs (--jobs)", s.MaxJobs, total)
-		}
-		return p, in, nil
+		return f.boundary(cmd, s)
 	case "poisson", "periodic":
 		lambda := f.load * s.Rate.Float64()
 		if !finitePositive(f.load) || math.IsInf(1/lambda, 0) || !finitePositive(lambda) {
@@ -449,6 +448,67 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s experiments.LimitersSpec
 	return g, fmt.Sprintf("arrivals %s (mean %.6g jobs/s)", g.Spec, g.MeanRate), nil
 }
 
+// boundary builds the boundary pattern of --gap, --cycles and --stream
+// around the edges of s's fixed windows, and describes it.
+func (f *limitersFlags) boundary(cmd *cobra.Command, s limiterstudy.LimitersSpec) (arrivals.Process, string, error) {
+	w, err := nanos("window", f.window, s.Window)
+	if err != nil {
+		return nil, "", err
+	}
+	off, err := nanos("offset", f.offset, s.Offset)
+	if err != nil {
+		return nil, "", err
+	}
+	if f.gap == "" {
+		f.gap = "1"
+	}
+	gs, err := parseSeconds("gap", f.gap)
+	if err != nil {
+		return nil, "", err
+	}
+	gap, err := nanos("gap", f.gap, gs)
+	if err != nil {
+		return nil, "", err
+	}
+	if !cmd.Flags().Changed("gap") && 2*gap >= w {
+		// The default 1 s gap does not fit a window of 2 s or less:
+		// take W/4, in the middle of (0, W/2), rather than fail on a
+		// flag the user did not give.
+		gap = w / 4
+	}
+	b := arrivals.BoundarySpec{Window: w, Offset: off, Gap: gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.cycles}
+	if cmd.Flags().Changed("stream") {
+		b.Stream = f.stream
+	}
+	if f.cycles < 1 {
+		return nil, "", flagError("cycles", f.cycles, "a number of cycles >= 1")
+	}
+	if !(gap > 0 && 2*gap < w) {
+		return nil, "", flagError("gap", f.gap, fmt.Sprintf("a gap in (0, W/2 = %v) s", w/2))
+	}
+	if b.Stream < 0 {
+		return nil, "", flagError("stream", f.stream, "a number of jobs >= 0")
+	}
+	p, err := arrivals.NewBoundary(b)
+	if err != nil {
+		return nil, "", err
+	}
+	e := b.Edge(0)
+	cycles := fmt.Sprintf("%d cycles %v s apart", b.Cycles, 3*b.Window)
+	if b.Cycles == 1 {
+		cycles = "1 cycle"
+	}
+	in := fmt.Sprintf("boundary pattern, %s: %d jobs at %v s and %d at %v s around the window edge at %v s",
+		cycles, b.Burst, e-b.Gap, b.Burst, e+b.Gap, e)
+	if b.Stream > 0 {
+		in += fmt.Sprintf(", then %d spread over (%v, %v) s", b.Stream, e+b.Gap, e+b.Window-b.Gap)
+	}
+	if total := int64(b.Cycles) * int64(2*b.Burst+b.Stream); s.MaxJobs > 0 && s.MaxJobs < total {
+		in += fmt.Sprintf("; its first %d of %d jobs (--jobs)", s.MaxJobs, total)
+	}
+	return p, in, nil
+}
+
 func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 	spec, err := f.spec(cmd)
 	if err != nil {
@@ -462,7 +522,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 		defer closeProc()
 	}
 	spec.Input, spec.Keyed = input, keyed
-	res, err := experiments.RunLimiters(cmd.Context(), spec, proc)
+	res, err := limiterstudy.RunLimiters(cmd.Context(), spec, proc)
 	if err != nil {
 		return err
 	}
@@ -477,7 +537,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
-		figs, err := experiments.LimiterFigures(res)
+		figs, err := limiterstudy.LimiterFigures(res)
 		if err != nil {
 			return fmt.Errorf("drawing the figures: %w", err)
 		}
@@ -485,8 +545,8 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}
-	curves := profileCurves(spec)
-	var sizing *burstSizing
+	curves := limiterstudy.ProfileCurves(spec)
+	var sizing *limiterstudy.BurstSizing
 	if cmd.Flags().Changed("size-burst") {
 		if keyed {
 			return fmt.Errorf("--size-burst applies to unkeyed arrivals only: the arrival spec gives keys")
@@ -507,248 +567,4 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 		return fmt.Errorf("writing the result: %w", w.err)
 	}
 	return nil
-}
-
-// limitersJSON is the --json output.
-type limitersJSON struct {
-	jsonHeader
-	Input        string   `json:"input"`
-	Rate         float64  `json:"rate_tokens_per_s"`
-	RateExact    string   `json:"rate_tokens_per_s_exact"` // the exact value: "10/3"
-	Limit        int64    `json:"limit_jobs"`
-	Window       float64  `json:"window_s"`
-	WindowExact  string   `json:"window_s_exact"`
-	Offset       float64  `json:"offset_s"`
-	Queue        int      `json:"queue_jobs"` // 0: unbounded
-	Soft         float64  `json:"throttle_soft_tokens"`
-	Hard         float64  `json:"throttle_hard_tokens"`
-	Seed         uint64   `json:"seed"`
-	Keyed        bool     `json:"keyed"`
-	SkippedLines int      `json:"skipped_lines"`
-	Figures      []string `json:"figures,omitempty"`
-	// Curves gives each profile's exact arrival curve.
-	Curves []profileCurve `json:"profile_curves,omitempty"`
-	Sizing *burstSizing   `json:"burst_sizing,omitempty"` // with --size-burst
-	*experiments.LimitersResult
-}
-
-func writeLimitersJSON(w io.Writer, res *experiments.LimitersResult, skipped int, figures []string, curves []profileCurve, sizing *burstSizing) {
-	s := res.Spec
-	out := limitersJSON{jsonHeader: newJSONHeader(), Input: s.Input, Rate: s.Rate.Float64(), RateExact: s.Rate.String(), WindowExact: s.Window.String(), Limit: s.Limit, Window: s.Window.Float64(), Offset: s.Offset.Float64(), Queue: s.Queue,
-		Soft: s.Soft.Float64(), Hard: s.Hard.Float64(), Seed: s.Seed, Keyed: s.Keyed, SkippedLines: skipped, Figures: figures, Curves: curves, Sizing: sizing, LimitersResult: res}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(out) // write errors are kept by the errWriter
-}
-
-// writeLimitersTable writes the table; with vsLimit (the user gave --rate
-// or --limit) the profiles' rows also give their overshoot against
-// γ(--rate, --limit).
-func writeLimitersTable(w io.Writer, res *experiments.LimitersResult, topKeys, skipped int, figures []string, curves []profileCurve, vsLimit bool) {
-	s := res.Spec
-	fmt.Fprintf(w, "input      %s; seed %d\n", s.Input, s.Seed)
-	if skipped > 0 {
-		fmt.Fprintf(w, "skipped    %s\n", count(skipped, "bad line"))
-	}
-	queue := "unbounded"
-	if s.Queue > 0 {
-		queue = fmt.Sprintf("%d jobs", s.Queue)
-	}
-	family := false
-	for _, l := range res.Limiters {
-		if !l.Profile {
-			family = true
-		}
-	}
-	if family {
-		fmt.Fprintf(w, "params     R = %v tokens/s, L = %d (b = %d tokens), W = %v s, edges at %v + k·W s from %s; queue %s; throttle %v to %v tokens\n",
-			s.Rate, s.Limit, s.Limit, s.Window, s.Offset, s.EdgesFrom(), queue, s.Soft, s.Hard)
-	}
-	profileCurve := make(map[string]string, len(curves))
-	for _, c := range curves {
-		profileCurve[c.Params] = c.Curve
-	}
-	vsLimit = vsLimit && len(s.Profiles) > 0
-	for _, l := range res.Limiters {
-		if !l.Profile {
-			continue
-		}
-		held := "held to its own bound (no arrival curve known)"
-		if c, ok := profileCurve[l.Params]; ok {
-			held = "held to its own curve " + c
-		}
-		fmt.Fprintf(w, "profile    %s; %s\n", l.Params, held)
-	}
-	if vsLimit {
-		fmt.Fprintf(w, "promise    each profile's overshoot is against its own curve; vs limit: against the promise you asked for,\n")
-		fmt.Fprintf(w, "           γ(r=--rate %v, b=--limit %d) = %d + %v·d jobs\n", s.Rate, s.Limit, s.Limit, s.Rate)
-	}
-	ds := s.Durations
-	if ds == nil {
-		ds = experiments.DefaultDurations(s.Window)
-	}
-	fmt.Fprintf(w, "jobs       %d over %.6g s; α*(d) at %d lengths d from %.4g to %.4g s\n", res.Jobs, res.Duration, len(ds), ds[0].Seconds(), ds[len(ds)-1].Seconds())
-	if s.Keyed {
-		fmt.Fprintf(w, "keys       %d, each with its own limiters; overshoot and α* of the worst key\n", res.Keys)
-	}
-	keyCol := ""
-	if s.Keyed {
-		keyCol = "  key"
-	}
-	vsCol := ""
-	if vsLimit {
-		vsCol = fmt.Sprintf("  %8s", "vs limit")
-	}
-	sampledCol := "sampled (α*/promise)"
-	if vsCol != "" || keyCol != "" {
-		sampledCol = fmt.Sprintf("%-22s", sampledCol)
-	}
-	fmt.Fprintf(w, "\n%-16s %9s %9s %9s  %9s %9s %6s %8s %8s  %-21s %9s %9s %9s  %s%s%s\n",
-		"limiter", "admitted", "rejected", "delayed", "overshoot", "excess", "α*(d)", "promise", "d (s)", "interval (s)", "mean (s)", "p99 (s)", "max (s)", sampledCol, vsCol, keyCol)
-	for _, l := range res.Limiters {
-		p := l.Worst
-		promise := fmt.Sprintf("%.5g", p.Promise)
-		if p.Unbounded {
-			promise = "+Inf"
-		}
-		sampled := fmt.Sprintf("%.3f (%d/%s at %.4g)", p.Ratio, p.Jobs, promise, p.D)
-		key := p.Key
-		if x := l.Exact; x != nil {
-			interval := fmt.Sprintf("[%.6g, %.6g]", x.RatioFrom, x.RatioTo)
-			if x.RatioJobs == 0 {
-				interval = "-"
-			}
-			fmt.Fprintf(w, "%-16s %9d %9d %9d  %9.4f %9.4g %6d %8.5g %8.4g  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, x.Ratio, x.Excess, x.RatioJobs, x.RatioPromise, x.RatioD, interval)
-			key = x.RatioKey
-		} else {
-			fmt.Fprintf(w, "%-16s %9d %9d %9d  %9s %9s %6s %8s %8s  %-21s", l.Name, l.Admitted, l.Rejected, l.Delayed, "-", "-", "-", "-", "-", "-")
-		}
-		if l.Delay != nil {
-			fmt.Fprintf(w, " %9.4g %9.4g %9.4g", l.Delay.Mean, l.Delay.P99, l.Delay.Max)
-		} else {
-			fmt.Fprintf(w, " %9s %9s %9s", "-", "-", "-")
-		}
-		if vsLimit || s.Keyed {
-			sampled = fmt.Sprintf("%-22s", sampled)
-		}
-		fmt.Fprintf(w, "  %s", sampled)
-		if vsLimit {
-			if l.ExactVsLimit != nil {
-				fmt.Fprintf(w, "  %8.4f", l.ExactVsLimit.Ratio)
-			} else {
-				fmt.Fprintf(w, "  %8s", "-")
-			}
-		}
-		if s.Keyed {
-			fmt.Fprintf(w, "  %s", key)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "\novershoot  the supremum over every length d of α*(d)/promise(d), where α*(d) is the most jobs passing\n")
-	fmt.Fprintf(w, "           (leaving, for shapers) in any closed interval of length d: exact, over every pair of releases,\n")
-	fmt.Fprintf(w, "           reached with α*(d) jobs against promise(d) in the interval [from, to]; excess: the supremum of\n")
-	fmt.Fprintf(w, "           α*(d) − promise(d), jobs (above 0 exactly when the overshoot is above 1); sampled: the worst\n")
-	fmt.Fprintf(w, "           α*(d)/promise(d) at the %d lengths only, with α*(d)/promise(d) at its d (s)\n", len(ds))
-	writeColours(w, res)
-	for _, l := range res.Limiters {
-		if l.NoRetry > 0 {
-			fmt.Fprintf(w, "no retry   %s: %d of its %d refusals say no retry would ever pass (an infinite wait: refused, not delayed)\n", l.Name, l.NoRetry, l.Rejected)
-		}
-	}
-	writeCurves(w, curves)
-	if s.Keyed && topKeys > 0 && len(res.Limiters) > 0 {
-		writeKeys(w, res, topKeys)
-	}
-	if s.Service != nil {
-		writeDownstream(w, res)
-	}
-	for i, p := range figures {
-		if i == 0 {
-			fmt.Fprintf(w, "figures    %s\n", p)
-		} else {
-			fmt.Fprintf(w, "           %s\n", p)
-		}
-	}
-}
-
-// writeKeys lists the keys with the most arrivals and the jobs each limiter
-// rejected of theirs.
-func writeKeys(w io.Writer, res *experiments.LimitersResult, top int) {
-	keys := res.Limiters[0].Keys
-	n := min(top, len(keys))
-	fmt.Fprintf(w, "\nrejected jobs of the %d keys with the most arrivals (of %d):\n", n, len(keys))
-	fmt.Fprintf(w, "%-16s %10s %8s", "key", "first line", "arrivals")
-	for _, l := range res.Limiters {
-		fmt.Fprintf(w, " %*s", max(8, len(l.Name)), l.Name)
-	}
-	fmt.Fprintln(w)
-	rejected := make([]map[string]int64, len(res.Limiters))
-	for j, l := range res.Limiters {
-		rejected[j] = make(map[string]int64, len(l.Keys))
-		for _, k := range l.Keys {
-			rejected[j][k.Key] = k.Rejected
-		}
-	}
-	for _, k := range keys[:n] {
-		fmt.Fprintf(w, "%-16s %10d %8d", k.Key, k.FirstLine, k.Arrivals)
-		for j, l := range res.Limiters {
-			fmt.Fprintf(w, " %*d", max(8, len(l.Name)), rejected[j][k.Key])
-		}
-		fmt.Fprintln(w)
-	}
-}
-
-// writeDownstream lists what each limiter's passing jobs met at the
-// rate-latency server, against the network-calculus bounds.
-func writeDownstream(w io.Writer, res *experiments.LimitersResult) {
-	srv := res.Spec.Service
-	fmt.Fprintf(w, "\ndownstream: the passing jobs of each limiter into a rate-latency server %v (latency %v s, then FIFO at %v jobs/s)\n", srv, srv.Latency, srv.Rate)
-	width := 20 // of the promise column, in runes (fmt pads by runes)
-	for _, l := range res.Limiters {
-		if l.Downstream != nil {
-			width = max(width, utf8.RuneCountInString(l.Downstream.ArrivalCurve))
-		}
-	}
-	fmt.Fprintf(w, "%-16s %-*s %-9s %12s %12s %11s %11s\n", "limiter", width, "promise α", "conforms", "max delay", "bound h", "max backlog", "bound ⌈v⌉")
-	for _, l := range res.Limiters {
-		d := l.Downstream
-		if d == nil {
-			continue
-		}
-		conf := "yes"
-		if !d.Conforms {
-			conf = "no"
-		}
-		fmt.Fprintf(w, "%-16s %-*s %-9s %12s %12s %11d %11d\n", l.Name, width, d.ArrivalCurve, conf,
-			fmt.Sprintf("%.6g s", d.MaxDelay), exactSeconds(d.DelayBoundExact, d.DelayBound), d.MaxBacklog, d.BacklogBound)
-	}
-	for _, l := range res.Limiters {
-		if v := l.Downstream.Violation; v != nil {
-			fmt.Fprintf(w, "%-16s breaks its promise α = %s: %d jobs in [%.9g, %.9g] s, where α allows %.6g\n", l.Name, l.Downstream.ArrivalCurve, v.Jobs, v.From, v.To, v.Bound)
-		}
-	}
-	fmt.Fprintf(w, "bounds     h = T + b/R and v = b + r·T for α = γ(r, b) (Le Boudec and Thiran, Theorems 1.4.1-2); they hold for every\n")
-	fmt.Fprintf(w, "           stream that keeps α, so a limiter that breaks its promise can exceed them; backlog counts the job in service\n")
-}
-
-// exactSeconds writes an exact value of seconds, "13/3 s", with its decimal
-// when it is a fraction: "13/3 = 4.33333 s".
-func exactSeconds(exactText string, x float64) string {
-	if strings.Contains(exactText, "/") {
-		return fmt.Sprintf("%s=%.4g s", exactText, x)
-	}
-	return exactText + " s"
-}
-
-// familyLimits validates the flags every family limiter shares (--limit,
-// --window, --rate, --queue, --soft, --hard, --offset), given in p, for
-// limiters and clients (experiments.ClientsParams.FamilyLimits), and
-// returns them in a LimitersSpec with the throttle's hard deficit at
-// --limit - 1 and its soft one at half that unless given. With rateFromWindow and no --rate, the rate
-// is --limit/--window (the windows' long-run rate); otherwise --rate is
-// parsed.
-func familyLimits(changed func(string) bool, p experiments.ClientsParams, rateFromWindow bool) (experiments.LimitersSpec, error) {
-	p.Given = func(param string) bool { return changed(param) }
-	p.Name = func(param string) string { return "--" + param }
-	return p.FamilyLimits(rateFromWindow)
 }

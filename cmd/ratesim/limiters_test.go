@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 )
 
 // limitersOut is the part of the --json output the tests read.
@@ -275,7 +275,7 @@ func TestLimitersShortWindowGap(t *testing.T) {
 // is not complete without its help line).
 func TestLimitersHelpListsFamily(t *testing.T) {
 	long := newLimitersCmd().Long
-	for _, name := range experiments.LimiterNames {
+	for _, name := range limiterstudy.LimiterNames {
 		if !strings.Contains(long, "\n  "+name+" ") {
 			t.Errorf("ratesim limiters --help does not describe %s", name)
 		}

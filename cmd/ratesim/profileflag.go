@@ -4,16 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/limiterstudy"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/profiles"
 )
@@ -113,59 +111,8 @@ func scaleCurve(a netcalc.Arrival, n int) (netcalc.Arrival, bool) {
 	return nil, false
 }
 
-// profilesPeriod returns the measurement period of a run of profiles
-// alone: the longest time any of them takes to earn its burst back, b/r of
-// its arrival curve, or 1 s when none has a curve with a rate.
-func profilesPeriod(ps []profiles.Profile) exact.Rat {
-	period := exact.Rat{}
-	for _, p := range ps {
-		a, ok := profiles.ArrivalCurve(p)
-		if !ok || netcalc.LongTermRate(a).Sign() <= 0 {
-			continue
-		}
-		if q, err := netcalc.InitialBurst(a).Quo(netcalc.LongTermRate(a)); err == nil && q.Cmp(period) > 0 && q.Float64() < 1e6 {
-			period = q
-		}
-	}
-	if period.Sign() <= 0 {
-		return exact.Int(1)
-	}
-	return period
-}
-
-// profileCurve is one profile's exact arrival curve in the --json output.
-type profileCurve struct {
-	Name       string  `json:"limiter"`
-	Params     string  `json:"params"`
-	Curve      string  `json:"arrival_curve"` // "γ(r=10, b=6.01)", or "min(...)"
-	CurveDNC   string  `json:"arrival_curve_dnc,omitempty"`
-	Rate       float64 `json:"rate_jobs_per_s"` // long-term rate
-	RateExact  string  `json:"rate_jobs_per_s_exact"`
-	Burst      float64 `json:"burst_jobs"` // α(0+): the most at one instant, clock rounding included
-	BurstExact string  `json:"burst_jobs_exact"`
-}
-
-// profileCurves returns the arrival curve of every profile of s that has
-// one.
-func profileCurves(s experiments.LimitersSpec) []profileCurve {
-	var out []profileCurve
-	for _, p := range s.Profiles {
-		a, ok := profiles.ArrivalCurve(p)
-		if !ok {
-			continue
-		}
-		r, b := netcalc.LongTermRate(a), netcalc.InitialBurst(a)
-		c := profileCurve{Name: p.Name, Params: p.String(), Curve: a.String(), Rate: r.Float64(), RateExact: r.String(), Burst: b.Float64(), BurstExact: b.String()}
-		if dnc, err := netcalc.FormatDNCArrival(a); err == nil {
-			c.CurveDNC = dnc
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
 // writeCurves lists the profiles' arrival curves.
-func writeCurves(w io.Writer, curves []profileCurve) {
+func writeCurves(w io.Writer, curves []limiterstudy.ProfileCurve) {
 	if len(curves) == 0 {
 		return
 	}
@@ -178,7 +125,7 @@ func writeCurves(w io.Writer, curves []profileCurve) {
 }
 
 // writeColours lists the colours the three-colour markers gave.
-func writeColours(w io.Writer, res *experiments.LimitersResult) {
+func writeColours(w io.Writer, res *limiterstudy.LimitersResult) {
 	first := true
 	for _, l := range res.Limiters {
 		if l.Colours == nil {
@@ -193,33 +140,8 @@ func writeColours(w io.Writer, res *experiments.LimitersResult) {
 	}
 }
 
-// burstSizing is the result of --size-burst.
-type burstSizing struct {
-	Fraction float64         `json:"target_fraction"` // --size-burst
-	Allowed  int64           `json:"allowed_jobs"`    // floor(fraction · jobs)
-	Jobs     int64           `json:"jobs"`
-	Profiles []profileSizing `json:"profiles"`
-}
-
-// profileSizing is one profile's burst sizing.
-type profileSizing struct {
-	Name       string `json:"limiter"`
-	Params     string `json:"params"`
-	Key        string `json:"key,omitempty"`        // the burst key; "" when the profile has none
-	Configured string `json:"configured,omitempty"` // its value in --profile
-	Found      bool   `json:"found"`
-	Burst      int64  `json:"burst,omitempty"` // the smallest value meeting the target, when found
-	Refused    int64  `json:"refused_jobs"`    // rejected or delayed with Burst (or with the largest value tried)
-	TriedUpTo  int64  `json:"tried_up_to"`     // the largest value tried
-	// IdealRate and IdealBurst are the ideal token bucket's b(r) at the
-	// profile's long-term rate: the smallest bucket, full at the start, in
-	// which at most Allowed jobs wait (ratesim trace stats --fit).
-	IdealRate  float64 `json:"ideal_rate_jobs_per_s,omitempty"`
-	IdealBurst float64 `json:"ideal_burst_tokens,omitempty"`
-}
-
 // sizeBursts reads the arrivals again and sizes each profile's burst.
-func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s experiments.LimitersSpec) (*burstSizing, error) {
+func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s limiterstudy.LimitersSpec) (*limiterstudy.BurstSizing, error) {
 	proc, closeProc, _, _, err := f.arrivalProcess(cmd, s)
 	if err != nil {
 		return nil, err
@@ -238,47 +160,15 @@ func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s experiments.LimitersSpe
 		}
 		ts = append(ts, a.T)
 	}
-	out := &burstSizing{Fraction: f.sizeBurst, Jobs: int64(len(ts))}
-	out.Allowed = int64(math.Floor(f.sizeBurst * float64(len(ts))))
-	if out.Allowed+1 > 1<<26 {
-		return nil, flagError("size-burst", f.sizeBurst, fmt.Sprintf("a fraction allowing at most %d refused jobs", 1<<26))
+	sz, err := limiterstudy.SizeBursts(s.Profiles, ts, f.sizeBurst)
+	if le := (*limiterstudy.LimiterError)(nil); errors.As(err, &le) && le.Field == "SizeBurst" {
+		return nil, flagError("size-burst", f.sizeBurst, le.Want)
 	}
-	limit := max(2*int64(len(ts))+2, 16) // more than twice the jobs: a full bucket of that size refuses none
-	for _, p := range s.Profiles {
-		ps := profileSizing{Name: p.Name, Params: p.String()}
-		if key, ok := profiles.BurstKey(p.Name); ok {
-			r, err := profiles.SizeBurst(p, ts, out.Allowed, limit)
-			if err != nil {
-				return nil, err
-			}
-			ps.Key, ps.Found, ps.Refused, ps.TriedUpTo = key, r.Found, r.Refused, r.Tried
-			ps.Configured, _ = p.Value(key)
-			if r.Found {
-				ps.Burst = r.Burst
-			}
-		}
-		if a, ok := profiles.ArrivalCurve(p); ok && netcalc.LongTermRate(a).Sign() > 0 && len(ts) > 0 {
-			bc, err := arrivals.NewBurstCurve([]exact.Rat{netcalc.LongTermRate(a)}, int(out.Allowed+1))
-			if err == nil {
-				for _, t := range ts {
-					if err = bc.Add(t); err != nil {
-						break
-					}
-				}
-			}
-			if err == nil {
-				if b, err := bc.BurstAllowing(out.Allowed); err == nil {
-					ps.IdealRate, ps.IdealBurst = netcalc.LongTermRate(a).Float64(), b[0]
-				}
-			}
-		}
-		out.Profiles = append(out.Profiles, ps)
-	}
-	return out, nil
+	return sz, err
 }
 
 // writeSizing prints the burst sizing of --size-burst.
-func writeSizing(w io.Writer, s *burstSizing) {
+func writeSizing(w io.Writer, s *limiterstudy.BurstSizing) {
 	if s == nil {
 		return
 	}

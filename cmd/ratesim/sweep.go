@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 	"github.com/ratesim/ratesim/internal/version"
 	"github.com/ratesim/ratesim/plots"
 )
@@ -246,7 +247,7 @@ usage, 3 internal error, 128 + the signal's number when stopped.`,
 	}
 	fl := cmd.Flags()
 	f.register(cmd, "figures/")
-	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(experiments.BuiltinNames(), experiments.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
+	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(experiments.BuiltinNames(), clientstudy.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "replications run in parallel; 0, the default, means all cores")
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
@@ -457,7 +458,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 func runSweep(cmd *cobra.Command, f *sweepFlags, args []string) error {
-	if f.builtin == experiments.BackoffStudyName {
+	if f.builtin == clientstudy.BackoffStudyName {
 		return runBackoffStudy(cmd, f, args)
 	}
 	if text, model, ok := experiments.BuiltinModelSpec(f.builtin); ok && len(args) == 0 {

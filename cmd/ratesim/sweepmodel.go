@@ -14,6 +14,7 @@ import (
 
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/clientstudy"
 	"github.com/ratesim/ratesim/internal/version"
 )
 
@@ -34,15 +35,15 @@ var studyModels = map[string]struct {
 		},
 		figures: drl.SweepFigures,
 	},
-	experiments.ClientsModel: {
+	clientstudy.ClientsModel: {
 		read: func(path string) (experiments.Model, string, error) {
-			s, err := experiments.ReadClientsStudy(path, drl.ClientsDesigns{})
+			s, err := clientstudy.ReadClientsStudy(path, drl.ClientsDesigns{})
 			if err != nil {
 				return nil, "", err
 			}
 			return s, s.Name, nil
 		},
-		figures: experiments.ClientsSweepFigures,
+		figures: clientstudy.ClientsSweepFigures,
 	},
 }
 

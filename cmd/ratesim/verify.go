@@ -85,6 +85,10 @@ stopped (130 for SIGINT).`,
 	return cmd
 }
 
+// maxVerifyJobs bounds the jobs of one search: 10^10, issue 28's bound on
+// the jobs a run states.
+const maxVerifyJobs = 10_000_000_000
+
 func (f *verifyFlags) parse() error {
 	c := &f.cfg
 	if c.Instances < 1 {
@@ -104,6 +108,13 @@ func (f *verifyFlags) parse() error {
 	}
 	if c.MaxJobs < 1 || c.MaxJobs > 10000 {
 		return flagError("max-jobs", c.MaxJobs, "between 1 and 10000 jobs per instance")
+	}
+	// The work a search states is bounded before it starts (issue 28): an
+	// instance has at most 4·MaxJobs + 100 jobs (verify.Config's default
+	// LargeJobs, above MaxJobs), so N instances run at most N·(4·MaxJobs +
+	// 100) jobs, which must not exceed maxVerifyJobs.
+	if per := int64(4*c.MaxJobs + 100); int64(c.Instances) > maxVerifyJobs/per {
+		return flagError("instances", c.Instances, fmt.Sprintf("at most %d instances: each has up to %d jobs (4·--max-jobs + 100) and a search runs at most 10^10 jobs; search longer with more seeds (--seed)", maxVerifyJobs/per, per))
 	}
 	if f.orders != "all" {
 		for _, name := range strings.Split(f.orders, ",") {

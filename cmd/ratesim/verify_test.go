@@ -199,6 +199,12 @@ func TestVerifyBadFlags(t *testing.T) {
 		{[]string{"--order", "sjf"}, "--order sjf"},
 		{[]string{"--claims", "median"}, "--claims median"},
 		{[]string{"--inflate", "both"}, "--inflate both"},
+		// Issue 28: with --max-jobs 40 an instance has at most 4·40 + 100
+		// = 260 jobs, and 10^10/260 = 38461538.46: 38461538 instances fit.
+		{[]string{"--instances", "9223372036854775807"}, "--instances 9223372036854775807: want at most 38461538 instances: each has up to 260 jobs"},
+		{[]string{"--instances", "38461539"}, "--instances 38461539: want at most 38461538 instances"},
+		// --max-jobs 10000: 40100 jobs each, 10^10/40100 = 249376.56.
+		{[]string{"--instances", "249377", "--max-jobs", "10000"}, "--instances 249377: want at most 249376 instances: each has up to 40100 jobs"},
 	} {
 		_, errOut, code := ratesim(t, append([]string{"verify"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -3,7 +3,10 @@
 //
 //	cmd/ratesim
 //	  -> report                            (the note's reproduction)
-//	  -> experiments/verify, drl           (the counterexample search; distributed designs)
+//	  -> drl                               (distributed designs)
+//	  -> experiments/clientstudy           (reacting clients, the backoff and overload studies)
+//	  -> experiments/verify,               (the counterexample search;
+//	     experiments/limiterstudy           the limiters, one path from a name to a limiter)
 //	  -> experiments                       (runs from specs, statistics, results)
 //	  -> systems, arrivals, plots, profiles, clients
 //	  -> buckets, netcalc                  (the limiters; arrival and service curves)

@@ -16,31 +16,33 @@ const module = "github.com/ratesim/ratesim/"
 // layer gives each package of the module its layer: a package may import
 // only packages of lower layers.
 var layer = map[string]int{
-	"engine":              0,
-	"exact":               0,
-	"internal/atomicfile": 0,
-	"internal/oracle":     0,
-	"internal/version":    0,
-	"internal/layers":     0,
-	"internal/heap":       0,
-	"internal/crash":      0,
-	"internal/budget":     0,
-	"internal/param":      1, // one declaration per parameter (imports engine, exact)
-	"internal/bareloop":   0, // a command: the reference of the speed figures, importing nothing of ours
-	"internal/tailsketch": 0, // exact-then-sketched delays (drl)
-	"internal/memprobe":   3, // live-heap checkpoints for the memory benchmarks (imports arrivals)
-	"buckets":             1,
-	"systems":             2,
-	"arrivals":            2,
-	"plots":               2,
-	"profiles":            2,
-	"clients":             2,
-	"netcalc":             1,
-	"experiments":         3,
-	"experiments/verify":  4,
-	"report":              5,
-	"drl":                 4,
-	"cmd/ratesim":         6,
+	"engine":                   0,
+	"exact":                    0,
+	"internal/atomicfile":      0,
+	"internal/oracle":          0,
+	"internal/version":         0,
+	"internal/layers":          0,
+	"internal/heap":            0,
+	"internal/crash":           0,
+	"internal/budget":          0,
+	"internal/param":           1, // one declaration per parameter (imports engine, exact)
+	"internal/bareloop":        0, // a command: the reference of the speed figures, importing nothing of ours
+	"internal/tailsketch":      0, // exact-then-sketched delays (drl)
+	"internal/memprobe":        3, // live-heap checkpoints for the memory benchmarks (imports arrivals)
+	"buckets":                  1,
+	"systems":                  2,
+	"arrivals":                 2,
+	"plots":                    2,
+	"profiles":                 2,
+	"clients":                  2,
+	"netcalc":                  1,
+	"experiments":              3,
+	"experiments/verify":       4,
+	"experiments/limiterstudy": 4, // a limiter from its name and parameters, for every study and drl
+	"experiments/clientstudy":  5, // imports limiterstudy
+	"drl":                      6, // imports limiterstudy (store) and clientstudy (its designs for clients)
+	"report":                   7,
+	"cmd/ratesim":              8,
 }
 
 // statSources stats every .go file of the module, so that go test's cache

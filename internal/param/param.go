@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -44,13 +45,19 @@ const (
 	Rat
 	// Enum is one of [Param.Choices]; the field is a string.
 	Enum
+	// Seconds is engine's duration grammar read exactly, as
+	// engine.ParseSeconds reads it: a span that need not be a whole
+	// number of nanoseconds (a window of 1/3 s). The field is a string
+	// holding the text; the check receives the seconds as a *big.Rat, or
+	// nil for inf (refused unless [Param.Inf]).
+	Seconds
 	// List is text that may be given more than once: a flag repeated, a
 	// YAML sequence (a scalar is a list of one); the field is a []string
 	// and the check receives each element as a string.
 	List
 )
 
-var kindNames = [...]string{Text: "string", Int: "int", Float: "float", Bool: "bool", Duration: "duration", Rat: "rat", Enum: "string", List: "stringArray"}
+var kindNames = [...]string{Text: "string", Int: "int", Float: "float", Bool: "bool", Duration: "duration", Rat: "rat", Enum: "string", Seconds: "seconds", List: "stringArray"}
 
 // Param is the one declaration of a parameter.
 type Param struct {
@@ -192,6 +199,15 @@ func (p *Param) parse(text string, bits int, unsigned bool) (any, string) {
 			return nil, "a finite duration: " + engine.DurationSyntax
 		}
 		v = d
+	case Seconds:
+		secs, inf, err := engine.ParseSeconds(text)
+		if err != nil {
+			return nil, "a duration: " + engine.DurationSyntax
+		}
+		if inf && !p.Inf {
+			return nil, "a finite duration: " + engine.DurationSyntax
+		}
+		v = secs // nil for inf
 	case Rat:
 		r, err := exact.ParseRat(text)
 		if errors.Is(err, exact.ErrRange) {
@@ -255,7 +271,7 @@ func (p *Param) store(f reflect.Value, text string) string {
 
 // fieldKinds are the Go field kinds each Kind may be stored in.
 var fieldKinds = map[Kind][]reflect.Kind{
-	Text: {reflect.String}, Duration: {reflect.String}, Rat: {reflect.String}, Enum: {reflect.String},
+	Text: {reflect.String}, Duration: {reflect.String}, Seconds: {reflect.String}, Rat: {reflect.String}, Enum: {reflect.String},
 	Int:   {reflect.Int, reflect.Int64, reflect.Uint64},
 	Float: {reflect.Float64}, Bool: {reflect.Bool}, List: {reflect.Slice},
 }
@@ -287,6 +303,10 @@ func Positive(v any) string {
 		if x <= 0 {
 			return "a duration > 0: " + engine.DurationSyntax
 		}
+	case *big.Rat:
+		if x != nil && x.Sign() <= 0 {
+			return "a duration > 0: " + engine.DurationSyntax
+		}
 	}
 	return ""
 }
@@ -309,6 +329,10 @@ func NonNegative(v any) string {
 		}
 	case engine.Time:
 		if x < 0 {
+			return "a duration >= 0: " + engine.DurationSyntax
+		}
+	case *big.Rat:
+		if x != nil && x.Sign() < 0 {
 			return "a duration >= 0: " + engine.DurationSyntax
 		}
 	}

@@ -19,6 +19,7 @@ type toy struct {
 	Period  string   `yaml:"sync_period"`
 	Mode    string   `yaml:"mode"`
 	Outage  []string `yaml:"outage,flow"`
+	Window  string   `yaml:"window"`
 	Comment string   `yaml:"-"`
 }
 
@@ -39,6 +40,7 @@ func toyTable() *Table {
 		Param{Key: "sync_period", Kind: Duration, Unit: "s", Default: "100ms", Inf: true, Usage: "period", ReadBy: []string{"sync"}},
 		Param{Key: "mode", Kind: Enum, Choices: []string{"copy", "share"}, Default: "copy", Usage: "mode"},
 		Param{Key: "outage", Kind: List, Usage: "FROM:TO", ReadBy: []string{"store"}},
+		Param{Key: "window", Kind: Seconds, Default: "1/3", Usage: "W", Check: Positive},
 	)
 }
 
@@ -94,6 +96,8 @@ func TestFlagErrors(t *testing.T) {
 		{"--rate -1", "--rate -1: want a number > 0"},
 		{"--loss NaN", "--loss NaN: want a finite number"},
 		{"--mode both", "--mode both: want one of copy or share"},
+		{"--window 0", "--window 0: want a duration > 0"},
+		{"--window inf", "--window inf: want a finite duration"},
 	} {
 		fs := pflag.NewFlagSet("toy", pflag.ContinueOnError)
 		fs.SetOutput(discard{})
@@ -123,14 +127,14 @@ func TestBindDefaultsAndValues(t *testing.T) {
 	fs := pflag.NewFlagSet("toy", pflag.ContinueOnError)
 	p := toy{Comment: "kept"}
 	tb.Bind(fs, &p)
-	want := toy{Rate: "10", Nodes: 4, Seed: 1, Period: "100ms", Mode: "copy", Comment: "kept"}
+	want := toy{Rate: "10", Nodes: 4, Seed: 1, Period: "100ms", Mode: "copy", Window: "1/3", Comment: "kept"}
 	if !equal(p, want) {
 		t.Fatalf("defaults %+v, want %+v", p, want)
 	}
-	if err := fs.Parse([]string{"--rate", "10/13", "-s", "7", "--police", "--outage", "1s:2s", "--outage", "5s:6s", "--sync-period", "inf"}); err != nil {
+	if err := fs.Parse([]string{"--rate", "10/13", "-s", "7", "--police", "--outage", "1s:2s", "--outage", "5s:6s", "--sync-period", "inf", "--window", "1.5ns"}); err != nil {
 		t.Fatal(err)
 	}
-	want = toy{Rate: "10/13", Nodes: 4, Seed: 7, Police: true, Period: "inf", Mode: "copy", Outage: []string{"1s:2s", "5s:6s"}, Comment: "kept"}
+	want = toy{Rate: "10/13", Nodes: 4, Seed: 7, Police: true, Period: "inf", Mode: "copy", Outage: []string{"1s:2s", "5s:6s"}, Window: "1.5ns", Comment: "kept"}
 	if !equal(p, want) {
 		t.Fatalf("parsed %+v, want %+v", p, want)
 	}
@@ -159,7 +163,7 @@ func TestDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (toy{Rate: "10/13", Nodes: 8, Seed: 1, Period: "1h30m", Mode: "copy", Outage: []string{"1s:2s", "3s:4s"}}); !equal(p, want) {
+	if want := (toy{Rate: "10/13", Nodes: 8, Seed: 1, Period: "1h30m", Mode: "copy", Outage: []string{"1s:2s", "3s:4s"}, Window: "1/3"}); !equal(p, want) {
 		t.Fatalf("decoded %+v, want %+v", p, want)
 	}
 	for _, c := range []struct{ src, want string }{
@@ -198,7 +202,7 @@ func TestSetEchoUnread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"rate":"10","nodes":4,"seed":1,"loss":0,"police":false,"sync_period":"10ms","mode":"copy","outage":null}`; string(b) != want {
+	if want := `{"rate":"10","nodes":4,"seed":1,"loss":0,"police":false,"sync_period":"10ms","mode":"copy","outage":null,"window":"1/3"}`; string(b) != want {
 		t.Errorf("Echo %s\nwant %s", b, want)
 	}
 	given := func(k string) bool { return k == "loss" || k == "rate" }

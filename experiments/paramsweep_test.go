@@ -1,0 +1,52 @@
+package experiments
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func sweepAxis(name string, values ...string) ParamAxis {
+	a := ParamAxis{Name: name}
+	for _, v := range values {
+		a.Values = append(a.Values, &yaml.Node{Kind: yaml.ScalarNode, Value: v})
+	}
+	return a
+}
+
+// TestParamSweepEach walks a union of two grids: by hand, the first
+// grid's 2 × 3 points with its last axis fastest, then the second's 2.
+func TestParamSweepEach(t *testing.T) {
+	s := ParamSweep{{sweepAxis("a", "1", "2"), sweepAxis("b", "x", "y", "z")}, {sweepAxis("c", "p", "q")}}
+	var got []string
+	err := s.Each(func(g ParamGrid, idx []int) error {
+		var pt []string
+		for i, a := range g {
+			pt = append(pt, a.Name+"="+a.Values[idx[i]].Value)
+		}
+		got = append(got, strings.Join(pt, " "))
+		return nil
+	})
+	want := []string{"a=1 b=x", "a=1 b=y", "a=1 b=z", "a=2 b=x", "a=2 b=y", "a=2 b=z", "c=p", "c=q"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("points %q, %v; want %q", got, err, want)
+	}
+	n := 0
+	if err := (ParamSweep{}).Each(func(g ParamGrid, idx []int) error { n++; return nil }); err != nil || n != 1 {
+		t.Errorf("an empty sweep: %d points, %v; want 1 point of no axes", n, err)
+	}
+	stop := errors.New("stop")
+	n = 0
+	err = s.Each(func(ParamGrid, []int) error {
+		if n++; n == 4 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 4 {
+		t.Errorf("stopping at the 4th point: %d calls, %v; want 4, stop", n, err)
+	}
+}

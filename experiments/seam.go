@@ -1,0 +1,20 @@
+package experiments
+
+// The helpers below serve the studies of other packages (limiterstudy,
+// clientstudy) with the words and numbers of the split study's outputs;
+// their bodies live beside the split study's code.
+
+// TextNumber writes x for the text of a figure (titles, legends,
+// captions) in the notation of the plots package's axes: the shortest
+// decimal from 10^-6 up to 10^4, SI prefixes from 10^4 on (20k, 1M),
+// e-notation beyond.
+func TextNumber(x float64) string { return textNumber(x) }
+
+// SecondsText formats a duration of s seconds for a figure's label: µs
+// below 1 ms, ms below 1 s, s beyond, four significant digits.
+func SecondsText(s float64) string { return secondsText(s) }
+
+// YAMLError rewrites the errors of a YAML decoder reading the spec file
+// name ("yaml: line N: msg") as "name:N: msg", joined by "; ", wrapping
+// [ErrSpec].
+func YAMLError(name string, err error) error { return yamlError(name, err) }
