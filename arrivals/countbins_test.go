@@ -24,6 +24,19 @@ func expandBin(b Bin) []Arrival {
 	return out
 }
 
+// nextAll returns every arrival of tr by Next, and the error that ended
+// them.
+func nextAll(tr *Trace) ([]Arrival, error) {
+	var all []Arrival
+	for {
+		x, err := tr.Next()
+		if err != nil {
+			return all, err
+		}
+		all = append(all, x)
+	}
+}
+
 // TestNextBinMatchesNext reads random counts files arrival by arrival
 // (Next) and, in a second reader, through CountsAhead, NextBin and Next
 // called in turn: the same arrivals, lines, count, skipped lines and
@@ -67,16 +80,7 @@ func TestNextBinMatchesNext(t *testing.T) {
 		if !b.HasBins() {
 			t.Fatal("a counts trace spread evenly has no bins")
 		}
-		var want []Arrival
-		var endA error
-		for {
-			x, err := a.Next()
-			if err != nil {
-				endA = err
-				break
-			}
-			want = append(want, x)
-		}
+		want, endA := nextAll(a)
 		b.CountsAhead(rapid.Int64Range(0, 100).Draw(t, "ahead"), rapid.IntRange(0, 5).Draw(t, "aheadLines"))
 		var got []Arrival
 		var endB error

@@ -22,16 +22,7 @@ func TestTraceNextTimes(t *testing.T) {
 		return tr
 	}
 	a := open()
-	var want []Arrival
-	var endA error
-	for {
-		x, err := a.Next()
-		if err != nil {
-			endA = err
-			break
-		}
-		want = append(want, x)
-	}
+	want, endA := nextAll(a)
 	b := open()
 	tf, ok := Times(b)
 	if !ok {
