@@ -439,13 +439,8 @@ func (b *TokenBucket) AdmitFCFS(t engine.Time, ts exact.Int128) (wait exact.Int1
 	if t < b.last {
 		panic(fmt.Sprintf("buckets: TokenBucket.AdmitFCFS(%v) after instant %v", t, b.last))
 	}
-	f := b.finish
-	if f.Less(ts) {
-		f = ts
-	}
-	f = f.Add(b.token)
-	wait = f.Sub(ts).Sub(b.burst)
-	if wait.Sign() <= 0 {
+	f, wait := Step(b.finish, ts, b.token, b.burst)
+	if wait.Sign() == 0 {
 		b.finish, b.last = f, t
 		b.admitted++
 		return exact.Int128{}, true
@@ -458,6 +453,54 @@ func (b *TokenBucket) AdmitFCFS(t engine.Time, ts exact.Int128) (wait exact.Int1
 	b.delayed++
 	b.waits = b.waits.Add(wait)
 	return wait, true
+}
+
+// Step is the note's eq. (1) for one job, exactly, on a token bucket's
+// equivalent G/D/1 queue: a bucket whose queue empties at instant f
+// (its unfinished work U(x) = max(0, f - x)), with token time tau = 1/r
+// and burst time beta = b/r, offered a job at instant x, gives the job
+// the wait
+//
+//	wait = max(0, U(x-) + tau - beta)
+//
+// and, once the job is admitted, empties at next = max(f, x) + tau (the
+// Lindley recursion). Every argument and result is in the same units
+// (units of 1/Scale ns for [TokenBucket]). A policing bucket admits the
+// job only when wait is 0, and then takes next; a refused job leaves f
+// as it was. [TokenBucket.AdmitFCFS] and package drl's buckets take
+// this step; AdmitFCFSBatch takes it on int64 (see lindley64).
+func Step(f, x, tau, beta exact.Int128) (next, wait exact.Int128) {
+	if f.Less(x) {
+		f = x
+	}
+	next = f.Add(tau)
+	wait = next.Sub(x).Sub(beta)
+	if wait.Sign() < 0 {
+		wait = exact.Int128{}
+	}
+	return next, wait
+}
+
+// lindley64 is a bucket's state on int64 for the batch paths, where
+// every instant and wait stays below fast62 units: the instant f its
+// queue empties, its token and burst times, and the count and sum of the
+// waits it gave.
+type lindley64 struct {
+	f, tok, bur, delayed int64
+	sum                  exact.Int128
+}
+
+// admit is [Step] on int64 for a job at instant x (units): it returns
+// the job's wait and counts it.
+func (s *lindley64) admit(x int64) int64 {
+	s.f = max(s.f, x) + s.tok
+	w := s.f - x - s.bur
+	if w <= 0 {
+		return 0
+	}
+	s.delayed++
+	s.sum = s.sum.Add64(w)
+	return w
 }
 
 // horizon returns the longest wait in units that a job arriving at t can
@@ -490,6 +533,17 @@ func (b *TokenBucket) SaveFCFS() FCFSState {
 // were called: the jobs admitted since are forgotten.
 func (b *TokenBucket) RestoreFCFS(s FCFSState) {
 	b.finish, b.waits, b.last, b.admitted, b.delayed = s.finish, s.waits, s.last, s.admitted, s.delayed
+}
+
+// fast returns the bucket's state on int64, for a batch that
+// [TokenBucket.AdmitFCFSBatch]'s guard has admitted.
+func (b *TokenBucket) fast() lindley64 {
+	return lindley64{f: b.finish.Int64(), tok: b.token.Int64(), bur: b.burst.Int64(), delayed: b.delayed, sum: b.waits}
+}
+
+// setFast writes back the state of a batch whose last job arrived at last.
+func (b *TokenBucket) setFast(s lindley64, last engine.Time) {
+	b.finish, b.waits, b.delayed, b.last = exact.I128(s.f), s.sum, s.delayed, last
 }
 
 // fast62 is the bound below which AdmitFCFSBatch keeps every instant and
@@ -533,27 +587,16 @@ func (b *TokenBucket) AdmitFCFSBatch(ts []engine.Time, from, stride int, waits [
 	if !ok || !top.Add(grow).Less(exact.I128(fast62)) || !b.burst.Less(exact.I128(fast62)) || b.finish.Sign() < 0 {
 		return false
 	}
-	f, tok, bur, sc := b.finish.Int64(), b.token.Int64(), b.burst.Int64(), b.scale
-	sum := b.waits
-	delayed := b.delayed
+	st, sc := b.fast(), b.scale
 	prev := b.last
 	for i := from; i < len(ts); i += stride {
 		if ts[i] < prev {
 			return false // out of order: AdmitFCFS panics, its caller reports it
 		}
 		prev = ts[i]
-		x := int64(ts[i]) * sc
-		f = max(f, x) + tok
-		w := f - x - bur
-		if w > 0 {
-			delayed++
-			sum = sum.Add64(w)
-		} else {
-			w = 0
-		}
-		waits[i] = w
+		waits[i] = st.admit(int64(ts[i]) * sc)
 	}
-	b.finish, b.waits, b.delayed, b.last = exact.I128(f), sum, delayed, lastT
+	b.setFast(st, lastT)
 	b.admitted += n
 	return true
 }
@@ -597,17 +640,14 @@ func AdmitRoundRobinFCFS(one *TokenBucket, subs []*TokenBucket, r0 int, ts []eng
 	if !fits(one, int64(len(ts))) {
 		return false
 	}
-	var fs, toks, burs [RoundRobinMax]int64
-	var sums [RoundRobinMax]exact.Int128
-	var dels [RoundRobinMax]int64
-	f, tok, bur, sc := one.finish.Int64(), one.token.Int64(), one.burst.Int64(), one.scale
+	var ss [RoundRobinMax]lindley64
+	st, sc := one.fast(), one.scale
 	for l, b := range subs {
 		if !fits(b, int64(len(ts)/k+1)) {
 			return false
 		}
-		fs[l], toks[l], burs[l], sums[l], dels[l] = b.finish.Int64(), b.token.Int64(), b.burst.Int64(), b.waits, b.delayed
+		ss[l] = b.fast()
 	}
-	sum, delayed := one.waits, one.delayed
 	prev := one.last
 	l := r0
 	for i, t := range ts {
@@ -616,31 +656,13 @@ func AdmitRoundRobinFCFS(one *TokenBucket, subs []*TokenBucket, r0 int, ts []eng
 		}
 		prev = t
 		x := int64(t) * sc
-		f = max(f, x) + tok
-		w := f - x - bur
-		if w > 0 {
-			delayed++
-			sum = sum.Add64(w)
-		} else {
-			w = 0
-		}
-		wa[i] = w
-		g := max(fs[l], x) + toks[l]
-		fs[l] = g
-		v := g - x - burs[l]
-		if v > 0 {
-			dels[l]++
-			sums[l] = sums[l].Add64(v)
-		} else {
-			v = 0
-		}
-		wb[i] = v
+		wa[i] = st.admit(x)
+		wb[i] = ss[l].admit(x)
 		if l++; l == k {
 			l = 0
 		}
 	}
-	last := ts[len(ts)-1]
-	one.finish, one.waits, one.delayed, one.last = exact.I128(f), sum, delayed, last
+	one.setFast(st, ts[len(ts)-1])
 	one.admitted += int64(len(ts))
 	for l, b := range subs {
 		n := int64(len(ts) / k)
@@ -650,10 +672,9 @@ func AdmitRoundRobinFCFS(one *TokenBucket, subs []*TokenBucket, r0 int, ts []eng
 		if n == 0 {
 			continue
 		}
-		b.finish, b.waits, b.delayed = exact.I128(fs[l]), sums[l], dels[l]
-		b.admitted += n
 		// the last instant offered to b: its last job's
-		b.last = ts[len(ts)-1-((len(ts)-1-((l-r0+k)%k))%k)]
+		b.setFast(ss[l], ts[len(ts)-1-((len(ts)-1-((l-r0+k)%k))%k)])
+		b.admitted += n
 	}
 	return true
 }

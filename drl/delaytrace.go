@@ -67,23 +67,9 @@ func ReadDelayColumn(path, col string) (Delay, error) {
 	for i, b := range rec {
 		hdr[i] = string(b)
 	}
-	seen := make(map[string]int, len(hdr))
-	for i, h := range hdr {
-		h = strings.TrimSpace(h)
-		if j, dup := seen[h]; dup && h != "" {
-			if _, err := parseDelayCell(h); err != nil { // a header, not a first line of data
-				return fail(hdrLine, "columns %d and %d are both named %q: want distinct header names", j+1, i+1, h)
-			}
-		}
-		seen[h] = i
-	}
-	idx, named := headerIndex(hdr, col)
-	if idx < 0 {
-		if k, err := strconv.Atoi(col); err == nil && k >= 1 && k <= len(hdr) {
-			idx = k - 1
-		} else {
-			return fail(hdrLine, "no column %q: want one of the header's names (%s) or a number from 1 to %d", col, strings.Join(hdr, ", "), len(hdr))
-		}
+	idx, named, why := delayColumn(hdr, col)
+	if why != "" {
+		return fail(hdrLine, "%s", why)
 	}
 	var xs []engine.Time
 	if !named {
@@ -115,6 +101,30 @@ func ReadDelayColumn(path, col string) (Delay, error) {
 		return fail(0, "no values under the header: want one delay per line")
 	}
 	return Delay{Kind: "trace", Path: path, Col: col, samples: &xs}, nil
+}
+
+// delayColumn returns the index of column col (a header name or a number
+// from 1) in the first line hdr and whether col is a name, or why the
+// line has no such column.
+func delayColumn(hdr []string, col string) (idx int, named bool, why string) {
+	seen := make(map[string]int, len(hdr))
+	for i, h := range hdr {
+		h = strings.TrimSpace(h)
+		if j, dup := seen[h]; dup && h != "" {
+			if _, err := parseDelayCell(h); err != nil { // a header, not a first line of data
+				return 0, false, fmt.Sprintf("columns %d and %d are both named %q: want distinct header names", j+1, i+1, h)
+			}
+		}
+		seen[h] = i
+	}
+	idx, named = headerIndex(hdr, col)
+	if idx >= 0 {
+		return idx, named, ""
+	}
+	if k, err := strconv.Atoi(col); err == nil && k >= 1 && k <= len(hdr) {
+		return k - 1, false, ""
+	}
+	return 0, false, fmt.Sprintf("no column %q: want one of the header's names (%s) or a number from 1 to %d", col, strings.Join(hdr, ", "), len(hdr))
 }
 
 // headerIndex returns the index of the header name col in hdr, and

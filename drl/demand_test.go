@@ -15,14 +15,18 @@ import (
 // drive runs the design of s on as like Run, but runs the events only up
 // to instant until after the last job, and returns the design for
 // inspection.
-func drive(t *testing.T, s Spec, as []arrivals.Arrival, until engine.Time) (design, *Result) {
+func drive(t *testing.T, s Spec, as []arrivals.Arrival, until engine.Time) (Model, *Result) {
 	t.Helper()
 	u, err := newUnits(s.Bucket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := &Result{Design: s.Design, Scale: u.scale}
-	d, err := newDesign(s, u, res)
+	ds, ok := Lookup(s.Design)
+	if !ok {
+		t.Fatalf("no design %q", s.Design)
+	}
+	d, err := ds.New(s, &Recorder{res: res, u: u})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +34,7 @@ func drive(t *testing.T, s Spec, as []arrivals.Arrival, until engine.Time) (desi
 	for i, a := range as {
 		sim.RunUntil(a.T)
 		res.Jobs++
-		if err := d.offer(sim, jobOf(int64(i), a)); err != nil {
+		if err := d.Offer(sim, jobOf(int64(i), a)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -171,17 +171,19 @@
 // the figures. A Result keeps each admitted job's delay when it is not 0
 // (8 bytes), for the exact quantiles.
 //
-// # Parameters, comparisons and sweeps
+// # Designs as types
 //
-// Params holds the parameters as a user writes them (ratesim drl's flags,
-// the drl block of a sweep spec) and Params.Spec is their one parser;
-// Params.Run runs the chosen designs on the same arrivals (built by
-// experiments.BuildArrivals) and summarises each, and Figures draws them.
-// A Study (ParseStudy, NewStudy) is a grid of Params over any parameter;
-// it is an experiments.Model, so experiments.RunModel runs it with
-// independent replications, workers and shards, and SweepFigures draws the
-// overshoot and mean delay of each design against the first numeric axis
-// from its results table.
+// Each design is one type in its own file (design_one.go, design_static.go,
+// design_store.go, design_sync.go, design_reconcile.go, design_lease.go,
+// design_demand.go) implementing [Design]: its name, the flags of the
+// parameters it reads, its checks, what Theorem 2 says of it, its caption,
+// description and header line, the events it marks on a time series, and
+// its [Model]. The registry lists them in the order the command runs them;
+// adding a design is its file and one line of the registry ([Register]
+// adds one from outside the package). Nothing else names a design.
+//
+// The study (the parameters as a user writes them, comparisons, sweeps
+// and their figures) is package experiments/drlstudy.
 //
 // # Sources
 //

@@ -259,7 +259,7 @@ func (g *gubDesign) owner(k uint64) int {
 	return o
 }
 
-func (g *gubDesign) offer(sim *engine.Sim, j systems.Job) error {
+func (g *gubDesign) Offer(sim *engine.Sim, j systems.Job) error {
 	l, err := g.f.dispatch(j)
 	if err != nil {
 		return err
@@ -532,29 +532,6 @@ func (g *gubDesign) broadcast(sim *engine.Sim, o int, keys []uint64, reqs map[ui
 			}
 		})
 	}
-}
-
-// validateGubernator checks the fields the Gubernator model reads.
-func (s Spec) validateGubernator() error {
-	if s.Algorithm < SyncTokenBucket || s.Algorithm > SyncLeakyBucket {
-		return fmt.Errorf("drl: sync algorithm %d: want SyncTokenBucket or SyncLeakyBucket: %w", s.Algorithm, ErrSpec)
-	}
-	if s.Design != "sync" {
-		return nil
-	}
-	if !s.Police {
-		return fmt.Errorf("drl: sync is Gubernator's GLOBAL behaviour (%v), which answers UNDER_LIMIT or OVER_LIMIT and never delays a job: want Police (the design reconcile shapes): %w", s.Algorithm, ErrSpec)
-	}
-	// Spec.Local is the design reconcile's: every Gubernator daemon keeps
-	// its own item of the whole limit, whatever Local says.
-	if len(s.Scale) > 0 {
-		return fmt.Errorf("drl: sync with Gubernator's %v: scale events are the static design's: %w", s.Algorithm, ErrSpec)
-	}
-	if len(s.Peers) != 0 && len(s.Peers) != s.Nodes {
-		return fmt.Errorf("drl: %d Gubernator peers for %d nodes: want one address per node: %w", len(s.Peers), s.Nodes, ErrSpec)
-	}
-	_, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst)
-	return err
 }
 
 // DescribeGubernator returns one line saying what the sync design of s

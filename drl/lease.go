@@ -103,7 +103,7 @@ func (ls *lease) giveBack(k uint64, now engine.Time, n int64) {
 	b.f = f
 }
 
-func (ls *lease) offer(sim *engine.Sim, j systems.Job) error {
+func (ls *lease) Offer(sim *engine.Sim, j systems.Job) error {
 	l, err := ls.f.dispatch(j)
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ import (
 //
 // The zero value is not usable; create an Online with [NewOnline].
 type Online struct {
-	d   design
+	d   Model
 	res *Result
 	sim *engine.Sim
 	now engine.Time // the instant of the last offer
@@ -82,7 +82,7 @@ func (o *Online) Offer(t engine.Time, id int64) buckets.Decision {
 	o.now, res.Last = t, t
 	res.Jobs++
 	o.cur, o.curSet = id, false
-	if err := o.d.offer(o.sim, systems.Job{ID: id, T: t}); err != nil && o.err == nil {
+	if err := o.d.Offer(o.sim, systems.Job{ID: id, T: t}); err != nil && o.err == nil {
 		o.err = &systems.JobError{ID: id, Err: err}
 	}
 	o.cur = -1

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/engine"
+	"github.com/ratesim/ratesim/experiments"
 )
 
 // dinkelbach is an oracle of the exact overshoot independent of the
@@ -84,7 +85,9 @@ func TestOvershootREADMECases(t *testing.T) {
 	b, r := big.NewRat(20, 1), big.NewRat(10, 1)
 	for _, c := range []struct {
 		name       string
-		set        func(p *Params)
+		set        func(s *Spec)
+		jobs       int64
+		load       float64
 		shaped     int64
 		want       string // the overshoot to 4 decimals
 		within8    string // the worst within 8 s, 4 decimals
@@ -92,21 +95,32 @@ func TestOvershootREADMECases(t *testing.T) {
 		overJobs   int
 		ratioExact string
 	}{
-		{"reconcile T = 0", func(p *Params) {
-			p.Jobs, p.Load, p.Police, p.Designs, p.SyncDelay, p.SyncPeriod = 3000, 1.2, true, "reconcile", "5ms", "0"
-		}, 2382, "1.0252", "1.0017", 96, 2110, "42200000000/41164420643"},
-		{"store failing open", func(p *Params) {
-			p.Jobs, p.Load, p.Police, p.Designs, p.SyncDelay, p.RTT, p.Outage, p.Fail = 4000, 1.2, true, "store", "5ms", "lognormal:2ms:0.5", []string{"100s:200s"}, "open"
-		}, -1, "1.2828", "1.2828", 110, 110, "2200000000/1714968027"},
+		{"reconcile T = 0", func(s *Spec) {
+			s.Police, s.Design, s.SyncDelay, s.SyncPeriod = true, "reconcile", mustDelay(t, "5ms"), 0
+		}, 3000, 1.2, 2382, "1.0252", "1.0017", 96, 2110, "42200000000/41164420643"},
+		{"store failing open", func(s *Spec) {
+			s.Police, s.Design, s.SyncDelay, s.RTT, s.Outages, s.Fail = true, "store", mustDelay(t, "5ms"), mustDelay(t, "lognormal:2ms:0.5"), []Interval{{100 * engine.Second, 200 * engine.Second}}, FailOpen
+		}, 4000, 1.2, -1, "1.2828", "1.2828", 110, 110, "2200000000/1714968027"},
 	} {
-		p := DefaultParams()
-		c.set(&p)
-		cmp, err := p.Run(context.Background(), true)
+		// ratesim drl's defaults (R = 10, B = 20, 4 nodes, rr, seed 1)
+		// with the case's parameters, on its Poisson arrivals at load·R.
+		spec := Spec{Bucket: params("10", "20"), Nodes: 4, Dispatch: "rr", Seed: 1, SyncPeriod: 100 * engine.Millisecond, BatchLimit: 1000,
+			RTT: mustDelay(t, "1ms"), LeaseTTL: engine.Second, EstimateInterval: 100 * engine.Millisecond, Smoothing: 0.5, Fanout: 2, RateWindow: 10 * engine.Second, KeepDepartures: true}
+		c.set(&spec)
+		a, err := experiments.BuildArrivals(context.Background(), experiments.ArrivalsSpec{Spec: "poisson", Load: c.load, Rate: spec.Bucket.Rate}, spec.Seed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := cmp.Summaries[0]
-		xs := slices.Sorted(slices.Values(cmp.Results[0].Departures[0]))
+		res, err := Run(context.Background(), spec, a.Process, c.jobs)
+		a.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Summarize(res, spec.Bucket, nil, spec.RateWindow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := slices.Sorted(slices.Values(res.Departures[0]))
 		ratio, excess := dinkelbach(xs, b, r)
 		if s.OvershootExact != ratio.RatString() || s.ExcessExact != excess.RatString() {
 			t.Errorf("%s: overshoot %s, excess %s; the oracle %s and %s", c.name, s.OvershootExact, s.ExcessExact, ratio.RatString(), excess.RatString())
@@ -137,4 +151,13 @@ func TestOvershootNothingAdmitted(t *testing.T) {
 	if s.Overshoot != 0 || s.OvershootExact != "0" || s.Excess != -20 || s.ExcessExact != "-20" || s.ShaperDelayed != 0 {
 		t.Errorf("nothing admitted: overshoot %v (%q), excess %v (%q), %d delayed; want 0, -20, 0", s.Overshoot, s.OvershootExact, s.Excess, s.ExcessExact, s.ShaperDelayed)
 	}
+}
+
+func mustDelay(t *testing.T, s string) Delay {
+	t.Helper()
+	d, err := ParseDelay(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

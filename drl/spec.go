@@ -5,19 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/systems"
 )
-
-// Designs lists the designs, in the order the command runs them.
-var Designs = []string{"one", "static", "store", "sync", "reconcile", "lease", "grd", "fps"}
 
 // ErrSpec is wrapped by every error about an invalid specification.
 var ErrSpec = errors.New("invalid drl specification")
@@ -148,208 +142,6 @@ type ScaleEvent struct {
 	Nodes int
 }
 
-// Delay is a distribution of network delays, ns:
-//
-//	fixed      A
-//	uniform    an integer uniform in [A, B]
-//	lognormal  exp(N(ln A, Sigma²)) rounded to the nanosecond: median A, shape Sigma
-//	trace      one of Values drawn uniformly at random: the empirical
-//	           distribution of a column of a file (ReadDelayColumn)
-//
-// The zero value is a fixed delay of 0.
-type Delay struct {
-	Kind  string      // "fixed", "uniform", "lognormal" or "trace"; "" is fixed
-	A, B  engine.Time // ns, >= 0
-	Sigma float64     // lognormal shape, >= 0
-	// trace: the file and column read (their values: Samples).
-	Path, Col string
-	samples   *[]engine.Time // behind a pointer: a Delay stays comparable
-}
-
-// Samples returns the values of a trace delay, ns, in file order (nil for
-// the other kinds); the caller must not modify them.
-func (d Delay) Samples() []engine.Time {
-	if d.samples == nil {
-		return nil
-	}
-	return *d.samples
-}
-
-// Fixed reports whether the delay is always A (no draw).
-func (d Delay) Fixed() bool { return d.Kind == "" || d.Kind == "fixed" }
-
-// Draw returns one delay, ns; rng is used only by random kinds.
-func (d Delay) Draw(rng *rand.Rand) engine.Time {
-	switch d.Kind {
-	case "uniform":
-		return d.A + engine.Time(rng.Int64N(int64(d.B-d.A)+1))
-	case "lognormal":
-		if d.A == 0 {
-			return 0
-		}
-		x := math.Exp(math.Log(float64(d.A)) + d.Sigma*rng.NormFloat64())
-		if x >= float64(MaxDelay) {
-			// Beyond the tail ParseDelay bounds (P < 1e-17 a draw).
-			return MaxDelay
-		}
-		return engine.Time(math.Round(x))
-	case "trace":
-		xs := *d.samples
-		return xs[rng.IntN(len(xs))]
-	}
-	return d.A
-}
-
-func (d Delay) String() string {
-	switch d.Kind {
-	case "uniform":
-		return fmt.Sprintf("uniform:%v:%v", time.Duration(d.A), time.Duration(d.B))
-	case "lognormal":
-		return fmt.Sprintf("lognormal:%v:%v", time.Duration(d.A), d.Sigma)
-	case "trace":
-		return fmt.Sprintf("trace:%s:%s", d.Path, d.Col)
-	}
-	return time.Duration(d.A).String()
-}
-
-// MaxDelay is the longest round trip or message delay a run takes: one
-// day (86400 s). Delays add to instants that must stay within the clock's
-// range (engine.Time, about 292 years) over the run's horizon; a day is
-// far beyond any network delay and leaves that range to the arrivals. A
-// store or peer that never answers is not a delay: model it with an
-// outage (--outage, --fail).
-const MaxDelay = engine.Time(86400e9)
-
-// lognormalTailZ is the standard normal quantile ParseDelay checks a
-// lognormal delay's tail at: P(Z > 8.5) is about 1e-17, so a run of 10^10
-// draws (the most --max-jobs allows) reaches past it with probability
-// 1e-7; such a draw is clamped to MaxDelay.
-const lognormalTailZ = 8.5
-
-// Max returns the largest delay d draws, ns (for a lognormal, its
-// quantile at lognormalTailZ, saturating at math.MaxInt64).
-func (d Delay) Max() engine.Time {
-	switch d.Kind {
-	case "uniform":
-		return d.B
-	case "lognormal":
-		x := float64(d.A) * math.Exp(lognormalTailZ*d.Sigma)
-		if !(x < math.MaxInt64) {
-			return math.MaxInt64
-		}
-		return engine.Time(x)
-	case "trace":
-		return slices.Max(*d.samples)
-	}
-	return d.A
-}
-
-// DelayFile returns the file a delay "trace:FILE:COL" reads, and "" for
-// the other kinds: an input a command must not overwrite with its outputs.
-func DelayFile(s string) string {
-	rest, ok := strings.CutPrefix(s, "trace:")
-	if i := strings.LastIndex(rest, ":"); ok && i > 0 {
-		return rest[:i]
-	}
-	return ""
-}
-
-// ParseDelay reads a delay distribution: "2ms" or "fixed:2ms",
-// "uniform:1ms:3ms", "lognormal:2ms:0.5" (median, shape), or
-// "trace:FILE:COL", the values of column COL of FILE (ReadDelayColumn;
-// the last colon ends the file name). Durations take a unit (ns, us, ms,
-// s) or are plain seconds ("0.002"). A trace is read when parsed; its
-// errors name FILE:LINE.
-func ParseDelay(s string) (Delay, error) {
-	d, err := parseDelay(s)
-	if err != nil || d.Max() <= MaxDelay {
-		return d, err
-	}
-	why := fmt.Sprintf("at most %v (a longer wait is an outage: --outage with --fail)", time.Duration(MaxDelay))
-	switch d.Kind {
-	case "lognormal":
-		// The largest shape whose tail quantile fits: ln(MaxDelay/A)/z.
-		sg := math.Log(float64(MaxDelay)/float64(d.A)) / lognormalTailZ
-		if sg < 0 {
-			return Delay{}, fmt.Errorf("drl: delay %q: the median is %s: %w", s, why, ErrSpec)
-		}
-		why = fmt.Sprintf("a shape <= %s with median %v (its quantile at z = %v, %v here, must be %s)",
-			strconv.FormatFloat(math.Floor(sg*1e4)/1e4, 'f', -1, 64), time.Duration(d.A), lognormalTailZ, fmtDelay(d.Max()), why)
-	case "trace":
-		why = fmt.Sprintf("every value %s; its largest is %v", why, fmtDelay(d.Max()))
-	default:
-		why = fmt.Sprintf("%s; this is %v", why, fmtDelay(d.Max()))
-	}
-	return Delay{}, fmt.Errorf("drl: delay %q: %s: %w", s, why, ErrSpec)
-}
-
-// fmtDelay shows a delay, "inf" for engine.Forever and beyond.
-func fmtDelay(t engine.Time) string {
-	if t >= engine.Forever {
-		return "inf"
-	}
-	return time.Duration(t).String()
-}
-
-func parseDelay(s string) (Delay, error) {
-	if rest, ok := strings.CutPrefix(s, "trace:"); ok {
-		i := strings.LastIndex(rest, ":")
-		if i <= 0 || i == len(rest)-1 {
-			return Delay{}, fmt.Errorf("drl: delay %q: want trace:FILE:COL, COL a header name or a column number from 1: %w", s, ErrSpec)
-		}
-		return ReadDelayColumn(rest[:i], rest[i+1:])
-	}
-	parts := strings.Split(s, ":")
-	bad := func(why string) (Delay, error) {
-		return Delay{}, fmt.Errorf("drl: delay %q: %s (want 2ms, fixed:2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL): %w", s, why, ErrSpec)
-	}
-	kind := "fixed"
-	if len(parts) > 1 {
-		kind, parts = parts[0], parts[1:]
-	}
-	switch kind {
-	case "fixed":
-		if len(parts) != 1 {
-			return bad("a fixed delay has one duration")
-		}
-		a, err := ParseDuration(parts[0])
-		if err != nil {
-			return bad(delayDurationWhy(err))
-		}
-		return Delay{Kind: "fixed", A: a}, nil
-	case "uniform":
-		if len(parts) != 2 {
-			return bad("a uniform delay has two durations")
-		}
-		a, err := ParseDuration(parts[0])
-		if err != nil {
-			return bad(delayDurationWhy(err))
-		}
-		b, err := ParseDuration(parts[1])
-		if err != nil {
-			return bad(delayDurationWhy(err))
-		}
-		if b < a {
-			return bad("the upper end is below the lower")
-		}
-		return Delay{Kind: "uniform", A: a, B: b}, nil
-	case "lognormal":
-		if len(parts) != 2 {
-			return bad("a lognormal delay has a median and a shape")
-		}
-		a, err := ParseDuration(parts[0])
-		if err != nil {
-			return bad(delayDurationWhy(err))
-		}
-		sg, err := strconv.ParseFloat(parts[1], 64)
-		if err != nil || !(sg >= 0) || math.IsInf(sg, 0) {
-			return bad("the shape is a finite number >= 0")
-		}
-		return Delay{Kind: "lognormal", A: a, Sigma: sg}, nil
-	}
-	return bad("unknown kind " + strconv.Quote(kind))
-}
-
 // ParseDuration reads a duration >= 0 in whole nanoseconds in the one
 // duration grammar of [engine.ParseDuration] (plain seconds "0.1" or
 // "1/8", units "100ms", "1h30m", "1d"); "inf" (or "never") is
@@ -389,7 +181,7 @@ func ParseInterval(s string) (Interval, error) {
 
 // Spec describes a run of one design.
 type Spec struct {
-	Design string         // one of Designs
+	Design string         // the Name of a registered Design (one of Designs)
 	Bucket buckets.Params // the promise (R tokens/s, B tokens) for every key
 	Nodes  int            // N, >= 1; every local bucket is (R/N, B/N), so B/N >= 1 for the designs that keep one
 	Police bool           // reject a job that finds no token, instead of delaying it (shaping); grd drops either way
@@ -517,9 +309,11 @@ func ParseExchange(s string) (Exchange, error) {
 func (x Exchange) String() string { return [...]string{"coordinator", "all", "gossip"}[x] }
 
 // Validate returns an error wrapping ErrSpec or buckets.ErrParam naming
-// the first invalid field, or nil.
+// the first invalid field, or nil: the design's own checks
+// (Design.Check) after the nodes, then the fields every design shares.
 func (s Spec) Validate() error {
-	if !slices.Contains(Designs, s.Design) {
+	d, ok := Lookup(s.Design)
+	if !ok {
 		return fmt.Errorf("drl: design %q: want one of %s: %w", s.Design, strings.Join(Designs, ", "), ErrSpec)
 	}
 	if err := s.Bucket.Validate(); err != nil {
@@ -540,19 +334,11 @@ func (s Spec) Validate() error {
 		}
 		ns = append(ns, e.Nodes)
 	}
-	// Designs that keep a bucket per node need B/N >= 1 (a bucket with less
-	// than one token admits nothing); a store failing open or closed and
-	// sync (every Gubernator daemon holds the whole limit) and reconcile
-	// deciding with a copy of the whole bucket keep none.
-	local := s.Design != "one" && !(s.Design == "store" && s.Fail != FailLocal) && s.Design != "sync" && !(s.Design == "reconcile" && s.Local == LocalCopy)
-	if s.NodeLimiter != nil {
-		switch s.Design {
-		case "sync", "reconcile", "lease", "grd", "fps":
-			return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.NodeLimiterName, s.Design, ErrSpec)
-		}
-		local = false // the node limiter, not a sub-bucket (R/N, B/N)
+	if err := d.Check(s); err != nil {
+		return err
 	}
-	if local {
+	// A bucket with less than one token admits nothing.
+	if d.LocalBuckets(s) {
 		for _, n := range ns {
 			b, _ := s.Bucket.Burst.Quo(exact.Int(int64(n)))
 			if b.Cmp(exact.Int(1)) < 0 {
@@ -560,32 +346,23 @@ func (s Spec) Validate() error {
 			}
 		}
 	}
+	return s.validateFields()
+}
+
+// validateFields checks the fields that must be valid whatever the design
+// reads them.
+func (s Spec) validateFields() error {
 	if _, err := systems.NewDispatcher(s.Dispatch, make1(s.Nodes), rand.NewPCG(0, 0)); err != nil || s.Dispatch == "least-loaded" {
 		return fmt.Errorf("drl: dispatch %q: want rr, random, hash or column: %w", s.Dispatch, ErrSpec)
 	}
 	if !(s.SyncLoss >= 0 && s.SyncLoss < 1) {
 		return fmt.Errorf("drl: message loss %v: want a probability in [0, 1): %w", s.SyncLoss, ErrSpec)
 	}
-	if (s.Design == "grd" || s.Design == "fps") && (s.EstimateInterval <= 0 || s.EstimateInterval == engine.Forever) {
-		return fmt.Errorf("drl: estimate interval %v ns: want > 0 and finite: %w", int64(s.EstimateInterval), ErrSpec)
-	}
-	if (s.Design == "grd" || s.Design == "fps") && !(s.Smoothing > 0 && s.Smoothing <= 1) {
-		return fmt.Errorf("drl: smoothing %v: want a weight in (0, 1]: %w", s.Smoothing, ErrSpec)
-	}
 	if s.OutageUp < 0 || s.OutageDown < 0 || (s.OutageUp > 0) != (s.OutageDown > 0) {
 		return fmt.Errorf("drl: outage process up %v ns, down %v ns: want both > 0, or both 0 for none: %w", int64(s.OutageUp), int64(s.OutageDown), ErrSpec)
 	}
-	if (s.Design == "grd" || s.Design == "fps") && s.Exchange == ExchangeGossip && s.Fanout < 1 {
-		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
-	}
 	if s.StoreLimiter == StoreLibrary && s.StoreProfile == nil {
 		return fmt.Errorf("drl: store limiter profile without StoreProfile: %w", ErrSpec)
-	}
-	if s.Design == "store" && s.StoreLimiter != StoreToken && s.StoreLimiter != StoreLibrary && !s.Police {
-		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police: %w", s.StoreLimiter, ErrSpec)
-	}
-	if s.Design == "store" && s.StoreCache && !s.Police {
-		return fmt.Errorf("drl: the store's cache refuses jobs, which only policing does: want Police, or no StoreCache: %w", ErrSpec)
 	}
 	if s.StoreLimiter == StoreFixedWindow && !s.Bucket.Burst.IsInt() {
 		return fmt.Errorf("drl: store limiter fixed-window admits L = B jobs per window: burst %v is not a whole number: %w", s.Bucket.Burst, ErrSpec)
@@ -596,8 +373,8 @@ func (s Spec) Validate() error {
 	if s.BatchLimit < 0 {
 		return fmt.Errorf("drl: batch limit %d: want >= 0 keys (0: none): %w", s.BatchLimit, ErrSpec)
 	}
-	if err := s.validateGubernator(); err != nil {
-		return err
+	if s.Algorithm < SyncTokenBucket || s.Algorithm > SyncLeakyBucket {
+		return fmt.Errorf("drl: sync algorithm %d: want SyncTokenBucket or SyncLeakyBucket: %w", s.Algorithm, ErrSpec)
 	}
 	return nil
 }
@@ -609,14 +386,4 @@ func make1(n int) []float64 {
 		w[i] = 1
 	}
 	return w
-}
-
-// delayDurationWhy is why a delay's duration was refused, with the longest
-// delay that fits when the duration was out of range rather than not one.
-func delayDurationWhy(err error) string {
-	var de *engine.DurationError
-	if errors.As(err, &de) && !de.Syntax {
-		return fmt.Sprintf("%v; a delay is at most %v", err, time.Duration(MaxDelay))
-	}
-	return err.Error()
 }

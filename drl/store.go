@@ -107,25 +107,13 @@ func (st *store) down(t engine.Time) bool {
 	return false
 }
 
-func (st *store) offer(sim *engine.Sim, j systems.Job) error {
+func (st *store) Offer(sim *engine.Sim, j systems.Job) error {
 	l, err := st.f.dispatch(j)
 	if err != nil {
 		return err
 	}
 	if st.down(j.T) {
-		st.res.Fallback++
-		switch st.s.Fail {
-		case FailOpen:
-			st.res.admit(l, j, 0, st.u.at(0))
-		case FailClosed:
-			st.res.reject(l, j)
-		case FailLocal:
-			if w, ok, hint := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
-				st.res.admit(l, j, 0, w)
-			} else {
-				st.res.rejectHint(l, j, 0, hint)
-			}
-		}
+		st.fallback(l, j)
 		return nil
 	}
 	nk := nodeKey{l, j.Key}
@@ -142,54 +130,9 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 	st.res.Messages++
 	decide := func(now engine.Time) {
 		if st.lims != nil {
-			lim := st.lims[j.Key]
-			if lim == nil {
-				lim, _ = st.newLim() // built once in newStore: no error
-				st.lims[j.Key] = lim
-			}
-			d := lim.Offer(now, j.ID)
-			switch d.Verdict {
-			case buckets.Admit:
-				st.res.admit(l, j, rtt, exact.Int128{})
-				return
-			case buckets.Delay: // a profile that delays (x/time/rate's Reserve)
-				w, err := d.Wait.Mul(exact.Int(st.u.scale))
-				if err != nil {
-					panic("drl: a store limiter's wait overflows the exact model: " + err.Error())
-				}
-				st.res.admit(l, j, rtt, w.Ceil())
-				return
-			case buckets.Queue:
-				panic("drl: a store limiter answered Queue: it must decide at arrival (every profile does)")
-			}
-			hint := engine.Time(0)
-			if st.s.StoreLimiter == StoreLibrary {
-				hint = d.RetryAfter // the library's own hint (redis-cell's CL.THROTTLE reply)
-			}
-			st.res.rejectHint(l, j, rtt-rtt/2, hint)
-			if st.s.StoreCache && d.RetryAfter > 0 && d.RetryAfter != buckets.NoRetry && st.s.StoreLimiter != StoreLibrary {
-				// No job of the key passes before now + RetryAfter: the
-				// GCRA's TAT and a window's count only grow until then.
-				st.cache(sim, nk, j.T, rtt, now+d.RetryAfter)
-			}
-			return
-		}
-		t := st.u.at(now)
-		b := st.keys[j.Key]
-		if b == nil {
-			b = &bucketState{f: t}
-			st.keys[j.Key] = b
-		}
-		w, ok := b.decide(t, st.u.tau, st.u.beta, st.s.Police)
-		if ok {
-			st.res.admit(l, j, rtt, w)
-			return
-		}
-		st.res.rejectAfter(l, j, rtt-rtt/2)
-		if st.s.StoreCache {
-			// The next token is due at now + w exactly; a job at an
-			// instant before ceil(now + w) finds none.
-			st.cache(sim, nk, j.T, rtt, now+engine.Time(w.CeilDiv(st.u.scale).Int64()))
+			st.decideLimiter(sim, nk, j, rtt, now)
+		} else {
+			st.decideBucket(sim, nk, j, rtt, now)
 		}
 	}
 	if rtt == 0 {
@@ -198,6 +141,83 @@ func (st *store) offer(sim *engine.Sim, j systems.Job) error {
 	}
 	st.cb.at(sim, addSat(j.T, rtt/2), decide)
 	return nil
+}
+
+// fallback decides j at node l while the store is down, as Spec.Fail says.
+func (st *store) fallback(l int, j systems.Job) {
+	st.res.Fallback++
+	switch st.s.Fail {
+	case FailOpen:
+		st.res.admit(l, j, 0, st.u.at(0))
+	case FailClosed:
+		st.res.reject(l, j)
+	case FailLocal:
+		if w, ok, hint := st.f.local(l, j, st.u.at(j.T), st.u, st.s.Police); ok {
+			st.res.admit(l, j, 0, w)
+		} else {
+			st.res.rejectHint(l, j, 0, hint)
+		}
+	}
+}
+
+// decideLimiter decides at the store, at instant now, the job j sent by
+// node nk.node with round trip rtt, with the key's limiter (gcra,
+// fixed-window or a library profile).
+func (st *store) decideLimiter(sim *engine.Sim, nk nodeKey, j systems.Job, rtt, now engine.Time) {
+	l := nk.node
+	lim := st.lims[j.Key]
+	if lim == nil {
+		lim, _ = st.newLim() // built once in newStore: no error
+		st.lims[j.Key] = lim
+	}
+	d := lim.Offer(now, j.ID)
+	switch d.Verdict {
+	case buckets.Admit:
+		st.res.admit(l, j, rtt, exact.Int128{})
+		return
+	case buckets.Delay: // a profile that delays (x/time/rate's Reserve)
+		w, err := d.Wait.Mul(exact.Int(st.u.scale))
+		if err != nil {
+			panic("drl: a store limiter's wait overflows the exact model: " + err.Error())
+		}
+		st.res.admit(l, j, rtt, w.Ceil())
+		return
+	case buckets.Queue:
+		panic("drl: a store limiter answered Queue: it must decide at arrival (every profile does)")
+	}
+	hint := engine.Time(0)
+	if st.s.StoreLimiter == StoreLibrary {
+		hint = d.RetryAfter // the library's own hint (redis-cell's CL.THROTTLE reply)
+	}
+	st.res.rejectHint(l, j, rtt-rtt/2, hint)
+	if st.s.StoreCache && d.RetryAfter > 0 && d.RetryAfter != buckets.NoRetry && st.s.StoreLimiter != StoreLibrary {
+		// No job of the key passes before now + RetryAfter: the
+		// GCRA's TAT and a window's count only grow until then.
+		st.cache(sim, nk, j.T, rtt, now+d.RetryAfter)
+	}
+}
+
+// decideBucket decides at the store, at instant now, the job j sent by
+// node nk.node with round trip rtt, with the key's bucket (R, B).
+func (st *store) decideBucket(sim *engine.Sim, nk nodeKey, j systems.Job, rtt, now engine.Time) {
+	l := nk.node
+	t := st.u.at(now)
+	b := st.keys[j.Key]
+	if b == nil {
+		b = &bucketState{f: t}
+		st.keys[j.Key] = b
+	}
+	w, ok := b.decide(t, st.u.tau, st.u.beta, st.s.Police)
+	if ok {
+		st.res.admit(l, j, rtt, w)
+		return
+	}
+	st.res.rejectAfter(l, j, rtt-rtt/2)
+	if st.s.StoreCache {
+		// The next token is due at now + w exactly; a job at an
+		// instant before ceil(now + w) finds none.
+		st.cache(sim, nk, j.T, rtt, now+engine.Time(w.CeilDiv(st.u.scale).Int64()))
+	}
 }
 
 // cache records at node nk.node that key nk.key is over limit until the

@@ -122,7 +122,7 @@ func (sd *syncDesign) state(m map[nodeKey]*bucketState, l int, k uint64, ks *syn
 	return b
 }
 
-func (sd *syncDesign) offer(sim *engine.Sim, j systems.Job) error {
+func (sd *syncDesign) Offer(sim *engine.Sim, j systems.Job) error {
 	t := sd.u.at(j.T)
 	ks, err := sd.key(j, t)
 	if err != nil {

@@ -18,36 +18,11 @@ import (
 // split without scale events is one. The others are named with the
 // hypothesis they break.
 func Theorem2NA(s Spec) string {
-	if s.Design == "one" {
-		return "the one bucket itself"
+	d, ok := Lookup(s.Design)
+	if !ok {
+		return "not a split of token buckets"
 	}
-	if s.NodeLimiter != nil && (s.Design == "static" || s.Design == "store") {
-		return "the nodes run " + s.NodeLimiterName + ", not sub-buckets (R/N, B/N)"
-	}
-	if s.Police || s.Design == "grd" {
-		return "policing: no job waits, S = 0"
-	}
-	switch s.Design {
-	case "lease":
-		return "not a split: nodes lease tokens of one shared bucket"
-	case "fps":
-		return "not a static split: the shares change at each estimate"
-	case "static":
-		if len(s.Scale) > 0 {
-			return "scale events change the shares"
-		}
-		return ""
-	case "store":
-		return "not a split: one shared bucket behind a round trip"
-	case "sync":
-		return "shares do not sum to R: each Gubernator daemon decides with its own item of the whole limit"
-	case "reconcile":
-		if s.Local == LocalCopy {
-			return "shares do not sum to R: each node decides with a copy of (R, B)"
-		}
-		return "the owner's broadcasts overwrite the sub-buckets' state"
-	}
-	return "not a split of token buckets"
+	return d.Theorem2NA(s)
 }
 
 // Theorem2 is the outcome of the check of Theorem 2 and Lemma 1 on every

@@ -63,25 +63,14 @@ type bucketState struct {
 
 // decide offers a job arriving at t (units) to the bucket with token time
 // tau and burst time beta (units) and returns its exact wait in units,
-// the note's eq. (1),
-//
-//	d = max(0, U(t-) + tau - beta)
-//
-// and whether it is admitted: always when shaping; only when d = 0 when
-// policing, a rejected job leaving the state unchanged. An admitted job
-// sets F = max(F, t) + tau (the Lindley recursion).
+// the note's eq. (1) as buckets.Step takes it, and whether it is
+// admitted: always when shaping; only when the wait is 0 when policing, a
+// rejected job leaving the state unchanged.
 func (b *bucketState) decide(t, tau, beta exact.Int128, police bool) (wait exact.Int128, ok bool) {
-	f := b.f
-	if f.Less(t) {
-		f = t
-	}
-	w := f.Sub(t).Add(tau).Sub(beta)
-	if w.Sign() < 0 {
-		w = exact.I128(0)
-	}
+	next, w := buckets.Step(b.f, t, tau, beta)
 	if police && w.Sign() > 0 {
 		return w, false
 	}
-	b.f = f.Add(tau)
+	b.f = next
 	return w, true
 }

@@ -12,20 +12,22 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/drlstudy"
 	"github.com/ratesim/ratesim/netcalc"
 	"github.com/ratesim/ratesim/plots"
 	"github.com/ratesim/ratesim/profiles"
 )
 
-// drlFlags are the flags of ratesim drl: the parameters fill drl.Params,
+// drlFlags are the flags of ratesim drl: the parameters fill drlstudy.Params,
 // the parser that sweep specs share; the rest are the command line's.
 type drlFlags struct {
-	p          drl.Params
+	p          drlstudy.Params
 	trace      string
 	traceOpt   arrivals.TraceOptions
 	traceFmt   traceFormatFlags
@@ -36,19 +38,8 @@ type drlFlags struct {
 	maxMemory  string
 }
 
-func newDRLCmd() *cobra.Command {
-	cmd, _ := newDRLCmdFlags()
-	return cmd
-}
-
-// newDRLCmdFlags returns the drl command and the flags it parses into
-// (ratesim clients borrows the design flags).
-func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
-	f := &drlFlags{}
-	cmd := &cobra.Command{
-		Use:   "drl",
-		Short: "Run distributed rate-limiting designs on the same arrivals and compare them with the one bucket",
-		Long: `Drl feeds the same arrivals to each distributed rate-limiting design, a limit
+// drlLong is ratesim drl's long help.
+const drlLong = `Drl feeds the same arrivals to each distributed rate-limiting design, a limit
 (R, B) per key enforced by --nodes N nodes (see 'go doc ./drl'):
 
   one     the one bucket (R, B): the lower bound
@@ -118,7 +109,21 @@ a CSV or TSV file drawn at random for each round trip or message: seconds
 Exit codes: 0 success; 2 bad usage, bad input, or an output that cannot be
 written; 3 internal error (a bug in ratesim: please report the message, the
 version and the command line); 128 + the signal's number when stopped by a
-signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
+signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`
+
+func newDRLCmd() *cobra.Command {
+	cmd, _ := newDRLCmdFlags()
+	return cmd
+}
+
+// newDRLCmdFlags returns the drl command and the flags it parses into
+// (ratesim clients borrows the design flags).
+func newDRLCmdFlags() (*cobra.Command, *drlFlags) {
+	f := &drlFlags{}
+	cmd := &cobra.Command{
+		Use:   "drl",
+		Short: "Run distributed rate-limiting designs on the same arrivals and compare them with the one bucket",
+		Long:  drlLong,
 		Example: `  ratesim drl --nodes 4 --jobs 5000
   ratesim drl --designs one,store --rtt lognormal:2ms:0.5 --outage 10s:20s --fail local
   ratesim drl --designs static --nodes 2 --scale 30s:4 --police
@@ -128,36 +133,18 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDRL(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.p.Designs, "designs", "all", "designs to run, comma-separated, or all: "+strings.Join(drl.Designs, ", ")+" (all leaves out sync when shaping, and says so on stderr)")
-	fl.StringVar(&f.p.Rate, "rate", "10", "limit rate R per key, tokens/s (> 0; a decimal or a fraction p/q, exact)")
-	fl.StringVar(&f.p.Burst, "burst", "20", "limit burst B per key, tokens (>= 1, and B/N >= 1 for the designs with a bucket per node: static, store with --fail local, reconcile with --local share, lease, grd, fps)")
+	drlstudy.Table.Bind(fl, &f.p) // every parameter of the study, one flag each
 	addMaxMemory(fl, &f.maxMemory)
-	fl.IntVar(&f.p.Nodes, "nodes", 4, "N: nodes of the fleet (>= 1)")
-	fl.StringVar(&f.p.Dispatch, "dispatch", "rr", "how jobs reach nodes: rr, random, or hash (of the key)")
-	fl.BoolVar(&f.p.Police, "police", false, "reject a job that finds no token instead of delaying it (shaping)")
-	fl.StringVar(&f.p.NodeLimiter, "node-limiter", "", "static, store with --fail local: the limiter each node keeps per key, a library profile 'NAME:key=value,...' as in ratesim limiters --profile, configured per node (default the sub-bucket R/N, B/N); the table gives the fleet-wide limit N·α beside")
-	fl.StringArrayVar(&f.p.Scale, "scale", nil, "static: at instant AT the fleet becomes N nodes, AT:N (e.g. 30s:8); repeatable, in time order")
-	fl.StringVar(&f.p.RTT, "rtt", "1ms", "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)")
-	fl.StringArrayVar(&f.p.Outage, "outage", nil, "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable")
-	fl.StringVar(&f.p.OutageProcess, "outage-process", "", "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival")
-	fl.StringVar(&f.p.StoreLimiter, "store-limiter", "token", "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s), both policing, or a library profile such as 'redis-rate:rate=10,burst=20' (redis_rate's Lua script) deciding as its library does")
-	fl.BoolVar(&f.p.StoreCache, "store-cache", false, "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)")
-	fl.StringVar(&f.p.Fail, "fail", "open", "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)")
-	fl.StringVar(&f.p.SyncPeriod, "sync-period", "100ms", "sync: GlobalSyncWait, a daemon sends its queued hits every T; reconcile: T, a node sends its hits T after the first one (0: at once; inf: never)")
-	fl.IntVar(&f.p.BatchLimit, "batch-limit", 1000, "sync, reconcile: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)")
-	fl.StringVar(&f.p.SyncDelay, "sync-delay", "0", "sync, reconcile, grd, fps: one-way delay of each message, a delay as --rtt")
-	fl.Float64Var(&f.p.Loss, "loss", 0, "sync, reconcile, grd, fps: probability that a message is lost, in [0, 1)")
-	fl.StringVar(&f.p.Local, "local", "copy", "reconcile: what a node decides with between reconciliations: copy (of the whole bucket) or share (its sub-bucket R/N, B/N)")
-	fl.StringVar(&f.p.Algorithm, "algorithm", "token-bucket", "sync: Gubernator v2.13.0's algorithm, token-bucket (its default) or leaky-bucket (Limit = Burst = B per B/R ms, --sync-period its GlobalSyncWait, policing)")
-	fl.StringVar(&f.p.Peers, "peers", "", "sync: the Gubernator daemons' gRPC addresses, one per node, comma-separated; the hash ring picks each key's owner from them (default: cluster.Start's, 127.0.0.1:1112,127.0.0.1:1114,...)")
-	fl.StringVar(&f.p.LeaseSize, "lease-size", "", "lease: tokens a node asks for at a time (>= 1; default B/N rounded down)")
-	fl.StringVar(&f.p.LeaseTTL, "lease-ttl", "1s", "lease: unused tokens go back this long after the latest grant (inf: never)")
-	fl.StringVar(&f.p.EstimateInterval, "estimate-interval", "100ms", "grd, fps: demand is measured and exchanged every this long (> 0)")
-	fl.Float64Var(&f.p.Smoothing, "smoothing", 0.5, "grd, fps: weight of the newest measurement in the demand estimate, in (0, 1] (1: no smoothing)")
-	fl.StringVar(&f.p.Exchange, "exchange", "coordinator", "grd, fps: estimates go through a coordinator, all-to-all among the nodes that saw the key (all), or by gossip to --fanout random peers (gossip)")
-	fl.IntVar(&f.p.Fanout, "fanout", 2, "grd, fps with --exchange gossip: peers each node sends to per estimate interval (>= 1)")
-	fl.StringVar(&f.p.Arrivals, "arrivals", "poisson", "generated arrivals: poisson (rate λ = load·R), periodic, or an arrival spec as in ratesim run (Zipf keys: 'poisson | keys:n=100,s=1.1')")
-	fl.Float64Var(&f.p.Load, "load", 0.9, "offered load λ/R of generated arrivals (> 0)")
+	addDRLInputFlags(fl, f)
+	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
+	cmd.MarkFlagsMutuallyExclusive("load", "trace")
+	markOutput(cmd, "plot", outputFolder)
+	return cmd, f
+}
+
+// addDRLInputFlags adds the flags of the trace, the seed, the outputs and
+// the sweeps: the command line's, not parameters of the study.
+func addDRLInputFlags(fl *pflag.FlagSet, f *drlFlags) {
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
 	addTraceFormatFlags(fl, &f.traceFmt)
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
@@ -165,40 +152,16 @@ signal: 129 SIGHUP, 130 SIGINT, 143 SIGTERM.`,
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of keys: each key has its own limit (R, B), and --dispatch hash sends a key to one node")
 	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
-	fl.Int64Var(&f.p.Jobs, "jobs", 100_000, "number of arrivals; with --trace the default is the whole trace")
 	fl.Uint64VarP(&f.p.Seed, "seed", "s", 1, "root seed of every random stream")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
-	fl.StringVar(&f.p.RateWindow, "rate-window", "10s", "the admitted rate is measured over windows of this length (the table's time > R), > 0")
 	fl.StringArrayVar(&f.sweeps, "sweep", nil, "run every design at each value of a parameter, NAME=V1,V2,... with NAME a flag among "+strings.Join(drlSweepable, ", ")+"; repeatable: the grid of all the combinations")
 	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this directory (created if missing): the admitted rate over time and the delay CCDF of each design")
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
-	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
-	cmd.MarkFlagsMutuallyExclusive("load", "trace")
-	markOutput(cmd, "plot", outputFolder)
-	return cmd, f
-}
-
-// designFlags are the flags that only some designs read: one given when
-// none of them runs would change nothing, and is refused.
-var designFlags = []struct {
-	name    string
-	designs []string
-}{
-	{"scale", []string{"static"}}, {"node-limiter", []string{"static", "store"}},
-	{"rtt", []string{"store", "lease"}},
-	{"outage", []string{"store"}}, {"outage-process", []string{"store"}}, {"fail", []string{"store"}},
-	{"store-limiter", []string{"store"}}, {"store-cache", []string{"store"}},
-	{"sync-period", []string{"sync", "reconcile"}}, {"batch-limit", []string{"sync", "reconcile"}}, {"local", []string{"reconcile"}},
-	{"algorithm", []string{"sync"}}, {"peers", []string{"sync"}},
-	{"sync-delay", []string{"sync", "reconcile", "grd", "fps"}}, {"loss", []string{"sync", "reconcile", "grd", "fps"}},
-	{"lease-size", []string{"lease"}}, {"lease-ttl", []string{"lease"}},
-	{"estimate-interval", []string{"grd", "fps"}}, {"smoothing", []string{"grd", "fps"}},
-	{"exchange", []string{"grd", "fps"}}, {"fanout", []string{"grd", "fps"}},
 }
 
 // params returns the parameters the flags give, with the trace and its
 // options; it checks the flags that only the command line has.
-func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
+func (f *drlFlags) params(cmd *cobra.Command) (drlstudy.Params, error) {
 	changed := cmd.Flags().Changed
 	p := f.p
 	var err error
@@ -216,7 +179,7 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 		if err := f.traceFmt.apply(&opt, changed, p.Seed); err != nil {
 			return p, err
 		}
-		p.Trace, p.TraceOptions = &drl.Trace{Path: f.trace}, &opt
+		p.Trace, p.TraceOptions = &drlstudy.Trace{Path: f.trace}, &opt
 		if !changed("jobs") {
 			p.Jobs = 0 // the whole trace
 		} else if p.Jobs < 1 {
@@ -229,9 +192,12 @@ func (f *drlFlags) params(cmd *cobra.Command) (drl.Params, error) {
 		if run == "all" {
 			run = "all: " + strings.Join(designs, ",")
 		}
-		for _, fl := range designFlags {
-			if changed(fl.name) && !slices.ContainsFunc(fl.designs, func(d string) bool { return slices.Contains(designs, d) }) {
-				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl.name, strings.Join(fl.designs, ", "), run)
+		// The flags that only some designs read: one given when none of
+		// them runs would change nothing, and is refused.
+		flags, readers := drl.FlagDesigns()
+		for _, fl := range flags {
+			if changed(fl) && !slices.ContainsFunc(readers[fl], func(d string) bool { return slices.Contains(designs, d) }) {
+				return p, fmt.Errorf("--%s applies to %s only, not to the designs run (%s)", fl, strings.Join(readers[fl], ", "), run)
 			}
 		}
 	}
@@ -262,8 +228,8 @@ func paramFlagError(err error) error {
 }
 
 // spec returns the parameters the flags give and the specification and
-// designs they parse to (drl.Params.Spec, errors naming the flag).
-func (f *drlFlags) spec(cmd *cobra.Command) (drl.Params, drl.Spec, []string, error) {
+// designs they parse to (drlstudy.Params.Spec, errors naming the flag).
+func (f *drlFlags) spec(cmd *cobra.Command) (drlstudy.Params, drl.Spec, []string, error) {
 	p, err := f.params(cmd)
 	if err != nil {
 		return p, drl.Spec{}, nil, err
@@ -306,8 +272,8 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 		if err := os.MkdirAll(f.plotDir, 0o777); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
-		caption := drl.Caption(spec, designs, c.Input)
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drl.Figures(spec, c.Results, c.Summaries, caption), f.plotDir, f.plotFormat); err != nil {
+		caption := drlstudy.Caption(spec, designs, c.Input)
+		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlstudy.Figures(spec, c.Results, c.Summaries, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}
@@ -386,7 +352,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	designs := make([]drlDesignJSON, len(sums))
 	for i, sum := range sums {
 		designs[i].Summary = sum
-		if s.NodeLimiter != nil && (sum.Design == "static" || sum.Design == "store") && i < len(perNode) {
+		if s.NodeLimiter != nil && drl.Reads(sum.Design, "node-limiter") && i < len(perNode) {
 			designs[i].PerNode = perNode[i]
 		}
 	}
@@ -417,7 +383,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 		out.SyncPeriod = experiments.Num(s.SyncPeriod.Seconds())
 	}
 	out.Algorithm = s.Algorithm.String()
-	if slices.ContainsFunc(sums, func(n drl.Summary) bool { return n.Design == "sync" }) {
+	if slices.ContainsFunc(sums, func(n drl.Summary) bool { return drl.Reads(n.Design, "peers") }) {
 		out.Peers = s.Peers
 		if len(out.Peers) == 0 {
 			out.Peers = drl.DefaultGubernatorPeers(s.Nodes)
@@ -445,76 +411,13 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 		}
 	}
 	for _, n := range sums {
-		switch n.Design {
-		case "static":
-			if len(s.Scale) > 0 {
-				var ev []string
-				for _, e := range s.Scale {
-					ev = append(ev, fmt.Sprintf("%d nodes at %v s", e.Nodes, e.At.Seconds()))
-				}
-				fmt.Fprintf(w, "static     re-split: %s\n", strings.Join(ev, ", "))
+		if d, ok := drl.Lookup(n.Design); ok {
+			if h := d.Header(s); h != "" {
+				fmt.Fprintf(w, "%-10s %s\n", n.Design, h)
 			}
-		case "store":
-			var os []string
-			for _, o := range s.Outages {
-				os = append(os, fmt.Sprintf("[%v, %v) s", o.From.Seconds(), o.To.Seconds()))
-			}
-			if s.OutageUp > 0 {
-				os = append(os, fmt.Sprintf("on/off, up %v s and down %v s on average", s.OutageUp.Seconds(), s.OutageDown.Seconds()))
-			}
-			out := "no outage"
-			if len(os) > 0 {
-				out = "outages " + strings.Join(os, ", ") + ", fail " + s.Fail.String()
-			}
-			cache := ""
-			if s.StoreCache {
-				cache = "; nodes cache the keys over limit"
-			}
-			lim := ""
-			switch s.StoreLimiter {
-			case drl.StoreGCRA:
-				lim = "GCRA(1/R, (B - 1)/R) per key, "
-			case drl.StoreFixedWindow:
-				w, _ := s.Bucket.Burst.Quo(s.Bucket.Rate)
-				lim = fmt.Sprintf("fixed window of %v jobs per %v s per key, ", s.Bucket.Burst, w)
-			case drl.StoreLibrary:
-				lim = s.StoreProfileName + " per key, "
-			}
-			fmt.Fprintf(w, "store      %sround trip %v; %s%s\n", lim, s.RTT, out, cache)
-		case "sync":
-			fmt.Fprintf(w, "sync       %s\n", drl.DescribeGubernator(s))
-		case "reconcile":
-			period := "never"
-			if s.SyncPeriod != engine.Forever {
-				period = fmt.Sprintf("%v s", s.SyncPeriod.Seconds())
-			}
-			fmt.Fprintf(w, "reconcile  period %s, batch limit %d keys, message delay %v, loss %v, local %s\n", period, s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
-		case "lease":
-			size := fmt.Sprintf("%d tokens", s.LeaseSize)
-			if s.LeaseSize == 0 {
-				size = "B/N tokens"
-			}
-			ttl := "never returned"
-			if s.LeaseTTL != engine.Forever {
-				ttl = fmt.Sprintf("returned %v s after the latest grant", s.LeaseTTL.Seconds())
-			}
-			fmt.Fprintf(w, "lease      %s per request (round trip %v), %s; %s\n", size, s.RTT, ttl, mode)
-		case "grd", "fps":
-			via := "through a coordinator"
-			switch s.Exchange {
-			case drl.ExchangeAll:
-				via = "all-to-all"
-			case drl.ExchangeGossip:
-				via = fmt.Sprintf("by gossip to %d peers", s.Fanout)
-			}
-			m := mode
-			if n.Design == "grd" {
-				m = "policing (drops)"
-			}
-			fmt.Fprintf(w, "%-10s demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); %s\n", n.Design, s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss, m)
 		}
 	}
-	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == "one" })
+	withOne := slices.ContainsFunc(sums, func(s drl.Summary) bool { return s.Design == drl.Reference })
 	// The design column is 7 wide, or as wide as the longest name run.
 	dw := 7
 	for _, n := range sums {

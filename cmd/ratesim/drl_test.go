@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratesim/ratesim/internal/version"
+	"github.com/spf13/pflag"
 
 	"github.com/ratesim/ratesim/drl"
+	"github.com/ratesim/ratesim/experiments/drlstudy"
+	"github.com/ratesim/ratesim/internal/param"
+	"github.com/ratesim/ratesim/internal/version"
 )
 
 type drlOut struct {
@@ -299,5 +302,18 @@ func TestDRLJSONKeys(t *testing.T) {
 	}
 	if len(sw.Points) != 2 || sw.Points[0].Params["nodes"] != 1.0 || sw.Points[1].Params["nodes"] != 2.0 || sw.Points[1].Params["rtt"] != "1ms" {
 		t.Errorf("points %+v: want nodes 1 and 2 as numbers, rtt \"1ms\"", sw.Points)
+	}
+}
+
+// ratesim drl's flags are the drl study's parameter table: each takes
+// and refuses the values its YAML key does, with the declared default
+// (param.Verify on the command's own flag set).
+func TestDRLFlagsAreTheTable(t *testing.T) {
+	flags := func() *pflag.FlagSet {
+		cmd, _ := newDRLCmdFlags()
+		return cmd.Flags()
+	}
+	if err := param.Verify(drlstudy.Table, flags); err != nil {
+		t.Error(err)
 	}
 }

@@ -15,11 +15,18 @@ import (
 
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/drlstudy"
 )
 
-// drlSweepable are the flags of ratesim drl that --sweep may vary.
-var drlSweepable = []string{"nodes", "rate", "burst", "load", "dispatch", "rtt", "fail", "sync-period", "batch-limit",
-	"sync-delay", "loss", "local", "lease-size", "lease-ttl", "estimate-interval", "smoothing", "exchange", "fanout", "store-cache", "seed"}
+// drlSweepable are the flags of ratesim drl that --sweep may vary: the
+// study's parameters declared sweepable (drlstudy.Table), and the seed.
+var drlSweepable = func() []string {
+	var out []string
+	for _, k := range drlstudy.Table.Sweepable() {
+		out = append(out, strings.ReplaceAll(k, "_", "-"))
+	}
+	return append(out, "seed")
+}()
 
 // drlAxis is one --sweep axis.
 type drlAxis struct {
@@ -85,14 +92,50 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 	if err != nil {
 		return err
 	}
-	var sa []drl.StringAxis
+	var sa []drlstudy.StringAxis
 	for _, a := range axes {
-		sa = append(sa, drl.StringAxis{Name: strings.ReplaceAll(a.name, "-", "_"), Values: a.values})
+		sa = append(sa, drlstudy.StringAxis{Name: strings.ReplaceAll(a.name, "-", "_"), Values: a.values})
 	}
-	study, err := drl.NewStudy(p, sa)
+	study, err := drlstudy.NewStudy(p, sa)
 	if err != nil {
 		return drlStudyFlagError(err)
 	}
+	points, input, err := runDRLPoints(cmd, study, axes)
+	if err != nil {
+		return err
+	}
+	var figures []string
+	if f.plotDir != "" {
+		if err := os.MkdirAll(f.plotDir, 0o777); err != nil {
+			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
+		}
+		caption := input
+		if spec, designs, err := p.Spec(); err == nil {
+			var swept []string
+			for _, a := range axes {
+				swept = append(swept, a.name)
+			}
+			caption = drlstudy.Caption(spec, designs, input, swept...)
+		}
+		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(study, axes, points, caption), f.plotDir, f.plotFormat); err != nil {
+			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
+		}
+	}
+	w := &errWriter{w: cmd.OutOrStdout()}
+	if f.json {
+		writeDRLSweepJSON(w, axes, points, figures)
+	} else {
+		writeDRLSweepTable(w, axes, points, figures)
+	}
+	if w.err != nil {
+		return fmt.Errorf("writing the result: %w", w.err)
+	}
+	return nil
+}
+
+// runDRLPoints runs every point of a --sweep study in turn and returns
+// their summaries and the input of the first.
+func runDRLPoints(cmd *cobra.Command, study *drlstudy.Study, axes []drlAxis) ([]drlPoint, string, error) {
 	var points []drlPoint
 	var input string
 	said := map[string]bool{}
@@ -110,68 +153,47 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 			params[a.name] = study.Value(i, strings.ReplaceAll(a.name, "-", "_"))
 		}
 		if err != nil {
-			return fmt.Errorf("sweep point %s: %w", pointName(axes, params), paramFlagError(err))
+			return nil, "", fmt.Errorf("sweep point %s: %w", pointName(axes, params), paramFlagError(err))
 		}
 		if i == 0 {
 			input = c.Input
 		}
 		points = append(points, drlPoint{Params: params, Input: c.Input, Designs: c.Summaries})
 	}
-	var figures []string
-	if f.plotDir != "" {
-		if err := os.MkdirAll(f.plotDir, 0o777); err != nil {
-			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
-		}
-		caption := input
-		if spec, designs, err := p.Spec(); err == nil {
-			var swept []string
-			for _, a := range axes {
-				swept = append(swept, a.name)
-			}
-			caption = drl.Caption(spec, designs, input, swept...)
-		}
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(study, axes, points, caption), f.plotDir, f.plotFormat); err != nil {
-			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
-		}
-	}
-	w := &errWriter{w: cmd.OutOrStdout()}
-	if f.json {
-		out := struct {
-			jsonHeader
-			Axes    []string   `json:"axes"`
-			Points  []drlPoint `json:"points"`
-			Figures []string   `json:"figures,omitempty"`
-		}{jsonHeader: newJSONHeader(), Points: points, Figures: figures}
-		for _, a := range axes {
-			out.Axes = append(out.Axes, a.name)
-		}
-		for i := range out.Points {
-			p := &out.Points[i]
-			p.Values = make(map[string]any, len(p.Params))
-			for k, v := range p.Params {
-				p.Values[k] = jsonValue(v)
-			}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(out)
-	} else {
-		writeDRLSweepTable(w, axes, points, figures)
-	}
-	if w.err != nil {
-		return fmt.Errorf("writing the result: %w", w.err)
-	}
-	return nil
+	return points, input, nil
 }
 
-// drlStudyFlagError names the flag of an error of drl.NewStudy: the
+// writeDRLSweepJSON writes the --json output of a --sweep.
+func writeDRLSweepJSON(w io.Writer, axes []drlAxis, points []drlPoint, figures []string) {
+	out := struct {
+		jsonHeader
+		Axes    []string   `json:"axes"`
+		Points  []drlPoint `json:"points"`
+		Figures []string   `json:"figures,omitempty"`
+	}{jsonHeader: newJSONHeader(), Points: points, Figures: figures}
+	for _, a := range axes {
+		out.Axes = append(out.Axes, a.name)
+	}
+	for i := range out.Points {
+		p := &out.Points[i]
+		p.Values = make(map[string]any, len(p.Params))
+		for k, v := range p.Params {
+			p.Values[k] = jsonValue(v)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(out)
+}
+
+// drlStudyFlagError names the flag of an error of drlstudy.NewStudy: the
 // swept value (--sweep NAME=V) or the flag the value came from.
 func drlStudyFlagError(err error) error {
 	var se *experiments.SpecError
 	if !errors.As(err, &se) {
 		return err
 	}
-	var pt *drl.PointError
+	var pt *drlstudy.PointError
 	var pe *drl.ParamError
 	name := strings.ReplaceAll(strings.TrimPrefix(strings.TrimPrefix(se.Field, "sweep."), "drl."), "_", "-")
 	switch {
@@ -187,12 +209,12 @@ func drlStudyFlagError(err error) error {
 	return err
 }
 
-// drlSweepFigures draws the figures of a --sweep (drl.SweepFigures) from
+// drlSweepFigures draws the figures of a --sweep (drlstudy.SweepFigures) from
 // the table of its points.
-func drlSweepFigures(study *drl.Study, axes []drlAxis, points []drlPoint, caption string) []experiments.NamedFigure {
+func drlSweepFigures(study *drlstudy.Study, axes []drlAxis, points []drlPoint, caption string) []experiments.NamedFigure {
 	t := &experiments.Table{Columns: append([]string{"point"}, study.Columns()...)}
 	for i, p := range points {
-		rows, err := study.Rows(i, []any{drl.ReplicationOf(p.Designs, p.Input)})
+		rows, err := study.Rows(i, []any{drlstudy.ReplicationOf(p.Designs, p.Input)})
 		if err != nil {
 			return nil
 		}
@@ -200,7 +222,7 @@ func drlSweepFigures(study *drl.Study, axes []drlAxis, points []drlPoint, captio
 			t.Rows = append(t.Rows, append([]any{float64(i)}, r...))
 		}
 	}
-	return drl.SweepFigures(t, caption)
+	return drlstudy.SweepFigures(t, caption)
 }
 
 func pointName(axes []drlAxis, params map[string]string) string {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/clientstudy"
+	"github.com/ratesim/ratesim/experiments/drlstudy"
 	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/internal/version"
 )
@@ -26,19 +26,19 @@ var studyModels = map[string]struct {
 	read    func(path string) (study experiments.Model, name string, err error)
 	figures func(t *experiments.Table, caption string) []experiments.NamedFigure
 }{
-	drl.ModelName: {
+	drlstudy.ModelName: {
 		read: func(path string) (experiments.Model, string, error) {
-			s, err := drl.ReadStudy(path)
+			s, err := drlstudy.ReadStudy(path)
 			if err != nil {
 				return nil, "", err
 			}
 			return s, s.Name, nil
 		},
-		figures: drl.SweepFigures,
+		figures: drlstudy.SweepFigures,
 	},
 	clientstudy.ClientsModel: {
 		read: func(path string) (experiments.Model, string, error) {
-			s, err := clientstudy.ReadClientsStudy(path, drl.ClientsDesigns{})
+			s, err := clientstudy.ReadClientsStudy(path, drlstudy.ClientsDesigns{})
 			if err != nil {
 				return nil, "", err
 			}

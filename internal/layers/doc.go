@@ -3,8 +3,9 @@
 //
 //	cmd/ratesim
 //	  -> report                            (the note's reproduction)
-//	  -> drl                               (distributed designs)
-//	  -> experiments/clientstudy           (reacting clients, the backoff and overload studies)
+//	  -> experiments/drlstudy              (the drl study)
+//	  -> drl, experiments/clientstudy      (distributed designs; reacting clients, the backoff
+//	                                        and overload studies)
 //	  -> experiments/verify,               (the counterexample search;
 //	     experiments/limiterstudy,          the limiters, one path from a name to a limiter;
 //	     experiments/splitstudy             the split study: runs, sweeps, results, figures)

@@ -43,7 +43,8 @@ var layer = map[string]int{
 	"experiments/splitstudy":   4, // the split study: run, sweep, results, figures
 	"experiments/limiterstudy": 4, // a limiter from its name and parameters, for every study and drl
 	"experiments/clientstudy":  5, // imports limiterstudy
-	"drl":                      6, // imports limiterstudy (store) and clientstudy (its designs for clients)
+	"drl":                      5, // imports limiterstudy (the store's limiters)
+	"experiments/drlstudy":     6, // the drl study: imports drl and clientstudy (the designs for clients)
 	"report":                   7,
 	"cmd/ratesim":              8,
 }

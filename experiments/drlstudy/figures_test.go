@@ -1,4 +1,4 @@
-package drl
+package drlstudy
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
@@ -17,9 +18,9 @@ import (
 // differently, each naming its value; a swept parameter is left to the
 // axes.
 func TestCaptionNamesParameters(t *testing.T) {
-	base := Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr", Seed: 1,
-		RTT: Delay{A: 2 * engine.Millisecond}, SyncPeriod: 100 * engine.Millisecond, SyncDelay: Delay{A: engine.Millisecond},
-		Outages: []Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}}
+	base := drl.Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr", Seed: 1,
+		RTT: drl.Delay{A: 2 * engine.Millisecond}, SyncPeriod: 100 * engine.Millisecond, SyncDelay: drl.Delay{A: engine.Millisecond},
+		Outages: []drl.Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}}
 	designs := []string{"one", "store", "reconcile"}
 	c := Caption(base, designs, "trace x")
 	for _, want := range []string{"trace x", "R = 10 tokens/s, B = 5 tokens per key", "2 nodes", "shaping", "rr dispatch", "seed 1",
@@ -46,11 +47,11 @@ func TestCaptionNamesParameters(t *testing.T) {
 // (the round trip): the delay CCDF is one stated mark at (1 ms, 1), not
 // a curve; the store's outage is shaded on the rate figure.
 func TestFiguresDegenerateAndMarks(t *testing.T) {
-	s := Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr",
-		Outages: []Interval{{From: 1 * engine.Second, To: 2 * engine.Second}}}
-	r := &Result{Design: "store", Jobs: 3, Admitted: 3, Delays: []float64{0.001, 0.001, 0.001},
+	s := drl.Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr",
+		Outages: []drl.Interval{{From: 1 * engine.Second, To: 2 * engine.Second}}}
+	r := &drl.Result{Design: "store", Jobs: 3, Admitted: 3, Delays: []float64{0.001, 0.001, 0.001},
 		Departures: map[uint64][]engine.Time{0: {engine.Millisecond, 2 * engine.Second, 3 * engine.Second}}, First: 0, Last: 3 * engine.Second}
-	figs := Figures(s, []*Result{r}, []Summary{{Keys: 1}}, "c")
+	figs := Figures(s, []*drl.Result{r}, []drl.Summary{{Keys: 1}}, "c")
 	ccdf := figs[1].Figure.(*plots.LinePlot)
 	if len(ccdf.Lines) != 1 || !ccdf.Lines[0].Marks || ccdf.Lines[0].X[0] != 0.001 || ccdf.Lines[0].Y[0] != 1 || !strings.Contains(ccdf.Lines[0].Label, "every delayed job waits 1 ms") {
 		t.Errorf("CCDF of a single delay: %+v", ccdf.Lines)

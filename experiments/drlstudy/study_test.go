@@ -1,4 +1,4 @@
-package drl
+package drlstudy
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
 )
 
@@ -138,20 +139,22 @@ func TestStudyErrors(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{"model: drl\ndrl:\n  nodes: 2\n  sync_perid: 1s\n", "s.yaml:4: field sync_perid is not a drl parameter"},
 		{"model: drl\nreplicas: 2\n", "s.yaml:2: field replicas is not a field of a drl spec"},
-		{"model: drl\ndrl:\n  sync_period: 1.5ns\n", "s.yaml:3: drl.sync_period: 1.5ns: want a duration >= 0 (100ms, 2s, 0.5) or inf (finer than 1 ns: 1ns or 2ns fit)"},
-		{"model: drl\ndrl:\n  nodes: four\n", "s.yaml:3: cannot unmarshal !!str `four` into int"},
+		{"model: drl\ndrl:\n  sync_period: 1.5ns\n", "s.yaml:3: sync_period 1.5ns: want a duration that fits (finer than 1 ns: 1ns or 2ns fit)"},
+		{"model: drl\ndrl:\n  nodes: four\n", "s.yaml:3: nodes four: want a whole number"},
 		{"model: drl\ndrl: {burst: 4}\nsweep:\n  nodes: [2, 4,\n    8]\n", "s.yaml:2: drl.burst: at sweep point 2 (nodes=8): 4: want a burst of at least one token per node"},
 		{"model: drl\nsweep:\n  sync_period: [0, -1s]\n", "s.yaml:3: sweep.sync_period: at sweep point 1 (sync_period=-1s): -1s: want a duration"},
-		{"model: drl\nsweep:\n  nodes: [2, x]\n", "s.yaml:3: sweep.nodes: x: cannot unmarshal"},
+		{"model: drl\nsweep:\n  nodes: [2, x]\n", "s.yaml:3: sweep.nodes: x: want a whole number"},
 		{"model: drl\nsweep:\n  designs: [one]\n", "s.yaml:3: sweep: unknown parameter \"designs\""},
 		{"model: drl\nreplications: 0\n", "s.yaml:2: replications: 0, want between 1"},
+		{"model: drl\ndrl:\n  trace: {path: x, bad: 1}\n", "s.yaml:3: field bad is not a trace field"},
+		{"model: drl\ndrl:\n  rate: 10/0\n", "s.yaml:3: rate 10/0: want a decimal or a fraction p/q"},
 		{"model: drl\ndrl:\n  trace: {format: csv}\n", "s.yaml:3: drl.trace: the trace block has no path"},
 	} {
 		_, err := ParseStudy(strings.NewReader(c.yaml), "s.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.yaml, err, c.want)
 		}
-		if err != nil && !errors.Is(err, experiments.ErrSpec) && !errors.Is(err, ErrSpec) {
+		if err != nil && !errors.Is(err, experiments.ErrSpec) && !errors.Is(err, drl.ErrSpec) {
 			t.Errorf("%q: %v wraps neither experiments.ErrSpec nor drl.ErrSpec", c.yaml, err)
 		}
 	}
@@ -197,9 +200,9 @@ func TestStudyTraceJobs(t *testing.T) {
 	}
 }
 
-// The example specs of model drl in ../testdata parse.
+// The example specs of model drl in ../../testdata parse.
 func TestTestdataStudies(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/*.yaml")
+	files, _ := filepath.Glob("../../testdata/*.yaml")
 	n := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -215,6 +218,6 @@ func TestTestdataStudies(t *testing.T) {
 		}
 	}
 	if n == 0 {
-		t.Error("no drl example spec in ../testdata")
+		t.Error("no drl example spec in ../../testdata")
 	}
 }

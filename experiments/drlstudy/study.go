@@ -1,4 +1,4 @@
-package drl
+package drlstudy
 
 import (
 	"bytes"
@@ -14,7 +14,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ratesim/ratesim/arrivals"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/param"
 )
 
 // ModelName is the model key of a sweep spec that is a [Study].
@@ -95,13 +97,18 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 		return nil, err
 	}
 	s := &Study{DRL: DefaultParams(), Replications: 1, Seed: 1}
+	f := studyYAML{Replications: 1, Seed: 1}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(s); err != nil {
+	if err := dec.Decode(&f); err != nil {
 		if err == io.EOF {
 			return nil, &StudyError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
 		}
 		return nil, studyYAMLError(name, err)
+	}
+	s.Name, s.Model, s.Replications, s.Seed, s.Sweep = f.Name, f.Model, f.Replications, f.Seed, f.Sweep
+	if err := decodeDRL(name, &f.DRL, &s.DRL); err != nil {
+		return nil, err
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -131,6 +138,75 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 	return s, nil
 }
 
+// studyYAML is a study as its file gives it: the drl block is read by
+// decodeDRL, through the parameters' table.
+type studyYAML struct {
+	Name         string                 `yaml:"name"`
+	Model        string                 `yaml:"model"`
+	DRL          yaml.Node              `yaml:"drl"`
+	Replications int                    `yaml:"replications"`
+	Seed         uint64                 `yaml:"seed"`
+	Sweep        experiments.ParamSweep `yaml:"sweep"`
+}
+
+// decodeDRL reads the drl block node of file into p: every parameter
+// through [Table] (the parser and check of its flag), the trace block
+// with its own keys. An unknown key is named with the keys that fit.
+func decodeDRL(file string, node *yaml.Node, p *Params) error {
+	if node.Kind == 0 {
+		return nil // no drl block
+	}
+	params := *node
+	if node.Kind == yaml.MappingNode {
+		params.Content = nil
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			k, v := node.Content[i], node.Content[i+1]
+			switch {
+			case k.Value == "trace":
+				if err := decodeTrace(file, v, p); err != nil {
+					return err
+				}
+				continue
+			case Table.Lookup(k.Value) == nil || Table.Lookup(k.Value).Key != k.Value:
+				return fmt.Errorf("%s:%d: field %s is not a drl parameter (want one of %s, trace) (%w)", file, k.Line, k.Value, strings.Join(tableKeys(), ", "), experiments.ErrSpec)
+			}
+			params.Content = append(params.Content, k, v)
+		}
+	}
+	if err := Table.Decode(file, &params, p); err != nil {
+		return fmt.Errorf("%w (%w)", err, experiments.ErrSpec)
+	}
+	return nil
+}
+
+// tableKeys are the keys of the parameters of [Table], in order.
+func tableKeys() []string {
+	var ks []string
+	for _, q := range Table.Params() {
+		ks = append(ks, q.Key)
+	}
+	return ks
+}
+
+// decodeTrace reads the trace block v into p.Trace, refusing a key that
+// is not a field of [Trace].
+func decodeTrace(file string, v *yaml.Node, p *Params) error {
+	keys := experiments.YAMLKeys(reflect.TypeOf(Trace{}))
+	if v.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if k := v.Content[i]; !slices.Contains(keys, k.Value) {
+				return fmt.Errorf("%s:%d: field %s is not a trace field (%s) (%w)", file, k.Line, k.Value, strings.Join(keys, ", "), experiments.ErrSpec)
+			}
+		}
+	}
+	var t Trace
+	if err := v.Decode(&t); err != nil {
+		return studyYAMLError(file, err)
+	}
+	p.Trace = &t
+	return nil
+}
+
 // ReadStudy reads the study file at path (see [ParseStudy]).
 func ReadStudy(path string) (*Study, error) {
 	f, err := os.Open(path)
@@ -156,9 +232,9 @@ func studyYAMLError(name string, err error) error {
 		} else {
 			m = name + ": " + strings.TrimPrefix(m, "yaml: ")
 		}
-		m = strings.Replace(m, "not found in type drl.Study", "is not a field of a drl spec (name, model, drl, replications, seed, sweep)", 1)
-		m = strings.Replace(m, "not found in type drl.Params", "is not a drl parameter (want one of "+strings.Join(append([]string{"designs"}, SweepableParams()...), ", ")+", trace)", 1)
-		m = strings.Replace(m, "not found in type drl.Trace", "is not a trace field (path, format, time_col, time_format, key_col, sort, skip_bad)", 1)
+		m = strings.Replace(m, "not found in type drlstudy.studyYAML", "is not a field of a drl spec (name, model, drl, replications, seed, sweep)", 1)
+		m = strings.Replace(m, "not found in type drlstudy.Params", "is not a drl parameter (want one of "+strings.Join(append([]string{"designs"}, SweepableParams()...), ", ")+", trace)", 1)
+		m = strings.Replace(m, "not found in type drlstudy.Trace", "is not a trace field (path, format, time_col, time_format, key_col, sort, skip_bad)", 1)
 		msgs[i] = m
 	}
 	return fmt.Errorf("%s (%w)", strings.Join(msgs, "; "), experiments.ErrSpec)
@@ -207,6 +283,30 @@ func (s *Study) validate() error {
 			return experiments.StudyErr("drl.trace", 0, "%v", err)
 		}
 	}
+	if err := s.checkAxes(); err != nil {
+		return err
+	}
+	s.points = nil
+	err := s.Sweep.Each(func(g experiments.ParamGrid, idx []int) error {
+		p, err := s.point(g, idx)
+		if err == nil {
+			s.points = append(s.points, p)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.axisCols, s.axisVals = nil, nil
+	for _, a := range s.axes {
+		c, vals := s.axisColumn(a)
+		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
+	}
+	return nil
+}
+
+// checkAxes checks the axes of the grids and lists them in s.axes.
+func (s *Study) checkAxes() error {
 	s.axes = nil
 	for _, g := range s.Sweep {
 		m := 1
@@ -226,61 +326,56 @@ func (s *Study) validate() error {
 			}
 		}
 	}
-	grids := s.Sweep
-	if len(grids) == 0 {
-		grids = experiments.ParamSweep{nil}
-	}
-	s.points = nil
-	for _, g := range grids {
-		idx := make([]int, len(g))
-		for {
-			p := point{params: s.DRL, values: map[string]*yaml.Node{}}
-			var label []string
-			for i, a := range g {
-				v := a.Values[idx[i]]
-				p.values[a.Name] = v
-				label = append(label, a.Name+"="+nodeText(v))
-				var err error
-				if a.Name == "seed" {
-					err = v.Decode(&p.params.Seed)
-				} else {
-					err = experiments.SetYAMLField(&p.params, a.Name, v)
-				}
-				if err != nil {
-					return experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
-				}
-			}
-			if _, _, err := p.params.Spec(); err != nil {
-				field, line := "drl", 0
-				var pe *ParamError
-				if errors.As(err, &pe) {
-					field = "drl." + pe.Param
-					if v, ok := p.values[pe.Param]; ok {
-						field, line = "sweep."+pe.Param, v.Line
-					}
-				}
-				err = &PointError{Point: len(s.points), Label: strings.Join(label, " "), Err: err}
-				return &StudyError{Field: field, Line: line, Err: err}
-			}
-			s.points = append(s.points, p)
-			i := len(g) - 1
-			for ; i >= 0; i-- {
-				if idx[i]++; idx[i] < len(g[i].Values) {
-					break
-				}
-				idx[i] = 0
-			}
-			if i < 0 {
-				break
-			}
+	return nil
+}
+
+// point returns the point of grid g at the value indexes idx, with its
+// parameters checked.
+func (s *Study) point(g experiments.ParamGrid, idx []int) (point, error) {
+	p := point{params: s.DRL, values: map[string]*yaml.Node{}}
+	var label []string
+	for i, a := range g {
+		v := a.Values[idx[i]]
+		p.values[a.Name] = v
+		label = append(label, a.Name+"="+nodeText(v))
+		var err error
+		if a.Name == "seed" {
+			err = v.Decode(&p.params.Seed)
+		} else {
+			err = setParam(&p.params, a.Name, v)
+		}
+		if err != nil {
+			return p, experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
 		}
 	}
-	s.axisCols, s.axisVals = nil, nil
-	for _, a := range s.axes {
-		c, vals := s.axisColumn(a)
-		s.axisCols, s.axisVals = append(s.axisCols, c), append(s.axisVals, vals)
+	if _, _, err := p.params.Spec(); err != nil {
+		field, line := "drl", 0
+		var pe *drl.ParamError
+		if errors.As(err, &pe) {
+			field = "drl." + pe.Param
+			if v, ok := p.values[pe.Param]; ok {
+				field, line = "sweep."+pe.Param, v.Line
+			}
+		}
+		err = &PointError{Point: len(s.points), Label: strings.Join(label, " "), Err: err}
+		return p, &StudyError{Field: field, Line: line, Err: err}
 	}
-	return nil
+	return p, nil
+}
+
+// setParam sets parameter key of p to the value v: a scalar through
+// [Table] (the parser of its flag and YAML key), a sequence (a list
+// parameter's value) as YAML decodes it. The error says what would fit.
+func setParam(p *Params, key string, v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode || Table.Lookup(key) == nil {
+		return experiments.SetYAMLField(p, key, v)
+	}
+	err := Table.Set(p, key, v.Value)
+	var pe *param.Error
+	if errors.As(err, &pe) {
+		return fmt.Errorf("want %s", pe.Want)
+	}
+	return err
 }
 
 // PointError is an invalid parameter at a point of a sweep.
@@ -292,7 +387,7 @@ type PointError struct {
 
 func (e *PointError) Error() string {
 	msg := e.Err.Error()
-	var pe *ParamError
+	var pe *drl.ParamError
 	if errors.As(e.Err, &pe) {
 		msg = pe.Message()
 	}

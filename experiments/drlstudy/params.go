@@ -1,7 +1,6 @@
-package drl
+package drlstudy
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/buckets"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
@@ -81,28 +81,21 @@ type Trace struct {
 	SkipBad    bool   `yaml:"skip_bad,omitempty"`
 }
 
-// DefaultParams returns the defaults of ratesim drl's flags: every
-// design, R = 10 tokens/s and B = 20 tokens per key over 4 nodes with
-// round-robin dispatch, shaping, and 100000 Poisson arrivals at load 0.9.
+// DefaultParams returns the defaults of ratesim drl's flags, as [Table]
+// declares them: every design, R = 10 tokens/s and B = 20 tokens per key
+// over 4 nodes with round-robin dispatch, shaping, and 100000 Poisson
+// arrivals at load 0.9; seed 1.
 func DefaultParams() Params {
-	return Params{Designs: "all", Rate: "10", Burst: "20", Nodes: 4, Dispatch: "rr", RTT: "1ms", StoreLimiter: "token",
-		Fail: "open", SyncPeriod: "100ms", BatchLimit: 1000, SyncDelay: "0", Local: "copy", Algorithm: "token-bucket", LeaseTTL: "1s",
-		EstimateInterval: "100ms", Smoothing: 0.5, Exchange: "coordinator", Fanout: 2, Arrivals: "poisson",
-		Load: 0.9, Jobs: 100_000, RateWindow: "10s", Seed: 1}
-}
-
-// ParamError is an invalid parameter: its name (the YAML key, the flag
-// in snake case), the value given and what would fit.
-type ParamError struct {
-	Param string
-	Value any
-	Want  string
+	var p Params
+	Table.Defaults(&p)
+	p.Seed = 1
+	return p
 }
 
 // delayWant is what a delay parameter wants, with why ParseDelay refused
 // the value (a trace file's line, say).
 func delayWant(err error) string {
-	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())
+	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())
 	return "a delay: 2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL (" + why + ")"
 }
 
@@ -115,21 +108,6 @@ func durationWant(err error, want string) string {
 		return want + " (" + de.Why + ")"
 	}
 	return want
-}
-
-func (e *ParamError) Error() string {
-	return fmt.Sprintf("drl: %s %v: want %s", e.Param, e.Value, e.Want)
-}
-
-// Message is the error without the package and parameter: "VALUE: want
-// WHAT", for a caller that names the parameter its own way (a flag, a
-// file's line and key).
-func (e *ParamError) Message() string { return fmt.Sprintf("%v: want %s", e.Value, e.Want) }
-
-func (e *ParamError) Unwrap() error { return ErrSpec }
-
-func bad(param string, value any, want string) error {
-	return &ParamError{Param: param, Value: value, Want: want}
 }
 
 // parseRat reads an exact parameter: a decimal or a fraction p/q.
@@ -151,7 +129,7 @@ func (p *Params) DesignList() ([]string, error) {
 	list := p.Designs
 	if list == "all" {
 		var names []string
-		for _, n := range Designs {
+		for _, n := range drl.Designs {
 			if p.leftOut(n) == "" {
 				names = append(names, n)
 			}
@@ -161,34 +139,27 @@ func (p *Params) DesignList() ([]string, error) {
 	var names []string
 	for _, n := range strings.Split(list, ",") {
 		n = strings.TrimSpace(n)
-		if !slices.Contains(Designs, n) || slices.Contains(names, n) {
-			return nil, bad("designs", p.Designs, fmt.Sprintf("a comma-separated list of distinct designs among %s (%q is not one, or is repeated)", strings.Join(Designs, ", "), n))
+		if !slices.Contains(drl.Designs, n) || slices.Contains(names, n) {
+			return nil, bad("designs", p.Designs, fmt.Sprintf("a comma-separated list of distinct designs among %s (%q is not one, or is repeated)", strings.Join(drl.Designs, ", "), n))
 		}
 		names = append(names, n)
 	}
 	return names, nil
 }
 
-// leftOut returns why "all" leaves design n out, or "" if it runs it. Only
-// sync is ever left out: it is Gubernator, which polices (shaping leaves it
-// out) and takes an integer Limit per a whole number of ms (a burst or
-// rate it cannot express leaves it out).
+// leftOut returns why "all" leaves design n out, or "" if it runs it
+// (Design.LeftOut).
 func (p *Params) leftOut(n string) string {
-	if n != "sync" {
+	d, ok := drl.Lookup(n)
+	if !ok {
 		return ""
-	}
-	if !p.Police {
-		return "sync (Gubernator) only polices: add --police to run it"
 	}
 	r, err1 := exact.ParseRat(p.Rate)
 	b, err2 := exact.ParseRat(p.Burst)
 	if err1 != nil || err2 != nil {
 		return "" // the rate or burst is refused with its own error
 	}
-	if _, _, _, err := GubernatorLimits(r, b); err != nil {
-		return "sync (Gubernator) cannot express this limit: " + strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())
-	}
-	return ""
+	return d.LeftOut(drl.Spec{Design: n, Bucket: buckets.Params{Rate: r, Burst: b}, Police: p.Police})
 }
 
 // AllLeftOut returns, when Params.Designs is "all", one sentence for each
@@ -198,7 +169,7 @@ func (p *Params) AllLeftOut() []string {
 		return nil
 	}
 	var out []string
-	for _, n := range Designs {
+	for _, n := range drl.Designs {
 		if w := p.leftOut(n); w != "" {
 			out = append(out, w)
 		}
@@ -209,71 +180,98 @@ func (p *Params) AllLeftOut() []string {
 // Spec validates the parameters and returns the specification the designs
 // share (Design unset) and the designs to run. Errors are *ParamError
 // naming the parameter, or wrap ErrSpec.
-func (p *Params) Spec() (Spec, []string, error) {
-	var s Spec
-	var err error
-	if s.Bucket.Rate, err = parseRat("rate", p.Rate, "tokens/s"); err != nil {
+func (p *Params) Spec() (drl.Spec, []string, error) {
+	var s drl.Spec
+	if err := p.parseLimit(&s); err != nil {
 		return s, nil, err
-	}
-	if s.Bucket.Rate.Sign() > 0 && !s.Bucket.Rate.Num().IsInt64() {
-		// The model keeps the gap 1/R between tokens exactly, as a
-		// fraction whose denominator is below 2^63.
-		return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate <= %d tokens/s (the gap 1/rate between tokens is kept exactly, a fraction with a denominator below 2^63)", int64(math.MaxInt64)))
-	}
-	if s.Bucket.Burst, err = parseRat("burst", p.Burst, "tokens"); err != nil {
-		return s, nil, err
-	}
-	var pe *buckets.ParamError
-	if err := s.Bucket.Validate(); errors.As(err, &pe) {
-		return s, nil, bad(pe.Name, pe.Value, pe.Want)
 	}
 	names, err := p.DesignList()
 	if err != nil {
 		return s, nil, err
 	}
+	for _, parse := range []func(*drl.Spec) error{p.parseFleet, p.parseStore, p.parseSync, p.parseLease, p.parseDemand, p.parseRun} {
+		if err := parse(&s); err != nil {
+			return s, nil, err
+		}
+	}
+	if err := p.checkDesigns(s, names); err != nil {
+		return s, nil, err
+	}
+	return s, names, nil
+}
+
+// parseLimit reads the promise (R, B).
+func (p *Params) parseLimit(s *drl.Spec) error {
+	var err error
+	if s.Bucket.Rate, err = parseRat("rate", p.Rate, "tokens/s"); err != nil {
+		return err
+	}
+	if s.Bucket.Rate.Sign() > 0 && !s.Bucket.Rate.Num().IsInt64() {
+		// The model keeps the gap 1/R between tokens exactly, as a
+		// fraction whose denominator is below 2^63.
+		return bad("rate", p.Rate, fmt.Sprintf("a rate <= %d tokens/s (the gap 1/rate between tokens is kept exactly, a fraction with a denominator below 2^63)", int64(math.MaxInt64)))
+	}
+	if s.Bucket.Burst, err = parseRat("burst", p.Burst, "tokens"); err != nil {
+		return err
+	}
+	var pe *buckets.ParamError
+	if err := s.Bucket.Validate(); errors.As(err, &pe) {
+		return bad(pe.Name, pe.Value, pe.Want)
+	}
+	return nil
+}
+
+// parseFleet reads the nodes, police, seed, dispatch and scale events.
+func (p *Params) parseFleet(s *drl.Spec) error {
 	if p.Nodes < 1 {
-		return s, nil, bad("nodes", p.Nodes, "a number of nodes >= 1")
+		return bad("nodes", p.Nodes, "a number of nodes >= 1")
 	}
 	if need, most, ok := budget.Fits(p.memoryBudget(), float64(p.Nodes), bytesPerNode); !ok {
-		return s, nil, bad("nodes", p.Nodes, fmt.Sprintf("at most %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
+		return bad("nodes", p.Nodes, fmt.Sprintf("at most %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 	}
 	s.Nodes, s.Police, s.Seed, s.Dispatch = p.Nodes, p.Police, p.Seed, p.Dispatch
 	switch p.Dispatch {
 	case "rr", "random", "hash":
 	default:
-		return s, nil, bad("dispatch", p.Dispatch, "rr, random or hash")
+		return bad("dispatch", p.Dispatch, "rr, random or hash")
 	}
 	for _, e := range p.Scale {
 		a, n, ok := strings.Cut(e, ":")
-		t, err := ParseDuration(a)
+		t, err := drl.ParseDuration(a)
 		k, err2 := strconv.Atoi(n)
 		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
-			return s, nil, bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
+			return bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
 		}
 		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
-			return s, nil, bad("scale", e, "scale events in time order")
+			return bad("scale", e, "scale events in time order")
 		}
 		if need, most, ok := budget.Fits(p.memoryBudget(), float64(k), bytesPerNode); !ok {
-			return s, nil, bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
+			return bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 		}
-		s.Scale = append(s.Scale, ScaleEvent{At: t, Nodes: k})
+		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
 	}
-	if s.RTT, err = ParseDelay(p.RTT); err != nil {
-		return s, nil, bad("rtt", p.RTT, delayWant(err))
+	return nil
+}
+
+// parseStore reads the store's parameters and the node limiter.
+func (p *Params) parseStore(s *drl.Spec) error {
+	var err error
+	if s.RTT, err = drl.ParseDelay(p.RTT); err != nil {
+		return bad("rtt", p.RTT, delayWant(err))
 	}
 	for _, o := range p.Outage {
-		iv, err := ParseInterval(o)
+		iv, err := drl.ParseInterval(o)
 		if err != nil {
-			return s, nil, bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
+			return bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
 		}
 		s.Outages = append(s.Outages, iv)
 	}
 	if p.OutageProcess != "" {
 		up, down, ok := strings.Cut(p.OutageProcess, ":")
-		u, err1 := ParseDuration(up)
-		d, err2 := ParseDuration(down)
+		u, err1 := drl.ParseDuration(up)
+		d, err2 := drl.ParseDuration(down)
 		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
-			return s, nil, bad("outage_process", p.OutageProcess, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
+			return bad("outage_process", p.OutageProcess, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
 		}
 		s.OutageUp, s.OutageDown = u, d
 	}
@@ -281,136 +279,155 @@ func (p *Params) Spec() (Spec, []string, error) {
 	if p.NodeLimiter != "" {
 		prof, err := profiles.Parse(p.NodeLimiter)
 		if err != nil {
-			return s, nil, bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
+			return bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
 		}
 		s.NodeLimiter, s.NodeLimiterName = prof.New, prof.String()
 	}
-	if s.StoreLimiter, err = ParseStoreLimiter(p.StoreLimiter); err != nil {
+	if s.StoreLimiter, err = drl.ParseStoreLimiter(p.StoreLimiter); err != nil {
 		prof, perr := profiles.Parse(p.StoreLimiter)
 		if perr != nil {
-			return s, nil, bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
+			return bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
 		}
-		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = StoreLibrary, prof.New, prof.String()
+		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = drl.StoreLibrary, prof.New, prof.String()
 	}
-	if s.Fail, err = ParseFail(p.Fail); err != nil {
-		return s, nil, bad("fail", p.Fail, "open, closed or local")
+	if s.Fail, err = drl.ParseFail(p.Fail); err != nil {
+		return bad("fail", p.Fail, "open, closed or local")
 	}
-	if s.SyncPeriod, err = ParseDuration(p.SyncPeriod); err != nil {
-		return s, nil, bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
+	return nil
+}
+
+// parseSync reads the parameters of the reconciling designs (sync, reconcile) and the message delay and loss.
+func (p *Params) parseSync(s *drl.Spec) error {
+	var err error
+	if s.SyncPeriod, err = drl.ParseDuration(p.SyncPeriod); err != nil {
+		return bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
 	}
 	if p.BatchLimit < 0 {
-		return s, nil, bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
+		return bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
 	}
 	s.BatchLimit = p.BatchLimit
-	if s.SyncDelay, err = ParseDelay(p.SyncDelay); err != nil {
-		return s, nil, bad("sync_delay", p.SyncDelay, delayWant(err))
+	if s.SyncDelay, err = drl.ParseDelay(p.SyncDelay); err != nil {
+		return bad("sync_delay", p.SyncDelay, delayWant(err))
 	}
 	if !(p.Loss >= 0 && p.Loss < 1) {
-		return s, nil, bad("loss", p.Loss, "a probability in [0, 1)")
+		return bad("loss", p.Loss, "a probability in [0, 1)")
 	}
 	s.SyncLoss = p.Loss
-	if s.Local, err = ParseLocal(p.Local); err != nil {
-		return s, nil, bad("local", p.Local, "copy or share")
+	if s.Local, err = drl.ParseLocal(p.Local); err != nil {
+		return bad("local", p.Local, "copy or share")
 	}
-	if s.Algorithm, err = ParseSyncAlgorithm(p.Algorithm); err != nil {
-		return s, nil, bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
-	}
-	if slices.Contains(names, "sync") {
-		if !p.Police {
-			return s, nil, bad("police", p.Police, "true with the design sync: Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (the design reconcile shapes)")
-		}
-		if _, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst); err != nil {
-			if !s.Bucket.Burst.IsInt() {
-				return s, nil, bad("burst", p.Burst, "a whole number of tokens with the design sync (Gubernator's Limit and Burst are integers)")
-			}
-			return s, nil, bad("rate", p.Rate, fmt.Sprintf("a rate making burst/rate = %v/rate s a whole number of milliseconds with the design sync (Gubernator's Duration is integer ms)", s.Bucket.Burst))
-		}
+	if s.Algorithm, err = drl.ParseSyncAlgorithm(p.Algorithm); err != nil {
+		return bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
 	}
 	if p.Peers != "" {
 		s.Peers = strings.Split(p.Peers, ",")
 		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {
-			return s, nil, bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(DefaultGubernatorPeers(p.Nodes), ",")))
+			return bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(drl.DefaultGubernatorPeers(p.Nodes), ",")))
 		}
 	}
+	return nil
+}
+
+// parseLease reads the lease's parameters.
+func (p *Params) parseLease(s *drl.Spec) error {
+	var err error
 	if p.LeaseSize != "" {
 		n, err := strconv.ParseInt(p.LeaseSize, 10, 64)
 		if err != nil || n < 1 {
-			return s, nil, bad("lease_size", p.LeaseSize, "a number of tokens >= 1")
+			return bad("lease_size", p.LeaseSize, "a number of tokens >= 1")
 		}
 		s.LeaseSize = n
 	}
-	if s.LeaseTTL, err = ParseDuration(p.LeaseTTL); err != nil {
-		return s, nil, bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
+	if s.LeaseTTL, err = drl.ParseDuration(p.LeaseTTL); err != nil {
+		return bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
 	}
-	if s.EstimateInterval, err = ParseDuration(p.EstimateInterval); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
-		return s, nil, bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
+	return nil
+}
+
+// parseDemand reads the demand-aware designs' parameters (grd, fps).
+func (p *Params) parseDemand(s *drl.Spec) error {
+	var err error
+	if s.EstimateInterval, err = drl.ParseDuration(p.EstimateInterval); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
+		return bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
 	}
 	if !(p.Smoothing > 0 && p.Smoothing <= 1) {
-		return s, nil, bad("smoothing", p.Smoothing, "a weight in (0, 1]")
+		return bad("smoothing", p.Smoothing, "a weight in (0, 1]")
 	}
 	s.Smoothing = p.Smoothing
-	if s.Exchange, err = ParseExchange(p.Exchange); err != nil {
-		return s, nil, bad("exchange", p.Exchange, "coordinator, all or gossip")
+	if s.Exchange, err = drl.ParseExchange(p.Exchange); err != nil {
+		return bad("exchange", p.Exchange, "coordinator, all or gossip")
 	}
 	if p.Fanout < 1 {
-		return s, nil, bad("fanout", p.Fanout, "a number of peers >= 1")
+		return bad("fanout", p.Fanout, "a number of peers >= 1")
 	}
 	s.Fanout = p.Fanout
-	if s.RateWindow, err = ParseDuration(p.RateWindow); err != nil || s.RateWindow == 0 || s.RateWindow == engine.Forever {
-		return s, nil, bad("rate_window", p.RateWindow, durationWant(err, "a duration > 0 (1s, 500ms)"))
+	return nil
+}
+
+// parseRun reads the rate window and the arrivals' size and load.
+func (p *Params) parseRun(s *drl.Spec) error {
+	var err error
+	if s.RateWindow, err = drl.ParseDuration(p.RateWindow); err != nil || s.RateWindow == 0 || s.RateWindow == engine.Forever {
+		return bad("rate_window", p.RateWindow, durationWant(err, "a duration > 0 (1s, 500ms)"))
 	}
 	if p.Trace == nil {
 		if p.Jobs < 1 {
-			return s, nil, bad("jobs", p.Jobs, "a number of arrivals >= 1")
+			return bad("jobs", p.Jobs, "a number of arrivals >= 1")
 		}
 		if l, ok := experiments.DefaultLambda(p.Load, s.Bucket.Rate); !ok && !strings.Contains(p.Arrivals, "rate=") {
-			return s, nil, bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", l))
+			return bad("load", p.Load, fmt.Sprintf("a finite load > 0 whose arrival rate load·rate has a finite mean gap, got λ = %v jobs/s", l))
 		} else if ok && !strings.Contains(p.Arrivals, "rate=") {
 			if err := spanFits(p, l); err != nil {
-				return s, nil, err
+				return err
 			}
 			// An outage process alternates UP and DOWN periods over the
 			// run's expected span jobs/λ: at most MaxOutageCycles.
 			if cycle := (s.OutageUp + s.OutageDown).Seconds(); cycle > 0 && float64(p.Jobs)/l/cycle > MaxOutageCycles {
 				span := float64(p.Jobs) / l
-				return s, nil, bad("outage_process", p.OutageProcess, fmt.Sprintf("mean durations with UP+DOWN >= %.4g s: the run's %d jobs span about %.4g s, more than %g outage cycles of %v s",
+				return bad("outage_process", p.OutageProcess, fmt.Sprintf("mean durations with UP+DOWN >= %.4g s: the run's %d jobs span about %.4g s, more than %g outage cycles of %v s",
 					ceilDigits(span/MaxOutageCycles), p.Jobs, span, float64(MaxOutageCycles), cycle))
 			}
 		}
 	} else if p.Jobs < 0 {
-		return s, nil, bad("jobs", p.Jobs, "a number of arrivals >= 1, or 0 for the whole trace")
+		return bad("jobs", p.Jobs, "a number of arrivals >= 1, or 0 for the whole trace")
 	}
-	if slices.Contains(names, "store") && !s.Police {
-		// The store's policing options, named as parameters (Validate
-		// refuses them too, in the Spec's words).
-		if s.StoreLimiter == StoreGCRA || s.StoreLimiter == StoreFixedWindow {
-			return s, nil, bad("store_limiter", p.StoreLimiter, "token when shaping: gcra and fixed-window admit or refuse (add police)")
-		}
-		if s.StoreCache {
-			return s, nil, bad("store_cache", p.StoreCache, "false when shaping: the cache refuses jobs, which only policing does (add police)")
+	return nil
+}
+
+// checkDesigns checks s for each design of names: its checks in the
+// parameters' words (Design.CheckParams), then Spec.Validate.
+func (p *Params) checkDesigns(s drl.Spec, names []string) error {
+	raw := func(key string) any {
+		v, _ := experiments.YAMLField(p, key)
+		return v.Interface()
+	}
+	for _, n := range names {
+		d, _ := drl.Lookup(n)
+		if err := d.CheckParams(s, raw); err != nil {
+			return err
 		}
 	}
 	for _, n := range names {
 		t := s
 		t.Design = n
 		if err := t.Validate(); err != nil {
-			if n != "one" && strings.Contains(err.Error(), "per node") {
+			if n != drl.Reference && strings.Contains(err.Error(), "per node") {
 				// A scale event to more nodes than the burst has tokens
 				// is that event's fault when the starting fleet fits.
 				if s.Bucket.Burst.Cmp(exact.Int(int64(p.Nodes))) >= 0 {
 					for i, e := range s.Scale {
 						if s.Bucket.Burst.Cmp(exact.Int(int64(e.Nodes))) < 0 {
 							most := s.Bucket.Burst.Floor()
-							return s, nil, bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %v nodes: the burst %s over N nodes must leave at least one token per node", most, p.Burst))
+							return bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %v nodes: the burst %s over N nodes must leave at least one token per node", most, p.Burst))
 						}
 					}
 				}
-				return s, nil, bad("burst", p.Burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())))
+				return bad("burst", p.Burst, fmt.Sprintf("a burst of at least one token per node: B/N >= 1 for every N (%s)", strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())))
 			}
-			return s, nil, fmt.Errorf("invalid parameters: %w", err)
+			return fmt.Errorf("invalid parameters: %w", err)
 		}
 	}
-	return s, names, nil
+	return nil
 }
 
 // traceOptions returns the options the trace is read with.
@@ -420,106 +437,6 @@ func (p *Params) traceOptions() arrivals.TraceOptions {
 	}
 	t := p.Trace
 	return arrivals.TraceOptions{Format: t.Format, TimeCol: t.TimeCol, TimeFormat: t.TimeFormat, KeyCol: t.KeyCol, Sort: t.Sort, SkipBad: t.SkipBad}
-}
-
-// OpenArrivals opens the arrivals of a run with root seed p.Seed afresh
-// (every design sees the same jobs), through experiments.BuildArrivals:
-// the trace, or the arrival spec whose processes without rate= take
-// λ = Load·R. It returns them with a description of the input; the
-// caller closes them. Errors: those of experiments.BuildArrivals, and a
-// *ParamError naming arrivals for an invalid arrival spec.
-func (p *Params) OpenArrivals(ctx context.Context, rate exact.Rat) (*experiments.Arrivals, string, error) {
-	if p.Trace != nil {
-		opt := p.traceOptions()
-		a, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Trace: p.Trace.Path, TraceOptions: opt}, p.Seed)
-		if err != nil {
-			return nil, "", err
-		}
-		in := "trace " + p.Trace.Path
-		if note := experiments.CountsNote(a.Trace, opt.Spread); note != "" {
-			in += " (" + note + ")"
-		}
-		if opt.KeyCol != "" {
-			in += ", keyed by column " + opt.KeyCol
-		}
-		return a, in, nil
-	}
-	a, err := experiments.BuildArrivals(ctx, experiments.ArrivalsSpec{Spec: p.Arrivals, Load: p.Load, Rate: rate}, p.Seed)
-	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("arrivals: spec %q: ", p.Arrivals))
-		return nil, "", bad("arrivals", p.Arrivals, "a valid arrival spec (see 'ratesim run --help'): "+msg)
-	}
-	switch p.Arrivals {
-	case "poisson", "periodic":
-		return a, fmt.Sprintf("%s arrivals, load %v (λ = %.6g jobs/s)", p.Arrivals, p.Load, p.Load*rate.Float64()), nil
-	}
-	g := a.Generated
-	return a, fmt.Sprintf("arrivals %s (mean %.6g jobs/s)", g.Spec, g.MeanRate), nil
-}
-
-// Comparison is what [Params.Run] returns: each design's summary, in
-// the order of Params.Designs, with the results kept when asked.
-type Comparison struct {
-	Summaries []Summary
-	PerNode   [][]Count // each design's decisions node by node, in the order of Summaries
-	Results   []*Result // every job of each design, when Run kept them; else nil
-	Input     string    // the input's description
-	Skipped   int       // trace lines skipped
-}
-
-// Run runs every design of p on the same arrivals and summarises each;
-// keep keeps every job of each design (for figures). When "one" is among
-// the designs, each summary counts the jobs admitted over it and rejected
-// under it (Summary.OverOne, UnderOne).
-func (p *Params) Run(ctx context.Context, keep bool) (*Comparison, error) {
-	spec, names, err := p.Spec()
-	if err != nil {
-		return nil, err
-	}
-	if p.Trace != nil && len(names) > 1 {
-		// Each design reads the trace afresh: a fifo or standard input
-		// would block or be empty at the second reading.
-		if err := arrivals.CheckRereadable(p.Trace.Path); err != nil {
-			return nil, fmt.Errorf("%w (%d designs read it in turn: run one design, --designs NAME, per reading)", err, len(names))
-		}
-	}
-	max := p.Jobs
-	out := &Comparison{}
-	var decided []*Result // only their Admits: one bit per job
-	for _, n := range names {
-		a, in, err := p.OpenArrivals(ctx, spec.Bucket.Rate)
-		if err != nil {
-			return nil, err
-		}
-		out.Input = in
-		s := spec
-		s.Design = n
-		s.KeepDepartures = keep // the admitted-rate figure bins every departure
-		res, err := Run(ctx, s, a.Process, max)
-		if a.Trace != nil {
-			out.Skipped = a.Trace.Skipped()
-		}
-		a.Close()
-		if err != nil {
-			return nil, fmt.Errorf("design %s: %w", n, err)
-		}
-		sum, err := Summarize(res, spec.Bucket, nil, spec.RateWindow)
-		if err != nil {
-			return nil, err
-		}
-		out.Summaries = append(out.Summaries, sum)
-		out.PerNode = append(out.PerNode, slices.Clone(res.PerNode))
-		if keep {
-			out.Results = append(out.Results, res)
-		}
-		decided = append(decided, &Result{Admits: res.Admits})
-	}
-	if i := slices.Index(names, "one"); i >= 0 {
-		for j := range out.Summaries {
-			out.Summaries[j].OverOne, out.Summaries[j].UnderOne = Compare(decided[j], decided[i])
-		}
-	}
-	return out, nil
 }
 
 // MaxSpan is the longest expected span of a run's generated arrivals,
@@ -573,4 +490,10 @@ func (p *Params) memoryBudget() uint64 {
 		return p.MaxMemory
 	}
 	return budget.Default()
+}
+
+// bad is the error of parameter param with value value: want says what
+// would fit.
+func bad(param string, value any, want string) error {
+	return &drl.ParamError{Param: param, Value: value, Want: want}
 }

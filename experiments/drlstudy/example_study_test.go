@@ -1,4 +1,4 @@
-package drl_test
+package drlstudy_test
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"log"
 	"strings"
 
-	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/experiments/drlstudy"
 )
 
 // This example sweeps the sync period of the reconciling buckets (reconcile) against
@@ -26,11 +26,11 @@ replications: 2
 sweep:
   sync_period: [0, 1s]
 `
-	study, err := drl.ParseStudy(strings.NewReader(spec), "example.yaml")
+	study, err := drlstudy.ParseStudy(strings.NewReader(spec), "example.yaml")
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := experiments.RunModel(context.Background(), "example", drl.ModelName, study, experiments.SweepOptions{Workers: 2})
+	t, err := experiments.RunModel(context.Background(), "example", drlstudy.ModelName, study, experiments.SweepOptions{Workers: 2})
 	if err != nil {
 		log.Fatal(err)
 	}

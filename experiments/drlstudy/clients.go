@@ -1,8 +1,7 @@
-package drl
+package drlstudy
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -11,8 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ratesim/ratesim/clients"
-	"github.com/ratesim/ratesim/engine"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments/clientstudy"
 )
 
@@ -39,8 +37,8 @@ func (ClientsDesigns) Params() []string { return slices.Clone(clientDesignParams
 // *clientstudy.ParamError naming the key: design for an unknown design,
 // limit for a burst below one token per node.
 func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *clientstudy.ClientsParams) (func(origin int64) (clients.Remote, error), string, error) {
-	if !slices.Contains(Designs, design) {
-		return nil, "", &clientstudy.ParamError{Param: "design", Value: design, Want: "one of " + strings.Join(Designs, ", ")}
+	if !slices.Contains(drl.Designs, design) {
+		return nil, "", &clientstudy.ParamError{Param: "design", Value: design, Want: "one of " + strings.Join(drl.Designs, ", ")}
 	}
 	dp := DefaultParams()
 	dp.Designs, dp.Rate, dp.Burst, dp.Seed = design, p.Rate, strconv.FormatInt(p.Limit, 10), p.Seed
@@ -48,12 +46,12 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *cli
 		if !slices.Contains(clientDesignParams, k) {
 			return nil, "", &clientstudy.ParamError{Param: k, Value: nodeText(params[k]), Want: "a parameter of a design (one of " + strings.Join(clientDesignParams, ", ") + ")"}
 		}
-		if err := experiments.SetYAMLField(&dp, k, params[k]); err != nil {
-			return nil, "", &clientstudy.ParamError{Param: k, Value: nodeText(params[k]), Want: err.Error()}
+		if err := setParam(&dp, k, params[k]); err != nil {
+			return nil, "", &clientstudy.ParamError{Param: k, Value: nodeText(params[k]), Want: strings.TrimPrefix(err.Error(), "want ")}
 		}
 	}
 	s, _, err := dp.Spec()
-	var pe *ParamError
+	var pe *drl.ParamError
 	if errors.As(err, &pe) {
 		name := map[string]string{"burst": "limit", "designs": "design"}[pe.Param]
 		if name == "" {
@@ -68,40 +66,6 @@ func (ClientsDesigns) Remote(design string, params map[string]*yaml.Node, p *cli
 	return func(origin int64) (clients.Remote, error) {
 		s := s
 		s.Origin = origin
-		return NewOnline(s)
+		return drl.NewOnline(s)
 	}, s.Describe(), nil
-}
-
-// Describe describes the parameters of s that matter to its design, for
-// humans: "R = 10 tokens/s, B = 10 tokens, 4 nodes, dispatch rr, ...".
-func (s Spec) Describe() string {
-	p := fmt.Sprintf("R = %v tokens/s, B = %v tokens", s.Bucket.Rate, s.Bucket.Burst)
-	if s.Design != "one" {
-		p += fmt.Sprintf(", %d nodes, dispatch %s", s.Nodes, s.Dispatch)
-	}
-	span := func(t engine.Time) string {
-		if t == engine.Forever {
-			return "never"
-		}
-		return fmt.Sprintf("%v s", t.Seconds())
-	}
-	switch s.Design {
-	case "store":
-		p += fmt.Sprintf(", round trip %v", s.RTT)
-	case "sync":
-		p += fmt.Sprintf(", Gubernator %v, GlobalSyncWait %s, message delay %v", s.Algorithm, span(s.SyncPeriod), s.SyncDelay)
-	case "reconcile":
-		p += fmt.Sprintf(", sync period %s, message delay %v, local %v", span(s.SyncPeriod), s.SyncDelay, s.Local)
-	case "lease":
-		p += fmt.Sprintf(", round trip %v, lease TTL %s", s.RTT, span(s.LeaseTTL))
-	case "grd", "fps":
-		p += fmt.Sprintf(", estimate interval %s, message delay %v", span(s.EstimateInterval), s.SyncDelay)
-	}
-	switch {
-	case s.Design == "grd":
-		return p + ", policing (drops)" // a drop is the design, with or without Police
-	case s.Police:
-		return p + ", policing"
-	}
-	return p + ", shaping"
 }

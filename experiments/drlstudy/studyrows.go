@@ -1,10 +1,11 @@
-package drl
+package drlstudy
 
 import (
 	"context"
 	"math"
 	"strconv"
 
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
@@ -16,7 +17,7 @@ import (
 // [Summary] of the same JSON names.
 var Metrics = []string{"admitted", "rejected", "mean_delay_s", "p99_delay_s", "worst_overshoot", "jobs_delayed_by_shaper", "over_rate_fraction", "messages", "promise_excess_jobs"}
 
-func metric(s *Summary, i int) float64 {
+func metric(s *drl.Summary, i int) float64 {
 	switch i {
 	case 0:
 		return float64(s.Admitted)
@@ -71,7 +72,7 @@ func (s *Study) axisColumn(name string) (string, []any) {
 		return col, vals, true
 	}
 	seconds := func(t string) (float64, bool) {
-		d, err := ParseDuration(t)
+		d, err := drl.ParseDuration(t)
 		if err != nil {
 			return 0, false
 		}
@@ -88,7 +89,7 @@ func (s *Study) axisColumn(name string) (string, []any) {
 		col, out, ok = num(name+"_s", seconds)
 	case delayParams[name]:
 		col, out, ok = num(name+"_s", func(t string) (float64, bool) {
-			d, err := ParseDelay(t)
+			d, err := drl.ParseDelay(t)
 			if err != nil || !d.Fixed() {
 				return 0, false
 			}
@@ -132,7 +133,7 @@ func (s *Study) Columns() []string {
 
 // replication is what a study keeps of one replication.
 type replication struct {
-	sums  []Summary
+	sums  []drl.Summary
 	input string
 }
 
@@ -180,4 +181,6 @@ func (s *Study) Rows(point int, reps []any) ([][]any, error) {
 // ReplicationOf returns a replication's value for [Study.Rows] from the
 // summaries of a run of its designs (Params.Run), for a caller that ran
 // the point itself.
-func ReplicationOf(sums []Summary, input string) any { return replication{sums: sums, input: input} }
+func ReplicationOf(sums []drl.Summary, input string) any {
+	return replication{sums: sums, input: input}
+}

@@ -1,97 +1,16 @@
-package drl
+package drlstudy
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/plots"
 )
-
-// param is a parameter of a caption: the command line's flag that sets
-// it and its text.
-type param struct{ flag, text string }
-
-// designParams lists, for each design, the parameters of Spec that change
-// its numbers (those the command line's design flags set), written for a
-// caption.
-func designParams(s Spec, design string) []param {
-	dur := func(t engine.Time) string {
-		if t == engine.Forever {
-			return "never"
-		}
-		return time.Duration(t).String()
-	}
-	var out []param
-	add := func(flag, format string, args ...any) { out = append(out, param{flag, fmt.Sprintf(format, args...)}) }
-	switch design {
-	case "static":
-		if len(s.Scale) > 0 {
-			var ev []string
-			for _, e := range s.Scale {
-				ev = append(ev, fmt.Sprintf("%d nodes at %s", e.Nodes, dur(e.At)))
-			}
-			add("scale", "scale events %s", strings.Join(ev, ", "))
-		}
-	case "store":
-		add("rtt", "round trip %s", s.RTT)
-		add("store-limiter", "store limiter %s", s.StoreLimiter)
-		if len(s.Outages) > 0 {
-			var iv []string
-			for _, o := range s.Outages {
-				iv = append(iv, fmt.Sprintf("[%s, %s)", dur(o.From), dur(o.To)))
-			}
-			add("outage", "store down %s", strings.Join(iv, ", "))
-		}
-		if s.OutageUp > 0 && s.OutageDown > 0 {
-			add("outage-process", "store outages on/off, mean up %s, mean down %s", dur(s.OutageUp), dur(s.OutageDown))
-		}
-		if len(s.Outages) > 0 || (s.OutageUp > 0 && s.OutageDown > 0) {
-			add("fail", "failing %s", s.Fail)
-		}
-		if s.StoreCache {
-			add("store-cache", "refusals cached")
-		}
-	case "sync":
-		add("algorithm", "Gubernator %v", s.Algorithm)
-		add("sync-period", "GlobalSyncWait %s", dur(s.SyncPeriod))
-		if s.BatchLimit > 0 {
-			add("batch-limit", "batch limit %d keys", s.BatchLimit)
-		}
-		add("sync-delay", "message delay %s", s.SyncDelay)
-		add("loss", "loss %g", s.SyncLoss)
-	case "reconcile":
-		add("sync-period", "sync period T = %s", dur(s.SyncPeriod))
-		if s.BatchLimit > 0 {
-			add("batch-limit", "batch limit %d keys", s.BatchLimit)
-		}
-		add("sync-delay", "message delay %s", s.SyncDelay)
-		add("loss", "loss %g", s.SyncLoss)
-		add("local", "local %s", s.Local)
-	case "lease":
-		size := fmt.Sprint(s.LeaseSize)
-		if s.LeaseSize == 0 {
-			size = "B/N"
-		}
-		add("rtt", "round trip %s", s.RTT)
-		add("lease-size", "lease %s tokens", size)
-		add("lease-ttl", "lease TTL %s", dur(s.LeaseTTL))
-	case "grd", "fps":
-		add("estimate-interval", "estimate interval %s", dur(s.EstimateInterval))
-		add("smoothing", "smoothing %g", s.Smoothing)
-		add("exchange", "exchange %s", s.Exchange)
-		add("sync-delay", "message delay %s", s.SyncDelay)
-		add("loss", "loss %g", s.SyncLoss)
-		if s.Exchange == ExchangeGossip {
-			add("fanout", "fanout %d", s.Fanout)
-		}
-	}
-	return out
-}
 
 // Caption describes a run of the designs for a figure: the input, the
 // promise, the nodes, shaping or policing, the dispatch and the seed, and
@@ -101,7 +20,7 @@ func designParams(s Spec, design string) []param {
 // give figures that are captioned differently. The parameters set by the
 // flags in swept (a sweep's axes: "sync-period") are left out, as the
 // figure's axes and groups give them.
-func Caption(s Spec, designs []string, input string, swept ...string) string {
+func Caption(s drl.Spec, designs []string, input string, swept ...string) string {
 	mode := "shaping (a job waits for its token)"
 	if s.Police {
 		mode = "policing (a job without a token is rejected)"
@@ -124,9 +43,13 @@ func Caption(s Spec, designs []string, input string, swept ...string) string {
 	parts := []string{strings.Join(head, ", ")}
 	for _, d := range designs {
 		var ps []string
-		for _, p := range designParams(s, d) {
-			if !slices.Contains(swept, p.flag) {
-				ps = append(ps, p.text)
+		ds, ok := drl.Lookup(d)
+		if !ok {
+			continue
+		}
+		for _, p := range ds.Caption(s) {
+			if !slices.Contains(swept, p.Flag) {
+				ps = append(ps, p.Text)
 			}
 		}
 		if len(ps) > 0 {
@@ -142,7 +65,7 @@ func Caption(s Spec, designs []string, input string, swept ...string) string {
 // a run without keys, and the CCDF of the admitted jobs' delays, each
 // curve running to its largest delay. results are those Params.Run keeps,
 // sums their summaries.
-func Figures(s Spec, results []*Result, sums []Summary, caption string) []experiments.NamedFigure {
+func Figures(s drl.Spec, results []*drl.Result, sums []drl.Summary, caption string) []experiments.NamedFigure {
 	rate := &plots.LinePlot{Title: "Admitted rate over time", XLabel: "time (s)", YLabel: "admitted jobs/s", Caption: caption}
 	ccdf := &plots.LinePlot{Title: "Delay of the admitted jobs", XLabel: "delay d (s)", YLabel: "P(delay > d)", LogY: true, Caption: caption + "; each curve ends at its largest delay (mark)"}
 	burst := engine.Time(s.Bucket.Burst.Float64() / s.Bucket.Rate.Float64() * 1e9)
@@ -179,36 +102,31 @@ func Figures(s Spec, results []*Result, sums []Summary, caption string) []experi
 	return []experiments.NamedFigure{{Name: "drl-admitted-rate", Figure: rate}, {Name: "drl-delay-ccdf", Figure: ccdf}}
 }
 
-// eventLines marks the events of a run on a time series of height top:
-// the store's outages (when store ran) as grey shaded intervals, and the
-// static design's scale events (when static ran) as dashed vertical
-// lines.
-func eventLines(s Spec, designs map[string]bool, top float64) []plots.Line {
-	var out []plots.Line
-	if designs["store"] {
-		for i, o := range s.Outages {
-			l := plots.Line{X: []float64{o.From.Seconds(), o.To.Seconds()}, Y: []float64{top, top}, Lo: []float64{0, 0}, Hi: []float64{top, top}, Color: -1, Dashed: true} // dashed: no marks on the band's edge
-			if i == 0 {
-				l.Label = "store down (outage)"
+// eventLines marks the events of a run of the designs on a time series
+// of height top (Design.Marks): intervals (the store's outages) as grey
+// shaded bands, then instants (the static design's scale events) as
+// dashed vertical lines.
+func eventLines(s drl.Spec, designs map[string]bool, top float64) []plots.Line {
+	var bands, lines []plots.Line
+	for _, name := range drl.Designs {
+		d, ok := drl.Lookup(name)
+		if !ok || !designs[name] {
+			continue
+		}
+		for _, m := range d.Marks(s) {
+			if m.Band() {
+				bands = append(bands, plots.Line{Label: m.Label, X: []float64{m.From, m.To}, Y: []float64{top, top}, Lo: []float64{0, 0}, Hi: []float64{top, top}, Color: -1, Dashed: true}) // dashed: no marks on the band's edge
+			} else {
+				lines = append(lines, plots.Line{Label: m.Label, X: []float64{m.From, m.From}, Y: []float64{0, top}, Dashed: true, Color: -1})
 			}
-			out = append(out, l)
 		}
 	}
-	if designs["static"] {
-		for i, e := range s.Scale {
-			l := plots.Line{X: []float64{e.At.Seconds(), e.At.Seconds()}, Y: []float64{0, top}, Dashed: true, Color: -1}
-			if i == 0 {
-				l.Label = "static re-split (scale event)"
-			}
-			out = append(out, l)
-		}
-	}
-	return out
+	return append(bands, lines...)
 }
 
 // delayDistribution is the distribution of r's delays: the zeros, then
 // the delays that are not 0 (sorted by Summarize).
-func delayDistribution(r *Result) experiments.Distribution {
+func delayDistribution(r *drl.Result) experiments.Distribution {
 	var d experiments.Distribution
 	n := float64(r.ZeroDelays) + float64(len(r.Delays))
 	if n == 0 {
@@ -243,11 +161,11 @@ func SweepFigures(t *experiments.Table, caption string) []experiments.NamedFigur
 	if dc < 0 || first < dc+2 {
 		return nil
 	}
-	reference := func(d string) bool { return d == "one" || d == "static" }
+	reference := func(d string) bool { return d == drl.Reference || d == drl.Split }
 	return experiments.TableFigures(t, dc+1, first, dc, false, []experiments.TablePanel{
 		{Name: "drl-sweep-overshoot", Metric: "worst_overshoot", Title: "Worst overshoot", YLabel: "α*(d)/(B + R·d), worst d and key", Ref: 1, RefLabel: "the promise",
 			Clip: func(d string) (float64, float64) {
-				if d == "one" {
+				if d == drl.Reference {
 					return 0, 1 // the one bucket keeps its promise
 				}
 				return 0, math.Inf(1)

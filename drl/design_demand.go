@@ -1,0 +1,105 @@
+package drl
+
+import (
+	"fmt"
+
+	"github.com/ratesim/ratesim/internal/param"
+
+	"github.com/ratesim/ratesim/engine"
+)
+
+// designDemand is a demand-aware design (demand.go): every
+// Spec.EstimateInterval the nodes measure their demand for a key and
+// exchange it (Spec.Exchange); global random drop (grd, Raghavan et al.,
+// SIGCOMM 2007) drops each job with probability 1 - R/D for the global
+// demand D, and flow proportional share (fps) gives node l the share
+// e_l/D of (R, B).
+type designDemand struct {
+	defaults
+	fps bool
+}
+
+func (d designDemand) Name() string {
+	if d.fps {
+		return "fps"
+	}
+	return "grd"
+}
+
+// Params declares the parameters designDemand is the first design of the
+// registry to read (see Design.Params).
+func (designDemand) Params() []param.Param {
+	return []param.Param{
+		{Key: "estimate_interval", Kind: param.Duration, Unit: "s", Default: "100ms", Sweep: true, Usage: "grd, fps: demand is measured and exchanged every this long (> 0)"},
+		{Key: "smoothing", Kind: param.Float, Default: "0.5", Sweep: true, Usage: "grd, fps: weight of the newest measurement in the demand estimate, in (0, 1] (1: no smoothing)"},
+		{Key: "exchange", Kind: param.Text, Default: "coordinator", Sweep: true, Usage: "grd, fps: estimates go through a coordinator, all-to-all among the nodes that saw the key (all), or by gossip to --fanout random peers (gossip)"},
+		{Key: "fanout", Kind: param.Int, Unit: "peers", Default: "2", Sweep: true, Usage: "grd, fps with --exchange gossip: peers each node sends to per estimate interval (>= 1)"},
+	}
+}
+
+func (designDemand) Flags() []string {
+	return []string{"estimate-interval", "smoothing", "exchange", "fanout", "sync-delay", "loss"}
+}
+
+func (designDemand) Check(s Spec) error {
+	if err := refuseNodeLimiter(s); err != nil {
+		return err
+	}
+	if s.EstimateInterval <= 0 || s.EstimateInterval == engine.Forever {
+		return fmt.Errorf("drl: estimate interval %v ns: want > 0 and finite: %w", int64(s.EstimateInterval), ErrSpec)
+	}
+	if !(s.Smoothing > 0 && s.Smoothing <= 1) {
+		return fmt.Errorf("drl: smoothing %v: want a weight in (0, 1]: %w", s.Smoothing, ErrSpec)
+	}
+	if s.Exchange == ExchangeGossip && s.Fanout < 1 {
+		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
+	}
+	return nil
+}
+
+func (d designDemand) Theorem2NA(s Spec) string {
+	switch {
+	case s.Police || !d.fps:
+		return policingNA
+	}
+	return "not a static split: the shares change at each estimate"
+}
+
+func (designDemand) Caption(s Spec) []CaptionParam {
+	var c captionList
+	c.add("estimate-interval", "estimate interval %s", capDur(s.EstimateInterval))
+	c.add("smoothing", "smoothing %g", s.Smoothing)
+	c.add("exchange", "exchange %s", s.Exchange)
+	c.add("sync-delay", "message delay %s", s.SyncDelay)
+	c.add("loss", "loss %g", s.SyncLoss)
+	if s.Exchange == ExchangeGossip {
+		c.add("fanout", "fanout %d", s.Fanout)
+	}
+	return c
+}
+
+// mode is how the design treats a job without a token: grd drops it,
+// with or without Police (a drop is the design).
+func (d designDemand) mode(s Spec) string {
+	if !d.fps {
+		return ", policing (drops)"
+	}
+	return modeText(s)
+}
+
+func (d designDemand) Describe(s Spec) string {
+	return nodesText(s) + fmt.Sprintf(", estimate interval %s, message delay %v", span(s.EstimateInterval), s.SyncDelay) + d.mode(s)
+}
+
+func (d designDemand) Header(s Spec) string {
+	via := "through a coordinator"
+	switch s.Exchange {
+	case ExchangeAll:
+		via = "all-to-all"
+	case ExchangeGossip:
+		via = fmt.Sprintf("by gossip to %d peers", s.Fanout)
+	}
+	return fmt.Sprintf("demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); %s", s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss, d.mode(s)[2:])
+}
+
+func (d designDemand) New(s Spec, r *Recorder) (Model, error) { return newDemand(s, r.u, r.res, d.fps) }

@@ -1,0 +1,63 @@
+package drl
+
+import (
+	"fmt"
+
+	"github.com/ratesim/ratesim/internal/param"
+)
+
+// designReconcile is local buckets with periodic reconciliation, the
+// idealized sync (sync.go): each node decides with the exact state of
+// the key's bucket (Spec.Local: a copy of (R, B), or its share), sends
+// its admitted hits to the key's owner, which broadcasts its state back.
+type designReconcile struct{ defaults }
+
+func (designReconcile) Name() string { return "reconcile" }
+
+// Params declares the parameters designReconcile is the first design of the
+// registry to read (see Design.Params).
+func (designReconcile) Params() []param.Param {
+	return []param.Param{
+		{Key: "local", Kind: param.Text, Default: "copy", Sweep: true, Usage: "reconcile: what a node decides with between reconciliations: copy (of the whole bucket) or share (its sub-bucket R/N, B/N)"},
+	}
+}
+
+func (designReconcile) Flags() []string {
+	return []string{"sync-period", "batch-limit", "local", "sync-delay", "loss"}
+}
+
+func (designReconcile) Check(s Spec) error { return refuseNodeLimiter(s) }
+
+func (designReconcile) LocalBuckets(s Spec) bool { return s.Local == LocalShare }
+
+func (designReconcile) Theorem2NA(s Spec) string {
+	switch {
+	case s.Police:
+		return policingNA
+	case s.Local == LocalCopy:
+		return "shares do not sum to R: each node decides with a copy of (R, B)"
+	}
+	return "the owner's broadcasts overwrite the sub-buckets' state"
+}
+
+func (designReconcile) Caption(s Spec) []CaptionParam {
+	var c captionList
+	c.add("sync-period", "sync period T = %s", capDur(s.SyncPeriod))
+	if s.BatchLimit > 0 {
+		c.add("batch-limit", "batch limit %d keys", s.BatchLimit)
+	}
+	c.add("sync-delay", "message delay %s", s.SyncDelay)
+	c.add("loss", "loss %g", s.SyncLoss)
+	c.add("local", "local %s", s.Local)
+	return c
+}
+
+func (designReconcile) Describe(s Spec) string {
+	return nodesText(s) + fmt.Sprintf(", sync period %s, message delay %v, local %v", span(s.SyncPeriod), s.SyncDelay, s.Local) + modeText(s)
+}
+
+func (designReconcile) Header(s Spec) string {
+	return fmt.Sprintf("period %s, batch limit %d keys, message delay %v, loss %v, local %s", span(s.SyncPeriod), s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
+}
+
+func (designReconcile) New(s Spec, r *Recorder) (Model, error) { return newSync(s, r.u, r.res) }

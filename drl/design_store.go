@@ -1,0 +1,134 @@
+package drl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ratesim/ratesim/internal/param"
+
+	"github.com/ratesim/ratesim/engine"
+)
+
+// designStore is the central store: one bucket (R, B) per key (or the
+// limiter Spec.StoreLimiter names) that every decision asks, a round trip
+// Spec.RTT away; while the store is down (Spec.Outages, the on/off
+// process) the nodes fail as Spec.Fail says.
+type designStore struct{ defaults }
+
+func (designStore) Name() string { return "store" }
+
+// Params declares the parameters designStore is the first design of the
+// registry to read (see Design.Params).
+func (designStore) Params() []param.Param {
+	return []param.Param{
+		{Key: "rtt", Kind: param.Text, Unit: "s", Default: "1ms", Sweep: true, Usage: "store, lease: round-trip time, a delay (fixed, uniform:A:B, lognormal:MEDIAN:SHAPE or trace:FILE:COL)"},
+		{Key: "outage", Kind: param.List, Unit: "s", Usage: "store: the store is down during [FROM, TO), FROM:TO since the first arrival (e.g. 10s:20s); repeatable"},
+		{Key: "outage_process", Kind: param.Text, Unit: "s", Usage: "store: also a Poisson on/off outage process, UP:DOWN mean durations (e.g. 10m:30s), from the first arrival"},
+		{Key: "store_limiter", Kind: param.Text, Default: "token", Usage: "store: the limiter per key, token (a bucket (R, B)), gcra (GCRA(1/R, (B-1)/R), as redis-cell) or fixed-window (L = B jobs per window of B/R s), both policing, or a library profile such as 'redis-rate:rate=10,burst=20' (redis_rate's Lua script) deciding as its library does"},
+		{Key: "store_cache", Kind: param.Bool, Sweep: true, Usage: "store: a node caches the keys the store refused until their next token, and refuses their jobs without asking (policing)"},
+		{Key: "fail", Kind: param.Text, Default: "open", Sweep: true, Usage: "store: what a node does while the store is down: open (admit), closed (reject) or local (its sub-bucket R/N, B/N)"},
+	}
+}
+
+func (designStore) Flags() []string {
+	return []string{"rtt", "outage", "outage-process", "fail", "store-limiter", "store-cache", "node-limiter"}
+}
+
+func (designStore) Check(s Spec) error {
+	if s.StoreLimiter != StoreToken && s.StoreLimiter != StoreLibrary && !s.Police {
+		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police: %w", s.StoreLimiter, ErrSpec)
+	}
+	if s.StoreCache && !s.Police {
+		return fmt.Errorf("drl: the store's cache refuses jobs, which only policing does: want Police, or no StoreCache: %w", ErrSpec)
+	}
+	return nil
+}
+
+func (designStore) CheckParams(s Spec, raw func(string) any) error {
+	if s.Police {
+		return nil
+	}
+	if s.StoreLimiter == StoreGCRA || s.StoreLimiter == StoreFixedWindow {
+		return bad("store_limiter", raw("store_limiter"), "token when shaping: gcra and fixed-window admit or refuse (add police)")
+	}
+	if s.StoreCache {
+		return bad("store_cache", raw("store_cache"), "false when shaping: the cache refuses jobs, which only policing does (add police)")
+	}
+	return nil
+}
+
+// LocalBuckets: the local fallback keeps a sub-bucket per node.
+func (designStore) LocalBuckets(s Spec) bool { return s.Fail == FailLocal && s.NodeLimiter == nil }
+
+func (designStore) Theorem2NA(s Spec) string {
+	switch {
+	case s.NodeLimiter != nil:
+		return "the nodes run " + s.NodeLimiterName + ", not sub-buckets (R/N, B/N)"
+	case s.Police:
+		return policingNA
+	}
+	return "not a split: one shared bucket behind a round trip"
+}
+
+func (designStore) Caption(s Spec) []CaptionParam {
+	var c captionList
+	c.add("rtt", "round trip %s", s.RTT)
+	c.add("store-limiter", "store limiter %s", s.StoreLimiter)
+	if len(s.Outages) > 0 {
+		var iv []string
+		for _, o := range s.Outages {
+			iv = append(iv, fmt.Sprintf("[%s, %s)", capDur(o.From), capDur(o.To)))
+		}
+		c.add("outage", "store down %s", strings.Join(iv, ", "))
+	}
+	if s.OutageUp > 0 && s.OutageDown > 0 {
+		c.add("outage-process", "store outages on/off, mean up %s, mean down %s", capDur(s.OutageUp), capDur(s.OutageDown))
+	}
+	if len(s.Outages) > 0 || (s.OutageUp > 0 && s.OutageDown > 0) {
+		c.add("fail", "failing %s", s.Fail)
+	}
+	if s.StoreCache {
+		c.add("store-cache", "refusals cached")
+	}
+	return c
+}
+
+func (designStore) Describe(s Spec) string {
+	return nodesText(s) + fmt.Sprintf(", round trip %v", s.RTT) + modeText(s)
+}
+
+func (designStore) Header(s Spec) string {
+	var os []string
+	for _, o := range s.Outages {
+		os = append(os, fmt.Sprintf("[%v, %v) s", o.From.Seconds(), o.To.Seconds()))
+	}
+	if s.OutageUp > 0 {
+		os = append(os, fmt.Sprintf("on/off, up %v s and down %v s on average", s.OutageUp.Seconds(), s.OutageDown.Seconds()))
+	}
+	out := "no outage"
+	if len(os) > 0 {
+		out = "outages " + strings.Join(os, ", ") + ", fail " + s.Fail.String()
+	}
+	cache := ""
+	if s.StoreCache {
+		cache = "; nodes cache the keys over limit"
+	}
+	lim := ""
+	switch s.StoreLimiter {
+	case StoreGCRA:
+		lim = "GCRA(1/R, (B - 1)/R) per key, "
+	case StoreFixedWindow:
+		w, _ := s.Bucket.Burst.Quo(s.Bucket.Rate)
+		lim = fmt.Sprintf("fixed window of %v jobs per %v s per key, ", s.Bucket.Burst, w)
+	case StoreLibrary:
+		lim = s.StoreProfileName + " per key, "
+	}
+	return fmt.Sprintf("%sround trip %v; %s%s", lim, s.RTT, out, cache)
+}
+
+func (designStore) Marks(s Spec) []Mark {
+	down := func(i int) (engine.Time, engine.Time) { return s.Outages[i].From, s.Outages[i].To }
+	return marksOf(len(s.Outages), down, "store down (outage)")
+}
+
+func (designStore) New(s Spec, r *Recorder) (Model, error) { return newStore(s, r.u, r.res) }

@@ -1,0 +1,107 @@
+package drl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ratesim/ratesim/internal/param"
+)
+
+// designSync is Gubernator v2.13.0's GLOBAL behaviour, decision for
+// decision (gubernator.go): every daemon answers from its own item of the
+// whole limit and queues the hits for the key's owner, which applies them
+// and broadcasts its state back. Gubernator polices.
+type designSync struct{ defaults }
+
+func (designSync) Name() string { return "sync" }
+
+// Params declares the parameters designSync is the first design of the
+// registry to read (see Design.Params).
+func (designSync) Params() []param.Param {
+	return []param.Param{
+		{Key: "sync_period", Kind: param.Duration, Inf: true, Unit: "s", Default: "100ms", Sweep: true, Usage: "sync: GlobalSyncWait, a daemon sends its queued hits every T; reconcile: T, a node sends its hits T after the first one (0: at once; inf: never)"},
+		{Key: "batch_limit", Kind: param.Int, Unit: "keys", Default: "1000", Sweep: true, Usage: "sync, reconcile: a node also sends when its batch holds this many keys (0: no limit; Gubernator's default 1000)"},
+		{Key: "sync_delay", Kind: param.Text, Unit: "s", Default: "0", Sweep: true, Usage: "sync, reconcile, grd, fps: one-way delay of each message, a delay as --rtt"},
+		{Key: "loss", Kind: param.Float, Sweep: true, Usage: "sync, reconcile, grd, fps: probability that a message is lost, in [0, 1)"},
+		{Key: "algorithm", Kind: param.Text, Default: "token-bucket", Usage: "sync: Gubernator v2.13.0's algorithm, token-bucket (its default) or leaky-bucket (Limit = Burst = B per B/R ms, --sync-period its GlobalSyncWait, policing)"},
+		{Key: "peers", Kind: param.Text, Usage: "sync: the Gubernator daemons' gRPC addresses, one per node, comma-separated; the hash ring picks each key's owner from them (default: cluster.Start's, 127.0.0.1:1112,127.0.0.1:1114,...)"},
+	}
+}
+
+func (designSync) Flags() []string {
+	return []string{"sync-period", "batch-limit", "algorithm", "peers", "sync-delay", "loss"}
+}
+
+func (designSync) LocalBuckets(Spec) bool { return false }
+
+func (designSync) Check(s Spec) error {
+	if err := refuseNodeLimiter(s); err != nil {
+		return err
+	}
+	if !s.Police {
+		return fmt.Errorf("drl: sync is Gubernator's GLOBAL behaviour (%v), which answers UNDER_LIMIT or OVER_LIMIT and never delays a job: want Police (the design reconcile shapes): %w", s.Algorithm, ErrSpec)
+	}
+	// Spec.Local is the design reconcile's: every Gubernator daemon keeps
+	// its own item of the whole limit, whatever Local says.
+	if len(s.Scale) > 0 {
+		return fmt.Errorf("drl: sync with Gubernator's %v: scale events are the static design's: %w", s.Algorithm, ErrSpec)
+	}
+	if len(s.Peers) != 0 && len(s.Peers) != s.Nodes {
+		return fmt.Errorf("drl: %d Gubernator peers for %d nodes: want one address per node: %w", len(s.Peers), s.Nodes, ErrSpec)
+	}
+	_, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst)
+	return err
+}
+
+func (designSync) CheckParams(s Spec, raw func(string) any) error {
+	if !s.Police {
+		return bad("police", raw("police"), "true with the design sync: Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (the design reconcile shapes)")
+	}
+	if _, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst); err != nil {
+		if !s.Bucket.Burst.IsInt() {
+			return bad("burst", raw("burst"), "a whole number of tokens with the design sync (Gubernator's Limit and Burst are integers)")
+		}
+		return bad("rate", raw("rate"), fmt.Sprintf("a rate making burst/rate = %v/rate s a whole number of milliseconds with the design sync (Gubernator's Duration is integer ms)", s.Bucket.Burst))
+	}
+	return nil
+}
+
+func (designSync) Theorem2NA(s Spec) string {
+	if s.Police {
+		return policingNA
+	}
+	return "shares do not sum to R: each Gubernator daemon decides with its own item of the whole limit"
+}
+
+// LeftOut: Gubernator polices (shaping leaves it out) and takes an
+// integer Limit per a whole number of ms (a burst or rate it cannot
+// express leaves it out).
+func (designSync) LeftOut(s Spec) string {
+	if !s.Police {
+		return "sync (Gubernator) only polices: add --police to run it"
+	}
+	if _, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst); err != nil {
+		return "sync (Gubernator) cannot express this limit: " + strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+ErrSpec.Error())
+	}
+	return ""
+}
+
+func (designSync) Caption(s Spec) []CaptionParam {
+	var c captionList
+	c.add("algorithm", "Gubernator %v", s.Algorithm)
+	c.add("sync-period", "GlobalSyncWait %s", capDur(s.SyncPeriod))
+	if s.BatchLimit > 0 {
+		c.add("batch-limit", "batch limit %d keys", s.BatchLimit)
+	}
+	c.add("sync-delay", "message delay %s", s.SyncDelay)
+	c.add("loss", "loss %g", s.SyncLoss)
+	return c
+}
+
+func (designSync) Describe(s Spec) string {
+	return nodesText(s) + fmt.Sprintf(", Gubernator %v, GlobalSyncWait %s, message delay %v", s.Algorithm, span(s.SyncPeriod), s.SyncDelay) + modeText(s)
+}
+
+func (designSync) Header(s Spec) string { return DescribeGubernator(s) }
+
+func (designSync) New(s Spec, r *Recorder) (Model, error) { return newGubernator(s, r.u, r.res) }
