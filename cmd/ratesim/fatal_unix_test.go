@@ -5,9 +5,11 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -108,4 +110,41 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// TestSupervisorKeepsInheritedFiles: a file the caller hands over on a
+// descriptor (ratesim run --trace /dev/fd/3 3<trace.csv, or a shell's
+// process substitution) reaches the supervised child at its number: the
+// crash pipe goes above it. Three arrivals at 1, 2 and 3 s into (1, 2)
+// split in two (0.5, 1): the summary reads the file's three jobs.
+func TestSupervisorKeepsInheritedFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ratesim as a subprocess")
+	}
+	path := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(path, []byte("t\n1\n2\n3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range []string{"3", "5"} {
+		cmd := exec.Command("/bin/sh", "-c", `exec "$@" `+fd+`<"$F"`, "sh", exe, "run", "--trace", "/dev/fd/"+fd, "--rate", "1", "--burst", "2")
+		cmd.Env = append(os.Environ(), "RATESIM_TEST_MAIN=1", "F="+path)
+		cmd.WaitDelay = 10 * time.Second
+		timer := time.AfterFunc(20*time.Second, func() {
+			if cmd.Process != nil {
+				cmd.Process.Kill()
+			}
+		})
+		out, err := cmd.Output()
+		timer.Stop()
+		if err != nil {
+			t.Fatalf("fd %s: %v (a hang is killed after 20 s)", fd, err)
+		}
+		if !strings.Contains(string(out), "input      trace /dev/fd/"+fd) || !strings.Contains(string(out), "jobs       3 over 2 s") {
+			t.Errorf("fd %s: the run did not read the file:\n%s", fd, out)
+		}
+	}
 }

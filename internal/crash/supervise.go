@@ -15,10 +15,17 @@ const (
 	EnvOff   = "RATESIM_SUPERVISE"
 )
 
-// crashFD is the descriptor on which a supervised child receives the
-// pipe to its supervisor: the runtime writes its fatal errors there
-// (runtime/debug.SetCrashOutput) and [Note] writes notes.
-const crashFD = 3
+// envCrashFD gives a supervised child the number of the descriptor on
+// which it receives the pipe to its supervisor: the runtime writes its
+// fatal errors there (runtime/debug.SetCrashOutput) and [Note] writes
+// notes. It is the first number above every descriptor the supervisor
+// inherited, so that a file the caller handed over (ratesim run --trace
+// /dev/fd/3 3<file) keeps its number in the child.
+const envCrashFD = "RATESIM_CRASH_FD"
+
+// maxInheritedFD bounds the descriptors the supervisor hands on at their
+// numbers; with one open above it the program runs unsupervised.
+const maxInheritedFD = 1024
 
 // maxCrashText bounds what the supervisor keeps of its child's crash
 // output and notes: the first 64 KiB.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 )
 
@@ -34,8 +35,13 @@ var forwarded = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM}
 func Supervise(report func(Fatal) int) (code int, supervised bool) {
 	if os.Getenv(EnvChild) == "1" {
 		os.Unsetenv(EnvChild)
-		syscall.CloseOnExec(crashFD) // not inherited by what the child starts
-		f := os.NewFile(crashFD, "crash pipe")
+		fd, err := strconv.Atoi(os.Getenv(envCrashFD))
+		os.Unsetenv(envCrashFD)
+		if err != nil || fd < 3 {
+			return 0, false
+		}
+		syscall.CloseOnExec(fd) // not inherited by what the child starts
+		f := os.NewFile(uintptr(fd), "crash pipe")
 		if f != nil && debug.SetCrashOutput(f, debug.CrashOptions{}) == nil {
 			noteMu.Lock()
 			notePip = f
@@ -50,6 +56,10 @@ func Supervise(report func(Fatal) int) (code int, supervised bool) {
 	if err != nil {
 		return 0, false
 	}
+	inherited, ok := inheritedFiles()
+	if !ok {
+		return 0, false
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return 0, false
@@ -57,8 +67,9 @@ func Supervise(report func(Fatal) int) (code int, supervised bool) {
 	cmd := exec.Command(exe, os.Args[1:]...)
 	cmd.Args[0] = os.Args[0]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{w} // descriptor 3 = crashFD
-	cmd.Env = append(os.Environ(), EnvChild+"=1")
+	// Descriptors 3, 4, ... as inherited (nil: closed), then the pipe.
+	cmd.ExtraFiles = append(inherited, w)
+	cmd.Env = append(os.Environ(), EnvChild+"=1", envCrashFD+"="+strconv.Itoa(3+len(inherited)))
 	cmd.SysProcAttr = childAttr()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwarded...)
@@ -107,4 +118,36 @@ func Supervise(report func(Fatal) int) (code int, supervised bool) {
 		}
 	}
 	return ws.ExitStatus(), true
+}
+
+// inheritedFiles returns the descriptors from 3 up that this process
+// inherited open across exec (those without close-on-exec: the caller's,
+// not the Go runtime's own), as files at index fd - 3 with nil for the
+// numbers in between, so that the child gets each at its number. It
+// reports false when one is above maxInheritedFD or the list cannot be
+// read (the caller then runs unsupervised, leaving them alone).
+func inheritedFiles() ([]*os.File, bool) {
+	ents, err := os.ReadDir("/dev/fd")
+	if err != nil {
+		return nil, false
+	}
+	var files []*os.File
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+		if errno != 0 || flags&syscall.FD_CLOEXEC != 0 {
+			continue // closed meanwhile (the listing's own), or the runtime's
+		}
+		if fd > maxInheritedFD {
+			return nil, false
+		}
+		for len(files) <= fd-3 {
+			files = append(files, nil)
+		}
+		files[fd-3] = os.NewFile(uintptr(fd), "inherited")
+	}
+	return files, true
 }
