@@ -1,6 +1,10 @@
 package experiments
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/ratesim/ratesim/internal/specfile"
+)
 
 // metastability is the map of issue 25: which mechanism keeps the
 // metastable-retry scenario (two servers of concurrency 5, exponential
@@ -56,7 +60,7 @@ func BuiltinModelSpec(name string) (text, model string, ok bool) {
 	if !ok {
 		return "", "", false
 	}
-	model, err := SpecModel([]byte(text), "builtin "+name)
+	model, err := specfile.Model([]byte(text), "builtin "+name)
 	return text, model, err == nil
 }
 

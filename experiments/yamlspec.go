@@ -2,12 +2,9 @@ package experiments
 
 import (
 	"fmt"
-	"io"
-	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/ratesim/ratesim/internal/specfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -75,45 +72,3 @@ func ParseYAMLSweep(n *yaml.Node, known func(string) bool, names []string, examp
 	}
 	return nil, fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
 }
-
-// The names below are package internal/specfile's, kept under their old
-// names for the studies that still read them here (drl, the clients
-// study): rename experiments.SpecError to specfile.Error, ErrSpec,
-// StudyErr, KeyLines, YAMLField, YAMLKeys, SetYAMLField, YAMLError (in
-// seam.go) and SplitModel to the same names in specfile, SpecModel to specfile.Model
-// and ReadSpecData to specfile.Read, then delete them.
-
-// SpecError is [specfile.Error].
-type SpecError = specfile.Error
-
-// ErrSpec is [specfile.ErrSpec].
-var ErrSpec = specfile.ErrSpec
-
-// SplitModel is [specfile.SplitModel].
-const SplitModel = specfile.SplitModel
-
-// SpecModel is [specfile.Model].
-func SpecModel(data []byte, name string) (string, error) { return specfile.Model(data, name) }
-
-// ReadSpecData is [specfile.Read].
-func ReadSpecData(r io.Reader, name string) ([]byte, error) { return specfile.Read(r, name) }
-
-// KeyLines is [specfile.KeyLines].
-func KeyLines(root *yaml.Node, block string) map[string]int { return specfile.KeyLines(root, block) }
-
-// YAMLField is [specfile.YAMLField].
-func YAMLField(p any, name string) (reflect.Value, bool) { return specfile.YAMLField(p, name) }
-
-// YAMLKeys is [specfile.YAMLKeys].
-func YAMLKeys(t reflect.Type, skip ...string) []string { return specfile.YAMLKeys(t, skip...) }
-
-// SetYAMLField is [specfile.SetYAMLField].
-func SetYAMLField(p any, name string, v *yaml.Node) error { return specfile.SetYAMLField(p, name, v) }
-
-// StudyErr is [specfile.StudyErr].
-func StudyErr(field string, line int, format string, args ...any) *SpecError {
-	return specfile.StudyErr(field, line, format, args...)
-}
-
-// yamlError is [specfile.YAMLError], for the studies of this package.
-func yamlError(name string, err error) error { return specfile.YAMLError(name, err) }

@@ -20,6 +20,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // ClientsModel is the model key of a sweep spec that is a [ClientsStudy].
@@ -67,7 +68,7 @@ type ClientsStudy struct {
 // SweepableClientsParams lists the parameters a clients sweep can vary:
 // the keys of ClientsParams but the trace block.
 func SweepableClientsParams() []string {
-	return experiments.YAMLKeys(reflect.TypeOf(ClientsParams{}), "trace")
+	return specfile.YAMLKeys(reflect.TypeOf(ClientsParams{}), "trace")
 }
 
 // ClientsDesigns builds the distributed designs of a clients study, for a
@@ -98,7 +99,7 @@ type clientsPoint struct {
 // point that has it). designs builds the distributed designs; nil
 // refuses the design key. Errors wrap ErrSpec.
 func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*ClientsStudy, error) {
-	data, err := experiments.ReadSpecData(r, name)
+	data, err := specfile.Read(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -106,14 +107,14 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, clientsYAMLError(name, err)
 	}
-	lines := experiments.KeyLines(&root, "")
-	block := experiments.KeyLines(&root, "clients")
+	lines := specfile.KeyLines(&root, "")
+	block := specfile.KeyLines(&root, "clients")
 	for _, k := range []struct{ key, why string }{
 		{"seed", "the seed is the study's top-level seed: replication r of point p runs with its own seed"},
 		{"bin", "a sweep keeps no series: leave bin out"},
 	} {
 		if l, ok := block[k.key]; ok {
-			return nil, &experiments.SpecError{File: name, Line: l, Field: "clients." + k.key, Err: fmt.Errorf("%s (%w)", k.why, experiments.ErrSpec)}
+			return nil, &specfile.Error{File: name, Line: l, Field: "clients." + k.key, Err: fmt.Errorf("%s (%w)", k.why, specfile.ErrSpec)}
 		}
 	}
 	s := &ClientsStudy{Clients: DefaultClientsParams(), Replications: 1, Seed: 1, designs: designs}
@@ -121,7 +122,7 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
 		if err == io.EOF {
-			return nil, &experiments.SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
+			return nil, &specfile.Error{File: name, Err: fmt.Errorf("empty spec (%w)", specfile.ErrSpec)}
 		}
 		return nil, clientsYAMLError(name, err)
 	}
@@ -131,12 +132,12 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	}
 	for k := range s.Clients.DesignParams {
 		if !slices.Contains(s.designParams(), k) {
-			return nil, &experiments.SpecError{File: name, Line: block[k], Field: "clients", Err: fmt.Errorf("field %s is not a clients parameter (want one of %s, trace) (%w)",
-				k, strings.Join(s.sweepable(), ", "), experiments.ErrSpec)}
+			return nil, &specfile.Error{File: name, Line: block[k], Field: "clients", Err: fmt.Errorf("field %s is not a clients parameter (want one of %s, trace) (%w)",
+				k, strings.Join(s.sweepable(), ", "), specfile.ErrSpec)}
 		}
 	}
 	if err := s.validate(); err != nil {
-		var se *experiments.SpecError
+		var se *specfile.Error
 		if errors.As(err, &se) {
 			se.File = name
 			if se.Line == 0 {
@@ -149,7 +150,7 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 			}
 			return nil, se
 		}
-		return nil, &experiments.SpecError{File: name, Err: err}
+		return nil, &specfile.Error{File: name, Err: err}
 	}
 	return s, nil
 }
@@ -167,28 +168,28 @@ func ReadClientsStudy(path string, designs ClientsDesigns) (*ClientsStudy, error
 // clientsYAMLError rewrites "yaml: line N: msg" as "name:N: msg", and the
 // decoder's words for an unknown key as the spec's.
 func clientsYAMLError(name string, err error) error {
-	msg := strings.TrimSuffix(experiments.YAMLError(name, err).Error(), " ("+experiments.ErrSpec.Error()+")")
+	msg := strings.TrimSuffix(specfile.YAMLError(name, err).Error(), " ("+specfile.ErrSpec.Error()+")")
 	msg = strings.Replace(msg, "not found in type clientstudy.ClientsStudy", "is not a field of a clients spec (name, model, clients, replications, seed, sweep)", 1)
 	msg = strings.Replace(msg, "not found in type clientstudy.ClientsParams", "is not a clients parameter (want one of "+strings.Join(SweepableClientsParams(), ", ")+", trace)", 1)
 	msg = strings.Replace(msg, "not found in type clientstudy.ClientsTrace", "is not a trace field (path, format, time_col, time_format, sort, skip_bad)", 1)
-	return fmt.Errorf("%s (%w)", msg, experiments.ErrSpec)
+	return fmt.Errorf("%s (%w)", msg, specfile.ErrSpec)
 }
 
 // validate enumerates and checks every point.
 func (s *ClientsStudy) validate() error {
 	if s.Model != ClientsModel {
-		return experiments.StudyErr("model", 0, "%q, want %s", s.Model, ClientsModel)
+		return specfile.StudyErr("model", 0, "%q, want %s", s.Model, ClientsModel)
 	}
 	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
-		return experiments.StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
+		return specfile.StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
 	}
 	if t := s.Clients.Trace; t != nil {
 		if t.Path == "" {
-			return experiments.StudyErr("clients.trace", 0, "the trace block has no path")
+			return specfile.StudyErr("clients.trace", 0, "the trace block has no path")
 		}
 		// Every replication reads the trace again.
 		if err := arrivals.CheckRereadable(t.Path); err != nil {
-			return experiments.StudyErr("clients.trace", 0, "%v", err)
+			return specfile.StudyErr("clients.trace", 0, "%v", err)
 		}
 	}
 	if err := s.checkAxes(); err != nil {
@@ -229,11 +230,11 @@ func (s *ClientsStudy) checkAxes() error {
 				case "design":
 					why = "%q: a distributed design is not a parameter of this clients sweep (sweep the designs with model: drl)"
 				}
-				return experiments.StudyErr("sweep", a.Line, why, a.Name)
+				return specfile.StudyErr("sweep", a.Line, why, a.Name)
 			}
 			m *= len(a.Values)
 			if m > experiments.MaxPoints {
-				return experiments.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
+				return specfile.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
 			}
 			if !slices.Contains(s.axes, a.Name) {
 				s.axes = append(s.axes, a.Name)
@@ -252,7 +253,7 @@ func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, 
 	for k, v := range s.Clients.DesignParams {
 		var n yaml.Node
 		if err := n.Encode(v); err != nil {
-			return p, experiments.StudyErr("clients."+k, 0, "%v", err)
+			return p, specfile.StudyErr("clients."+k, 0, "%v", err)
 		}
 		p.design[k] = &n
 	}
@@ -267,8 +268,8 @@ func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, 
 			}
 			p.params.DesignParams[a.Name] = v.Value
 			p.design[a.Name] = v
-		} else if err := experiments.SetYAMLField(&p.params, a.Name, v); err != nil {
-			return p, experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
+		} else if err := specfile.SetYAMLField(&p.params, a.Name, v); err != nil {
+			return p, specfile.StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
 		}
 	}
 	values := p.values
@@ -290,7 +291,7 @@ func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, 
 		if len(label) > 0 {
 			err = fmt.Errorf("at sweep point %d (%s): %w", len(s.points), strings.Join(label, " "), err)
 		}
-		return p, &experiments.SpecError{Field: field, Line: line, Err: err}
+		return p, &specfile.Error{Field: field, Line: line, Err: err}
 	}
 	return p, nil
 }
