@@ -26,8 +26,8 @@
 //	                   replication, on workers, by shard, with progress and resumption, and
 //	                   its results Table (RunModel, Table, ReadTable, MergeTables, CheckResume)
 //	shard.go           splitting a sweep into shards
-//	yamlspec.go        the bounds of a sweep (MaxPoints), its sweep block (ParseYAMLSweep);
-//	                   the names of internal/specfile kept for the studies still here
+//	yamlspec.go        the bounds of a sweep (MaxPoints, MaxReplications); its sweep block
+//	                   is internal/specfile's (specfile.ParseSweep, specfile.Sweep)
 //	builtin.go         the built-in studies of models other than the split
 //	figures.go         saving figures (NamedFigure, SaveFigures) and the numbers in their text
 //	tablefigures.go    figures of a model's results table (TableFigures)
@@ -36,7 +36,6 @@
 //	delaystats.go      the delay statistics and arrival errors of runs, for the studies of
 //	                   other packages (DelayStats, ArrivalError)
 //	seam.go            caption numbers and YAML errors of the split study's words, for them
-//	paramsweep.go      a sweep over a model's parameters (ParamSweep, ParamGrid, ParamAxis)
 //	panic.go           a panic in a worker returned as a *PanicError
 //
 // Randomness: every random component draws from its own PCG stream derived

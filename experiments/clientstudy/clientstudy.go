@@ -50,12 +50,12 @@ const ClientsModel = "clients"
 // (package drl's; experiments does not import drl): the block's design key
 // and the design's parameters, keys of the block beside the clients' own.
 type ClientsStudy struct {
-	Name         string                 `yaml:"name"`
-	Model        string                 `yaml:"model"`
-	Clients      ClientsParams          `yaml:"clients"`
-	Replications int                    `yaml:"replications"` // >= 1
-	Seed         uint64                 `yaml:"seed"`
-	Sweep        experiments.ParamSweep `yaml:"sweep"`
+	Name         string         `yaml:"name"`
+	Model        string         `yaml:"model"`
+	Clients      ClientsParams  `yaml:"clients"`
+	Replications int            `yaml:"replications"` // >= 1
+	Seed         uint64         `yaml:"seed"`
+	Sweep        specfile.Sweep `yaml:"sweep"`
 
 	designs  ClientsDesigns
 	given    map[string]bool // the keys of the clients block
@@ -196,7 +196,7 @@ func (s *ClientsStudy) validate() error {
 		return err
 	}
 	s.points = nil
-	err := s.Sweep.Each(func(g experiments.ParamGrid, idx []int) error {
+	err := s.Sweep.Each(func(g specfile.Grid, idx []int) error {
 		p, err := s.point(g, idx)
 		if err == nil {
 			s.points = append(s.points, p)
@@ -246,7 +246,7 @@ func (s *ClientsStudy) checkAxes() error {
 
 // point returns the point of grid g whose axes take the values of index
 // idx, checked as a run's spec.
-func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, error) {
+func (s *ClientsStudy) point(g specfile.Grid, idx []int) (clientsPoint, error) {
 	p := clientsPoint{params: s.Clients, values: map[string]*yaml.Node{}}
 	p.params.DesignParams = maps.Clone(s.Clients.DesignParams)
 	p.design = map[string]*yaml.Node{}

@@ -43,12 +43,12 @@ const ModelName = "drl"
 // point p runs with root seed experiments.ReplicationSeed(seed, p, r). A
 // Study is an experiments.Model: its rows are one per point and design.
 type Study struct {
-	Name         string                 `yaml:"name"`
-	Model        string                 `yaml:"model"`
-	DRL          Params                 `yaml:"drl"`
-	Replications int                    `yaml:"replications"` // >= 1
-	Seed         uint64                 `yaml:"seed"`
-	Sweep        experiments.ParamSweep `yaml:"sweep"` // over the keys of Params but designs and trace
+	Name         string         `yaml:"name"`
+	Model        string         `yaml:"model"`
+	DRL          Params         `yaml:"drl"`
+	Replications int            `yaml:"replications"` // >= 1
+	Seed         uint64         `yaml:"seed"`
+	Sweep        specfile.Sweep `yaml:"sweep"` // over the keys of Params but designs and trace
 	// FixedSeed runs every point and replication with DRL.Seed (or the
 	// seed axis) as it is, as ratesim drl --sweep does, instead of
 	// independent replication seeds.
@@ -142,12 +142,12 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 // studyYAML is a study as its file gives it: the drl block is read by
 // decodeDRL, through the parameters' table.
 type studyYAML struct {
-	Name         string                 `yaml:"name"`
-	Model        string                 `yaml:"model"`
-	DRL          yaml.Node              `yaml:"drl"`
-	Replications int                    `yaml:"replications"`
-	Seed         uint64                 `yaml:"seed"`
-	Sweep        experiments.ParamSweep `yaml:"sweep"`
+	Name         string         `yaml:"name"`
+	Model        string         `yaml:"model"`
+	DRL          yaml.Node      `yaml:"drl"`
+	Replications int            `yaml:"replications"`
+	Seed         uint64         `yaml:"seed"`
+	Sweep        specfile.Sweep `yaml:"sweep"`
 }
 
 // decodeDRL reads the drl block node of file into p: every parameter
@@ -249,15 +249,15 @@ func studyYAMLError(name string, err error) error {
 // Params.Spec at the point.
 func NewStudy(base Params, axes []StringAxis) (*Study, error) {
 	s := &Study{Model: ModelName, DRL: base, Replications: 1, Seed: base.Seed, FixedSeed: true}
-	var g experiments.ParamGrid
+	var g specfile.Grid
 	for _, a := range axes {
-		ax := experiments.ParamAxis{Name: a.Name}
+		ax := specfile.Axis{Name: a.Name}
 		for _, v := range a.Values {
 			ax.Values = append(ax.Values, &yaml.Node{Kind: yaml.ScalarNode, Value: v})
 		}
 		g = append(g, ax)
 	}
-	s.Sweep = experiments.ParamSweep{g}
+	s.Sweep = specfile.Sweep{g}
 	return s, s.validate()
 }
 
@@ -288,7 +288,7 @@ func (s *Study) validate() error {
 		return err
 	}
 	s.points = nil
-	err := s.Sweep.Each(func(g experiments.ParamGrid, idx []int) error {
+	err := s.Sweep.Each(func(g specfile.Grid, idx []int) error {
 		p, err := s.point(g, idx)
 		if err == nil {
 			s.points = append(s.points, p)
@@ -332,7 +332,7 @@ func (s *Study) checkAxes() error {
 
 // point returns the point of grid g at the value indexes idx, with its
 // parameters checked.
-func (s *Study) point(g experiments.ParamGrid, idx []int) (point, error) {
+func (s *Study) point(g specfile.Grid, idx []int) (point, error) {
 	p := point{params: s.DRL, values: map[string]*yaml.Node{}}
 	var label []string
 	for i, a := range g {

@@ -1,4 +1,4 @@
-package experiments
+package specfile
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-func sweepAxis(name string, values ...string) ParamAxis {
-	a := ParamAxis{Name: name}
+func sweepAxis(name string, values ...string) Axis {
+	a := Axis{Name: name}
 	for _, v := range values {
 		a.Values = append(a.Values, &yaml.Node{Kind: yaml.ScalarNode, Value: v})
 	}
@@ -20,9 +20,9 @@ func sweepAxis(name string, values ...string) ParamAxis {
 // TestParamSweepEach walks a union of two grids: by hand, the first
 // grid's 2 × 3 points with its last axis fastest, then the second's 2.
 func TestParamSweepEach(t *testing.T) {
-	s := ParamSweep{{sweepAxis("a", "1", "2"), sweepAxis("b", "x", "y", "z")}, {sweepAxis("c", "p", "q")}}
+	s := Sweep{{sweepAxis("a", "1", "2"), sweepAxis("b", "x", "y", "z")}, {sweepAxis("c", "p", "q")}}
 	var got []string
-	err := s.Each(func(g ParamGrid, idx []int) error {
+	err := s.Each(func(g Grid, idx []int) error {
 		var pt []string
 		for i, a := range g {
 			pt = append(pt, a.Name+"="+a.Values[idx[i]].Value)
@@ -35,12 +35,12 @@ func TestParamSweepEach(t *testing.T) {
 		t.Fatalf("points %q, %v; want %q", got, err, want)
 	}
 	n := 0
-	if err := (ParamSweep{}).Each(func(g ParamGrid, idx []int) error { n++; return nil }); err != nil || n != 1 {
+	if err := (Sweep{}).Each(func(g Grid, idx []int) error { n++; return nil }); err != nil || n != 1 {
 		t.Errorf("an empty sweep: %d points, %v; want 1 point of no axes", n, err)
 	}
 	stop := errors.New("stop")
 	n = 0
-	err = s.Each(func(ParamGrid, []int) error {
+	err = s.Each(func(Grid, []int) error {
 		if n++; n == 4 {
 			return stop
 		}
