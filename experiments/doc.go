@@ -28,7 +28,6 @@
 //	shard.go           splitting a sweep into shards
 //	yamlspec.go        the bounds of a sweep (MaxPoints, MaxReplications); its sweep block
 //	                   is internal/specfile's (specfile.ParseSweep, specfile.Sweep)
-//	builtin.go         the built-in studies of models other than the split
 //	figures.go         saving figures (NamedFigure, SaveFigures) and the numbers in their text
 //	tablefigures.go    figures of a model's results table (TableFigures)
 //	tailfigures.go     delay distributions drawn as CDFs and tails (TailLines)

@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/clientstudy"
 	"github.com/ratesim/ratesim/experiments/drlstudy"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/internal/version"
 )
@@ -238,7 +239,7 @@ func mergeTables(cmd *cobra.Command, f *outputFlags, args []string) error {
 // isModelBuiltin reports whether name is a built-in study of another
 // model than the split.
 func isModelBuiltin(name string) bool {
-	_, _, ok := experiments.BuiltinModelSpec(name)
+	_, _, ok := clientstudy.BuiltinSpec(name)
 	return ok
 }
 
@@ -259,4 +260,12 @@ func runBuiltinModelSweep(cmd *cobra.Command, f *sweepFlags, text, model string)
 		return fmt.Errorf("writing the built-in spec: %w", err)
 	}
 	return runModelSweep(cmd, f, path, model)
+}
+
+// builtinNames lists the built-in studies of --builtin but the backoff
+// study: the split model's and the clients model's, sorted.
+func builtinNames() []string {
+	names := append(splitstudy.BuiltinNames(), clientstudy.BuiltinNames()...)
+	slices.Sort(names)
+	return names
 }

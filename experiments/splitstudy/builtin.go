@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/ratesim/ratesim/experiments"
 )
 
 // builtinSpecs are the studies ratesim sweep --builtin runs, as YAML.
@@ -40,10 +38,10 @@ sweep:
 `,
 }
 
-// BuiltinNames lists the built-in studies: the split's and those of other
-// models ([experiments.BuiltinNames]).
+// BuiltinNames lists the built-in studies of the split model, sorted
+// (package clientstudy lists those of the clients model).
 func BuiltinNames() []string {
-	names := experiments.BuiltinNames()
+	var names []string
 	for n := range builtinSpecs {
 		names = append(names, n)
 	}

@@ -1,4 +1,4 @@
-package experiments
+package clientstudy
 
 import (
 	"slices"
@@ -46,16 +46,16 @@ sweep:
     fault: [crash:20s:22s, crash:20s:25s, crash:20s:30s]
 `
 
-// builtinModelSpecs are the built-in studies of other models than the
-// split, as YAML spec files (see [BuiltinModelSpec]).
+// builtinModelSpecs are the built-in studies of the clients model, as
+// YAML spec files (see [BuiltinSpec]).
 var builtinModelSpecs = map[string]string{
 	"metastability": metastabilitySpec,
 }
 
-// BuiltinModelSpec returns the YAML spec of the built-in study name when
-// it is of another model than the split (run as a spec file of that
-// model), and its model.
-func BuiltinModelSpec(name string) (text, model string, ok bool) {
+// BuiltinSpec returns the YAML spec of the built-in study name (ratesim
+// sweep --builtin NAME runs it as a spec file of its model), and its
+// model; ok is false when name is not one of [BuiltinNames].
+func BuiltinSpec(name string) (text, model string, ok bool) {
 	text, ok = builtinModelSpecs[name]
 	if !ok {
 		return "", "", false
@@ -64,8 +64,8 @@ func BuiltinModelSpec(name string) (text, model string, ok bool) {
 	return text, model, err == nil
 }
 
-// BuiltinNames lists the built-in studies of other models than the split
-// (see [BuiltinModelSpec]); package splitstudy lists them all.
+// BuiltinNames lists the built-in studies of this package (see
+// [BuiltinSpec]), sorted; package splitstudy lists the split's.
 func BuiltinNames() []string {
 	var names []string
 	for n := range builtinModelSpecs {
