@@ -118,7 +118,7 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 			}
 			caption = drlstudy.Caption(spec, designs, input, swept...)
 		}
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(study, axes, points, caption), f.plotDir, f.plotFormat); err != nil {
+		if figures, err = experiments.SaveFigures(cmd.Context(), drlSweepFigures(study, axes, points, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}

@@ -178,7 +178,7 @@ func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, cap
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", o.out, err)
 	}
-	return experiments.SaveFiguresContext(cmd.Context(), m.figures(t, caption), dir, o.format)
+	return experiments.SaveFigures(cmd.Context(), m.figures(t, caption), dir, o.format)
 }
 
 // tableModel returns the model a results file names, "" for the split's
