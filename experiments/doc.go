@@ -14,7 +14,7 @@
 //	                   arrival spec with its default rate λ = load·r) -> BuildArrivals; the
 //	                   Poisson test that selects closed forms (Arrivals.PoissonRate)
 //	jobsource.go       an arrival process fed to the systems, errors naming the trace line
-//	                   (JobSource, ErrInput, ErrOverflow)
+//	                   (JobSource, its WrapArrival; ErrInput, ErrOverflow)
 //	stats.go           delay statistics: exact nearest-rank quantiles up to
 //	                   ExactQuantileJobs delayed jobs, then a log-linear histogram
 //	                   (one run, histogramAccuracy) or DDSketch (pooled) (Stats, Distribution;
@@ -32,9 +32,9 @@
 //	tablefigures.go    figures of a model's results table (TableFigures)
 //	tailfigures.go     delay distributions drawn as CDFs and tails (TailLines)
 //	num.go             a statistic that may be undefined, in JSON (Num)
-//	delaystats.go      the delay statistics and arrival errors of runs, for the studies of
-//	                   other packages (DelayStats, ArrivalError)
-//	seam.go            caption numbers and YAML errors of the split study's words, for them
+//	delaystats.go      the delay statistics of runs, for the studies of
+//	                   other packages (DelayStats)
+//	seam.go            caption numbers of the split study's words, for them
 //	panic.go           a panic in a worker returned as a *PanicError
 //
 // Randomness: every random component draws from its own PCG stream derived
