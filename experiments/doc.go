@@ -30,7 +30,8 @@
 //	                   is internal/specfile's (specfile.ParseSweep, specfile.Sweep)
 //	figures.go         saving figures (NamedFigure, SaveFigures) and the numbers in their text
 //	tablefigures.go    figures of a model's results table (TableFigures)
-//	tailfigures.go     delay distributions drawn as CDFs and tails (TailLines)
+//	tailfigures.go     delay distributions drawn as CDFs and tails (Distribution.CDFLine,
+//	                   Distribution.TailLines; their y range is plots.TailRange)
 //	num.go             a statistic that may be undefined, in JSON (Num)
 //	delaystats.go      the delay statistics of runs, for the studies of
 //	                   other packages (DelayStats)

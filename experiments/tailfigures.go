@@ -23,7 +23,7 @@ import (
 //
 // Points: for X = [0, 1, 3] and P = [0.5, 0.75, 1] the curve is
 // (0, 0.5), (1, 0.25), (3, 0.25) and the mark (3, 0.25).
-func TailLines(d Distribution, label string, color int, dashed bool) []plots.Line {
+func (d Distribution) TailLines(label string, color int, dashed bool) []plots.Line {
 	d = distinct(d)
 	n := len(d.X)
 	if n == 0 || d.X[n-1] <= 0 {
@@ -72,7 +72,7 @@ func distinct(d Distribution) Distribution {
 // drawn: when some jobs wait 0 (X[0] = 0) the curve starts at (0, 0) and
 // jumps to P[0] there, and the label says how much P(delay = 0) is. It
 // returns a Line without points for an empty distribution.
-func CDFLine(d Distribution, label string, color int, dashed bool) plots.Line {
+func (d Distribution) CDFLine(label string, color int, dashed bool) plots.Line {
 	l := plots.Line{Label: label, Step: true, Color: color, Dashed: dashed}
 	if len(d.X) == 0 {
 		return l
@@ -96,25 +96,4 @@ func secondsText(s float64) string {
 		return strconv.FormatFloat(s*1e3, 'g', 4, 64) + " ms"
 	}
 	return strconv.FormatFloat(s, 'g', 4, 64) + " s"
-}
-
-// TailRange returns a y range for a log CCDF of lines: from half the
-// smallest positive value to 1 (a probability never exceeds it), or the
-// zero value (the data choose) when no value is positive.
-func TailRange(lines []plots.Line) [2]float64 {
-	lo := math.Inf(1)
-	for _, l := range lines {
-		for _, y := range l.Y {
-			if y > 0 && y < lo {
-				lo = y
-			}
-		}
-	}
-	if math.IsInf(lo, 1) || lo >= 1 {
-		if lo == 1 {
-			return [2]float64{0.5, 1.05}
-		}
-		return [2]float64{}
-	}
-	return [2]float64{lo / 2, 1.05}
 }

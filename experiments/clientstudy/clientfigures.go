@@ -188,7 +188,7 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 		LogX:    true,
 		LogY:    true,
 		Lines:   lines,
-		YRange:  experiments.TailRange(lines),
+		YRange:  plots.TailRange(lines),
 	}
 }
 
