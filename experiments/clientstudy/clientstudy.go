@@ -9,7 +9,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/param"
 	"github.com/ratesim/ratesim/internal/specfile"
 )
 
@@ -67,9 +67,7 @@ type ClientsStudy struct {
 
 // SweepableClientsParams lists the parameters a clients sweep can vary:
 // the keys of ClientsParams but the trace block.
-func SweepableClientsParams() []string {
-	return specfile.YAMLKeys(reflect.TypeOf(ClientsParams{}), "trace")
-}
+func SweepableClientsParams() []string { return ClientsTable.Sweepable() }
 
 // ClientsDesigns builds the distributed designs of a clients study, for a
 // package experiments does not import (drl).
@@ -123,6 +121,10 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	if err := dec.Decode(s); err != nil {
 		if err == io.EOF {
 			return nil, &specfile.Error{File: name, Err: fmt.Errorf("empty spec (%w)", specfile.ErrSpec)}
+		}
+		if pe := (*param.Error)(nil); errors.As(err, &pe) {
+			pe.File = name // a value of the clients block, read by ClientsTable
+			return nil, fmt.Errorf("%w (%w)", pe, specfile.ErrSpec)
 		}
 		return nil, clientsYAMLError(name, err)
 	}
@@ -268,8 +270,8 @@ func (s *ClientsStudy) point(g specfile.Grid, idx []int) (clientsPoint, error) {
 			}
 			p.params.DesignParams[a.Name] = v.Value
 			p.design[a.Name] = v
-		} else if err := specfile.SetYAMLField(&p.params, a.Name, v); err != nil {
-			return p, specfile.StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
+		} else if err := setAxis(&p.params, a.Name, v); err != nil {
+			return p, err
 		}
 	}
 	values := p.values
@@ -294,6 +296,22 @@ func (s *ClientsStudy) point(g specfile.Grid, idx []int) (clientsPoint, error) {
 		return p, &specfile.Error{Field: field, Line: line, Err: err}
 	}
 	return p, nil
+}
+
+// setAxis sets parameter name of p to a sweep axis's value: a scalar
+// through ClientsTable.Set (the flag's parser), a list (of faults) as YAML
+// decodes it.
+func setAxis(p *ClientsParams, name string, v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode {
+		if err := ClientsTable.Set(p, name, v.Value); err != nil {
+			return specfile.StudyErr("sweep."+name, v.Line, "%v", err)
+		}
+		return nil
+	}
+	if err := specfile.SetYAMLField(p, name, v); err != nil {
+		return specfile.StudyErr("sweep."+name, v.Line, "%s: %v", v.Value, err)
+	}
+	return nil
 }
 
 // designParams returns the keys of the designs' parameters, none
