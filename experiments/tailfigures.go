@@ -1,9 +1,6 @@
 package experiments
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -44,12 +41,12 @@ func (d Distribution) TailLines(label string, color int, dashed bool) []plots.Li
 		if first == 1 {
 			p = tail[0]
 		}
-		return []plots.Line{{Label: label + ", every delayed job waits " + secondsText(max), X: []float64{max}, Y: []float64{p}, Marks: true, Color: color}}
+		return []plots.Line{{Label: label + ", every delayed job waits " + plots.SecondsText(max), X: []float64{max}, Y: []float64{p}, Marks: true, Color: color}}
 	}
 	x := append(append([]float64(nil), d.X[:n-1]...), max)
 	y := append(append([]float64(nil), tail[:n-1]...), tail[n-2])
 	return []plots.Line{
-		{Label: label + ", max " + secondsText(max), X: x, Y: y, Step: true, Color: color, Dashed: dashed},
+		{Label: label + ", max " + plots.SecondsText(max), X: x, Y: y, Step: true, Color: color, Dashed: dashed},
 		{X: []float64{max}, Y: []float64{tail[n-2]}, Marks: true, Color: color},
 	}
 }
@@ -84,16 +81,4 @@ func (d Distribution) CDFLine(label string, color int, dashed bool) plots.Line {
 	l.X = append(l.X, d.X...)
 	l.Y = append(l.Y, d.P...)
 	return l
-}
-
-// secondsText writes a duration in seconds for a legend: four significant
-// digits and the unit.
-func secondsText(s float64) string {
-	if s != 0 && math.Abs(s) < 1e-3 {
-		return strconv.FormatFloat(s*1e6, 'g', 4, 64) + " µs"
-	}
-	if math.Abs(s) < 1 {
-		return strconv.FormatFloat(s*1e3, 'g', 4, 64) + " ms"
-	}
-	return strconv.FormatFloat(s, 'g', 4, 64) + " s"
 }
