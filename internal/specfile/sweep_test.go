@@ -17,9 +17,9 @@ func sweepAxis(name string, values ...string) Axis {
 	return a
 }
 
-// TestParamSweepEach walks a union of two grids: by hand, the first
+// TestSweepEach walks a union of two grids: by hand, the first
 // grid's 2 × 3 points with its last axis fastest, then the second's 2.
-func TestParamSweepEach(t *testing.T) {
+func TestSweepEach(t *testing.T) {
 	s := Sweep{{sweepAxis("a", "1", "2"), sweepAxis("b", "x", "y", "z")}, {sweepAxis("c", "p", "q")}}
 	var got []string
 	err := s.Each(func(g Grid, idx []int) error {
