@@ -1,6 +1,7 @@
 package clientstudy
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/ratesim/ratesim/internal/specfile"
@@ -66,11 +67,4 @@ func BuiltinSpec(name string) (text, model string, ok bool) {
 
 // BuiltinNames lists the built-in studies of this package (see
 // [BuiltinSpec]), sorted; package splitstudy lists the split's.
-func BuiltinNames() []string {
-	var names []string
-	for n := range builtinModelSpecs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func BuiltinNames() []string { return slices.Sorted(maps.Keys(builtinModelSpecs)) }

@@ -2,6 +2,7 @@ package splitstudy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -40,14 +41,7 @@ sweep:
 
 // BuiltinNames lists the built-in studies of the split model, sorted
 // (package clientstudy lists those of the clients model).
-func BuiltinNames() []string {
-	var names []string
-	for n := range builtinSpecs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func BuiltinNames() []string { return slices.Sorted(maps.Keys(builtinSpecs)) }
 
 // Builtin returns the built-in study name (see [BuiltinNames]).
 func Builtin(name string) (*Spec, error) {
