@@ -228,6 +228,9 @@ func newCounts(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) 
 		}
 	} else {
 		s.header = first
+		if msg := duplicateColumn(s.header); msg != "" {
+			return nil, &TraceError{File: name, Line: line, Msg: msg, Err: ErrColumn}
+		}
 	}
 	cols := []struct {
 		spec, role, field string

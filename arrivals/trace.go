@@ -116,6 +116,9 @@ func newDelimited(br *bufio.Reader, name string, opt TraceOptions) (*Trace, erro
 	if err != nil {
 		return nil, t.readError(err)
 	}
+	if msg := duplicateColumn(t.header); msg != "" {
+		return nil, &TraceError{File: name, Line: t.fieldLine(0), Msg: msg, Err: ErrColumn}
+	}
 	for _, c := range []struct {
 		spec, role, field string
 		dst               *int

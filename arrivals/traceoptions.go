@@ -206,6 +206,26 @@ func column(spec, role string, header []string) (int, string) {
 	return found, ""
 }
 
+// duplicateColumn returns the message refusing a header that names two
+// columns alike (ignoring spaces around the names; empty names, as a
+// trailing delimiter makes, are not compared), or "" when every name is
+// distinct: a column named twice cannot be chosen by its name, and a
+// trace whose columns are confused is read wrong silently.
+func duplicateColumn(header []string) string {
+	seen := make(map[string]int, len(header))
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		if j, ok := seen[h]; ok {
+			return fmt.Sprintf("the header names two columns %q (columns %d and %d): want distinct column names (rename one)", clipLine(h), j+1, i+1)
+		}
+		seen[h] = i
+	}
+	return ""
+}
+
 // listColumns describes the header for error messages, naming at most 20
 // columns.
 func listColumns(header []string) string {

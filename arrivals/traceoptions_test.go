@@ -97,27 +97,29 @@ func TestPeekHeader(t *testing.T) {
 	}
 }
 
-// TestTraceDuplicateHeader: a trace whose header names two columns "t"
-// is refused when a column is picked by that name, with the columns it
-// could mean; by index either one is read, and a duplicate that is not
-// used is no error.
+// TestTraceDuplicateHeader: a trace whose header names two columns alike
+// is refused at its header line, whichever columns are picked and however
+// (by name, by index, by default), naming the first name repeated and its
+// two columns (issue 29: "t,t" was accepted silently, and a column picked
+// by index read one of two columns the user could not tell apart). Spaces
+// around names do not make them differ; empty names (a trailing
+// delimiter) are not compared. A counts file is held to the same rule.
 func TestTraceDuplicateHeader(t *testing.T) {
 	const in = "t,t,k,k\n1,5,a,b\n2,6,c,d\n"
-	_, _, err := readTrace(t, in, "d.csv", TraceOptions{TimeCol: "t"})
-	if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `d.csv:1: time column "t" is ambiguous: the header names 2 columns "t" (columns 1, 2)`) {
-		t.Errorf("TimeCol t: error = %v, want ErrColumn naming columns 1 and 2", err)
+	const want = `d.csv:1: the header names two columns "t" (columns 1 and 2)`
+	for _, opt := range []TraceOptions{{TimeCol: "t"}, {TimeCol: "1", KeyCol: "k"}, {TimeCol: "2", KeyCol: "4"}, {}} {
+		if _, _, err := readTrace(t, in, "d.csv", opt); !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: error = %v, want ErrColumn %q", opt, err, want)
+		}
 	}
-	_, _, err = readTrace(t, in, "d.csv", TraceOptions{TimeCol: "1", KeyCol: "k"})
-	if !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `key column "k" is ambiguous`) {
-		t.Errorf("KeyCol k: error = %v, want ErrColumn", err)
+	if _, _, err := readTrace(t, "x,k , k\n1,a,b\n", "s.csv", TraceOptions{}); !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `s.csv:1: the header names two columns "k" (columns 2 and 3)`) {
+		t.Errorf("names differing by spaces: %v", err)
 	}
-	_, all, err := readTrace(t, in, "d.csv", TraceOptions{TimeCol: "2", KeyCol: "4"})
-	if err != nil || len(all) != 2 || all[1].T != s1 || all[0].Hash != fnvKey("b") {
-		t.Errorf("by index: %+v, %v; want the second t and k columns", all, err)
+	if _, all, err := readTrace(t, "t,,\n1,,\n2,,\n", "e.csv", TraceOptions{}); err != nil || len(all) != 2 {
+		t.Errorf("two empty names: %d arrivals, %v; want 2 and no error", len(all), err)
 	}
-	// The first column is the default and picks no name.
-	if _, all, err := readTrace(t, in, "d.csv", TraceOptions{}); err != nil || len(all) != 2 {
-		t.Errorf("default time column: %d arrivals, %v", len(all), err)
+	if _, _, err := readTrace(t, "time,count,count\n0,1,2\n", "c.csv", TraceOptions{Format: FormatCounts, Interval: s1}); !errors.Is(err, ErrColumn) || !strings.Contains(err.Error(), `c.csv:1: the header names two columns "count" (columns 2 and 3)`) {
+		t.Errorf("counts: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -186,13 +187,24 @@ func (c *Retrying) Stop() {
 // until horizon: no user starts a request after it. It panics if called
 // twice.
 func (c *Retrying) ClosedLoop(users int, think Rander, horizon engine.Time) {
+	c.ClosedLoopContext(context.Background(), users, think, horizon)
+}
+
+// ClosedLoopContext is [Retrying.ClosedLoop] that stops scheduling users,
+// returning ctx.Err(), when ctx is cancelled (checked every 4096 users:
+// starting 10^7 users takes seconds).
+func (c *Retrying) ClosedLoopContext(ctx context.Context, users int, think Rander, horizon engine.Time) error {
 	if c.users != 0 {
 		panic("clients: Retrying.ClosedLoop called twice")
 	}
 	c.users, c.think, c.horizon = users, think, horizon
 	for u := range users {
+		if u%checkEvery == checkEvery-1 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		c.sim.Schedule(c.sim.Now(), c, u*evKinds+evUser)
 	}
+	return nil
 }
 
 // Handle runs the population's events.

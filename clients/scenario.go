@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -111,6 +112,17 @@ func Run(sc Scenario, l buckets.Limiter) (Result, error) { return RunRemote(sc, 
 // store). A request's latency then includes the wait for the answer, and
 // a late refusal is backed off from the instant the client learns it.
 func RunRemote(sc Scenario, l Remote) (Result, error) {
+	return RunRemoteContext(context.Background(), sc, l)
+}
+
+// checkEvery is how many events a run handles between two looks at its
+// context: a few thousand events take well under a millisecond.
+const checkEvery = 4096
+
+// RunRemoteContext is [RunRemote] that stops, returning ctx.Err(), when
+// ctx is cancelled (checked every 4096 events), so that a signal stops a
+// long run at once.
+func RunRemoteContext(ctx context.Context, sc Scenario, l Remote) (Result, error) {
 	if sc.Arrivals == nil && sc.Users <= 0 {
 		return Result{}, fmt.Errorf("clients: scenario without arrivals or users")
 	}
@@ -157,7 +169,9 @@ func RunRemote(sc Scenario, l Remote) (Result, error) {
 	if ret != nil {
 		defer ret.Stop()
 		if sc.Users > 0 {
-			ret.ClosedLoop(sc.Users, sc.Think, sc.Horizon)
+			if err := ret.ClosedLoopContext(ctx, sc.Users, sc.Think, sc.Horizon); err != nil {
+				return Result{}, err
+			}
 		}
 	}
 	if sc.Backfill != nil {
@@ -166,10 +180,14 @@ func RunRemote(sc Scenario, l Remote) (Result, error) {
 		}
 		bf.Start(sc.BackfillItems)
 	}
+	until := engine.Forever
 	if sc.Until > 0 {
-		s.RunUntil(sc.Until)
-	} else {
-		s.Run()
+		until = sc.Until
+	}
+	for n := 1; s.Peek() <= until && s.Step(); n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
 	}
 
 	var res Result
@@ -256,7 +274,7 @@ func merge(a, b *Stats) *Stats {
 			}
 			m.AttemptsPerSuccess[k] += n
 		}
-		m.latencies = append(m.latencies, st.latencies...)
+		m.latencies.merge(&st.latencies)
 		for i, bn := range st.bins {
 			for len(m.bins) <= i {
 				m.bins = append(m.bins, Bin{})

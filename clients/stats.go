@@ -17,8 +17,10 @@ import (
 // there, and its latency ends at its departure (see [Gate.Serve]).
 //
 // Latencies are kept, one float64 of seconds per success (rounded once
-// from the exact value), so that quantiles are exact: memory grows with
-// the number of successes.
+// from the exact value), so that quantiles are exact, up to
+// tailsketch.ExactValues (2^20) successes; beyond, the zero latencies are
+// counted and the others kept in a DDSketch (quantiles within 1%), so
+// that memory does not grow with the number of successes.
 type Stats struct {
 	// Bin is the width of the time series bins in nanoseconds; 0 keeps
 	// no series.
@@ -43,7 +45,7 @@ type Stats struct {
 	// nanosecond, or gave up). Both are 0 before any.
 	First, Last engine.Time
 
-	latencies []float64 // seconds, in order of success
+	latencies latencies // seconds, in order of success
 	bins      []Bin
 	// overBins is the first instant whose bin would have been past
 	// MaxBins (then no more bins are kept), 0 if none.
@@ -124,8 +126,9 @@ func (st *Stats) Series() []Bin {
 }
 
 // Latencies returns the latency of every success in seconds, in the order
-// the requests succeeded (a copy).
-func (st *Stats) Latencies() []float64 { return slices.Clone(st.latencies) }
+// the requests succeeded (a copy); beyond 2^20 successes, 2^16 latencies
+// standing for them with equal weights, sorted (see Stats).
+func (st *Stats) Latencies() []float64 { return st.latencies.values() }
 
 // Summary is [Stats] reduced to the figures a comparison reports. Times
 // are in seconds.
@@ -159,18 +162,7 @@ func (st *Stats) Summary() Summary {
 	if span := st.Last - st.First; span > 0 {
 		sm.Goodput = float64(st.Successes) / span.Seconds()
 	}
-	if n := len(st.latencies); n > 0 {
-		sorted := slices.Clone(st.latencies)
-		slices.Sort(sorted)
-		sum := 0.0
-		for _, x := range sorted {
-			sum += x
-		}
-		sm.MeanLatency = sum / float64(n)
-		sm.P50Latency = quantile(sorted, 0.5)
-		sm.P99Latency = quantile(sorted, 0.99)
-		sm.MaxLatency = sorted[n-1]
-	}
+	sm.MeanLatency, sm.P50Latency, sm.P99Latency, sm.MaxLatency = st.latencies.summary()
 	return sm
 }
 
@@ -218,7 +210,7 @@ func (st *Stats) success(arrived engine.Time, attempts int, at exact.Rat) {
 	}
 	st.AttemptsPerSuccess[attempts]++
 	lat := subRat(at, exact.Int(int64(arrived)))
-	st.latencies = append(st.latencies, lat.QuoFloat64(1e9))
+	st.latencies.add(lat.QuoFloat64(1e9))
 	end := engine.Time(at.Ceil().Int64())
 	st.Last = max(st.Last, end)
 	if st.Bin > 0 {

@@ -42,7 +42,7 @@ func SaveFigures(ctx context.Context, figs []NamedFigure, dir, format string) ([
 					continue
 				}
 				if errs[i] = ctx.Err(); errs[i] == nil {
-					errs[i] = saveFigure(figs[i], dir, format)
+					errs[i] = saveFigure(ctx, figs[i], dir, format)
 				}
 				if errs[i] != nil {
 					failed.Store(true)
@@ -70,9 +70,25 @@ func SaveFigures(ctx context.Context, figs []NamedFigure, dir, format string) ([
 
 // saveFigure saves f to dir/name.format; a panic while drawing is
 // returned as a *crash.Error.
-func saveFigure(f NamedFigure, dir, format string) (err error) {
-	defer crash.Recover(&err)
-	return f.Figure.Save(filepath.Join(dir, f.Name+"."+format))
+//
+// It stops waiting when ctx is done, returning ctx.Err() at once: a
+// figure is drawn by gonum/plot in one call that cannot be interrupted,
+// so the drawing is left to finish on its own goroutine, and writes
+// nothing (plots.SaveContext checks ctx before it encodes and writes).
+func saveFigure(ctx context.Context, f NamedFigure, dir, format string) error {
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		defer func() { done <- err }()
+		defer crash.Recover(&err)
+		err = plots.SaveContext(ctx, f.Figure, filepath.Join(dir, f.Name+"."+format))
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // errSkipped marks a figure not drawn because another failed.

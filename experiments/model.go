@@ -112,13 +112,14 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 			}
 		}
 	}
+	canon, sel, copies := modelSamePoints(m, sel, opt.Shard)
 	vi := version.Get()
 	t := &Table{Schema: version.Schema, Version: vi.Version, GoVersion: vi.GoVersion, Commit: vi.Commit(), Model: model, Name: name, Seed: m.RootSeed(),
 		Replications: reps, Shard: opt.Shard.String(), PointsTotal: n, Columns: append([]string{"point"}, m.Columns()...), Points: []int{}}
 	rows := make([][][]any, len(sel))
 	finished := make([]bool, len(sel))
 	run := func(ctx context.Context, p, rep int) (any, error) {
-		return replicateSafe(ctx, m, p, rep, ReplicationSeed(m.RootSeed(), p, rep))
+		return replicateSafe(ctx, m, canon[p], rep, ReplicationSeed(m.RootSeed(), canon[p], rep))
 	}
 	done := func(i int, reps []any) error {
 		rs, err := m.Rows(sel[i], reps)
@@ -141,6 +142,7 @@ func RunModel(ctx context.Context, name, model string, m Model, opt SweepOptions
 			byPoint[sel[i]] = rows[i]
 		}
 	}
+	copyRows(byPoint, canon, copies)
 	for p := range n {
 		if rs, ok := byPoint[p]; ok {
 			t.Points = append(t.Points, p)

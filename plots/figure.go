@@ -35,6 +35,25 @@ type Figure interface {
 	Save(path string) error
 }
 
+// saverContext is a [Figure] whose Save can be given a context.
+type saverContext interface {
+	saveContext(ctx context.Context, path string) error
+}
+
+// SaveContext is f.Save(path) that gives up, returning ctx.Err() and
+// writing nothing, when ctx is done before the figure is encoded or
+// written: a caller that stops waiting for a figure (a signal while
+// drawing) is sure that no file appears after it returned.
+func SaveContext(ctx context.Context, f Figure, path string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s, ok := f.(saverContext); ok {
+		return s.saveContext(ctx, path)
+	}
+	return f.Save(path)
+}
+
 // Default sizes: a figure fits a single column of a two-column paper at
 // 100% or a slide; PNGs are rendered at 200 dpi.
 const (
@@ -142,7 +161,7 @@ const margin = vg.Length(6) // points around the figure
 // canvas it is given, with the caption's lines and then the footer's
 // under it (the caller's text, as given: plots adds none of its own), and
 // writes it to path whole or not at all.
-func render(path string, w, h vg.Length, caption, footer string, content func(c draw.Canvas) error) error {
+func render(ctx context.Context, path string, w, h vg.Length, caption, footer string, content func(c draw.Canvas) error) error {
 	f, err := format(path)
 	if err != nil {
 		return err
@@ -165,12 +184,15 @@ func render(path string, w, h vg.Length, caption, footer string, content func(c 
 	if err := content(body); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	// Encode first, so that an encoding error never reaches the file.
 	var buf bytes.Buffer
 	if _, err := cw.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plots: rendering %s: %w", path, err)
 	}
-	err = atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+	err = atomicfile.Write(ctx, path, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	})

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"math"
@@ -277,7 +278,9 @@ func (c *cells) Plot(dc draw.Canvas, p *plot.Plot) {
 // and increasing (or so far apart that their edges overflow), values
 // spanning more than float64 can subtract, an unknown format, and when
 // the file cannot be written.
-func (h *HeatMap) Save(path string) error {
+func (h *HeatMap) Save(path string) error { return h.saveContext(context.Background(), path) }
+
+func (h *HeatMap) saveContext(ctx context.Context, path string) error {
 	if err := h.check(); err != nil {
 		return err
 	}
@@ -342,7 +345,7 @@ func (h *HeatMap) Save(path string) error {
 	}
 	bar.Y.Tick.Marker = checkedTicks{Ticker: zt}
 
-	return render(path, width, height*1.15, h.Caption, h.Footer, func(dc draw.Canvas) error {
+	return render(ctx, path, width, height*1.15, h.Caption, h.Footer, func(dc draw.Canvas) error {
 		barW := vg.Points(62) + bar.Y.Label.TextStyle.Height(h.ZLabel)
 		main := draw.Crop(dc, 0, -barW-vg.Points(10), 0, 0)
 		// The legend goes under the axes' title, over the plot area.

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"math"
@@ -414,12 +415,14 @@ func bandValue(v float64, logY bool, minPos float64) float64 {
 // Save implements Figure. It returns an error for lines whose X, Y, Lo
 // and Hi differ in length, for values spanning more than float64 can
 // subtract, for an unknown format, and when the file cannot be written.
-func (lp *LinePlot) Save(path string) error {
+func (lp *LinePlot) Save(path string) error { return lp.saveContext(context.Background(), path) }
+
+func (lp *LinePlot) saveContext(ctx context.Context, path string) error {
 	pn, err := lp.build(&markBook{})
 	if err != nil {
 		return err
 	}
-	return render(path, width, height, lp.Caption, lp.Footer, func(c draw.Canvas) error {
+	return render(ctx, path, width, height, lp.Caption, lp.Footer, func(c draw.Canvas) error {
 		body := drawTitle(c, lp.Title, vg.Points(6))
 		drawPanels(body, []*panel{pn}, nil, 0)
 		return nil
@@ -441,13 +444,15 @@ type Stack struct {
 
 // Save implements Figure. Besides LinePlot's errors it returns one for a
 // stack without panels or with Heights that do not match them.
-func (s *Stack) Save(path string) error {
+func (s *Stack) Save(path string) error { return s.saveContext(context.Background(), path) }
+
+func (s *Stack) saveContext(ctx context.Context, path string) error {
 	panels, err := s.build()
 	if err != nil {
 		return err
 	}
 	h := height * vg.Length(0.55+0.45*float64(len(s.Panels)))
-	return render(path, width, h, s.Caption, s.Footer, func(c draw.Canvas) error {
+	return render(ctx, path, width, h, s.Caption, s.Footer, func(c draw.Canvas) error {
 		body := drawTitle(c, s.Title, vg.Points(8))
 		drawPanels(body, panels, s.Heights, 0)
 		return nil

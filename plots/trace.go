@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -56,7 +57,9 @@ func timeUnit(d float64) (string, float64) {
 // non-nil BurstTarget) of different lengths when Rates is not empty, for an unknown format, and when the
 // file cannot be written. A panel whose values cannot be drawn says so in
 // place of its curves.
-func (f *TraceFigure) Save(path string) error {
+func (f *TraceFigure) Save(path string) error { return f.saveContext(context.Background(), path) }
+
+func (f *TraceFigure) saveContext(ctx context.Context, path string) error {
 	if len(f.RateCounts) == 0 || !(f.RateWidth > 0) || !finite(f.RateWidth) {
 		return fmt.Errorf("plots: %s: a trace figure needs rate counts with a finite bin width > 0, have %d counts and width %v s", path, len(f.RateCounts), f.RateWidth)
 	}
@@ -114,7 +117,7 @@ func (f *TraceFigure) Save(path string) error {
 		ps = append(ps, pn)
 	}
 	h := height * vg.Length(0.1+0.62*float64(len(ps)))
-	return render(path, width, h, f.Caption, f.Footer, func(c draw.Canvas) error {
+	return render(ctx, path, width, h, f.Caption, f.Footer, func(c draw.Canvas) error {
 		body := drawTitle(c, f.Title, vg.Points(10))
 		drawPanels(body, ps, nil, vg.Points(14))
 		return nil

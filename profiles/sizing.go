@@ -27,6 +27,22 @@ var burstKeys = map[string]string{
 	"trtcm":             "pbs",
 }
 
+// rateKeys are the keys that set a profile's rate where it is a decimal
+// that may be arbitrarily small (the others are whole numbers per a
+// checked period).
+var rateKeys = map[string]string{
+	"guava-bursty": "permits_per_second",
+	"guava-warmup": "permits_per_second",
+}
+
+// RateKey returns the key that sets the rate of profile name as a decimal
+// ("permits_per_second"), and false for a profile whose rate is a whole
+// number of tokens per a checked period.
+func RateKey(name string) (string, bool) {
+	k, ok := rateKeys[name]
+	return k, ok
+}
+
 // BurstKey returns the key that sets the burst of profile name ("burst",
 // "max_burst", "capacity", "max_tokens", "slack", "cbs", "pbs"), and false
 // for a profile without one (guava-bursty, guava-warmup).

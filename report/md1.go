@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"math"
 	"math/big"
 )
@@ -200,4 +201,20 @@ func gaussLegendre(n int) (x, w []float64) {
 		w[n-1-i] = w[i]
 	}
 	return x, w
+}
+
+// whileRunning returns f(), or ctx.Err() as soon as ctx is done: the
+// series of [MD1Delay] runs for seconds in big floats and does not look
+// at a context, so a stopped paper leaves it to finish on its own
+// goroutine (the process is exiting) rather than wait for it.
+func whileRunning[T any](ctx context.Context, f func() T) (T, error) {
+	done := make(chan T, 1)
+	go func() { done <- f() }()
+	select {
+	case v := <-done:
+		return v, nil
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }

@@ -56,7 +56,7 @@ func Write(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("report: no output folder")
 	}
 	parent := filepath.Dir(filepath.Clean(cfg.Out))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	stage, err := os.MkdirTemp(parent, ".ratesim-paper-*")
@@ -98,7 +98,7 @@ func install(stage, out string, files []string) error {
 	files = append(slices.Clone(files), "README.md")
 	for _, f := range files {
 		dst := filepath.Join(out, f)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		if err := os.Rename(filepath.Join(stage, f), dst); err != nil {
@@ -209,7 +209,7 @@ func (d *doc) figure(name string, f plots.Figure, see string) error {
 			return fmt.Errorf("report: figure %s twice", rel)
 		}
 		path := filepath.Join(d.stage, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		if err := f.Save(path); err != nil {
@@ -238,7 +238,7 @@ func setFooter(f plots.Figure, footer string) {
 // commands name it by.
 func (d *doc) file(rel string, data []byte) (string, error) {
 	path := filepath.Join(d.stage, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return "", fmt.Errorf("report: %w", err)
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {

@@ -70,7 +70,7 @@ func runBackoffStudy(cmd *cobra.Command, f *sweepFlags, args []string) error {
 	paths := []string{csvPath}
 	if !f.noFigures {
 		dir := filepath.Join(f.out, "figures")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
 			return fmt.Errorf("--out %s: %w", f.out, err)
 		}
 		figs, err := experiments.SaveFigures(context.Background(), clientstudy.BackoffFigures(p, pts), dir, f.format)

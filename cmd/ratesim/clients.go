@@ -306,6 +306,9 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 	defer a.Close()
 	f.meanRate = spec.Offered
 	proc := a.Process
+	if err := f.clientsSpanError(spec, cmd.Flags().Changed("load")); err != nil {
+		return err
+	}
 	if err := f.checkBins(spec); err != nil {
 		return err
 	}
@@ -401,7 +404,7 @@ func (f *clientsFlags) checkPlot(cmd *cobra.Command) error {
 	if err := checkDirNotInput("plot", f.plot, []string{"*." + f.plotFormat}, f.trace, drl.DelayFile(f.drl.p.RTT), drl.DelayFile(f.drl.p.SyncDelay)); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(f.plot, 0o755); err != nil {
+	if err := os.MkdirAll(f.plot, 0o777); err != nil {
 		return flagError("plot", f.plot, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
 	return nil

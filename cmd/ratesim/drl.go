@@ -269,7 +269,7 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 	}
 	var figures []string
 	if f.plotDir != "" {
-		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
+		if err := os.MkdirAll(f.plotDir, 0o777); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 		caption := drlstudy.Caption(spec, designs, c.Input)

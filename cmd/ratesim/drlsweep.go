@@ -107,7 +107,7 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 	}
 	var figures []string
 	if f.plotDir != "" {
-		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
+		if err := os.MkdirAll(f.plotDir, 0o777); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 		caption := input

@@ -391,7 +391,7 @@ func runHostile(bin, dir string, args []string, timeout time.Duration) hostileRe
 				overMem <- false
 				return
 			case <-tick.C:
-				if rssBytes(cmd.Process.Pid) > *hostileMemory {
+				if treeRSS(cmd.Process.Pid) > *hostileMemory { // ratesim runs as its supervisor's child (internal/crash)
 					cmd.Process.Kill()
 					<-stop
 					overMem <- true

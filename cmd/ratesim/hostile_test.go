@@ -50,6 +50,16 @@ func TestIssue28Instants(t *testing.T) {
 		{[]string{"sweep", "--threads", "100000", "../../testdata/sweep-small.yaml"}, []string{"--threads 100000: want between 1 and 4096"}},
 		{[]string{"verify", "-j", "-1"}, []string{"-j -1: want between 1 and 4096"}},
 		{[]string{"paper", "-j", "100000"}, []string{"-j 100000: want between 1 and 4096"}},
+		// clients: 10000 requests (9999 gaps) at load·rate, rate 10: load >=
+		// 9999/(10 · 2305843009.213693952) = 4.33634e-7, rounded up 4.337e-07;
+		// the run's bins (--bin 1s) are not what is wrong.
+		{[]string{"clients", "--load", "1e-300"}, []string{"--load 1e-300: want a load >= 4.337e-07, or fewer --jobs"}},
+		{[]string{"clients", "--load", "4.336e-07", "--bin", "0"}, []string{"--load 4.336e-07: want a load >= 4.337e-07"}},
+		{[]string{"clients", "--jobs", "MAX"}, []string{"--jobs MAX: want a whole number"}},
+		// A guava rate of 1e-9 permits/s: its promise is beyond the exact
+		// arithmetic (1e-7: a job waits beyond the clock); the key is named.
+		{[]string{"limiters", "--profile", "guava-bursty:permits_per_second=1e-9"}, []string{"permits_per_second=1e-9", "want a larger permits_per_second"}},
+		{[]string{"limiters", "--profile", "guava-bursty:permits_per_second=1e-7"}, []string{"permits_per_second=1e-7", "want a larger permits_per_second, or fewer jobs"}},
 	} {
 		_, errOut, code := ratesim(t, c.args...)
 		if code != 2 {
@@ -70,6 +80,7 @@ func TestIssue28Instants(t *testing.T) {
 		{"drl", "--jobs", "200", "--designs", "one", "--load", "8.674e-09"},
 		{"drl", "--jobs", "200", "--designs", "static", "--scale", "1:20"},
 		{"clients", "--users", "1", "--think", "2305843009.213693952", "--horizon", "10"},
+		{"clients", "--load", "4.337e-07", "--bin", "0"},
 	} {
 		if _, errOut, code := ratesim(t, args...); code != 0 {
 			t.Errorf("%v: exit %d, want 0 (the bound fits); stderr %q", args, code, errOut)

@@ -499,7 +499,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 	}
 	var figures []string
 	if f.plotDir != "" {
-		if err := os.MkdirAll(f.plotDir, 0o755); err != nil {
+		if err := os.MkdirAll(f.plotDir, 0o777); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 		figs, err := limiterstudy.LimiterFigures(res)

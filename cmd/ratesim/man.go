@@ -32,7 +32,7 @@ ratesim man /usr/local/share/man/man1.`,
 			if strings.TrimSpace(dir) == "-" {
 				return fmt.Errorf("man -: want the name of a folder, e.g. ratesim man ./man (standard output cannot hold a folder)")
 			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+			if err := os.MkdirAll(dir, 0o777); err != nil {
 				return fmt.Errorf("man: %w", err)
 			}
 			root := cmd.Root()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/ratesim/ratesim/internal/atomicfile"
 )
 
 // The output rules every command follows (docs/outputs.md, "Outputs"):
@@ -45,7 +48,10 @@ func checkNotInput(flag, path string, inputs ...string) error {
 // checkDirNotInput refuses the output folder dir of --flag when one of
 // inputs is a file in it whose name matches one of patterns (the names
 // the command writes there, as in filepath.Match: "results.json",
-// "*.png"), so that writing the outputs would replace an input.
+// "*.png"), so that writing the outputs would replace an input. It then
+// creates the folder and claims it for this run (atomicfile.Claim), so
+// that a second run writing to it at the same time is refused at once
+// naming the folder, rather than both leaving a mix; Execute releases it.
 func checkDirNotInput(flag, dir string, patterns []string, inputs ...string) error {
 	for _, pattern := range patterns {
 		matches, _ := filepath.Glob(filepath.Join(dir, pattern))
@@ -54,6 +60,11 @@ func checkDirNotInput(flag, dir string, patterns []string, inputs ...string) err
 				return flagError(flag, dir, fmt.Sprintf("a folder whose outputs do not replace an input (%s is the input %s)", m, inputName(m, inputs)))
 			}
 		}
+	}
+	if err := atomicfile.Claim(dir); errors.Is(err, atomicfile.ErrBusy) {
+		return fmt.Errorf("--%s %w", flag, err)
+	} else if err != nil {
+		return flagError(flag, dir, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	if err := checkDirNotInput("out", out, []string{"*." + f.format}, path); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o777); err != nil {
 		return flagError("out", out, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
 	var figs []experiments.NamedFigure
@@ -133,7 +133,7 @@ func (p *runPlotFlags) options(engine bool) (splitstudy.SeriesOptions, error) {
 		}
 		opt.From, opt.To = from, to
 	}
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+	if err := os.MkdirAll(p.dir, 0o777); err != nil {
 		return opt, flagError("plot", p.dir, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
 	return opt, nil

@@ -41,6 +41,11 @@ var stopSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM}
 // exits anyway; a second signal does the same at once.
 const stopGrace = 700 * time.Millisecond
 
+// sameSignal: a signal repeated this soon after the first is the same one
+// delivered twice (to the whole process group, Ctrl-C, and forwarded by
+// the supervisor of internal/crash), not a second request to stop.
+const sameSignal = 200 * time.Millisecond
+
 // errCheckFailed is returned (wrapped) by a command whose theorem check
 // failed; it maps to exit code 1.
 var errCheckFailed = errors.New("theorem check failed")
@@ -136,6 +141,7 @@ writes one per command (ratesim.1, ratesim-run.1, ...).`,
 func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
+	defer atomicfile.ReleaseClaims() // the output folders checkDirNotInput claimed
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
@@ -214,6 +220,7 @@ func asTyped(cmd *cobra.Command, args []string, msg string) string {
 func watchSignals(sigs <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc, stderr io.Writer) {
 	var first signalError
 	var grace <-chan time.Time
+	var firstAt time.Time
 	for {
 		select {
 		case <-done:
@@ -221,10 +228,13 @@ func watchSignals(sigs <-chan os.Signal, done <-chan struct{}, cancel context.Ca
 		case s := <-sigs:
 			sig, _ := s.(syscall.Signal)
 			if grace == nil {
-				first = signalError{sig}
+				first, firstAt = signalError{sig}, time.Now()
 				cancel(first)
 				grace = time.After(stopGrace)
 				continue
+			}
+			if sig == first.sig && time.Since(firstAt) < sameSignal {
+				continue // the same signal twice: to the process group and forwarded by the supervisor
 			}
 		case <-grace:
 		}

@@ -137,9 +137,9 @@ func (f *sweepFlags) finishModelSweep(cmd *cobra.Command, s *sweepSession, t *ex
 		s.interrupted(cmd.ErrOrStderr(), time.Since(s.start), len(t.Points), paths)
 		return runErr
 	}
-	caption, title := path, ""
+	caption, title := modelCaption(t), ""
 	if t.Name != "" {
-		caption, title = t.Name+" ("+path+")", t.Name+": "
+		title = t.Name + ": "
 	}
 	var figs []string
 	dir := filepath.Join(f.out, "figures")
@@ -167,6 +167,18 @@ func (f *sweepFlags) finishModelSweep(cmd *cobra.Command, s *sweepSession, t *ex
 	return nil
 }
 
+// modelCaption opens the captions of a model's sweep figures with what
+// its table holds, the spec's name (or, for a spec without one, the
+// model), so that figures merged from shards equal a single run's byte
+// for byte (issue 29; the spec's path, which merge cannot know, is left
+// out).
+func modelCaption(t *experiments.Table) string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return "a sweep of the " + t.Model + " model"
+}
+
 // modelFigures replaces the figures of a model's sweep in --out/figures
 // with those of t (none with --no-figures) and returns their paths.
 func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, caption string) ([]string, error) {
@@ -175,7 +187,7 @@ func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, cap
 	if o.noFigures || !ok {
 		return nil, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	return experiments.SaveFigures(cmd.Context(), m.figures(t, caption), dir, o.format)
@@ -219,7 +231,7 @@ func mergeTables(cmd *cobra.Command, f *outputFlags, args []string) error {
 	if err := t.WriteFiles(csvPath, jsonPath); err != nil {
 		return err
 	}
-	figs, err := f.modelFigures(cmd, t, t.Name)
+	figs, err := f.modelFigures(cmd, t, modelCaption(t))
 	if err != nil {
 		return err
 	}
@@ -252,7 +264,7 @@ func runBuiltinModelSweep(cmd *cobra.Command, f *sweepFlags, text, model string)
 		_, err := cmd.OutOrStdout().Write([]byte(text))
 		return err
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
+	if err := os.MkdirAll(f.out, 0o777); err != nil {
 		return flagError("out", f.out, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
 	path := filepath.Join(f.out, f.builtin+".yaml")

@@ -71,7 +71,7 @@ func (o *outputFlags) checkNotInputs(names []string, inputs ...string) error {
 // prepareOut creates the folder and refuses to overwrite the named files
 // without --force.
 func (o *outputFlags) prepareOut(names ...string) error {
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	if err := os.MkdirAll(o.out, 0o777); err != nil {
 		return flagError("out", o.out, fmt.Sprintf("a folder that can be created (%v)", err))
 	}
 	if o.force {
@@ -126,7 +126,7 @@ func (o *outputFlags) writeResults(ctx context.Context, res *splitstudy.Results,
 	if !figures || o.noFigures {
 		return paths, 0, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
 	}
 	figs, err := experiments.SaveFigures(ctx, splitstudy.Named(splitstudy.SweepFigures(res)), dir, o.format)

@@ -244,7 +244,7 @@ func knownSource(flag string) string {
 // writeCounterexample writes DIR/name.csv and DIR/name.cmd (the replay
 // command) and returns the command line.
 func writeCounterexample(dir, name string, in systems.Instance, allowUnequal bool) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return "", fmt.Errorf("--out %s: %w", dir, err)
 	}
 	trace := filepath.Join(dir, name+".csv")

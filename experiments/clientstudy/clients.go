@@ -259,7 +259,7 @@ func RunClients(ctx context.Context, spec ClientsSpec, proc arrivals.Process) (*
 	if proc != nil {
 		sc.Arrivals = arrivalSeq(proc, spec.MaxJobs, &perr, &n, &first, &last)
 	}
-	res, err := clients.RunRemote(sc, lim)
+	res, err := clients.RunRemoteContext(ctx, sc, lim)
 	if perr != nil {
 		return nil, perr
 	}

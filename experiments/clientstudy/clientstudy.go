@@ -533,3 +533,9 @@ func (s *ClientsStudy) Rows(point int, reps []any) ([][]any, error) {
 	}
 	return [][]any{row}, nil
 }
+
+// PointKey implements the point keys of experiments.RunModel: a point
+// listed twice in the sweep runs once.
+func (s *ClientsStudy) PointKey(point int) string {
+	return experiments.ValuesKey(s.points[point].values)
+}

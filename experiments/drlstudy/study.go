@@ -437,3 +437,7 @@ func (s *Study) NumReplications() int { return s.Replications }
 
 // RootSeed returns the root seed (experiments.Model).
 func (s *Study) RootSeed() uint64 { return s.Seed }
+
+// PointKey tells equal points of the sweep apart (experiments.RunModel
+// runs a point listed twice once): the swept values.
+func (s *Study) PointKey(point int) string { return experiments.ValuesKey(s.points[point].values) }

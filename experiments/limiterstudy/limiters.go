@@ -146,6 +146,27 @@ func (s LimitersSpec) entries() []entry {
 }
 
 // newEntry builds the limiter of e; src is the throttle's random source.
+// blame names, for a profile whose parameters put a run beyond the
+// clock's or the exact arithmetic's range, the key that sets its rate
+// (profiles.RateKey) and its value: "; the promise comes from the
+// profile's permits_per_second=1e-9: want a larger permits_per_second". It is
+// "" for the family's limiters, whose parameters are checked where they
+// enter.
+func (e entry) blame(orFewerJobs bool) string {
+	if e.prof == nil {
+		return ""
+	}
+	key, ok := profiles.RateKey(e.prof.Name)
+	if !ok {
+		return fmt.Sprintf("; want other values of the profile's keys (%s)", e.prof)
+	}
+	v, _ := e.prof.Value(key)
+	if orFewerJobs {
+		return fmt.Sprintf("; the profile's %s=%s is too small for this run: want a larger %s, or fewer jobs", key, v, key)
+	}
+	return fmt.Sprintf("; the promise comes from the profile's %s=%s: want a larger %s", key, v, key)
+}
+
 func (s LimitersSpec) newEntry(e entry, src rand.Source) (buckets.Limiter, error) {
 	if e.prof != nil {
 		return e.prof.New(), nil
@@ -350,7 +371,7 @@ func (r *limitersRun) newKey(id uint64, line int) (*keyState, error) {
 		}
 		if a := exactCurve(r.spec, e); a != nil {
 			if st.own, err = netcalc.NewOvershootMeter(a); err != nil {
-				return nil, fmt.Errorf("experiments: %s: the exact overshoot: %w", e.name, err)
+				return nil, fmt.Errorf("experiments: %s: the exact overshoot: %w%s", e.name, err, e.blame(false))
 			}
 		}
 		if e.prof != nil {
@@ -419,7 +440,7 @@ func (r *limitersRun) admit(st *limState, i int, t engine.Time, d buckets.Decisi
 		}
 		w := d.Wait.Ceil()
 		if !w.IsInt64() || w.Int64() >= int64(engine.Forever-t) {
-			return fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w", r.ents[i].name, d.WaitSeconds(), t, experiments.ErrOverflow)
+			return fmt.Errorf("experiments: %s releases a job %v s after its arrival at %v s, beyond the clock's range: %w%s", r.ents[i].name, d.WaitSeconds(), t, experiments.ErrOverflow, r.ents[i].blame(true))
 		}
 		release += engine.Time(w.Int64())
 	}

@@ -15,8 +15,10 @@ import (
 // Unknown is the budget when the machine's memory cannot be read: 4 GiB.
 const Unknown = 4 << 30
 
-// Default returns the default budget in bytes: half of the machine's
-// physical memory ([Unknown] when it cannot be read).
+// Default returns the default budget in bytes: half of the memory this
+// process may use, the machine's physical memory or less where ulimit -v
+// or a container's cgroup limit is lower ([Unknown] when it cannot be
+// read).
 func Default() uint64 {
 	if have, ok := physicalMemory(); ok {
 		return have / 2
@@ -53,11 +55,19 @@ func Parse(s string) (uint64, error) {
 	return uint64(math.Ceil(x * mult)), nil
 }
 
+// Noted, when set, is told of every estimate [Fits] makes (the command
+// line passes them to its supervisor, which quotes them if the run dies
+// out of memory: the estimate was wrong).
+var Noted func(line string)
+
 // Fits reports whether count items of each bytes fit in budget bytes,
 // beside a base of fixed state, and returns the estimate (bytes) and the
 // largest count that fits (>= 0).
 func Fits(budget uint64, count, each float64) (need float64, most int64, ok bool) {
 	need = count * each
+	if Noted != nil {
+		Noted(fmt.Sprintf("estimated about %s of state (%g × %g B) before it started, within a budget of %s", Bytes(need), count, each, Bytes(float64(budget))))
+	}
 	most = int64(min(float64(budget)/each, math.MaxInt64/2))
 	return need, most, need <= float64(budget)
 }
@@ -66,7 +76,7 @@ func Fits(budget uint64, count, each float64) (need float64, most int64, ok bool
 // per user), more than the memory budget 1 GB (--max-memory; by default
 // half the machine's memory)".
 func Explain(need float64, each float64, unit string, budget uint64) string {
-	return fmt.Sprintf("about %s of state (%g B per %s), more than the memory budget %s (--max-memory; by default half of the machine's memory)",
+	return fmt.Sprintf("about %s of state (%g B per %s), more than the memory budget %s (--max-memory; by default half of the memory this process may use: the machine's, or less under ulimit -v or a container's limit)",
 		Bytes(need), each, unit, Bytes(float64(budget)))
 }
 

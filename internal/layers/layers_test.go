@@ -24,6 +24,7 @@ var layer = map[string]int{
 	"internal/layers":          0,
 	"internal/heap":            0,
 	"internal/crash":           0,
+	"internal/samepoint":       0, // the points a sweep lists twice (issue 29)
 	"internal/specfile":        0, // what every study's spec file shares (YAML)
 	"internal/budget":          0,
 	"internal/param":           1, // one declaration per parameter (imports engine, exact)

@@ -86,3 +86,18 @@ func (k *Sketch) Rank(i int64) float64 {
 	}
 	return math.Min(v, k.max)
 }
+
+// Merge adds the values of o to k: counts and sums add, the maximum is
+// the larger, and the sketches merge bucket by bucket (the same mapping,
+// so nothing is lost beyond the relative accuracy).
+func (k *Sketch) Merge(o *Sketch) {
+	k.n += o.n
+	k.sum += o.sum
+	k.max = math.Max(k.max, o.max)
+	if err := k.s.MergeWith(o.s); err != nil && k.err == nil {
+		k.err = fmt.Errorf("merging quantile sketches: %w", err)
+	}
+	if k.err == nil {
+		k.err = o.err
+	}
+}
