@@ -537,5 +537,5 @@ func (s *ClientsStudy) Rows(point int, reps []any) ([][]any, error) {
 // PointKey implements the point keys of experiments.RunModel: a point
 // listed twice in the sweep runs once.
 func (s *ClientsStudy) PointKey(point int) string {
-	return experiments.ValuesKey(s.points[point].values)
+	return specfile.ValuesKey(s.points[point].values)
 }

@@ -440,4 +440,4 @@ func (s *Study) RootSeed() uint64 { return s.Seed }
 
 // PointKey tells equal points of the sweep apart (experiments.RunModel
 // runs a point listed twice once): the swept values.
-func (s *Study) PointKey(point int) string { return experiments.ValuesKey(s.points[point].values) }
+func (s *Study) PointKey(point int) string { return specfile.ValuesKey(s.points[point].values) }

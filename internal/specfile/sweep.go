@@ -2,6 +2,7 @@ package specfile
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -119,4 +120,21 @@ func ParseSweep(n *yaml.Node, known func(string) bool, names []string, example s
 		}
 	}
 	return nil, fmt.Errorf("line %d: sweep: want a mapping from parameter names to lists of values, or a list of such grids", n.Line)
+}
+
+// ValuesKey is the key of a model's point given by its swept values (a
+// YAML value per swept key): the keys in order with each value's YAML.
+// Points of one sweep share every other parameter, so equal keys are the
+// same point; a point listed with different keys (a default written out
+// in one grid) is not recognised, and runs again.
+func ValuesKey(values map[string]*yaml.Node) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		v, err := yaml.Marshal(values[k])
+		if err != nil {
+			v = []byte(values[k].Value)
+		}
+		b.WriteString(k + "=" + strings.TrimSpace(string(v)) + ";")
+	}
+	return b.String()
 }

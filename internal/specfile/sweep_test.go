@@ -50,3 +50,20 @@ func TestSweepEach(t *testing.T) {
 		t.Errorf("stopping at the 4th point: %d calls, %v; want 4, stop", n, err)
 	}
 }
+
+// TestValuesKey: by hand, the keys sorted (a before load) with each
+// value's YAML, so that the same values in another order give the same
+// key and another value another key.
+func TestValuesKey(t *testing.T) {
+	sc := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: v} }
+	k := ValuesKey(map[string]*yaml.Node{"load": sc("0.5"), "a": sc("x")})
+	if want := "a=x;load=0.5;"; k != want {
+		t.Errorf("ValuesKey = %q, want %q", k, want)
+	}
+	if k2 := ValuesKey(map[string]*yaml.Node{"load": sc("0.9"), "a": sc("x")}); k2 == k {
+		t.Errorf("ValuesKey gives %q for load 0.5 and 0.9", k)
+	}
+	if k := ValuesKey(nil); k != "" {
+		t.Errorf("ValuesKey(nil) = %q, want \"\"", k)
+	}
+}
