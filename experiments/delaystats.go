@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/exact"
 )
 
@@ -61,11 +60,3 @@ func (d *DelayStats) Distribution() Distribution { return d.s.distribution() }
 // Stats returns the statistics of the delays added so far, in seconds;
 // the error is that of a delay the quantile sketch could not keep.
 func (d *DelayStats) Stats() (Stats, error) { return d.s.stats(), d.s.err }
-
-// ArrivalError names arrival a of proc in err, as a run's errors do: the
-// trace's name and line ("name:line: err") when a came from a trace line,
-// its instant otherwise, wrapping [ErrInput]; a cancellation is returned
-// as it is.
-func ArrivalError(proc arrivals.Process, a arrivals.Arrival, err error) error {
-	return (&arrivalSource{proc: proc, cur: a}).wrap(err)
-}

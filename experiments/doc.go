@@ -14,7 +14,7 @@
 //	                   arrival spec with its default rate λ = load·r) -> BuildArrivals; the
 //	                   Poisson test that selects closed forms (Arrivals.PoissonRate)
 //	jobsource.go       an arrival process fed to the systems, errors naming the trace line
-//	                   (JobSource, ErrInput, ErrOverflow)
+//	                   (JobSource, its WrapArrival; ErrInput, ErrOverflow)
 //	stats.go           delay statistics: exact nearest-rank quantiles up to
 //	                   ExactQuantileJobs delayed jobs, then a log-linear histogram
 //	                   (one run, histogramAccuracy) or DDSketch (pooled) (Stats, Distribution;
@@ -26,17 +26,16 @@
 //	                   replication, on workers, by shard, with progress and resumption, and
 //	                   its results Table (RunModel, Table, ReadTable, MergeTables, CheckResume)
 //	shard.go           splitting a sweep into shards
-//	yamlspec.go        the bounds of a sweep (MaxPoints), its sweep block (ParseYAMLSweep);
-//	                   the names of internal/specfile kept for the studies still here
-//	builtin.go         the built-in studies of models other than the split
+//	yamlspec.go        the bounds of a sweep (MaxPoints, MaxReplications); its sweep block
+//	                   is internal/specfile's (specfile.ParseSweep, specfile.Sweep)
 //	figures.go         saving figures (NamedFigure, SaveFigures) and the numbers in their text
 //	tablefigures.go    figures of a model's results table (TableFigures)
-//	tailfigures.go     delay distributions drawn as CDFs and tails (TailLines)
+//	tailfigures.go     delay distributions drawn as CDFs and tails (Distribution.CDFLine,
+//	                   Distribution.TailLines; their y range is plots.TailRange)
 //	num.go             a statistic that may be undefined, in JSON (Num)
-//	delaystats.go      the delay statistics and arrival errors of runs, for the studies of
-//	                   other packages (DelayStats, ArrivalError)
-//	seam.go            caption numbers and YAML errors of the split study's words, for them
-//	paramsweep.go      a sweep over a model's parameters (ParamSweep, ParamGrid, ParamAxis)
+//	delaystats.go      the delay statistics of runs, for the studies of
+//	                   other packages (DelayStats)
+//	seam.go            caption numbers of the split study's words, for them
 //	panic.go           a panic in a worker returned as a *PanicError
 //
 // Randomness: every random component draws from its own PCG stream derived

@@ -21,17 +21,13 @@ type NamedFigure struct {
 }
 
 // SaveFigures saves each figure to dir/name.format and returns the paths.
-func SaveFigures(figs []NamedFigure, dir, format string) ([]string, error) {
-	return SaveFiguresContext(context.Background(), figs, dir, format)
-}
-
-// SaveFiguresContext is [SaveFigures] that stops once ctx is done: it
-// checks ctx before drawing each figure and returns the paths saved so
-// far with ctx.Err(). Figures are drawn in parallel on GOMAXPROCS
-// goroutines (each figure is independent); the paths come back in the
-// order of figs, and on an error SaveFiguresContext returns the paths of
-// the figures before the first one that failed, with its error.
-func SaveFiguresContext(ctx context.Context, figs []NamedFigure, dir, format string) ([]string, error) {
+// It stops once ctx is done: it checks ctx before drawing each figure and
+// returns the paths saved so far with ctx.Err(). Figures are drawn in
+// parallel on GOMAXPROCS goroutines (each figure is independent); the
+// paths come back in the order of figs, and on an error SaveFigures
+// returns the paths of the figures before the first one that failed, with
+// its error.
+func SaveFigures(ctx context.Context, figs []NamedFigure, dir, format string) ([]string, error) {
 	errs := make([]error, len(figs))
 	var failed atomic.Bool // no figure is started after an error
 	next := make(chan int)

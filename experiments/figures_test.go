@@ -30,7 +30,7 @@ func TestSaveFiguresOrder(t *testing.T) {
 		figs = append(figs, NamedFigure{Name: fmt.Sprintf("f%02d", i), Figure: fakeFigure{}})
 	}
 	dir := t.TempDir()
-	paths, err := SaveFigures(figs, dir, "png")
+	paths, err := SaveFigures(t.Context(), figs, dir, "png")
 	if err != nil || len(paths) != 20 {
 		t.Fatalf("%d paths, %v", len(paths), err)
 	}
@@ -40,14 +40,14 @@ func TestSaveFiguresOrder(t *testing.T) {
 		}
 	}
 	figs[7].Figure = fakeFigure{fail: true}
-	paths, err = SaveFigures(figs, t.TempDir(), "png")
+	paths, err = SaveFigures(t.Context(), figs, t.TempDir(), "png")
 	if err == nil || err.Error() != "cannot draw f07.png" || len(paths) > 7 {
 		t.Errorf("with figure 7 failing: %d paths, %v; want at most 7 and its error", len(paths), err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	empty := t.TempDir()
-	if paths, err := SaveFiguresContext(ctx, figs, empty, "png"); !errors.Is(err, context.Canceled) || len(paths) != 0 {
+	if paths, err := SaveFigures(ctx, figs, empty, "png"); !errors.Is(err, context.Canceled) || len(paths) != 0 {
 		t.Errorf("cancelled: %d paths, %v", len(paths), err)
 	}
 	if left, _ := os.ReadDir(empty); len(left) != 0 {
@@ -59,7 +59,7 @@ func TestSaveFiguresOrder(t *testing.T) {
 // as a *crash.Error (exit 3 in the CLI), not a crash of the process.
 func TestSaveFiguresPanic(t *testing.T) {
 	figs := []NamedFigure{{Name: "a", Figure: fakeFigure{}}, {Name: "b", Figure: panicFigure{}}}
-	_, err := SaveFigures(figs, t.TempDir(), "png")
+	_, err := SaveFigures(t.Context(), figs, t.TempDir(), "png")
 	var ce *crash.Error
 	if !errors.As(err, &ce) || ce.Value != "log scale of 0" {
 		t.Errorf("error %v (%T), want a *crash.Error", err, err)

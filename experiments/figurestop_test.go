@@ -26,7 +26,7 @@ func (b blockedFigure) Save(path string) error {
 }
 
 // TestSaveFiguresStopsWaiting: cancelled while a figure is being drawn,
-// SaveFiguresContext returns context.Canceled without waiting for the
+// SaveFigures returns context.Canceled without waiting for the
 // drawing (which here never ends until the test releases it: waiting
 // would hang the test); a plots figure cancelled before it is encoded
 // writes no file.
@@ -41,7 +41,7 @@ func TestSaveFiguresStopsWaiting(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		paths, err := SaveFiguresContext(ctx, []NamedFigure{{Name: "blocked", Figure: fig}}, dir, "png")
+		paths, err := SaveFigures(ctx, []NamedFigure{{Name: "blocked", Figure: fig}}, dir, "png")
 		done <- result{paths, err}
 	}()
 	<-fig.started
@@ -49,10 +49,10 @@ func TestSaveFiguresStopsWaiting(t *testing.T) {
 	select {
 	case r := <-done:
 		if !errors.Is(r.err, context.Canceled) || len(r.paths) != 0 {
-			t.Errorf("SaveFiguresContext = %v, %v; want no path and context.Canceled", r.paths, r.err)
+			t.Errorf("SaveFigures = %v, %v; want no path and context.Canceled", r.paths, r.err)
 		}
 	case <-time.After(time.Minute):
-		t.Fatal("SaveFiguresContext waited for a drawing after its context was cancelled")
+		t.Fatal("SaveFigures waited for a drawing after its context was cancelled")
 	}
 
 	lp := &plots.LinePlot{Title: "t", Lines: []plots.Line{{Label: "a", X: []float64{0, 1}, Y: []float64{0, 1}}}}

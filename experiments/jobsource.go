@@ -68,6 +68,16 @@ func (s *JobSource) Last() engine.Time { return s.last }
 // cancellations come back unchanged.
 func (s *JobSource) Wrap(err error) error { return s.wrap(err) }
 
+// WrapArrival returns err naming arrival a of s's process, as a run's
+// errors do: the trace's name and line ("name:line: err") when a came from
+// a trace line, its instant otherwise, wrapping [ErrInput]; a
+// cancellation is returned as it is. It is for the studies that read the
+// process themselves (a JobSource made only for the error) and does not
+// change s.
+func (s *JobSource) WrapArrival(a arrivals.Arrival, err error) error {
+	return (&arrivalSource{proc: s.proc, cur: a}).wrap(err)
+}
+
 // timeSource is an arrivalSource whose process hands over instants alone
 // (a systems.TimeSource).
 type timeSource struct{ *arrivalSource }

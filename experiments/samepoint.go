@@ -1,31 +1,8 @@
 package experiments
 
 import (
-	"maps"
-	"slices"
-	"strings"
-
-	"go.yaml.in/yaml/v3"
-
 	"github.com/ratesim/ratesim/internal/samepoint"
 )
-
-// ValuesKey is the key of a model's point given by its swept values (a
-// YAML value per swept key): the keys in order with each value's YAML.
-// Points of one sweep share every other parameter, so equal keys are the
-// same point; a point listed with different keys (a default written out
-// in one grid) is not recognised, and runs again.
-func ValuesKey(values map[string]*yaml.Node) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(values)) {
-		v, err := yaml.Marshal(values[k])
-		if err != nil {
-			v = []byte(values[k].Value)
-		}
-		b.WriteString(k + "=" + strings.TrimSpace(string(v)) + ";")
-	}
-	return b.String()
-}
 
 // modelSamePoints returns, for a model that tells equal points apart
 // (PointKey), the first listing of each point and sel split between the

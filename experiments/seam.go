@@ -9,12 +9,3 @@ package experiments
 // decimal from 10^-6 up to 10^4, SI prefixes from 10^4 on (20k, 1M),
 // e-notation beyond.
 func TextNumber(x float64) string { return textNumber(x) }
-
-// SecondsText formats a duration of s seconds for a figure's label: µs
-// below 1 ms, ms below 1 s, s beyond, four significant digits.
-func SecondsText(s float64) string { return secondsText(s) }
-
-// YAMLError rewrites the errors of a YAML decoder reading the spec file
-// name ("yaml: line N: msg") as "name:N: msg", joined by "; ", wrapping
-// [ErrSpec].
-func YAMLError(name string, err error) error { return yamlError(name, err) }

@@ -1,9 +1,6 @@
 package experiments
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -23,7 +20,7 @@ import (
 //
 // Points: for X = [0, 1, 3] and P = [0.5, 0.75, 1] the curve is
 // (0, 0.5), (1, 0.25), (3, 0.25) and the mark (3, 0.25).
-func TailLines(d Distribution, label string, color int, dashed bool) []plots.Line {
+func (d Distribution) TailLines(label string, color int, dashed bool) []plots.Line {
 	d = distinct(d)
 	n := len(d.X)
 	if n == 0 || d.X[n-1] <= 0 {
@@ -44,12 +41,12 @@ func TailLines(d Distribution, label string, color int, dashed bool) []plots.Lin
 		if first == 1 {
 			p = tail[0]
 		}
-		return []plots.Line{{Label: label + ", every delayed job waits " + secondsText(max), X: []float64{max}, Y: []float64{p}, Marks: true, Color: color}}
+		return []plots.Line{{Label: label + ", every delayed job waits " + plots.SecondsText(max), X: []float64{max}, Y: []float64{p}, Marks: true, Color: color}}
 	}
 	x := append(append([]float64(nil), d.X[:n-1]...), max)
 	y := append(append([]float64(nil), tail[:n-1]...), tail[n-2])
 	return []plots.Line{
-		{Label: label + ", max " + secondsText(max), X: x, Y: y, Step: true, Color: color, Dashed: dashed},
+		{Label: label + ", max " + plots.SecondsText(max), X: x, Y: y, Step: true, Color: color, Dashed: dashed},
 		{X: []float64{max}, Y: []float64{tail[n-2]}, Marks: true, Color: color},
 	}
 }
@@ -72,7 +69,7 @@ func distinct(d Distribution) Distribution {
 // drawn: when some jobs wait 0 (X[0] = 0) the curve starts at (0, 0) and
 // jumps to P[0] there, and the label says how much P(delay = 0) is. It
 // returns a Line without points for an empty distribution.
-func CDFLine(d Distribution, label string, color int, dashed bool) plots.Line {
+func (d Distribution) CDFLine(label string, color int, dashed bool) plots.Line {
 	l := plots.Line{Label: label, Step: true, Color: color, Dashed: dashed}
 	if len(d.X) == 0 {
 		return l
@@ -84,37 +81,4 @@ func CDFLine(d Distribution, label string, color int, dashed bool) plots.Line {
 	l.X = append(l.X, d.X...)
 	l.Y = append(l.Y, d.P...)
 	return l
-}
-
-// secondsText writes a duration in seconds for a legend: four significant
-// digits and the unit.
-func secondsText(s float64) string {
-	if s != 0 && math.Abs(s) < 1e-3 {
-		return strconv.FormatFloat(s*1e6, 'g', 4, 64) + " µs"
-	}
-	if math.Abs(s) < 1 {
-		return strconv.FormatFloat(s*1e3, 'g', 4, 64) + " ms"
-	}
-	return strconv.FormatFloat(s, 'g', 4, 64) + " s"
-}
-
-// TailRange returns a y range for a log CCDF of lines: from half the
-// smallest positive value to 1 (a probability never exceeds it), or the
-// zero value (the data choose) when no value is positive.
-func TailRange(lines []plots.Line) [2]float64 {
-	lo := math.Inf(1)
-	for _, l := range lines {
-		for _, y := range l.Y {
-			if y > 0 && y < lo {
-				lo = y
-			}
-		}
-	}
-	if math.IsInf(lo, 1) || lo >= 1 {
-		if lo == 1 {
-			return [2]float64{0.5, 1.05}
-		}
-		return [2]float64{}
-	}
-	return [2]float64{lo / 2, 1.05}
 }

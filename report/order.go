@@ -64,7 +64,7 @@ func sectionOrder(ctx context.Context, d *doc) error {
 	}
 	var lines []plots.Line
 	for i, p := range runs {
-		lines = append(lines, experiments.TailLines(p.series.One, fmt.Sprintf("%s, one bucket (P(delay > 0) = %s)", p.order, experiments.FormatProb(p.series.One.Delayed())), i, i > 0)...)
+		lines = append(lines, p.series.One.TailLines(fmt.Sprintf("%s, one bucket (P(delay > 0) = %s)", p.order, experiments.FormatProb(p.series.One.Delayed())), i, i > 0)...)
 	}
 	fig := &plots.LinePlot{
 		Title:   "Per-job delay tail of the one bucket under three service orders (CCDF, log-log)",
@@ -74,7 +74,7 @@ func sectionOrder(ctx context.Context, d *doc) error {
 		LogX:    true,
 		LogY:    true,
 		Lines:   lines,
-		YRange:  experiments.TailRange(lines),
+		YRange:  plots.TailRange(lines),
 	}
 	if err := d.figure("order-ccdf", fig, orderTailText(d, runs)); err != nil {
 		return err

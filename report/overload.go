@@ -107,7 +107,7 @@ func sectionOverload(ctx context.Context, d *doc) error {
 	d.p("Recovered in at least half the replications: %s. In fewer: %s. A budget caps retries as a share of successes or of requests; gRPC's throttle stops retrying once over 1/11 of attempts fail; SRE throttling caps what reaches the servers at K = 2 times the accepts, but its two-minute window still holds the failures of the collapse, and its own rejections count as requests, which keeps p high until accepts fill the window again; a LIFO queue serves the freshest attempts, those whose clients still wait; Gradient2's limit (at least 20 in flight at a server of concurrency 5) bounds the queue to well under the timeout, while AIMD counts a sample as a drop only past its own 5 s timeout or on an error, and grows its limit meanwhile.", listOrNone(held), listOrNone(lost))
 
 	// The map.
-	spec, model, ok := experiments.BuiltinModelSpec("metastability")
+	spec, model, ok := clientstudy.BuiltinSpec("metastability")
 	if !ok || model != clientstudy.ClientsModel {
 		return fmt.Errorf("report: no built-in metastability study")
 	}

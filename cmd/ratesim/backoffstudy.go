@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -72,7 +73,7 @@ func runBackoffStudy(cmd *cobra.Command, f *sweepFlags, args []string) error {
 		if err := os.MkdirAll(dir, 0o777); err != nil {
 			return fmt.Errorf("--out %s: %w", f.out, err)
 		}
-		figs, err := experiments.SaveFigures(clientstudy.BackoffFigures(p, pts), dir, f.format)
+		figs, err := experiments.SaveFigures(context.Background(), clientstudy.BackoffFigures(p, pts), dir, f.format)
 		if err != nil {
 			return fmt.Errorf("--out %s: %w", f.out, err)
 		}

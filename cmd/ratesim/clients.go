@@ -349,7 +349,7 @@ func runClients(cmd *cobra.Command, f *clientsFlags) error {
 		if len(figs) == 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ratesim: --plot: nothing to draw (no series with --bin 0, and no request succeeded)\n")
 		}
-		paths, err := experiments.SaveFiguresContext(cmd.Context(), figs, f.plot, f.plotFormat)
+		paths, err := experiments.SaveFigures(cmd.Context(), figs, f.plot, f.plotFormat)
 		noteFigures(cmd.ErrOrStderr(), paths)
 		if err != nil {
 			return fmt.Errorf("--plot: %w", err)

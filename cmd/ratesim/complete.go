@@ -11,7 +11,6 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments/limiterstudy"
-	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -27,7 +26,7 @@ func flagValues() map[string][]string {
 		"order":       {"fcfs", "lifo", "random"},
 		"limiter":     limiterstudy.LimiterNames,
 		"limiters":    limiterstudy.LimiterNames,
-		"builtin":     splitstudy.BuiltinNames(),
+		"builtin":     builtinNames(),
 		"time-format": {"unix", "unix-ms", "unix-us", "unix-ns", "datetime", "rfc3339"},
 		"format":      arrivals.Formats,
 		"plot-format": figureFormats,

@@ -273,7 +273,7 @@ func runDRL(cmd *cobra.Command, f *drlFlags) error {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 		caption := drlstudy.Caption(spec, designs, c.Input)
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlstudy.Figures(spec, c.Results, c.Summaries, caption), f.plotDir, f.plotFormat); err != nil {
+		if figures, err = experiments.SaveFigures(cmd.Context(), drlstudy.Figures(spec, c.Results, c.Summaries, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}

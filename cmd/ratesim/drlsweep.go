@@ -16,6 +16,7 @@ import (
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/drlstudy"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // drlSweepable are the flags of ratesim drl that --sweep may vary: the
@@ -117,7 +118,7 @@ func runDRLSweep(cmd *cobra.Command, f *drlFlags) error {
 			}
 			caption = drlstudy.Caption(spec, designs, input, swept...)
 		}
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), drlSweepFigures(study, axes, points, caption), f.plotDir, f.plotFormat); err != nil {
+		if figures, err = experiments.SaveFigures(cmd.Context(), drlSweepFigures(study, axes, points, caption), f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}
@@ -189,7 +190,7 @@ func writeDRLSweepJSON(w io.Writer, axes []drlAxis, points []drlPoint, figures [
 // drlStudyFlagError names the flag of an error of drlstudy.NewStudy: the
 // swept value (--sweep NAME=V) or the flag the value came from.
 func drlStudyFlagError(err error) error {
-	var se *experiments.SpecError
+	var se *specfile.Error
 	if !errors.As(err, &se) {
 		return err
 	}

@@ -506,7 +506,7 @@ func runLimiters(cmd *cobra.Command, f *limitersFlags) error {
 		if err != nil {
 			return fmt.Errorf("drawing the figures: %w", err)
 		}
-		if figures, err = experiments.SaveFiguresContext(cmd.Context(), figs, f.plotDir, f.plotFormat); err != nil {
+		if figures, err = experiments.SaveFigures(cmd.Context(), figs, f.plotDir, f.plotFormat); err != nil {
 			return fmt.Errorf("--plot %s: %w", f.plotDir, err)
 		}
 	}

@@ -86,7 +86,7 @@ func runPlot(cmd *cobra.Command, f *plotFlags, path string) error {
 	} else {
 		figs, points = splitstudy.Named(splitstudy.SweepFigures(res)), len(res.Points)
 	}
-	paths, err := experiments.SaveFiguresContext(cmd.Context(), figs, out, f.format)
+	paths, err := experiments.SaveFigures(cmd.Context(), figs, out, f.format)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func (p *runPlotFlags) options(engine bool) (splitstudy.SeriesOptions, error) {
 // writeRunFigures draws the single-run figures into the --plot folder and
 // returns their paths.
 func (p *runPlotFlags) write(ctx context.Context, ser *splitstudy.Series, caption string) ([]string, error) {
-	return experiments.SaveFiguresContext(ctx, splitstudy.RunFigures(ser, caption), p.dir, p.format)
+	return experiments.SaveFigures(ctx, splitstudy.RunFigures(ser, caption), p.dir, p.format)
 }
 
 // plotSeconds reads one end of --plot-window, an instant in the duration

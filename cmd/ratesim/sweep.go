@@ -47,7 +47,7 @@ func newSweepCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	f.register(cmd, "figures/")
-	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(splitstudy.BuiltinNames(), clientstudy.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
+	fl.StringVar(&f.builtin, "builtin", "", "run a built-in study: "+strings.Join(append(builtinNames(), clientstudy.BackoffStudyName), ", ")+" (Marc Brooker's backoff study, see above)")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "replications run in parallel; 0, the default, means all cores")
 	fl.StringVar(&f.shard, "shard", "", "run shard i of n (i/n, 1-based): the points whose index is i-1 modulo n")
 	fl.BoolVar(&f.printSpec, "print-spec", false, "print the experiment as YAML (after flags) and exit")
@@ -142,7 +142,7 @@ func routeSweep(cmd *cobra.Command, f *sweepFlags, args []string) (bool, error) 
 	if f.builtin == clientstudy.BackoffStudyName {
 		return true, runBackoffStudy(cmd, f, args)
 	}
-	if text, model, ok := experiments.BuiltinModelSpec(f.builtin); ok && len(args) == 0 {
+	if text, model, ok := clientstudy.BuiltinSpec(f.builtin); ok && len(args) == 0 {
 		return true, runBuiltinModelSweep(cmd, f, text, model)
 	}
 	if len(args) == 1 && f.builtin == "" {

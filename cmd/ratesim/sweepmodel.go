@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/clientstudy"
 	"github.com/ratesim/ratesim/experiments/drlstudy"
+	"github.com/ratesim/ratesim/experiments/splitstudy"
 	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/internal/version"
 )
@@ -189,7 +190,7 @@ func (o *outputFlags) modelFigures(cmd *cobra.Command, t *experiments.Table, cap
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", o.out, err)
 	}
-	return experiments.SaveFiguresContext(cmd.Context(), m.figures(t, caption), dir, o.format)
+	return experiments.SaveFigures(cmd.Context(), m.figures(t, caption), dir, o.format)
 }
 
 // tableModel returns the model a results file names, "" for the split's
@@ -250,7 +251,7 @@ func mergeTables(cmd *cobra.Command, f *outputFlags, args []string) error {
 // isModelBuiltin reports whether name is a built-in study of another
 // model than the split.
 func isModelBuiltin(name string) bool {
-	_, _, ok := experiments.BuiltinModelSpec(name)
+	_, _, ok := clientstudy.BuiltinSpec(name)
 	return ok
 }
 
@@ -271,4 +272,12 @@ func runBuiltinModelSweep(cmd *cobra.Command, f *sweepFlags, text, model string)
 		return fmt.Errorf("writing the built-in spec: %w", err)
 	}
 	return runModelSweep(cmd, f, path, model)
+}
+
+// builtinNames lists the built-in studies of --builtin but the backoff
+// study: the split model's and the clients model's, sorted.
+func builtinNames() []string {
+	names := append(splitstudy.BuiltinNames(), clientstudy.BuiltinNames()...)
+	slices.Sort(names)
+	return names
 }

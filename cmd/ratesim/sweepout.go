@@ -129,7 +129,7 @@ func (o *outputFlags) writeResults(ctx context.Context, res *splitstudy.Results,
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return paths, 0, fmt.Errorf("--out %s: %w", o.out, err)
 	}
-	figs, err := experiments.SaveFiguresContext(ctx, splitstudy.Named(splitstudy.SweepFigures(res)), dir, o.format)
+	figs, err := experiments.SaveFigures(ctx, splitstudy.Named(splitstudy.SweepFigures(res)), dir, o.format)
 	if err != nil {
 		return paths, len(figs), err
 	}

@@ -79,7 +79,7 @@ func (f *sweepFlags) baseSpec(args []string) (*splitstudy.Spec, error) {
 	case f.builtin != "":
 		spec, err := splitstudy.Builtin(f.builtin)
 		if err != nil {
-			return nil, flagError("builtin", f.builtin, "one of "+strings.Join(splitstudy.BuiltinNames(), ", "))
+			return nil, flagError("builtin", f.builtin, "one of "+strings.Join(builtinNames(), ", "))
 		}
 		return spec, nil
 	}

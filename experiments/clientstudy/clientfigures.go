@@ -176,7 +176,7 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 	// x axis reaches the maximum.
 	if n := len(x); n >= 2 && math.IsNaN(y[n-1]) {
 		y[n-1] = y[n-2]
-		lines[0].Label += ", max " + experiments.SecondsText(x[n-1])
+		lines[0].Label += ", max " + plots.SecondsText(x[n-1])
 		lines = append(lines, plots.Line{X: []float64{x[n-1]}, Y: []float64{y[n-1]}, Marks: true, Color: 0})
 		c += "; the curve ends at the largest latency (mark)"
 	}
@@ -188,7 +188,7 @@ func latencyCCDF(res *ClientsResult, caption string) *plots.LinePlot {
 		LogX:    true,
 		LogY:    true,
 		Lines:   lines,
-		YRange:  experiments.TailRange(lines),
+		YRange:  plots.TailRange(lines),
 	}
 }
 

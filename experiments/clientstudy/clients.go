@@ -329,7 +329,8 @@ func arrivalSeq(proc arrivals.Process, max int64, perr *error, n *int64, first, 
 				return
 			}
 			if a.T < 0 || *n > 0 && a.T < *last {
-				*perr = experiments.ArrivalError(proc, a, fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, *last, buckets.ErrOrder))
+				src, _ := experiments.NewJobSource(proc)
+				*perr = src.WrapArrival(a, fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, *last, buckets.ErrOrder))
 				return
 			}
 			if *n == 0 {

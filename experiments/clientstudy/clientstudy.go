@@ -20,6 +20,7 @@ import (
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/param"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // ClientsModel is the model key of a sweep spec that is a [ClientsStudy].
@@ -49,12 +50,12 @@ const ClientsModel = "clients"
 // (package drl's; experiments does not import drl): the block's design key
 // and the design's parameters, keys of the block beside the clients' own.
 type ClientsStudy struct {
-	Name         string                 `yaml:"name"`
-	Model        string                 `yaml:"model"`
-	Clients      ClientsParams          `yaml:"clients"`
-	Replications int                    `yaml:"replications"` // >= 1
-	Seed         uint64                 `yaml:"seed"`
-	Sweep        experiments.ParamSweep `yaml:"sweep"`
+	Name         string         `yaml:"name"`
+	Model        string         `yaml:"model"`
+	Clients      ClientsParams  `yaml:"clients"`
+	Replications int            `yaml:"replications"` // >= 1
+	Seed         uint64         `yaml:"seed"`
+	Sweep        specfile.Sweep `yaml:"sweep"`
 
 	designs  ClientsDesigns
 	given    map[string]bool // the keys of the clients block
@@ -96,7 +97,7 @@ type clientsPoint struct {
 // point that has it). designs builds the distributed designs; nil
 // refuses the design key. Errors wrap ErrSpec.
 func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*ClientsStudy, error) {
-	data, err := experiments.ReadSpecData(r, name)
+	data, err := specfile.Read(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -104,14 +105,14 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, clientsYAMLError(name, err)
 	}
-	lines := experiments.KeyLines(&root, "")
-	block := experiments.KeyLines(&root, "clients")
+	lines := specfile.KeyLines(&root, "")
+	block := specfile.KeyLines(&root, "clients")
 	for _, k := range []struct{ key, why string }{
 		{"seed", "the seed is the study's top-level seed: replication r of point p runs with its own seed"},
 		{"bin", "a sweep keeps no series: leave bin out"},
 	} {
 		if l, ok := block[k.key]; ok {
-			return nil, &experiments.SpecError{File: name, Line: l, Field: "clients." + k.key, Err: fmt.Errorf("%s (%w)", k.why, experiments.ErrSpec)}
+			return nil, &specfile.Error{File: name, Line: l, Field: "clients." + k.key, Err: fmt.Errorf("%s (%w)", k.why, specfile.ErrSpec)}
 		}
 	}
 	s := &ClientsStudy{Clients: DefaultClientsParams(), Replications: 1, Seed: 1, designs: designs}
@@ -119,11 +120,11 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
 		if err == io.EOF {
-			return nil, &experiments.SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
+			return nil, &specfile.Error{File: name, Err: fmt.Errorf("empty spec (%w)", specfile.ErrSpec)}
 		}
 		if pe := (*param.Error)(nil); errors.As(err, &pe) {
 			pe.File = name // a value of the clients block, read by ClientsTable
-			return nil, fmt.Errorf("%w (%w)", pe, experiments.ErrSpec)
+			return nil, fmt.Errorf("%w (%w)", pe, specfile.ErrSpec)
 		}
 		return nil, clientsYAMLError(name, err)
 	}
@@ -133,12 +134,12 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	}
 	for k := range s.Clients.DesignParams {
 		if !slices.Contains(s.designParams(), k) {
-			return nil, &experiments.SpecError{File: name, Line: block[k], Field: "clients", Err: fmt.Errorf("field %s is not a clients parameter (want one of %s, trace) (%w)",
-				k, strings.Join(s.sweepable(), ", "), experiments.ErrSpec)}
+			return nil, &specfile.Error{File: name, Line: block[k], Field: "clients", Err: fmt.Errorf("field %s is not a clients parameter (want one of %s, trace) (%w)",
+				k, strings.Join(s.sweepable(), ", "), specfile.ErrSpec)}
 		}
 	}
 	if err := s.validate(); err != nil {
-		var se *experiments.SpecError
+		var se *specfile.Error
 		if errors.As(err, &se) {
 			se.File = name
 			if se.Line == 0 {
@@ -151,7 +152,7 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 			}
 			return nil, se
 		}
-		return nil, &experiments.SpecError{File: name, Err: err}
+		return nil, &specfile.Error{File: name, Err: err}
 	}
 	return s, nil
 }
@@ -169,35 +170,35 @@ func ReadClientsStudy(path string, designs ClientsDesigns) (*ClientsStudy, error
 // clientsYAMLError rewrites "yaml: line N: msg" as "name:N: msg", and the
 // decoder's words for an unknown key as the spec's.
 func clientsYAMLError(name string, err error) error {
-	msg := strings.TrimSuffix(experiments.YAMLError(name, err).Error(), " ("+experiments.ErrSpec.Error()+")")
+	msg := strings.TrimSuffix(specfile.YAMLError(name, err).Error(), " ("+specfile.ErrSpec.Error()+")")
 	msg = strings.Replace(msg, "not found in type clientstudy.ClientsStudy", "is not a field of a clients spec (name, model, clients, replications, seed, sweep)", 1)
 	msg = strings.Replace(msg, "not found in type clientstudy.ClientsParams", "is not a clients parameter (want one of "+strings.Join(SweepableClientsParams(), ", ")+", trace)", 1)
 	msg = strings.Replace(msg, "not found in type clientstudy.ClientsTrace", "is not a trace field (path, format, time_col, time_format, sort, skip_bad)", 1)
-	return fmt.Errorf("%s (%w)", msg, experiments.ErrSpec)
+	return fmt.Errorf("%s (%w)", msg, specfile.ErrSpec)
 }
 
 // validate enumerates and checks every point.
 func (s *ClientsStudy) validate() error {
 	if s.Model != ClientsModel {
-		return experiments.StudyErr("model", 0, "%q, want %s", s.Model, ClientsModel)
+		return specfile.StudyErr("model", 0, "%q, want %s", s.Model, ClientsModel)
 	}
 	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
-		return experiments.StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
+		return specfile.StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
 	}
 	if t := s.Clients.Trace; t != nil {
 		if t.Path == "" {
-			return experiments.StudyErr("clients.trace", 0, "the trace block has no path")
+			return specfile.StudyErr("clients.trace", 0, "the trace block has no path")
 		}
 		// Every replication reads the trace again.
 		if err := arrivals.CheckRereadable(t.Path); err != nil {
-			return experiments.StudyErr("clients.trace", 0, "%v", err)
+			return specfile.StudyErr("clients.trace", 0, "%v", err)
 		}
 	}
 	if err := s.checkAxes(); err != nil {
 		return err
 	}
 	s.points = nil
-	err := s.Sweep.Each(func(g experiments.ParamGrid, idx []int) error {
+	err := s.Sweep.Each(func(g specfile.Grid, idx []int) error {
 		p, err := s.point(g, idx)
 		if err == nil {
 			s.points = append(s.points, p)
@@ -231,11 +232,11 @@ func (s *ClientsStudy) checkAxes() error {
 				case "design":
 					why = "%q: a distributed design is not a parameter of this clients sweep (sweep the designs with model: drl)"
 				}
-				return experiments.StudyErr("sweep", a.Line, why, a.Name)
+				return specfile.StudyErr("sweep", a.Line, why, a.Name)
 			}
 			m *= len(a.Values)
 			if m > experiments.MaxPoints {
-				return experiments.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
+				return specfile.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
 			}
 			if !slices.Contains(s.axes, a.Name) {
 				s.axes = append(s.axes, a.Name)
@@ -247,14 +248,14 @@ func (s *ClientsStudy) checkAxes() error {
 
 // point returns the point of grid g whose axes take the values of index
 // idx, checked as a run's spec.
-func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, error) {
+func (s *ClientsStudy) point(g specfile.Grid, idx []int) (clientsPoint, error) {
 	p := clientsPoint{params: s.Clients, values: map[string]*yaml.Node{}}
 	p.params.DesignParams = maps.Clone(s.Clients.DesignParams)
 	p.design = map[string]*yaml.Node{}
 	for k, v := range s.Clients.DesignParams {
 		var n yaml.Node
 		if err := n.Encode(v); err != nil {
-			return p, experiments.StudyErr("clients."+k, 0, "%v", err)
+			return p, specfile.StudyErr("clients."+k, 0, "%v", err)
 		}
 		p.design[k] = &n
 	}
@@ -292,7 +293,7 @@ func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, 
 		if len(label) > 0 {
 			err = fmt.Errorf("at sweep point %d (%s): %w", len(s.points), strings.Join(label, " "), err)
 		}
-		return p, &experiments.SpecError{Field: field, Line: line, Err: err}
+		return p, &specfile.Error{Field: field, Line: line, Err: err}
 	}
 	return p, nil
 }
@@ -303,12 +304,12 @@ func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, 
 func setAxis(p *ClientsParams, name string, v *yaml.Node) error {
 	if v.Kind == yaml.ScalarNode {
 		if err := ClientsTable.Set(p, name, v.Value); err != nil {
-			return experiments.StudyErr("sweep."+name, v.Line, "%v", err)
+			return specfile.StudyErr("sweep."+name, v.Line, "%v", err)
 		}
 		return nil
 	}
-	if err := experiments.SetYAMLField(p, name, v); err != nil {
-		return experiments.StudyErr("sweep."+name, v.Line, "%s: %v", v.Value, err)
+	if err := specfile.SetYAMLField(p, name, v); err != nil {
+		return specfile.StudyErr("sweep."+name, v.Line, "%s: %v", v.Value, err)
 	}
 	return nil
 }
@@ -536,5 +537,5 @@ func (s *ClientsStudy) Rows(point int, reps []any) ([][]any, error) {
 // PointKey implements the point keys of experiments.RunModel: a point
 // listed twice in the sweep runs once.
 func (s *ClientsStudy) PointKey(point int) string {
-	return experiments.ValuesKey(s.points[point].values)
+	return specfile.ValuesKey(s.points[point].values)
 }

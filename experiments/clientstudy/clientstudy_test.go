@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // Three requests at 0 at a policing token bucket of rate 1 token/s and
@@ -71,7 +72,7 @@ func TestClientsParamsErrors(t *testing.T) {
 	p.Given = func(k string) bool { return k == "cap" } // a cap not given rises to the base
 	_, err := p.Spec()
 	var pe *ParamError
-	if !errors.As(err, &pe) || pe.Param != "cap" || !errors.Is(err, experiments.ErrSpec) || err.Error() != "cap 10ms: want a cap >= base 0.1 s" {
+	if !errors.As(err, &pe) || pe.Param != "cap" || !errors.Is(err, specfile.ErrSpec) || err.Error() != "cap 10ms: want a cap >= base 0.1 s" {
 		t.Errorf("err %v", err)
 	}
 	p = DefaultClientsParams()

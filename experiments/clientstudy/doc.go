@@ -14,6 +14,7 @@
 //	clientfigures.go       figures of a run; clientstudyfigures.go, of a sweep
 //	backoff.go             the backoff study (RunBackoffStudy)
 //	overload*.go           servers that collapse: parameters, metrics, figures
+//	builtin.go             the built-in metastability study (BuiltinSpec, BuiltinNames)
 //
 // Error messages keep the prefix "experiments:" of the package they came
 // from, so that the outputs of ratesim stay the same.

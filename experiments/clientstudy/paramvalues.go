@@ -6,7 +6,7 @@ import (
 
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // ParamError is an invalid parameter of [ClientsParams]: its name (the
@@ -30,9 +30,9 @@ func (e *ParamError) Error() string {
 // Unwrap returns ErrSpec, and the underlying error.
 func (e *ParamError) Unwrap() []error {
 	if e.Err != nil {
-		return []error{experiments.ErrSpec, e.Err}
+		return []error{specfile.ErrSpec, e.Err}
 	}
-	return []error{experiments.ErrSpec}
+	return []error{specfile.ErrSpec}
 }
 
 // name writes param as the caller's user knows it.

@@ -81,7 +81,7 @@ func Figures(s drl.Spec, results []*drl.Result, sums []drl.Summary, caption stri
 			top = math.Max(top, v)
 		}
 		rate.Lines = append(rate.Lines, plots.Line{Label: r.Design, X: x, Y: y, Step: true, Color: i})
-		ccdf.Lines = append(ccdf.Lines, experiments.TailLines(delayDistribution(r), r.Design, i, false)...)
+		ccdf.Lines = append(ccdf.Lines, delayDistribution(r).TailLines(r.Design, i, false)...)
 	}
 	var none []string
 	for _, r := range results {
@@ -92,7 +92,7 @@ func Figures(s drl.Spec, results []*drl.Result, sums []drl.Summary, caption stri
 	if len(none) > 0 {
 		ccdf.Caption += "; no admitted job waited under " + strings.Join(none, ", ") + " (no curve)"
 	}
-	ccdf.YRange = experiments.TailRange(ccdf.Lines)
+	ccdf.YRange = plots.TailRange(ccdf.Lines)
 	if !keyed && len(results) > 0 && len(rate.Lines[0].X) > 0 {
 		x := rate.Lines[0].X
 		rv := s.Bucket.Rate.Float64()

@@ -15,6 +15,7 @@ import (
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/budget"
+	"github.com/ratesim/ratesim/internal/specfile"
 	"github.com/ratesim/ratesim/profiles"
 )
 
@@ -398,7 +399,7 @@ func (p *Params) parseRun(s *drl.Spec) error {
 // parameters' words (Design.CheckParams), then Spec.Validate.
 func (p *Params) checkDesigns(s drl.Spec, names []string) error {
 	raw := func(key string) any {
-		v, _ := experiments.YAMLField(p, key)
+		v, _ := specfile.YAMLField(p, key)
 		return v.Interface()
 	}
 	for _, n := range names {

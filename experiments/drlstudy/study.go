@@ -17,6 +17,7 @@ import (
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/param"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 // ModelName is the model key of a sweep spec that is a [Study].
@@ -42,12 +43,12 @@ const ModelName = "drl"
 // point p runs with root seed experiments.ReplicationSeed(seed, p, r). A
 // Study is an experiments.Model: its rows are one per point and design.
 type Study struct {
-	Name         string                 `yaml:"name"`
-	Model        string                 `yaml:"model"`
-	DRL          Params                 `yaml:"drl"`
-	Replications int                    `yaml:"replications"` // >= 1
-	Seed         uint64                 `yaml:"seed"`
-	Sweep        experiments.ParamSweep `yaml:"sweep"` // over the keys of Params but designs and trace
+	Name         string         `yaml:"name"`
+	Model        string         `yaml:"model"`
+	DRL          Params         `yaml:"drl"`
+	Replications int            `yaml:"replications"` // >= 1
+	Seed         uint64         `yaml:"seed"`
+	Sweep        specfile.Sweep `yaml:"sweep"` // over the keys of Params but designs and trace
 	// FixedSeed runs every point and replication with DRL.Seed (or the
 	// seed axis) as it is, as ratesim drl --sweep does, instead of
 	// independent replication seeds.
@@ -73,26 +74,26 @@ func sweepable(name string) bool {
 	if slices.Contains(notSwept, name) {
 		return false
 	}
-	_, ok := experiments.YAMLField(&Params{}, name)
+	_, ok := specfile.YAMLField(&Params{}, name)
 	return ok
 }
 
 // SweepableParams lists the parameters a sweep can vary: the keys of
 // Params but designs and trace.
 func SweepableParams() []string {
-	return experiments.YAMLKeys(reflect.TypeOf(Params{}), notSwept...)
+	return specfile.YAMLKeys(reflect.TypeOf(Params{}), notSwept...)
 }
 
 // StudyError is an invalid field of a study: the file and line when it
 // came from a file, and the field (drl.sync_period, sweep.nodes).
-type StudyError = experiments.SpecError
+type StudyError = specfile.Error
 
 // ParseStudy reads a study from YAML; name (a file name) prefixes the
 // errors, which give the line: a syntax error, an unknown field, a value
 // of the wrong type, or an invalid value (at the sweep point that has it).
-// Errors wrap experiments.ErrSpec.
+// Errors wrap specfile.ErrSpec.
 func ParseStudy(r io.Reader, name string) (*Study, error) {
-	data, err := experiments.ReadSpecData(r, name)
+	data, err := specfile.Read(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		if err == io.EOF {
-			return nil, &StudyError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
+			return nil, &StudyError{File: name, Err: fmt.Errorf("empty spec (%w)", specfile.ErrSpec)}
 		}
 		return nil, studyYAMLError(name, err)
 	}
@@ -114,8 +115,8 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, studyYAMLError(name, err)
 	}
-	lines := experiments.KeyLines(&root, "")
-	for k, l := range experiments.KeyLines(&root, "drl") {
+	lines := specfile.KeyLines(&root, "")
+	for k, l := range specfile.KeyLines(&root, "drl") {
 		lines["drl."+k] = l
 	}
 	if _, ok := lines["drl.jobs"]; !ok && s.DRL.Trace != nil {
@@ -141,12 +142,12 @@ func ParseStudy(r io.Reader, name string) (*Study, error) {
 // studyYAML is a study as its file gives it: the drl block is read by
 // decodeDRL, through the parameters' table.
 type studyYAML struct {
-	Name         string                 `yaml:"name"`
-	Model        string                 `yaml:"model"`
-	DRL          yaml.Node              `yaml:"drl"`
-	Replications int                    `yaml:"replications"`
-	Seed         uint64                 `yaml:"seed"`
-	Sweep        experiments.ParamSweep `yaml:"sweep"`
+	Name         string         `yaml:"name"`
+	Model        string         `yaml:"model"`
+	DRL          yaml.Node      `yaml:"drl"`
+	Replications int            `yaml:"replications"`
+	Seed         uint64         `yaml:"seed"`
+	Sweep        specfile.Sweep `yaml:"sweep"`
 }
 
 // decodeDRL reads the drl block node of file into p: every parameter
@@ -168,13 +169,13 @@ func decodeDRL(file string, node *yaml.Node, p *Params) error {
 				}
 				continue
 			case Table.Lookup(k.Value) == nil || Table.Lookup(k.Value).Key != k.Value:
-				return fmt.Errorf("%s:%d: field %s is not a drl parameter (want one of %s, trace) (%w)", file, k.Line, k.Value, strings.Join(tableKeys(), ", "), experiments.ErrSpec)
+				return fmt.Errorf("%s:%d: field %s is not a drl parameter (want one of %s, trace) (%w)", file, k.Line, k.Value, strings.Join(tableKeys(), ", "), specfile.ErrSpec)
 			}
 			params.Content = append(params.Content, k, v)
 		}
 	}
 	if err := Table.Decode(file, &params, p); err != nil {
-		return fmt.Errorf("%w (%w)", err, experiments.ErrSpec)
+		return fmt.Errorf("%w (%w)", err, specfile.ErrSpec)
 	}
 	return nil
 }
@@ -191,11 +192,11 @@ func tableKeys() []string {
 // decodeTrace reads the trace block v into p.Trace, refusing a key that
 // is not a field of [Trace].
 func decodeTrace(file string, v *yaml.Node, p *Params) error {
-	keys := experiments.YAMLKeys(reflect.TypeOf(Trace{}))
+	keys := specfile.YAMLKeys(reflect.TypeOf(Trace{}))
 	if v.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(v.Content); i += 2 {
 			if k := v.Content[i]; !slices.Contains(keys, k.Value) {
-				return fmt.Errorf("%s:%d: field %s is not a trace field (%s) (%w)", file, k.Line, k.Value, strings.Join(keys, ", "), experiments.ErrSpec)
+				return fmt.Errorf("%s:%d: field %s is not a trace field (%s) (%w)", file, k.Line, k.Value, strings.Join(keys, ", "), specfile.ErrSpec)
 			}
 		}
 	}
@@ -237,7 +238,7 @@ func studyYAMLError(name string, err error) error {
 		m = strings.Replace(m, "not found in type drlstudy.Trace", "is not a trace field (path, format, time_col, time_format, key_col, sort, skip_bad)", 1)
 		msgs[i] = m
 	}
-	return fmt.Errorf("%s (%w)", strings.Join(msgs, "; "), experiments.ErrSpec)
+	return fmt.Errorf("%s (%w)", strings.Join(msgs, "; "), specfile.ErrSpec)
 }
 
 // NewStudy returns the study of base over one grid of axes, each a
@@ -248,15 +249,15 @@ func studyYAMLError(name string, err error) error {
 // Params.Spec at the point.
 func NewStudy(base Params, axes []StringAxis) (*Study, error) {
 	s := &Study{Model: ModelName, DRL: base, Replications: 1, Seed: base.Seed, FixedSeed: true}
-	var g experiments.ParamGrid
+	var g specfile.Grid
 	for _, a := range axes {
-		ax := experiments.ParamAxis{Name: a.Name}
+		ax := specfile.Axis{Name: a.Name}
 		for _, v := range a.Values {
 			ax.Values = append(ax.Values, &yaml.Node{Kind: yaml.ScalarNode, Value: v})
 		}
 		g = append(g, ax)
 	}
-	s.Sweep = experiments.ParamSweep{g}
+	s.Sweep = specfile.Sweep{g}
 	return s, s.validate()
 }
 
@@ -269,25 +270,25 @@ type StringAxis struct {
 // validate enumerates and checks every point.
 func (s *Study) validate() error {
 	if s.Model != ModelName {
-		return experiments.StudyErr("model", 0, "%q, want %s", s.Model, ModelName)
+		return specfile.StudyErr("model", 0, "%q, want %s", s.Model, ModelName)
 	}
 	if s.Replications < 1 || s.Replications > experiments.MaxReplications {
-		return experiments.StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
+		return specfile.StudyErr("replications", 0, "%d, want between 1 and %d", s.Replications, experiments.MaxReplications)
 	}
 	if s.DRL.Trace != nil && !s.FixedSeed {
 		if s.DRL.Trace.Path == "" {
-			return experiments.StudyErr("drl.trace", 0, "the trace block has no path")
+			return specfile.StudyErr("drl.trace", 0, "the trace block has no path")
 		}
 		// Every replication of every design reads the trace again.
 		if err := arrivals.CheckRereadable(s.DRL.Trace.Path); err != nil {
-			return experiments.StudyErr("drl.trace", 0, "%v", err)
+			return specfile.StudyErr("drl.trace", 0, "%v", err)
 		}
 	}
 	if err := s.checkAxes(); err != nil {
 		return err
 	}
 	s.points = nil
-	err := s.Sweep.Each(func(g experiments.ParamGrid, idx []int) error {
+	err := s.Sweep.Each(func(g specfile.Grid, idx []int) error {
 		p, err := s.point(g, idx)
 		if err == nil {
 			s.points = append(s.points, p)
@@ -312,14 +313,14 @@ func (s *Study) checkAxes() error {
 		m := 1
 		for _, a := range g {
 			if !sweepable(a.Name) {
-				return experiments.StudyErr("sweep", a.Line, "unknown parameter %q, want one of %s", a.Name, strings.Join(SweepableParams(), ", "))
+				return specfile.StudyErr("sweep", a.Line, "unknown parameter %q, want one of %s", a.Name, strings.Join(SweepableParams(), ", "))
 			}
 			if !s.FixedSeed && a.Name == "seed" {
-				return experiments.StudyErr("sweep.seed", a.Line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
+				return specfile.StudyErr("sweep.seed", a.Line, "the seed is the study's top-level seed: replication r of point p runs with its own seed")
 			}
 			m *= len(a.Values)
 			if m > experiments.MaxPoints {
-				return experiments.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
+				return specfile.StudyErr("sweep", a.Line, "more than %d points", experiments.MaxPoints)
 			}
 			if !slices.Contains(s.axes, a.Name) {
 				s.axes = append(s.axes, a.Name)
@@ -331,7 +332,7 @@ func (s *Study) checkAxes() error {
 
 // point returns the point of grid g at the value indexes idx, with its
 // parameters checked.
-func (s *Study) point(g experiments.ParamGrid, idx []int) (point, error) {
+func (s *Study) point(g specfile.Grid, idx []int) (point, error) {
 	p := point{params: s.DRL, values: map[string]*yaml.Node{}}
 	var label []string
 	for i, a := range g {
@@ -345,7 +346,7 @@ func (s *Study) point(g experiments.ParamGrid, idx []int) (point, error) {
 			err = setParam(&p.params, a.Name, v)
 		}
 		if err != nil {
-			return p, experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
+			return p, specfile.StudyErr("sweep."+a.Name, v.Line, "%s: %v", nodeText(v), err)
 		}
 	}
 	if _, _, err := p.params.Spec(); err != nil {
@@ -368,7 +369,7 @@ func (s *Study) point(g experiments.ParamGrid, idx []int) (point, error) {
 // parameter's value) as YAML decodes it. The error says what would fit.
 func setParam(p *Params, key string, v *yaml.Node) error {
 	if v.Kind != yaml.ScalarNode || Table.Lookup(key) == nil {
-		return experiments.SetYAMLField(p, key, v)
+		return specfile.SetYAMLField(p, key, v)
 	}
 	err := Table.Set(p, key, v.Value)
 	var pe *param.Error
@@ -439,4 +440,4 @@ func (s *Study) RootSeed() uint64 { return s.Seed }
 
 // PointKey tells equal points of the sweep apart (experiments.RunModel
 // runs a point listed twice once): the swept values.
-func (s *Study) PointKey(point int) string { return experiments.ValuesKey(s.points[point].values) }
+func (s *Study) PointKey(point int) string { return specfile.ValuesKey(s.points[point].values) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratesim/ratesim/drl"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 )
 
 func parseStudy(t *testing.T, y string) *Study {
@@ -154,8 +155,8 @@ func TestStudyErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.yaml, err, c.want)
 		}
-		if err != nil && !errors.Is(err, experiments.ErrSpec) && !errors.Is(err, drl.ErrSpec) {
-			t.Errorf("%q: %v wraps neither experiments.ErrSpec nor drl.ErrSpec", c.yaml, err)
+		if err != nil && !errors.Is(err, specfile.ErrSpec) && !errors.Is(err, drl.ErrSpec) {
+			t.Errorf("%q: %v wraps neither specfile.ErrSpec nor drl.ErrSpec", c.yaml, err)
 		}
 	}
 }
@@ -209,7 +210,7 @@ func TestTestdataStudies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, _ := experiments.SpecModel(data, f); m != ModelName {
+		if m, _ := specfile.Model(data, f); m != ModelName {
 			continue
 		}
 		n++

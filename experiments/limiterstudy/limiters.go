@@ -277,7 +277,8 @@ func RunLimiters(ctx context.Context, spec LimitersSpec, proc arrivals.Process) 
 			return nil, err
 		}
 		if a.T < last {
-			return nil, experiments.ArrivalError(proc, a, fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, last, buckets.ErrOrder))
+			src, _ := experiments.NewJobSource(proc)
+			return nil, src.WrapArrival(a, fmt.Errorf("experiments: arrival at %v s after one at %v s: %w", a.T, last, buckets.ErrOrder))
 		}
 		last = a.T
 		if res.Jobs == 0 {

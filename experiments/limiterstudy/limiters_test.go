@@ -291,7 +291,7 @@ func TestLimiterFigures(t *testing.T) {
 		t.Errorf("figures %v, want %v", names, want)
 	}
 	dir := t.TempDir()
-	paths, err := experiments.SaveFigures(figs, dir, "png")
+	paths, err := experiments.SaveFigures(t.Context(), figs, dir, "png")
 	if err != nil {
 		t.Fatal(err)
 	}

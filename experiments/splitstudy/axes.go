@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ratesim/ratesim/exact"
-	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/specfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -42,7 +42,7 @@ var AxisNames = []string{"load", "rate", "burst", "k", "p", "q", "q_rate", "q_bu
 // lists of values) or a list of grids.
 func (s *Sweep) UnmarshalYAML(n *yaml.Node) error {
 	known := func(name string) bool { _, ok := axisKind[name]; return ok }
-	gs, err := experiments.ParseYAMLSweep(n, known, AxisNames, "[0.5, 0.9]")
+	gs, err := specfile.ParseSweep(n, known, AxisNames, "[0.5, 0.9]")
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,9 @@ package splitstudy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
-
-	"github.com/ratesim/ratesim/experiments"
 )
 
 // builtinSpecs are the studies ratesim sweep --builtin runs, as YAML.
@@ -40,16 +39,9 @@ sweep:
 `,
 }
 
-// BuiltinNames lists the built-in studies: the split's and those of other
-// models ([experiments.BuiltinNames]).
-func BuiltinNames() []string {
-	names := experiments.BuiltinNames()
-	for n := range builtinSpecs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+// BuiltinNames lists the built-in studies of the split model, sorted
+// (package clientstudy lists those of the clients model).
+func BuiltinNames() []string { return slices.Sorted(maps.Keys(builtinSpecs)) }
 
 // Builtin returns the built-in study name (see [BuiltinNames]).
 func Builtin(name string) (*Spec, error) {

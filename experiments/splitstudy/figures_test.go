@@ -114,7 +114,7 @@ func TestSweepFiguresData(t *testing.T) {
 	}
 	// Save them all: valid PNGs.
 	dir := t.TempDir()
-	paths, err := experiments.SaveFigures(Named(figs), dir, "png")
+	paths, err := experiments.SaveFigures(t.Context(), Named(figs), dir, "png")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestRunFiguresData(t *testing.T) {
 		t.Errorf("final gap %v, want 1", gap[len(gap)-1])
 	}
 	dir := t.TempDir()
-	paths, err := experiments.SaveFigures(figs, dir, "png")
+	paths, err := experiments.SaveFigures(t.Context(), figs, dir, "png")
 	if err != nil || len(paths) != 4 {
 		t.Fatalf("saved %v, %v", paths, err)
 	}

@@ -61,8 +61,8 @@ func RunFigures(ser *Series, caption string) []experiments.NamedFigure {
 		YLabel:  "P(delay ≤ x)",
 		YRange:  [2]float64{0, 1.02},
 		Lines: []plots.Line{
-			experiments.CDFLine(ser.One, "one bucket", 0, false),
-			experiments.CDFLine(ser.Split, "split", 1, true),
+			ser.One.CDFLine("one bucket", 0, false),
+			ser.Split.CDFLine("split", 1, true),
 		},
 	}
 	// The CCDF is drawn on log-log axes, where delay 0 has no place: the
@@ -76,9 +76,9 @@ func RunFigures(ser *Series, caption string) []experiments.NamedFigure {
 		LogX:    true,
 		LogY:    true,
 	}
-	ccdf.Lines = append(ccdf.Lines, experiments.TailLines(ser.One, "one bucket, P(delay > 0) = "+experiments.FormatProb(ser.One.Delayed()), 0, false)...)
-	ccdf.Lines = append(ccdf.Lines, experiments.TailLines(ser.Split, "split, P(delay > 0) = "+experiments.FormatProb(ser.Split.Delayed()), 1, true)...)
-	ccdf.YRange = experiments.TailRange(ccdf.Lines)
+	ccdf.Lines = append(ccdf.Lines, ser.One.TailLines("one bucket, P(delay > 0) = "+experiments.FormatProb(ser.One.Delayed()), 0, false)...)
+	ccdf.Lines = append(ccdf.Lines, ser.Split.TailLines("split, P(delay > 0) = "+experiments.FormatProb(ser.Split.Delayed()), 1, true)...)
+	ccdf.YRange = plots.TailRange(ccdf.Lines)
 	gap := make([]float64, len(ser.T))
 	for i := range gap {
 		gap[i] = ser.SSplit[i] - ser.S[i]

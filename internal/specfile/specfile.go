@@ -2,7 +2,8 @@
 // it within bounds ([Read]), errors that name the file, line and field
 // ([Error], wrapping [ErrSpec]), the model a spec names ([Model]), and
 // struct fields by YAML key ([YAMLField], [SetYAMLField]) for studies that
-// read their parameters by key.
+// read their parameters by key, and the sweep block ([ParseSweep], a
+// [Sweep] of grids of axes).
 package specfile
 
 import (

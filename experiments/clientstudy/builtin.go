@@ -1,6 +1,11 @@
-package experiments
+package clientstudy
 
-import "slices"
+import (
+	"maps"
+	"slices"
+
+	"github.com/ratesim/ratesim/internal/specfile"
+)
 
 // metastability is the map of issue 25: which mechanism keeps the
 // metastable-retry scenario (two servers of concurrency 5, exponential
@@ -42,31 +47,24 @@ sweep:
     fault: [crash:20s:22s, crash:20s:25s, crash:20s:30s]
 `
 
-// builtinModelSpecs are the built-in studies of other models than the
-// split, as YAML spec files (see [BuiltinModelSpec]).
+// builtinModelSpecs are the built-in studies of the clients model, as
+// YAML spec files (see [BuiltinSpec]).
 var builtinModelSpecs = map[string]string{
 	"metastability": metastabilitySpec,
 }
 
-// BuiltinModelSpec returns the YAML spec of the built-in study name when
-// it is of another model than the split (run as a spec file of that
-// model), and its model.
-func BuiltinModelSpec(name string) (text, model string, ok bool) {
+// BuiltinSpec returns the YAML spec of the built-in study name (ratesim
+// sweep --builtin NAME runs it as a spec file of its model), and its
+// model; ok is false when name is not one of [BuiltinNames].
+func BuiltinSpec(name string) (text, model string, ok bool) {
 	text, ok = builtinModelSpecs[name]
 	if !ok {
 		return "", "", false
 	}
-	model, err := SpecModel([]byte(text), "builtin "+name)
+	model, err := specfile.Model([]byte(text), "builtin "+name)
 	return text, model, err == nil
 }
 
-// BuiltinNames lists the built-in studies of other models than the split
-// (see [BuiltinModelSpec]); package splitstudy lists them all.
-func BuiltinNames() []string {
-	var names []string
-	for n := range builtinModelSpecs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+// BuiltinNames lists the built-in studies of this package (see
+// [BuiltinSpec]), sorted; package splitstudy lists the split's.
+func BuiltinNames() []string { return slices.Sorted(maps.Keys(builtinModelSpecs)) }
