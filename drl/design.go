@@ -239,10 +239,10 @@ const policingNA = "policing: no job waits, S = 0"
 // refuseNodeLimiter is the error for a node limiter given to a design
 // that keeps no per-node limiter.
 func refuseNodeLimiter(s Spec) error {
-	if s.NodeLimiter == nil {
+	if s.Static.NodeLimiter == nil {
 		return nil
 	}
-	return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.NodeLimiterName, s.Design, ErrSpec)
+	return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.Static.NodeLimiterName, s.Design, ErrSpec)
 }
 
 // captionList builds a caption: add appends a parameter.

@@ -39,8 +39,8 @@ func (designLease) Theorem2NA(s Spec) string {
 // leaseSize is the lease size of s: Spec.LeaseSize, or B/N rounded down
 // (at least 1) for 0.
 func leaseSize(s Spec) int64 {
-	if s.LeaseSize != 0 {
-		return s.LeaseSize
+	if s.Lease.Size != 0 {
+		return s.Lease.Size
 	}
 	b, _ := s.Bucket.Burst.Quo(exact.Int(int64(s.Nodes)))
 	return max(1, b.Floor().Int64())
@@ -48,33 +48,40 @@ func leaseSize(s Spec) int64 {
 
 func (designLease) Caption(s Spec) []CaptionParam {
 	var c captionList
-	size := fmt.Sprint(s.LeaseSize)
-	if s.LeaseSize == 0 {
+	size := fmt.Sprint(s.Lease.Size)
+	if s.Lease.Size == 0 {
 		size = "B/N"
 	}
-	c.add("rtt", "round trip %s", s.RTT)
+	c.add("rtt", "round trip %s", s.Store.RTT)
 	c.add("lease-size", "lease %s tokens", size)
-	c.add("lease-ttl", "lease TTL %s", capDur(s.LeaseTTL))
+	c.add("lease-ttl", "lease TTL %s", capDur(s.Lease.TTL))
 	return c
 }
 
 func (designLease) Describe(s Spec) string {
-	return nodesText(s) + fmt.Sprintf(", round trip %v, lease TTL %s", s.RTT, span(s.LeaseTTL)) + modeText(s)
+	return nodesText(s) + fmt.Sprintf(", round trip %v, lease TTL %s", s.Store.RTT, span(s.Lease.TTL)) + modeText(s)
 }
 
 func (designLease) Header(s Spec) string {
-	size := fmt.Sprintf("%d tokens", s.LeaseSize)
-	if s.LeaseSize == 0 {
+	size := fmt.Sprintf("%d tokens", s.Lease.Size)
+	if s.Lease.Size == 0 {
 		size = "B/N tokens"
 	}
 	ttl := "never returned"
-	if s.LeaseTTL != engine.Forever {
-		ttl = fmt.Sprintf("returned %v s after the latest grant", s.LeaseTTL.Seconds())
+	if s.Lease.TTL != engine.Forever {
+		ttl = fmt.Sprintf("returned %v s after the latest grant", s.Lease.TTL.Seconds())
 	}
-	return fmt.Sprintf("%s per request (round trip %v), %s; %s", size, s.RTT, ttl, modeText(s)[2:])
+	return fmt.Sprintf("%s per request (round trip %v), %s; %s", size, s.Store.RTT, ttl, modeText(s)[2:])
 }
 
 func (designLease) New(s Spec, r *Recorder) (Model, error) {
-	s.LeaseSize = leaseSize(s)
+	s.Lease.Size = leaseSize(s)
 	return newLease(s, r.u, r.res)
+}
+
+// LeaseParams are the lease design's parameters (Spec.Lease); it reads
+// Spec.Store.RTT too.
+type LeaseParams struct {
+	Size int64       // tokens a node asks for at a time, >= 1 (0: B/N rounded down, at least 1)
+	TTL  engine.Time // unused tokens go back this long after the latest grant, ns; engine.Forever: never
 }

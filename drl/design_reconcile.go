@@ -28,13 +28,13 @@ func (designReconcile) Flags() []string {
 
 func (designReconcile) Check(s Spec) error { return refuseNodeLimiter(s) }
 
-func (designReconcile) LocalBuckets(s Spec) bool { return s.Local == LocalShare }
+func (designReconcile) LocalBuckets(s Spec) bool { return s.Reconcile.Local == LocalShare }
 
 func (designReconcile) Theorem2NA(s Spec) string {
 	switch {
 	case s.Police:
 		return policingNA
-	case s.Local == LocalCopy:
+	case s.Reconcile.Local == LocalCopy:
 		return "shares do not sum to R: each node decides with a copy of (R, B)"
 	}
 	return "the owner's broadcasts overwrite the sub-buckets' state"
@@ -42,22 +42,29 @@ func (designReconcile) Theorem2NA(s Spec) string {
 
 func (designReconcile) Caption(s Spec) []CaptionParam {
 	var c captionList
-	c.add("sync-period", "sync period T = %s", capDur(s.SyncPeriod))
-	if s.BatchLimit > 0 {
-		c.add("batch-limit", "batch limit %d keys", s.BatchLimit)
+	c.add("sync-period", "sync period T = %s", capDur(s.Sync.Period))
+	if s.Sync.BatchLimit > 0 {
+		c.add("batch-limit", "batch limit %d keys", s.Sync.BatchLimit)
 	}
-	c.add("sync-delay", "message delay %s", s.SyncDelay)
-	c.add("loss", "loss %g", s.SyncLoss)
-	c.add("local", "local %s", s.Local)
+	c.add("sync-delay", "message delay %s", s.Sync.Delay)
+	c.add("loss", "loss %g", s.Sync.Loss)
+	c.add("local", "local %s", s.Reconcile.Local)
 	return c
 }
 
 func (designReconcile) Describe(s Spec) string {
-	return nodesText(s) + fmt.Sprintf(", sync period %s, message delay %v, local %v", span(s.SyncPeriod), s.SyncDelay, s.Local) + modeText(s)
+	return nodesText(s) + fmt.Sprintf(", sync period %s, message delay %v, local %v", span(s.Sync.Period), s.Sync.Delay, s.Reconcile.Local) + modeText(s)
 }
 
 func (designReconcile) Header(s Spec) string {
-	return fmt.Sprintf("period %s, batch limit %d keys, message delay %v, loss %v, local %s", span(s.SyncPeriod), s.BatchLimit, s.SyncDelay, s.SyncLoss, s.Local)
+	return fmt.Sprintf("period %s, batch limit %d keys, message delay %v, loss %v, local %s", span(s.Sync.Period), s.Sync.BatchLimit, s.Sync.Delay, s.Sync.Loss, s.Reconcile.Local)
 }
 
 func (designReconcile) New(s Spec, r *Recorder) (Model, error) { return newSync(s, r.u, r.res) }
+
+// ReconcileParams are the reconcile design's own parameters
+// (Spec.Reconcile); it reads Spec.Sync's period, batch limit, delay and
+// loss.
+type ReconcileParams struct {
+	Local Local // what a node decides with between reconciliations
+}

@@ -3,6 +3,7 @@ package drl
 import (
 	"fmt"
 
+	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/internal/param"
 
 	"github.com/ratesim/ratesim/engine"
@@ -32,15 +33,15 @@ func (designStatic) Params() []param.Param {
 
 func (designStatic) Flags() []string { return []string{"scale", "node-limiter"} }
 
-func (designStatic) LocalBuckets(s Spec) bool { return s.NodeLimiter == nil }
+func (designStatic) LocalBuckets(s Spec) bool { return s.Static.NodeLimiter == nil }
 
 func (designStatic) Theorem2NA(s Spec) string {
 	switch {
-	case s.NodeLimiter != nil:
-		return "the nodes run " + s.NodeLimiterName + ", not sub-buckets (R/N, B/N)"
+	case s.Static.NodeLimiter != nil:
+		return "the nodes run " + s.Static.NodeLimiterName + ", not sub-buckets (R/N, B/N)"
 	case s.Police:
 		return policingNA
-	case len(s.Scale) > 0:
+	case len(s.Static.Scale) > 0:
 		return "scale events change the shares"
 	}
 	return ""
@@ -48,8 +49,8 @@ func (designStatic) Theorem2NA(s Spec) string {
 
 func (designStatic) Caption(s Spec) []CaptionParam {
 	var c captionList
-	if len(s.Scale) > 0 {
-		c.add("scale", "scale events %s", scaleText(s.Scale, capDur))
+	if len(s.Static.Scale) > 0 {
+		c.add("scale", "scale events %s", scaleText(s.Static.Scale, capDur))
 	}
 	return c
 }
@@ -57,15 +58,35 @@ func (designStatic) Caption(s Spec) []CaptionParam {
 func (designStatic) Describe(s Spec) string { return nodesText(s) + modeText(s) }
 
 func (designStatic) Header(s Spec) string {
-	if len(s.Scale) == 0 {
+	if len(s.Static.Scale) == 0 {
 		return ""
 	}
-	return "re-split: " + scaleText(s.Scale, func(t engine.Time) string { return fmt.Sprintf("%v s", t.Seconds()) })
+	return "re-split: " + scaleText(s.Static.Scale, func(t engine.Time) string { return fmt.Sprintf("%v s", t.Seconds()) })
 }
 
 func (designStatic) Marks(s Spec) []Mark {
-	at := func(i int) (engine.Time, engine.Time) { return s.Scale[i].At, s.Scale[i].At }
-	return marksOf(len(s.Scale), at, "static re-split (scale event)")
+	at := func(i int) (engine.Time, engine.Time) { return s.Static.Scale[i].At, s.Static.Scale[i].At }
+	return marksOf(len(s.Static.Scale), at, "static re-split (scale event)")
 }
 
 func (designStatic) New(s Spec, r *Recorder) (Model, error) { return newStatic(s, r.u, r.res) }
+
+// StaticParams are the static design's parameters (Spec.Static); the
+// store's local fallback reads NodeLimiter too.
+type StaticParams struct {
+	// Scale re-splits the fleet at given instants (non-decreasing).
+	Scale []ScaleEvent
+	// NodeLimiter, when not nil, builds the limiter a node keeps per key
+	// in place of its sub-bucket (R/N, B/N): a library profile (package
+	// profiles) configured per node, as a user configures each gateway,
+	// so that the fleet admits up to N times the limiter's arrival curve.
+	// The static design (at a scale event a surviving node keeps its
+	// limiters, a new one starts with fresh ones, a removed one's are
+	// dropped) and the store's local fallback (Store.Fail = FailLocal)
+	// read it; sync, reconcile, lease, grd and fps refuse it, as they
+	// keep no per-node limiter a library could stand in for. The limiter
+	// decides by itself (Police is not consulted) and must never answer
+	// Queue (no profile does). NodeLimiterName is its spec, for reports.
+	NodeLimiter     func() buckets.Limiter
+	NodeLimiterName string
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/internal/param"
 )
 
@@ -39,15 +40,15 @@ func (designSync) Check(s Spec) error {
 		return err
 	}
 	if !s.Police {
-		return fmt.Errorf("drl: sync is Gubernator's GLOBAL behaviour (%v), which answers UNDER_LIMIT or OVER_LIMIT and never delays a job: want Police (the design reconcile shapes): %w", s.Algorithm, ErrSpec)
+		return fmt.Errorf("drl: sync is Gubernator's GLOBAL behaviour (%v), which answers UNDER_LIMIT or OVER_LIMIT and never delays a job: want Police (the design reconcile shapes): %w", s.Sync.Algorithm, ErrSpec)
 	}
 	// Spec.Local is the design reconcile's: every Gubernator daemon keeps
 	// its own item of the whole limit, whatever Local says.
-	if len(s.Scale) > 0 {
-		return fmt.Errorf("drl: sync with Gubernator's %v: scale events are the static design's: %w", s.Algorithm, ErrSpec)
+	if len(s.Static.Scale) > 0 {
+		return fmt.Errorf("drl: sync with Gubernator's %v: scale events are the static design's: %w", s.Sync.Algorithm, ErrSpec)
 	}
-	if len(s.Peers) != 0 && len(s.Peers) != s.Nodes {
-		return fmt.Errorf("drl: %d Gubernator peers for %d nodes: want one address per node: %w", len(s.Peers), s.Nodes, ErrSpec)
+	if len(s.Sync.Peers) != 0 && len(s.Sync.Peers) != s.Nodes {
+		return fmt.Errorf("drl: %d Gubernator peers for %d nodes: want one address per node: %w", len(s.Sync.Peers), s.Nodes, ErrSpec)
 	}
 	_, _, _, err := GubernatorLimits(s.Bucket.Rate, s.Bucket.Burst)
 	return err
@@ -88,20 +89,42 @@ func (designSync) LeftOut(s Spec) string {
 
 func (designSync) Caption(s Spec) []CaptionParam {
 	var c captionList
-	c.add("algorithm", "Gubernator %v", s.Algorithm)
-	c.add("sync-period", "GlobalSyncWait %s", capDur(s.SyncPeriod))
-	if s.BatchLimit > 0 {
-		c.add("batch-limit", "batch limit %d keys", s.BatchLimit)
+	c.add("algorithm", "Gubernator %v", s.Sync.Algorithm)
+	c.add("sync-period", "GlobalSyncWait %s", capDur(s.Sync.Period))
+	if s.Sync.BatchLimit > 0 {
+		c.add("batch-limit", "batch limit %d keys", s.Sync.BatchLimit)
 	}
-	c.add("sync-delay", "message delay %s", s.SyncDelay)
-	c.add("loss", "loss %g", s.SyncLoss)
+	c.add("sync-delay", "message delay %s", s.Sync.Delay)
+	c.add("loss", "loss %g", s.Sync.Loss)
 	return c
 }
 
 func (designSync) Describe(s Spec) string {
-	return nodesText(s) + fmt.Sprintf(", Gubernator %v, GlobalSyncWait %s, message delay %v", s.Algorithm, span(s.SyncPeriod), s.SyncDelay) + modeText(s)
+	return nodesText(s) + fmt.Sprintf(", Gubernator %v, GlobalSyncWait %s, message delay %v", s.Sync.Algorithm, span(s.Sync.Period), s.Sync.Delay) + modeText(s)
 }
 
 func (designSync) Header(s Spec) string { return DescribeGubernator(s) }
 
 func (designSync) New(s Spec, r *Recorder) (Model, error) { return newGubernator(s, r.u, r.res) }
+
+// SyncParams are the parameters of the reconciliation (Spec.Sync): sync
+// reads them all, reconcile Period, BatchLimit, Delay and Loss, grd and
+// fps Delay and Loss.
+type SyncParams struct {
+	Period     engine.Time // T, ns: a node sends its hits T after the first one; engine.Forever: never
+	BatchLimit int         // a node also sends when its batch holds this many keys; 0: no limit
+	Delay      Delay       // one-way delay of every message
+	Loss       float64     // probability that a message is lost, in [0, 1)
+	// Algorithm is the algorithm sync runs Gubernator v2.13.0's GLOBAL
+	// behaviour with (gubDesign): its token bucket (SyncTokenBucket, the
+	// zero value, Gubernator's default) or its leaky bucket.
+	Algorithm SyncAlgorithm
+	// Peers are the gRPC addresses of the Gubernator daemons, node i
+	// being Peers[i]; the hash ring picks each key's owner from them
+	// (empty: DefaultGubernatorPeers(Nodes), cluster.Start's).
+	Peers []string
+	// OnStep, when not nil, is told every step of the Gubernator model in
+	// order (jobs with their answers, flushes, broadcasts), for tests that
+	// replay them on real daemons.
+	OnStep func(SyncStep)
+}

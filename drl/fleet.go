@@ -37,7 +37,7 @@ type fleet struct {
 }
 
 func newFleet(s Spec, u units) (*fleet, error) {
-	f := &fleet{name: s.Dispatch, src: rand.NewPCG(s.Seed, systems.StreamDispatch), subs: map[nodeKey]*bucketState{}, newLim: s.NodeLimiter, scale: u.scale}
+	f := &fleet{name: s.Dispatch, src: rand.NewPCG(s.Seed, systems.StreamDispatch), subs: map[nodeKey]*bucketState{}, newLim: s.Static.NodeLimiter, scale: u.scale}
 	if f.newLim != nil {
 		f.lims = map[nodeKey]buckets.Limiter{}
 	}

@@ -18,9 +18,14 @@ import (
 // differently, each naming its value; a swept parameter is left to the
 // axes.
 func TestCaptionNamesParameters(t *testing.T) {
-	base := drl.Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr", Seed: 1,
-		RTT: drl.Delay{A: 2 * engine.Millisecond}, SyncPeriod: 100 * engine.Millisecond, SyncDelay: drl.Delay{A: engine.Millisecond},
-		Outages: []drl.Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}}
+	base := drl.Spec{
+		Bucket:   buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)},
+		Nodes:    2,
+		Dispatch: "rr",
+		Seed:     1,
+		Store:    drl.StoreParams{RTT: drl.Delay{A: 2 * engine.Millisecond}, Outages: []drl.Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}},
+		Sync:     drl.SyncParams{Period: 100 * engine.Millisecond, Delay: drl.Delay{A: engine.Millisecond}},
+	}
 	designs := []string{"one", "store", "reconcile"}
 	c := Caption(base, designs, "trace x")
 	for _, want := range []string{"trace x", "R = 10 tokens/s, B = 5 tokens per key", "2 nodes", "shaping", "rr dispatch", "seed 1",
@@ -47,8 +52,12 @@ func TestCaptionNamesParameters(t *testing.T) {
 // (the round trip): the delay CCDF is one stated mark at (1 ms, 1), not
 // a curve; the store's outage is shaded on the rate figure.
 func TestFiguresDegenerateAndMarks(t *testing.T) {
-	s := drl.Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr",
-		Outages: []drl.Interval{{From: 1 * engine.Second, To: 2 * engine.Second}}}
+	s := drl.Spec{
+		Bucket:   buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)},
+		Nodes:    2,
+		Dispatch: "rr",
+		Store:    drl.StoreParams{Outages: []drl.Interval{{From: 1 * engine.Second, To: 2 * engine.Second}}},
+	}
 	r := &drl.Result{Design: "store", Jobs: 3, Admitted: 3, Delays: []float64{0.001, 0.001, 0.001},
 		Departures: map[uint64][]engine.Time{0: {engine.Millisecond, 2 * engine.Second, 3 * engine.Second}}, First: 0, Last: 3 * engine.Second}
 	figs := Figures(s, []*drl.Result{r}, []drl.Summary{{Keys: 1}}, "c")

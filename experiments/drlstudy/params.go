@@ -242,13 +242,13 @@ func (p *Params) parseFleet(s *drl.Spec) error {
 		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
 			return bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
 		}
-		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
+		if len(s.Static.Scale) > 0 && t < s.Static.Scale[len(s.Static.Scale)-1].At {
 			return bad("scale", e, "scale events in time order")
 		}
 		if need, most, ok := budget.Fits(p.memoryBudget(), float64(k), bytesPerNode); !ok {
 			return bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 		}
-		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
+		s.Static.Scale = append(s.Static.Scale, drl.ScaleEvent{At: t, Nodes: k})
 	}
 	return nil
 }
@@ -256,7 +256,7 @@ func (p *Params) parseFleet(s *drl.Spec) error {
 // parseStore reads the store's parameters and the node limiter.
 func (p *Params) parseStore(s *drl.Spec) error {
 	var err error
-	if s.RTT, err = drl.ParseDelay(p.RTT); err != nil {
+	if s.Store.RTT, err = drl.ParseDelay(p.RTT); err != nil {
 		return bad("rtt", p.RTT, delayWant(err))
 	}
 	for _, o := range p.Outage {
@@ -264,7 +264,7 @@ func (p *Params) parseStore(s *drl.Spec) error {
 		if err != nil {
 			return bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
 		}
-		s.Outages = append(s.Outages, iv)
+		s.Store.Outages = append(s.Store.Outages, iv)
 	}
 	if p.OutageProcess != "" {
 		up, down, ok := strings.Cut(p.OutageProcess, ":")
@@ -273,24 +273,24 @@ func (p *Params) parseStore(s *drl.Spec) error {
 		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
 			return bad("outage_process", p.OutageProcess, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
 		}
-		s.OutageUp, s.OutageDown = u, d
+		s.Store.OutageUp, s.Store.OutageDown = u, d
 	}
-	s.StoreCache = p.StoreCache
+	s.Store.Cache = p.StoreCache
 	if p.NodeLimiter != "" {
 		prof, err := profiles.Parse(p.NodeLimiter)
 		if err != nil {
 			return bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
 		}
-		s.NodeLimiter, s.NodeLimiterName = prof.New, prof.String()
+		s.Static.NodeLimiter, s.Static.NodeLimiterName = prof.New, prof.String()
 	}
-	if s.StoreLimiter, err = drl.ParseStoreLimiter(p.StoreLimiter); err != nil {
+	if s.Store.Limiter, err = drl.ParseStoreLimiter(p.StoreLimiter); err != nil {
 		prof, perr := profiles.Parse(p.StoreLimiter)
 		if perr != nil {
 			return bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
 		}
-		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = drl.StoreLibrary, prof.New, prof.String()
+		s.Store.Limiter, s.Store.Profile, s.Store.ProfileName = drl.StoreLibrary, prof.New, prof.String()
 	}
-	if s.Fail, err = drl.ParseFail(p.Fail); err != nil {
+	if s.Store.Fail, err = drl.ParseFail(p.Fail); err != nil {
 		return bad("fail", p.Fail, "open, closed or local")
 	}
 	return nil
@@ -299,29 +299,29 @@ func (p *Params) parseStore(s *drl.Spec) error {
 // parseSync reads the parameters of the reconciling designs (sync, reconcile) and the message delay and loss.
 func (p *Params) parseSync(s *drl.Spec) error {
 	var err error
-	if s.SyncPeriod, err = drl.ParseDuration(p.SyncPeriod); err != nil {
+	if s.Sync.Period, err = drl.ParseDuration(p.SyncPeriod); err != nil {
 		return bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
 	}
 	if p.BatchLimit < 0 {
 		return bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
 	}
-	s.BatchLimit = p.BatchLimit
-	if s.SyncDelay, err = drl.ParseDelay(p.SyncDelay); err != nil {
+	s.Sync.BatchLimit = p.BatchLimit
+	if s.Sync.Delay, err = drl.ParseDelay(p.SyncDelay); err != nil {
 		return bad("sync_delay", p.SyncDelay, delayWant(err))
 	}
 	if !(p.Loss >= 0 && p.Loss < 1) {
 		return bad("loss", p.Loss, "a probability in [0, 1)")
 	}
-	s.SyncLoss = p.Loss
-	if s.Local, err = drl.ParseLocal(p.Local); err != nil {
+	s.Sync.Loss = p.Loss
+	if s.Reconcile.Local, err = drl.ParseLocal(p.Local); err != nil {
 		return bad("local", p.Local, "copy or share")
 	}
-	if s.Algorithm, err = drl.ParseSyncAlgorithm(p.Algorithm); err != nil {
+	if s.Sync.Algorithm, err = drl.ParseSyncAlgorithm(p.Algorithm); err != nil {
 		return bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
 	}
 	if p.Peers != "" {
-		s.Peers = strings.Split(p.Peers, ",")
-		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {
+		s.Sync.Peers = strings.Split(p.Peers, ",")
+		if len(s.Sync.Peers) != p.Nodes || slices.Contains(s.Sync.Peers, "") {
 			return bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(drl.DefaultGubernatorPeers(p.Nodes), ",")))
 		}
 	}
@@ -336,9 +336,9 @@ func (p *Params) parseLease(s *drl.Spec) error {
 		if err != nil || n < 1 {
 			return bad("lease_size", p.LeaseSize, "a number of tokens >= 1")
 		}
-		s.LeaseSize = n
+		s.Lease.Size = n
 	}
-	if s.LeaseTTL, err = drl.ParseDuration(p.LeaseTTL); err != nil {
+	if s.Lease.TTL, err = drl.ParseDuration(p.LeaseTTL); err != nil {
 		return bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
 	}
 	return nil
@@ -347,20 +347,20 @@ func (p *Params) parseLease(s *drl.Spec) error {
 // parseDemand reads the demand-aware designs' parameters (grd, fps).
 func (p *Params) parseDemand(s *drl.Spec) error {
 	var err error
-	if s.EstimateInterval, err = drl.ParseDuration(p.EstimateInterval); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
+	if s.Demand.EstimateInterval, err = drl.ParseDuration(p.EstimateInterval); err != nil || s.Demand.EstimateInterval == 0 || s.Demand.EstimateInterval == engine.Forever {
 		return bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
 	}
 	if !(p.Smoothing > 0 && p.Smoothing <= 1) {
 		return bad("smoothing", p.Smoothing, "a weight in (0, 1]")
 	}
-	s.Smoothing = p.Smoothing
-	if s.Exchange, err = drl.ParseExchange(p.Exchange); err != nil {
+	s.Demand.Smoothing = p.Smoothing
+	if s.Demand.Exchange, err = drl.ParseExchange(p.Exchange); err != nil {
 		return bad("exchange", p.Exchange, "coordinator, all or gossip")
 	}
 	if p.Fanout < 1 {
 		return bad("fanout", p.Fanout, "a number of peers >= 1")
 	}
-	s.Fanout = p.Fanout
+	s.Demand.Fanout = p.Fanout
 	return nil
 }
 
@@ -382,7 +382,7 @@ func (p *Params) parseRun(s *drl.Spec) error {
 			}
 			// An outage process alternates UP and DOWN periods over the
 			// run's expected span jobs/λ: at most MaxOutageCycles.
-			if cycle := (s.OutageUp + s.OutageDown).Seconds(); cycle > 0 && float64(p.Jobs)/l/cycle > MaxOutageCycles {
+			if cycle := (s.Store.OutageUp + s.Store.OutageDown).Seconds(); cycle > 0 && float64(p.Jobs)/l/cycle > MaxOutageCycles {
 				span := float64(p.Jobs) / l
 				return bad("outage_process", p.OutageProcess, fmt.Sprintf("mean durations with UP+DOWN >= %.4g s: the run's %d jobs span about %.4g s, more than %g outage cycles of %v s",
 					ceilDigits(span/MaxOutageCycles), p.Jobs, span, float64(MaxOutageCycles), cycle))
@@ -415,7 +415,7 @@ func (p *Params) checkDesigns(s drl.Spec, names []string) error {
 				// A scale event to more nodes than the burst has tokens
 				// is that event's fault when the starting fleet fits.
 				if s.Bucket.Burst.Cmp(exact.Int(int64(p.Nodes))) >= 0 {
-					for i, e := range s.Scale {
+					for i, e := range s.Static.Scale {
 						if s.Bucket.Burst.Cmp(exact.Int(int64(e.Nodes))) < 0 {
 							most := s.Bucket.Burst.Floor()
 							return bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %v nodes: the burst %s over N nodes must leave at least one token per node", most, p.Burst))
