@@ -34,6 +34,12 @@ type Design interface {
 	// first, and the others name it in Flags. A parameter's readers
 	// (param.Param.ReadBy) are the designs whose Flags name it.
 	Params() []param.Param
+	// Parse sets the design's group of parameters in s (Spec.Static,
+	// Spec.Store, ...) from the values of the parameters it declares
+	// (Params), each checked there once, and returns a *ParamError
+	// naming the first it refuses, or nil. It reads only the keys it
+	// declares; s.Nodes is set.
+	Parse(s *Spec, v Values) error
 	// Check returns an error wrapping ErrSpec for a field of s the design
 	// cannot run with, or nil. Spec.Validate has checked the fields every
 	// design shares.
@@ -269,6 +275,7 @@ type defaults struct{}
 
 func (defaults) Params() []param.Param                    { return nil }
 func (defaults) Flags() []string                          { return nil }
+func (defaults) Parse(*Spec, Values) error                { return nil }
 func (defaults) Check(Spec) error                         { return nil }
 func (defaults) CheckParams(Spec, func(string) any) error { return nil }
 func (defaults) LocalBuckets(Spec) bool                   { return true }

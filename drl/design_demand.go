@@ -112,3 +112,24 @@ type DemandParams struct {
 	Exchange         Exchange    // how estimates are exchanged
 	Fanout           int         // gossip: peers each node sends to per interval, >= 1
 }
+
+// Parse reads estimate_interval, smoothing, exchange and fanout (see
+// Design.Parse).
+func (designDemand) Parse(s *Spec, v Values) error {
+	var p DemandParams
+	var err error
+	if p.EstimateInterval, err = ParseDuration(v.text("estimate_interval")); err != nil || p.EstimateInterval == 0 || p.EstimateInterval == engine.Forever {
+		return bad("estimate_interval", v.text("estimate_interval"), WantDuration(err, "a duration > 0 (100ms, 1s)"))
+	}
+	if p.Smoothing, _ = v("smoothing").(float64); !(p.Smoothing > 0 && p.Smoothing <= 1) {
+		return bad("smoothing", p.Smoothing, "a weight in (0, 1]")
+	}
+	if p.Exchange, err = ParseExchange(v.text("exchange")); err != nil {
+		return bad("exchange", v.text("exchange"), "coordinator, all or gossip")
+	}
+	if p.Fanout, _ = v("fanout").(int); p.Fanout < 1 {
+		return bad("fanout", p.Fanout, "a number of peers >= 1")
+	}
+	s.Demand = p
+	return nil
+}

@@ -2,6 +2,7 @@ package drl
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/ratesim/ratesim/internal/param"
 
@@ -84,4 +85,22 @@ func (designLease) New(s Spec, r *Recorder) (Model, error) {
 type LeaseParams struct {
 	Size int64       // tokens a node asks for at a time, >= 1 (0: B/N rounded down, at least 1)
 	TTL  engine.Time // unused tokens go back this long after the latest grant, ns; engine.Forever: never
+}
+
+// Parse reads lease_size and lease_ttl (see Design.Parse).
+func (designLease) Parse(s *Spec, v Values) error {
+	var p LeaseParams
+	if size := v.text("lease_size"); size != "" {
+		n, err := strconv.ParseInt(size, 10, 64)
+		if err != nil || n < 1 {
+			return bad("lease_size", size, "a number of tokens >= 1")
+		}
+		p.Size = n
+	}
+	var err error
+	if p.TTL, err = ParseDuration(v.text("lease_ttl")); err != nil {
+		return bad("lease_ttl", v.text("lease_ttl"), WantDuration(err, "a duration >= 0 (1s, 500ms) or inf"))
+	}
+	s.Lease = p
+	return nil
 }

@@ -68,3 +68,13 @@ func (designReconcile) New(s Spec, r *Recorder) (Model, error) { return newSync(
 type ReconcileParams struct {
 	Local Local // what a node decides with between reconciliations
 }
+
+// Parse reads local (see Design.Parse).
+func (designReconcile) Parse(s *Spec, v Values) error {
+	l, err := ParseLocal(v.text("local"))
+	if err != nil {
+		return bad("local", v.text("local"), "copy or share")
+	}
+	s.Reconcile = ReconcileParams{Local: l}
+	return nil
+}

@@ -2,6 +2,8 @@ package drl
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/internal/param"
@@ -89,4 +91,30 @@ type StaticParams struct {
 	// Queue (no profile does). NodeLimiterName is its spec, for reports.
 	NodeLimiter     func() buckets.Limiter
 	NodeLimiterName string
+}
+
+// Parse reads scale and node_limiter (see Design.Parse).
+func (designStatic) Parse(s *Spec, v Values) error {
+	var evs []ScaleEvent
+	for _, e := range v.list("scale") {
+		a, n, ok := strings.Cut(e, ":")
+		t, err := ParseDuration(a)
+		k, err2 := strconv.Atoi(n)
+		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
+			return bad("scale", e, WantDuration(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
+		}
+		if len(evs) > 0 && t < evs[len(evs)-1].At {
+			return bad("scale", e, "scale events in time order")
+		}
+		evs = append(evs, ScaleEvent{At: t, Nodes: k})
+	}
+	s.Static = StaticParams{Scale: evs}
+	if nl := v.text("node_limiter"); nl != "" {
+		prof, err := profileParam("node_limiter", nl, "a library profile")
+		if err != nil {
+			return err
+		}
+		s.Static.NodeLimiter, s.Static.NodeLimiterName = prof.New, prof.String()
+	}
+	return nil
 }

@@ -161,3 +161,42 @@ type StoreParams struct {
 	// (durations rounded to the nanosecond), drawn from StreamOutage.
 	OutageUp, OutageDown engine.Time
 }
+
+// Parse reads rtt, outage, outage_process, store_cache, store_limiter
+// and fail (see Design.Parse).
+func (designStore) Parse(s *Spec, v Values) error {
+	var p StoreParams
+	var err error
+	if p.RTT, err = ParseDelay(v.text("rtt")); err != nil {
+		return bad("rtt", v.text("rtt"), wantDelay(err))
+	}
+	for _, o := range v.list("outage") {
+		iv, err := ParseInterval(o)
+		if err != nil {
+			return bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
+		}
+		p.Outages = append(p.Outages, iv)
+	}
+	if op := v.text("outage_process"); op != "" {
+		up, down, ok := strings.Cut(op, ":")
+		u, err1 := ParseDuration(up)
+		d, err2 := ParseDuration(down)
+		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
+			return bad("outage_process", op, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
+		}
+		p.OutageUp, p.OutageDown = u, d
+	}
+	p.Cache, _ = v("store_cache").(bool)
+	if p.Limiter, err = ParseStoreLimiter(v.text("store_limiter")); err != nil {
+		prof, err := profileParam("store_limiter", v.text("store_limiter"), "token, gcra, fixed-window, or a library profile")
+		if err != nil {
+			return err
+		}
+		p.Limiter, p.Profile, p.ProfileName = StoreLibrary, prof.New, prof.String()
+	}
+	if p.Fail, err = ParseFail(v.text("fail")); err != nil {
+		return bad("fail", v.text("fail"), "open, closed or local")
+	}
+	s.Store = p
+	return nil
+}

@@ -2,6 +2,7 @@ package drl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ratesim/ratesim/engine"
@@ -127,4 +128,35 @@ type SyncParams struct {
 	// order (jobs with their answers, flushes, broadcasts), for tests that
 	// replay them on real daemons.
 	OnStep func(SyncStep)
+}
+
+// Parse reads sync_period, batch_limit, sync_delay, loss, algorithm and
+// peers (see Design.Parse); s.Nodes is set.
+func (designSync) Parse(s *Spec, v Values) error {
+	var p SyncParams
+	var err error
+	if p.Period, err = ParseDuration(v.text("sync_period")); err != nil {
+		return bad("sync_period", v.text("sync_period"), WantDuration(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
+	}
+	if p.BatchLimit, _ = v("batch_limit").(int); p.BatchLimit < 0 {
+		return bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
+	}
+	if p.Delay, err = ParseDelay(v.text("sync_delay")); err != nil {
+		return bad("sync_delay", v.text("sync_delay"), wantDelay(err))
+	}
+	if p.Loss, _ = v("loss").(float64); !(p.Loss >= 0 && p.Loss < 1) {
+		return bad("loss", p.Loss, "a probability in [0, 1)")
+	}
+	if p.Algorithm, err = ParseSyncAlgorithm(v.text("algorithm")); err != nil {
+		return bad("algorithm", v.text("algorithm"), "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
+	}
+	if peers := v.text("peers"); peers != "" {
+		p.Peers = strings.Split(peers, ",")
+		if len(p.Peers) != s.Nodes || slices.Contains(p.Peers, "") {
+			return bad("peers", peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", s.Nodes, strings.Join(DefaultGubernatorPeers(s.Nodes), ",")))
+		}
+	}
+	p.OnStep = s.Sync.OnStep
+	s.Sync = p
+	return nil
 }

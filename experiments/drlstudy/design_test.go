@@ -21,6 +21,7 @@ type designAlternate struct{}
 func (designAlternate) Name() string                                 { return "alternate" }
 func (designAlternate) Params() []param.Param                        { return nil }
 func (designAlternate) Flags() []string                              { return []string{"loss"} }
+func (designAlternate) Parse(*drl.Spec, drl.Values) error            { return nil }
 func (designAlternate) Check(drl.Spec) error                         { return nil }
 func (designAlternate) CheckParams(drl.Spec, func(string) any) error { return nil }
 func (designAlternate) LocalBuckets(drl.Spec) bool                   { return false }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ratesim/ratesim/arrivals"
@@ -15,7 +14,6 @@ import (
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/budget"
-	"github.com/ratesim/ratesim/profiles"
 )
 
 // Params are the parameters of a comparison of designs as a user writes
@@ -90,24 +88,6 @@ func DefaultParams() Params {
 	Table.Defaults(&p)
 	p.Seed = 1
 	return p
-}
-
-// delayWant is what a delay parameter wants, with why ParseDelay refused
-// the value (a trace file's line, say).
-func delayWant(err error) string {
-	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())
-	return "a delay: 2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL (" + why + ")"
-}
-
-// durationWant is want, followed by what the duration grammar said of the
-// text when it is not a duration that fits ("1.5ns": finer than 1 ns, 1ns
-// or 2ns fit).
-func durationWant(err error, want string) string {
-	var de *engine.DurationError
-	if errors.As(err, &de) {
-		return want + " (" + de.Why + ")"
-	}
-	return want
 }
 
 // parseRat reads an exact parameter: a decimal or a fraction p/q.
@@ -189,7 +169,7 @@ func (p *Params) Spec() (drl.Spec, []string, error) {
 	if err != nil {
 		return s, nil, err
 	}
-	for _, parse := range []func(*drl.Spec) error{p.parseFleet, p.parseStore, p.parseSync, p.parseLease, p.parseDemand, p.parseRun} {
+	for _, parse := range []func(*drl.Spec) error{p.parseFleet, p.parseDesigns, p.parseRun} {
 		if err := parse(&s); err != nil {
 			return s, nil, err
 		}
@@ -221,7 +201,7 @@ func (p *Params) parseLimit(s *drl.Spec) error {
 	return nil
 }
 
-// parseFleet reads the nodes, police, seed, dispatch and scale events.
+// parseFleet reads the nodes, police, seed and dispatch.
 func (p *Params) parseFleet(s *drl.Spec) error {
 	if p.Nodes < 1 {
 		return bad("nodes", p.Nodes, "a number of nodes >= 1")
@@ -235,132 +215,25 @@ func (p *Params) parseFleet(s *drl.Spec) error {
 	default:
 		return bad("dispatch", p.Dispatch, "rr, random or hash")
 	}
-	for _, e := range p.Scale {
-		a, n, ok := strings.Cut(e, ":")
-		t, err := drl.ParseDuration(a)
-		k, err2 := strconv.Atoi(n)
-		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
-			return bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
-		}
-		if len(s.Static.Scale) > 0 && t < s.Static.Scale[len(s.Static.Scale)-1].At {
-			return bad("scale", e, "scale events in time order")
-		}
-		if need, most, ok := budget.Fits(p.memoryBudget(), float64(k), bytesPerNode); !ok {
-			return bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
-		}
-		s.Static.Scale = append(s.Static.Scale, drl.ScaleEvent{At: t, Nodes: k})
-	}
 	return nil
 }
 
-// parseStore reads the store's parameters and the node limiter.
-func (p *Params) parseStore(s *drl.Spec) error {
-	var err error
-	if s.Store.RTT, err = drl.ParseDelay(p.RTT); err != nil {
-		return bad("rtt", p.RTT, delayWant(err))
+// parseDesigns has each design read its parameters (drl.ParseParams)
+// from the table's values, then checks the fleets of the scale events
+// against the memory budget.
+func (p *Params) parseDesigns(s *drl.Spec) error {
+	raw := func(key string) any {
+		v, _ := experiments.YAMLField(p, key)
+		return v.Interface()
 	}
-	for _, o := range p.Outage {
-		iv, err := drl.ParseInterval(o)
-		if err != nil {
-			return bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
-		}
-		s.Store.Outages = append(s.Store.Outages, iv)
+	if err := drl.ParseParams(s, raw); err != nil {
+		return err
 	}
-	if p.OutageProcess != "" {
-		up, down, ok := strings.Cut(p.OutageProcess, ":")
-		u, err1 := drl.ParseDuration(up)
-		d, err2 := drl.ParseDuration(down)
-		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
-			return bad("outage_process", p.OutageProcess, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
-		}
-		s.Store.OutageUp, s.Store.OutageDown = u, d
-	}
-	s.Store.Cache = p.StoreCache
-	if p.NodeLimiter != "" {
-		prof, err := profiles.Parse(p.NodeLimiter)
-		if err != nil {
-			return bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
-		}
-		s.Static.NodeLimiter, s.Static.NodeLimiterName = prof.New, prof.String()
-	}
-	if s.Store.Limiter, err = drl.ParseStoreLimiter(p.StoreLimiter); err != nil {
-		prof, perr := profiles.Parse(p.StoreLimiter)
-		if perr != nil {
-			return bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
-		}
-		s.Store.Limiter, s.Store.Profile, s.Store.ProfileName = drl.StoreLibrary, prof.New, prof.String()
-	}
-	if s.Store.Fail, err = drl.ParseFail(p.Fail); err != nil {
-		return bad("fail", p.Fail, "open, closed or local")
-	}
-	return nil
-}
-
-// parseSync reads the parameters of the reconciling designs (sync, reconcile) and the message delay and loss.
-func (p *Params) parseSync(s *drl.Spec) error {
-	var err error
-	if s.Sync.Period, err = drl.ParseDuration(p.SyncPeriod); err != nil {
-		return bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
-	}
-	if p.BatchLimit < 0 {
-		return bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
-	}
-	s.Sync.BatchLimit = p.BatchLimit
-	if s.Sync.Delay, err = drl.ParseDelay(p.SyncDelay); err != nil {
-		return bad("sync_delay", p.SyncDelay, delayWant(err))
-	}
-	if !(p.Loss >= 0 && p.Loss < 1) {
-		return bad("loss", p.Loss, "a probability in [0, 1)")
-	}
-	s.Sync.Loss = p.Loss
-	if s.Reconcile.Local, err = drl.ParseLocal(p.Local); err != nil {
-		return bad("local", p.Local, "copy or share")
-	}
-	if s.Sync.Algorithm, err = drl.ParseSyncAlgorithm(p.Algorithm); err != nil {
-		return bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
-	}
-	if p.Peers != "" {
-		s.Sync.Peers = strings.Split(p.Peers, ",")
-		if len(s.Sync.Peers) != p.Nodes || slices.Contains(s.Sync.Peers, "") {
-			return bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(drl.DefaultGubernatorPeers(p.Nodes), ",")))
+	for i, e := range s.Static.Scale {
+		if need, most, ok := budget.Fits(p.memoryBudget(), float64(e.Nodes), bytesPerNode); !ok {
+			return bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 		}
 	}
-	return nil
-}
-
-// parseLease reads the lease's parameters.
-func (p *Params) parseLease(s *drl.Spec) error {
-	var err error
-	if p.LeaseSize != "" {
-		n, err := strconv.ParseInt(p.LeaseSize, 10, 64)
-		if err != nil || n < 1 {
-			return bad("lease_size", p.LeaseSize, "a number of tokens >= 1")
-		}
-		s.Lease.Size = n
-	}
-	if s.Lease.TTL, err = drl.ParseDuration(p.LeaseTTL); err != nil {
-		return bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
-	}
-	return nil
-}
-
-// parseDemand reads the demand-aware designs' parameters (grd, fps).
-func (p *Params) parseDemand(s *drl.Spec) error {
-	var err error
-	if s.Demand.EstimateInterval, err = drl.ParseDuration(p.EstimateInterval); err != nil || s.Demand.EstimateInterval == 0 || s.Demand.EstimateInterval == engine.Forever {
-		return bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
-	}
-	if !(p.Smoothing > 0 && p.Smoothing <= 1) {
-		return bad("smoothing", p.Smoothing, "a weight in (0, 1]")
-	}
-	s.Demand.Smoothing = p.Smoothing
-	if s.Demand.Exchange, err = drl.ParseExchange(p.Exchange); err != nil {
-		return bad("exchange", p.Exchange, "coordinator, all or gossip")
-	}
-	if p.Fanout < 1 {
-		return bad("fanout", p.Fanout, "a number of peers >= 1")
-	}
-	s.Demand.Fanout = p.Fanout
 	return nil
 }
 
@@ -368,7 +241,7 @@ func (p *Params) parseDemand(s *drl.Spec) error {
 func (p *Params) parseRun(s *drl.Spec) error {
 	var err error
 	if s.RateWindow, err = drl.ParseDuration(p.RateWindow); err != nil || s.RateWindow == 0 || s.RateWindow == engine.Forever {
-		return bad("rate_window", p.RateWindow, durationWant(err, "a duration > 0 (1s, 500ms)"))
+		return bad("rate_window", p.RateWindow, drl.WantDuration(err, "a duration > 0 (1s, 500ms)"))
 	}
 	if p.Trace == nil {
 		if p.Jobs < 1 {
