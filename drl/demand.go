@@ -50,11 +50,11 @@ type demandKey struct {
 
 // demand is the demand-aware designs of B. Raghavan et al., "Cloud
 // control with distributed rate limiting", SIGCOMM 2007, with state
-// exchanged through a coordinator. Every Spec.EstimateInterval E (ns, at
+// exchanged through a coordinator. Every Spec.Demand.EstimateInterval E (ns, at
 // multiples of E from the origin) each node measures each key's arrival
 // rate over the interval, smooths it, e ← α·count/E + (1 - α)·e with α =
-// Spec.Smoothing, and reports it to the coordinator (a message of delay
-// Spec.SyncDelay, lost with Spec.SyncLoss), which, at the same tick, from
+// Spec.Demand.Smoothing, and reports it to the coordinator (a message of delay
+// Spec.Sync.Delay, lost with Spec.Sync.Loss), which, at the same tick, from
 // the latest reports, computes the global demand D = Σ_l e_l of the key
 // and pushes to each node that has seen it (messages likewise):
 //

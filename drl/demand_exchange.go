@@ -125,7 +125,7 @@ func (d *demand) exchangeAll(sim *engine.Sim, now engine.Time) {
 
 // exchangeGossip has every node that saw a key send what it knows of the
 // key's estimates (its own and those it heard, with their ticks) to
-// Spec.Fanout other such nodes drawn at random (stream StreamGossip); a
+// Spec.Demand.Fanout other such nodes drawn at random (stream StreamGossip); a
 // receiver keeps the newest of each. Each node then computes its own drop
 // probability or share from what it knows.
 func (d *demand) exchangeGossip(sim *engine.Sim, now engine.Time) {

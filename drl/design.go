@@ -26,7 +26,7 @@ type Design interface {
 	// the design reads beyond the common ones (R, B, nodes, dispatch,
 	// police, seed): a flag that no design run reads changes nothing and
 	// is refused. "node-limiter" among them says the design runs
-	// Spec.NodeLimiter; "peers" that it has Gubernator peers.
+	// Spec.Static.NodeLimiter; "peers" that it has Gubernator peers.
 	Flags() []string
 	// Params declares (internal/param) the parameters of the command line
 	// and of the drl study that the design is the first of the registry

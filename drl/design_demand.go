@@ -9,8 +9,8 @@ import (
 )
 
 // designDemand is a demand-aware design (demand.go): every
-// Spec.EstimateInterval the nodes measure their demand for a key and
-// exchange it (Spec.Exchange); global random drop (grd, Raghavan et al.,
+// Spec.Demand.EstimateInterval the nodes measure their demand for a key and
+// exchange it (Spec.Demand.Exchange); global random drop (grd, Raghavan et al.,
 // SIGCOMM 2007) drops each job with probability 1 - R/D for the global
 // demand D, and flow proportional share (fps) gives node l the share
 // e_l/D of (R, B).
@@ -43,6 +43,9 @@ func (designDemand) Flags() []string {
 
 func (designDemand) Check(s Spec) error {
 	if err := refuseNodeLimiter(s); err != nil {
+		return err
+	}
+	if err := s.Sync.check(); err != nil {
 		return err
 	}
 	if s.Demand.EstimateInterval <= 0 || s.Demand.EstimateInterval == engine.Forever {

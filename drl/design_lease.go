@@ -11,8 +11,8 @@ import (
 )
 
 // designLease is token leasing (lease.go): a node admits with tokens it
-// holds and asks a central bucket (R, B) for Spec.LeaseSize more, a round
-// trip away, when it has none; unused tokens go back Spec.LeaseTTL after
+// holds and asks a central bucket (R, B) for Spec.Lease.Size more, a round
+// trip away, when it has none; unused tokens go back Spec.Lease.TTL after
 // the latest grant.
 type designLease struct{ defaults }
 
@@ -27,8 +27,13 @@ func (designLease) Params() []param.Param {
 	}
 }
 
-func (designLease) Flags() []string    { return []string{"rtt", "lease-size", "lease-ttl"} }
-func (designLease) Check(s Spec) error { return refuseNodeLimiter(s) }
+func (designLease) Flags() []string { return []string{"rtt", "lease-size", "lease-ttl"} }
+func (designLease) Check(s Spec) error {
+	if s.Lease.Size < 0 {
+		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.Lease.Size, ErrSpec)
+	}
+	return refuseNodeLimiter(s)
+}
 
 func (designLease) Theorem2NA(s Spec) string {
 	if s.Police {
@@ -37,7 +42,7 @@ func (designLease) Theorem2NA(s Spec) string {
 	return "not a split: nodes lease tokens of one shared bucket"
 }
 
-// leaseSize is the lease size of s: Spec.LeaseSize, or B/N rounded down
+// leaseSize is the lease size of s: Spec.Lease.Size, or B/N rounded down
 // (at least 1) for 0.
 func leaseSize(s Spec) int64 {
 	if s.Lease.Size != 0 {

@@ -8,7 +8,7 @@ import (
 
 // designReconcile is local buckets with periodic reconciliation, the
 // idealized sync (sync.go): each node decides with the exact state of
-// the key's bucket (Spec.Local: a copy of (R, B), or its share), sends
+// the key's bucket (Spec.Reconcile.Local: a copy of (R, B), or its share), sends
 // its admitted hits to the key's owner, which broadcasts its state back.
 type designReconcile struct{ defaults }
 
@@ -26,7 +26,12 @@ func (designReconcile) Flags() []string {
 	return []string{"sync-period", "batch-limit", "local", "sync-delay", "loss"}
 }
 
-func (designReconcile) Check(s Spec) error { return refuseNodeLimiter(s) }
+func (designReconcile) Check(s Spec) error {
+	if err := refuseNodeLimiter(s); err != nil {
+		return err
+	}
+	return s.Sync.check()
+}
 
 func (designReconcile) LocalBuckets(s Spec) bool { return s.Reconcile.Local == LocalShare }
 

@@ -12,8 +12,8 @@ import (
 )
 
 // designStatic is the static split: N nodes, each a sub-bucket (R/N, B/N)
-// per key (or a library profile, Spec.NodeLimiter) behind the dispatch,
-// re-split at the scale events (Spec.Scale). Without scale events, when
+// per key (or a library profile, Spec.Static.NodeLimiter) behind the dispatch,
+// re-split at the scale events (Spec.Static.Scale). Without scale events, when
 // shaping with sub-buckets, it is the split of Theorem 2, checked job by
 // job.
 type designStatic struct{ defaults }

@@ -11,9 +11,9 @@ import (
 )
 
 // designStore is the central store: one bucket (R, B) per key (or the
-// limiter Spec.StoreLimiter names) that every decision asks, a round trip
-// Spec.RTT away; while the store is down (Spec.Outages, the on/off
-// process) the nodes fail as Spec.Fail says.
+// limiter Spec.Store.Limiter names) that every decision asks, a round trip
+// Spec.Store.RTT away; while the store is down (Spec.Store.Outages, the on/off
+// process) the nodes fail as Spec.Store.Fail says.
 type designStore struct{ defaults }
 
 func (designStore) Name() string { return "store" }
@@ -36,6 +36,9 @@ func (designStore) Flags() []string {
 }
 
 func (designStore) Check(s Spec) error {
+	if err := s.Store.check(s); err != nil {
+		return err
+	}
 	if s.Store.Limiter != StoreToken && s.Store.Limiter != StoreLibrary && !s.Police {
 		return fmt.Errorf("drl: store limiter %v polices (admit or refuse): want Police: %w", s.Store.Limiter, ErrSpec)
 	}
@@ -198,5 +201,20 @@ func (designStore) Parse(s *Spec, v Values) error {
 		return bad("fail", v.text("fail"), "open, closed or local")
 	}
 	s.Store = p
+	return nil
+}
+
+// check returns an error wrapping ErrSpec for a field of s.Store the
+// store cannot run with whether it shapes or polices, or nil.
+func (p StoreParams) check(s Spec) error {
+	if p.OutageUp < 0 || p.OutageDown < 0 || (p.OutageUp > 0) != (p.OutageDown > 0) {
+		return fmt.Errorf("drl: outage process up %v ns, down %v ns: want both > 0, or both 0 for none: %w", int64(p.OutageUp), int64(p.OutageDown), ErrSpec)
+	}
+	if p.Limiter == StoreLibrary && p.Profile == nil {
+		return fmt.Errorf("drl: store limiter profile without Store.Profile: %w", ErrSpec)
+	}
+	if p.Limiter == StoreFixedWindow && !s.Bucket.Burst.IsInt() {
+		return fmt.Errorf("drl: store limiter fixed-window admits L = B jobs per window: burst %v is not a whole number: %w", s.Bucket.Burst, ErrSpec)
+	}
 	return nil
 }

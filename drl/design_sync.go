@@ -40,10 +40,13 @@ func (designSync) Check(s Spec) error {
 	if err := refuseNodeLimiter(s); err != nil {
 		return err
 	}
+	if err := s.Sync.check(); err != nil {
+		return err
+	}
 	if !s.Police {
 		return fmt.Errorf("drl: sync is Gubernator's GLOBAL behaviour (%v), which answers UNDER_LIMIT or OVER_LIMIT and never delays a job: want Police (the design reconcile shapes): %w", s.Sync.Algorithm, ErrSpec)
 	}
-	// Spec.Local is the design reconcile's: every Gubernator daemon keeps
+	// Spec.Reconcile.Local is the design reconcile's: every Gubernator daemon keeps
 	// its own item of the whole limit, whatever Local says.
 	if len(s.Static.Scale) > 0 {
 		return fmt.Errorf("drl: sync with Gubernator's %v: scale events are the static design's: %w", s.Sync.Algorithm, ErrSpec)
@@ -158,5 +161,20 @@ func (designSync) Parse(s *Spec, v Values) error {
 	}
 	p.OnStep = s.Sync.OnStep
 	s.Sync = p
+	return nil
+}
+
+// check returns an error wrapping ErrSpec for a field of p no design
+// reading it can run with (sync, reconcile, grd and fps call it), or nil.
+func (p SyncParams) check() error {
+	if !(p.Loss >= 0 && p.Loss < 1) {
+		return fmt.Errorf("drl: message loss %v: want a probability in [0, 1): %w", p.Loss, ErrSpec)
+	}
+	if p.BatchLimit < 0 {
+		return fmt.Errorf("drl: batch limit %d: want >= 0 keys (0: none): %w", p.BatchLimit, ErrSpec)
+	}
+	if p.Algorithm < SyncTokenBucket || p.Algorithm > SyncLeakyBucket {
+		return fmt.Errorf("drl: sync algorithm %d: want SyncTokenBucket or SyncLeakyBucket: %w", p.Algorithm, ErrSpec)
+	}
 	return nil
 }

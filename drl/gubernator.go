@@ -82,7 +82,7 @@ const (
 
 // SyncStep is one step of the sync design's Gubernator model, in the
 // order the model takes them; a differential test replays them on the
-// real daemons (see Spec.OnStep).
+// real daemons (see Spec.Sync.OnStep).
 type SyncStep struct {
 	Kind     SyncStepKind
 	At       engine.Time // ns
@@ -159,9 +159,9 @@ type gubInterval struct {
 //
 // Queued hits of one key add up into the first request, which keeps its
 // CreatedAt (global.go:98-111); the queue is sent when it holds
-// GlobalBatchLimit keys (Spec.BatchLimit, global.go:115) or when its
+// GlobalBatchLimit keys (Spec.Sync.BatchLimit, global.go:115) or when its
 // ticker ticks, GlobalSyncWait after the Next that started it
-// (Spec.SyncPeriod, global.go:122-133). Next is called on every request
+// (Spec.Sync.Period, global.go:122-133). Next is called on every request
 // queued while the queue holds one key, the key it already holds
 // included (global.go:124-126), and a Next made during a sleep starts
 // the next one at the tick (gubInterval): a key hit at least once per
@@ -177,7 +177,7 @@ type gubInterval struct {
 // built from the status (gubernator.go:425-459): the integer Remaining,
 // ExpireAt the status's ResetTime, and the leak (leaky) or the item's age
 // (token) restarting at the instant of receipt. Each message takes a
-// delay from Spec.SyncDelay and is lost with probability Spec.SyncLoss
+// delay from Spec.Sync.Delay and is lost with probability Spec.Sync.Loss
 // (Gubernator logs the error and drops the batch: global.go:179-182);
 // with no delay and no loss a message is applied within the step that
 // sends it, as the real RPC completes before the sender goes on.

@@ -21,7 +21,7 @@ type leaseNode struct {
 // allowance, borrows more from a central authority when needed, and returns
 // what it did not use"): a node admits a job with a token it holds; with
 // none, it asks the coordinator, a bucket (R, B) per key, for
-// Spec.LeaseSize tokens, a round trip Spec.RTT decided at half of it; the
+// Spec.Lease.Size tokens, a round trip Spec.Store.RTT decided at half of it; the
 // coordinator grants as many whole tokens as it has, up to the size. Jobs
 // arriving at the node while the request is in flight wait for the reply,
 // which serves them in order (their delay is the wait for it); those the
@@ -30,7 +30,7 @@ type leaseNode struct {
 // request (the note's eq. (1): FCFS with the other nodes' requests) and
 // grants it when it comes; the jobs a reply does not cover keep waiting,
 // in order, for the node's next request, sent at once (request). Tokens
-// still held Spec.LeaseTTL after the latest grant are returned (a message
+// still held Spec.Lease.TTL after the latest grant are returned (a message
 // of half a round trip) and put back into the coordinator's bucket, up to
 // B.
 type lease struct {
@@ -154,7 +154,7 @@ func (ls *lease) Offer(sim *engine.Sim, j systems.Job) error {
 	return nil
 }
 
-// expire returns the tokens st holds of key k to the bucket Spec.LeaseTTL
+// expire returns the tokens st holds of key k to the bucket Spec.Lease.TTL
 // after now (ns), the instant of the latest grant, unless a later grant
 // renews the lease first.
 func (ls *lease) expire(sim *engine.Sim, k uint64, st *leaseNode, now engine.Time) {
@@ -179,7 +179,7 @@ func (ls *lease) expire(sim *engine.Sim, k uint64, st *leaseNode, now engine.Tim
 	})
 }
 
-// request is the shaping lease's request of node l for Spec.LeaseSize
+// request is the shaping lease's request of node l for Spec.Lease.Size
 // tokens of key k, sent at instant sent (units) for the jobs st holds
 // waiting: the bucket decides at sent + floor(D/2) (D the round trip) and
 // grants the whole tokens it has, up to the size, or else reserves the

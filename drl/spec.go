@@ -73,7 +73,7 @@ const (
 	// admitted) decides the same. B must be a whole number. Polices.
 	StoreFixedWindow
 	// StoreLibrary: a library profile (package profiles) per key, built by
-	// Spec.StoreProfile, deciding as its library does at the store's
+	// Spec.Store.Profile, deciding as its library does at the store's
 	// instant (redis-rate: go-redis/redis_rate's Lua script; redis-cell:
 	// CL.THROTTLE). The profile decides by itself (Police is not
 	// consulted); a Delay verdict's wait is added to the round trip.
@@ -231,7 +231,7 @@ const (
 	// computes its own from what it received.
 	ExchangeAll
 	// ExchangeGossip: every node sends what it knows (its estimate and the
-	// newest it heard of the others) to Spec.Fanout others drawn at random.
+	// newest it heard of the others) to Spec.Demand.Fanout others drawn at random.
 	ExchangeGossip
 )
 
@@ -291,32 +291,10 @@ func (s Spec) Validate() error {
 	return s.validateFields()
 }
 
-// validateFields checks the fields that must be valid whatever the design
-// reads them.
+// validateFields checks the fields every design reads.
 func (s Spec) validateFields() error {
 	if _, err := systems.NewDispatcher(s.Dispatch, make1(s.Nodes), rand.NewPCG(0, 0)); err != nil || s.Dispatch == "least-loaded" {
 		return fmt.Errorf("drl: dispatch %q: want rr, random, hash or column: %w", s.Dispatch, ErrSpec)
-	}
-	if !(s.Sync.Loss >= 0 && s.Sync.Loss < 1) {
-		return fmt.Errorf("drl: message loss %v: want a probability in [0, 1): %w", s.Sync.Loss, ErrSpec)
-	}
-	if s.Store.OutageUp < 0 || s.Store.OutageDown < 0 || (s.Store.OutageUp > 0) != (s.Store.OutageDown > 0) {
-		return fmt.Errorf("drl: outage process up %v ns, down %v ns: want both > 0, or both 0 for none: %w", int64(s.Store.OutageUp), int64(s.Store.OutageDown), ErrSpec)
-	}
-	if s.Store.Limiter == StoreLibrary && s.Store.Profile == nil {
-		return fmt.Errorf("drl: store limiter profile without StoreProfile: %w", ErrSpec)
-	}
-	if s.Store.Limiter == StoreFixedWindow && !s.Bucket.Burst.IsInt() {
-		return fmt.Errorf("drl: store limiter fixed-window admits L = B jobs per window: burst %v is not a whole number: %w", s.Bucket.Burst, ErrSpec)
-	}
-	if s.Lease.Size < 0 {
-		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.Lease.Size, ErrSpec)
-	}
-	if s.Sync.BatchLimit < 0 {
-		return fmt.Errorf("drl: batch limit %d: want >= 0 keys (0: none): %w", s.Sync.BatchLimit, ErrSpec)
-	}
-	if s.Sync.Algorithm < SyncTokenBucket || s.Sync.Algorithm > SyncLeakyBucket {
-		return fmt.Errorf("drl: sync algorithm %d: want SyncTokenBucket or SyncLeakyBucket: %w", s.Sync.Algorithm, ErrSpec)
 	}
 	return nil
 }

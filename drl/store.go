@@ -12,12 +12,12 @@ import (
 )
 
 // store is the central store: each decision is a round trip of delay D
-// (drawn from Spec.RTT) to one shared bucket (R, B) per key (or the
-// limiter of Spec.StoreLimiter), which decides
+// (drawn from Spec.Store.RTT) to one shared bucket (R, B) per key (or the
+// limiter of Spec.Store.Limiter), which decides
 // when the request reaches it, at t + floor(D/2); the job is held for the
 // rest of the round trip and then for the bucket's wait, so its delay is
 // D + wait. A job sent while the store is down (t in an outage) is decided
-// at once by the node as Spec.Fail says, with no round trip (the
+// at once by the node as Spec.Store.Fail says, with no round trip (the
 // connection is refused).
 type store struct {
 	s    Spec
@@ -26,7 +26,7 @@ type store struct {
 	f    *fleet
 	keys map[uint64]*bucketState
 	// lims holds the store's limiter per key when it is not a token
-	// bucket (Spec.StoreLimiter), built by newLim.
+	// bucket (Spec.Store.Limiter), built by newLim.
 	lims   map[uint64]buckets.Limiter
 	newLim func() (buckets.Limiter, error)
 	rng    *rand.Rand
@@ -36,7 +36,7 @@ type store struct {
 	onoff            *rand.Rand
 	downFrom, downTo engine.Time
 	// over caches, per (node, key), the instant (ns) until which the
-	// key is over limit (Spec.StoreCache).
+	// key is over limit (Spec.Store.Cache).
 	over map[nodeKey]engine.Time
 }
 
@@ -143,7 +143,7 @@ func (st *store) Offer(sim *engine.Sim, j systems.Job) error {
 	return nil
 }
 
-// fallback decides j at node l while the store is down, as Spec.Fail says.
+// fallback decides j at node l while the store is down, as Spec.Store.Fail says.
 func (st *store) fallback(l int, j systems.Job) {
 	st.res.Fallback++
 	switch st.s.Store.Fail {

@@ -48,16 +48,16 @@ func (b *batch) take() ([]uint64, map[uint64]int64) {
 // syncDesign is the design reconcile, the idealized reconciliation,
 // shaped after Gubernator's global behaviour (global.go) but not
 // Gubernator (gubDesign is): each node decides from its own exact state
-// of the key (Spec.Local: a copy of the whole bucket, which keeps
+// of the key (Spec.Reconcile.Local: a copy of the whole bucket, which keeps
 // refilling between broadcasts, or its sub-bucket); only admitted hits are
-// queued and sent to the key's owner (rendezvous hash) Spec.SyncPeriod
+// queued and sent to the key's owner (rendezvous hash) Spec.Sync.Period
 // after the first queued hit, or at once when the batch holds
-// Spec.BatchLimit keys; the owner applies them one by one to the true
+// Spec.Sync.BatchLimit keys; the owner applies them one by one to the true
 // state at receipt (policing: a hit over the limit does not count) and,
-// Spec.SyncPeriod after the first change (or when Spec.BatchLimit keys
+// Spec.Sync.Period after the first change (or when Spec.Sync.BatchLimit keys
 // changed), broadcasts the exact true state to every other node, which
-// overwrites its own. Each message takes a delay from Spec.SyncDelay and
-// is lost with probability Spec.SyncLoss. It models what reconciling
+// overwrites its own. Each message takes a delay from Spec.Sync.Delay and
+// is lost with probability Spec.Sync.Loss. It models what reconciling
 // exact buckets could at best do with that batching: with no period it is
 // the one bucket, and its share mode with no messages is the static split.
 //

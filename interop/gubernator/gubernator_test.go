@@ -41,7 +41,7 @@ package gubernator_test
 // owner has applied the hits (and the peers have installed the status)
 // before the next step. The extra keys are other rate limits and change
 // nothing for the key under test. Every step (job, flush, broadcast) is
-// taken in the order of the model's event queue (drl.Spec.OnStep); that a
+// taken in the order of the model's event queue (drl.Spec.Sync.OnStep); that a
 // flush finds hits queued and a broadcast finds the key changed is checked
 // by the real daemons (a trigger that finds no batch sends nothing, and
 // the wait times out).
