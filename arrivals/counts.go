@@ -177,10 +177,12 @@ type countsSource struct {
 	sp       spread
 	pending  []string // a first line that is data, not a header
 	pendLine int
-	idx      int64  // intervals read, for files without a time column
-	line     int    // line of the current interval
-	lineText []byte // its time text
-	sorting  bool   // TraceOptions.Sort: overlapping intervals are sorted, not errors
+	pendLast int           // the record reader's last line after pending was read
+	ahead    []aheadRecord // records read ahead (see Trace.CountsAhead), first out first
+	idx      int64         // intervals read, for files without a time column
+	line     int           // line of the current interval
+	lineText []byte        // its time text
+	sorting  bool          // TraceOptions.Sort: overlapping intervals are sorted, not errors
 	havePrev bool
 	prevEnd  int64 // end of the previous interval, ns
 	prevLine int
@@ -219,7 +221,7 @@ func newCounts(br *bufio.Reader, name string, opt TraceOptions) (*Trace, error) 
 		}
 	}
 	if _, ok := parseIndex(trimSpace(first[countIdx])); byIndex && ok {
-		s.pending, s.pendLine = first, line
+		s.pending, s.pendLine, s.pendLast = first, line, s.rr.last
 		s.header = make([]string, len(first))
 		for i := range s.header {
 			s.header[i] = strconv.Itoa(i + 1)
@@ -271,18 +273,18 @@ func (s *countsSource) next(t *Trace) (traceEntry, error) {
 
 // readInterval reads the next line and starts its interval.
 func (s *countsSource) readInterval(t *Trace) error {
-	rec, line := s.pending, s.pendLine
+	rec, line, last := s.pending, s.pendLine, s.pendLast
 	s.pending = nil
 	if rec == nil {
 		var err error
-		if rec, line, err = s.rr.read(); err != nil {
+		if rec, line, last, err = s.read(); err != nil {
 			if err != io.EOF {
-				t.lastLine = s.rr.last
+				t.lastLine = last
 			}
 			return err
 		}
 	}
-	t.lastLine = s.rr.last
+	t.lastLine = last
 	bad := func(text string, msg string) *TraceError {
 		return &TraceError{File: t.name, Line: line, Text: text, Msg: msg, Err: ErrBadField}
 	}

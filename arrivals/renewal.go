@@ -124,8 +124,12 @@ type TimeFiller interface {
 
 // Times returns p as a TimeFiller when its arrivals can be drawn a batch
 // of instants at a time: a [Renewal] process, alone or as the whole of a
-// [Generated] one without keys.
+// [Generated] one without keys, or a [Trace] without key or sub-bucket
+// columns.
 func Times(p Process) (TimeFiller, bool) {
+	if t, ok := p.(*Trace); ok {
+		return t, t.timesOnly()
+	}
 	if g, ok := p.(*Generated); ok {
 		if g.Keyed {
 			return nil, false

@@ -73,6 +73,7 @@ type Trace struct {
 	prevText     []byte      // previous arrival's time text (streaming)
 	prevLine     int         // previous arrival's line
 	keys         keyTable    // the key values seen, by id
+	batchLines   []int       // the lines of the last NextTimes
 }
 
 // KeyName returns the value of key id (Arrival.Key) as it appears in the

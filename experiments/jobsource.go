@@ -79,6 +79,10 @@ func (s timeSource) NextTimes(dst []engine.Time) (int, error) {
 	if n > 0 {
 		s.cur, s.last = arrivals.Arrival{T: dst[n-1], Sub: -1}, dst[n-1]
 	}
+	if bl, ok := s.times.(interface{ BatchLines() []int }); ok && n > 0 {
+		s.lines = append(s.lines, bl.BatchLines()[:n]...) // a trace's: errors name the line
+		s.cur.Line = s.lines[n-1]
+	}
 	if err != nil && err != io.EOF {
 		s.timesErr = err
 	}

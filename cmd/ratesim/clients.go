@@ -17,7 +17,6 @@ import (
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/clientstudy"
-	"github.com/ratesim/ratesim/experiments/limiterstudy"
 )
 
 // clientsFlags are the flags of ratesim clients: the parameters of the
@@ -165,24 +164,15 @@ func newClientsCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	keepNumberWording(cmd, clientstudy.ClientsTable)
 	return cmd
 }
 
 // register defines the flags of ratesim clients on cmd.
 func (f *clientsFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.p.Limiter, "limiter", "token-police", "the limiter, one of "+strings.Join(limiterstudy.LimiterNames, ", "))
-	fl.StringVar(&f.p.Profile, "profile", "", "a library-faithful limiter instead of --limiter, 'NAME:key=value,...' (see 'ratesim limiters --help')")
-	fl.StringVar(&f.p.Rate, "rate", "10", "--limiter: rate R, tokens/s (exact: a decimal or p/q, > 0)")
-	fl.Int64Var(&f.p.Limit, "limit", 10, "--limiter: burst b in tokens, or window limit in jobs (>= 1)")
-	fl.StringVar(&f.p.Window, "window", "1", "--limiter: window length of the window limiters, seconds or with a unit (> 0)")
-	fl.IntVar(&f.p.Queue, "queue", 0, "--limiter: queue capacity of token-shape and leaky-queue, jobs (0: unbounded; default --limit)")
-	fl.StringVar(&f.p.Soft, "soft", "", "--limiter throttle: token deficit up to which every job passes, tokens (exact; default (L-1)/2)")
-	fl.StringVar(&f.p.Hard, "hard", "", "--limiter throttle: token deficit from which every job is rejected, tokens, <= L-1 (exact; default L-1)")
-	fl.StringVar(&f.p.Offset, "offset", "0", "--limiter: fixed windows' edges at offset + k·W from the Unix epoch (the trace's own clock), seconds or with a unit, in [0, W)")
-	fl.StringVar(&f.p.Arrivals, "arrivals", "poisson", "open-loop requests: poisson, periodic (λ = load·rate) or an arrival spec as in ratesim run, such as 'cron:n=100,period=10'")
-	fl.Float64Var(&f.p.Load, "load", 1.2, "offered load λ/R where the arrival spec gives no rate (> 0)")
-	fl.Int64Var(&f.p.Jobs, "jobs", 10_000, "open-loop requests (>= 0; 0 with --users for closed-loop users only); with --trace, all unless given")
+	clientstudy.ClientsTable.Bind(fl, &f.p) // the run's parameters, as a clients block's keys
+	fl.Lookup("design").Usage = "a distributed rate-limiting design instead of --limiter, one of " + strings.Join(drl.Designs, ", ") + ", with limit (--rate, --limit) and the design flags of ratesim drl"
 	fl.StringVar(&f.trace, "trace", "", "read the open-loop request instants from this trace (formats as in ratesim run)")
 	addTraceFormatFlags(fl, &f.traceFmt)
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
@@ -190,48 +180,10 @@ func (f *clientsFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.traceOpt.Sort, "sort", false, "sort the trace by time in memory instead of failing on an out-of-order line")
 	fl.BoolVar(&f.traceOpt.SkipBad, "skip-bad", false, "skip malformed or out-of-order trace lines and report how many")
 	addMaxMemory(fl, &f.maxMemory)
-	fl.IntVar(&f.p.Users, "users", 0, "closed-loop users (>= 0), each sending its next request --think after the previous one ends")
-	fl.StringVar(&f.p.Think, "think", "1", "closed-loop users' think time, seconds or with a unit (>= 0)")
-	fl.StringVar(&f.p.Horizon, "horizon", "60", "closed-loop users start requests until this instant, seconds or with a unit (> 0)")
-	fl.StringVar(&f.p.Backoff, "backoff", "exponential", "retry backoff: "+strings.Join(clients.BackoffNames(), ", "))
-	fl.StringVar(&f.p.Base, "base", "100ms", "backoff base, seconds or with a unit (> 0 except for none)")
-	fl.StringVar(&f.p.Cap, "cap", "10s", "backoff cap, seconds or with a unit (>= --base; not given: 10s, or --base when larger)")
-	fl.IntVar(&f.p.MaxAttempts, "max-attempts", 10, "attempts of one request, the first included, before it is given up (>= 1; 0 for no bound)")
-	fl.StringVar(&f.p.Deadline, "deadline", "0", "give a request up when its next attempt would come this long after its arrival, seconds or with a unit (0: no deadline)")
-	fl.BoolVar(&f.p.RetryAfter, "retry-after", false, "obey the limiter's Retry-After where it gives one, and --backoff elsewhere")
-	fl.StringVar(&f.p.RetryAfterJitter, "retry-after-jitter", "0", "with --retry-after: add a draw uniform on [0, this] to Retry-After, seconds or with a unit")
-	fl.StringVar(&f.p.Pace, "pace", "", "pace the open-loop requests to at most this many per second in front of the limiter (exact, > 0)")
-	fl.StringVar(&f.p.PaceJitter, "pace-jitter", "0", "with --pace: add a draw uniform on [0, this] to each gap, seconds or with a unit")
-	fl.StringVar(&f.p.ServerRate, "server-rate", "", "feed every passing request to a downstream FIFO server of this service rate, jobs/s (exact, > 0)")
-	fl.IntVar(&f.p.Buffer, "buffer", 10, "with --server-rate: the server's waiting room, jobs (>= 0), not counting the job in service")
-	fl.Int64Var(&f.p.Backfill, "backfill", 0, "add a backfill of this many requests, paced to a fraction of --server-rate adjusted by AIMD (needs --server-rate)")
-	fl.Float64Var(&f.p.BackfillFraction, "backfill-fraction", 0.5, "backfill: initial fraction of --server-rate, in [--backfill-min, --backfill-max]")
-	fl.Float64Var(&f.p.BackfillMin, "backfill-min", 0.05, "backfill: least fraction, in (0, 1]")
-	fl.Float64Var(&f.p.BackfillMax, "backfill-max", 1, "backfill: largest fraction, in (0, 1]")
-	fl.Float64Var(&f.p.BackfillIncrease, "backfill-increase", 0.05, "backfill: added to the fraction after an interval at or under target (>= 0)")
-	fl.Float64Var(&f.p.BackfillDecrease, "backfill-decrease", 0.5, "backfill: factor of the fraction after an interval over target, in (0, 1]")
-	fl.StringVar(&f.p.BackfillTarget, "backfill-target", "10ms", "backfill: the foreground's mean queueing delay downstream over which it slows down, seconds or with a unit")
-	fl.StringVar(&f.p.BackfillInterval, "backfill-interval", "1s", "backfill: control period, seconds or with a unit (> 0)")
-	// Servers that can collapse, retry budgets, client throttling (issue 25).
-	fl.StringVar(&f.p.Service, "service", "", "run against servers that can collapse instead of a limiter, with this service time: exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or trace:FILE:COL (times in seconds or with a unit)")
-	fl.IntVar(&f.p.Servers, "servers", 1, "with --service: servers, each attempt sent to the next in round-robin order (>= 1)")
-	fl.IntVar(&f.p.ServerConcurrency, "server-concurrency", 1, "with --service: jobs each server serves at once (>= 1)")
-	fl.StringVar(&f.p.ServerQueue, "server-queue", "unbounded", "with --service: each server's waiting room, jobs (>= 0), or unbounded; an attempt that finds it full fails at once")
-	fl.StringVar(&f.p.ServerOrder, "server-order", "fifo", "with --service: the waiting room's order, fifo or lifo")
-	fl.Float64Var(&f.p.Contention, "contention", 0, "with --service: a job starting as the n-th in service takes its draw times 1 + contention·(n − 1) (>= 0)")
-	fl.StringVar(&f.p.Timeout, "timeout", "0", "with --service: the client gives an attempt up after this long, seconds or with a unit (0: never); the server still serves it")
-	fl.StringArrayVar((*[]string)(&f.p.Fault), "fault", nil, "with --service, repeatable: KIND[@SERVER]:FROM:TO[:X], KIND crash (server down), error (answers fail with probability X), slow (service X times slower), capacity (concurrency times X); server 1 unless @SERVER")
-	fl.StringVar(&f.p.RetryBudget, "retry-budget", "", "with --service: aws, aws-adaptive, grpc[:max_tokens=10,token_ratio=0.1], finagle[:percent=20,min_per_s=10,window=10s], bucket[:deposit=0.1,size=10] or breaker[:threshold=0.1,window=10s]")
-	fl.StringVar(&f.p.ClientThrottle, "client-throttle", "", "with --service: sre[:k=2,window=2m], client-side adaptive throttling (SRE book, Handling Overload)")
-	fl.StringVar(&f.p.Concurrency, "concurrency", "", "with --service: an adaptive concurrency limit in front of each server, aimd[:initial=10,backoff=0.9,timeout=5s], gradient2[:initial=20,min=20,max=200,smoothing=0.2,queue=4,long_window=600], vegas[:initial=20,max=1000,smoothing=1,probe=30] (Netflix concurrency-limits) or envoy[:min=3,max=1000,request_count=50,buffer=0.25,jitter=0.15,update=100ms,min_rtt_interval=60s] (Envoy's adaptive concurrency gradient controller)")
-	fl.StringVar(&f.p.RecoveryHold, "recovery-hold", "10s", "with --service and --fault: goodput must average within 5% of its pre-trigger level over this long to count as recovered")
-	fl.StringVar(&f.p.Bin, "bin", "1s", "width of the series bins in the JSON and --plot, seconds or with a unit (0: no series; at most 10^6 bins over the run)")
-	fl.Uint64VarP(&f.p.Seed, "seed", "s", 1, "root seed: each client's jitter and each component draw from their own streams of it")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
 	fl.StringVar(&f.plot, "plot", "", "draw the figures into this folder: offered, retried, admitted requests and retry amplification over time (in bins of --bin), the latency tail (CCDF)")
 	markOutput(cmd, "plot", outputFolder)
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "format of the --plot figures: png, svg or pdf")
-	fl.StringVar(&f.p.Design, "design", "", "a distributed rate-limiting design instead of --limiter, one of "+strings.Join(drl.Designs, ", ")+", with limit (--rate, --limit) and the design flags of ratesim drl")
 	f.drlCmd, f.drl = newDRLCmdFlags()
 	for _, name := range drlClientFlags {
 		fl.AddFlag(f.drlCmd.Flags().Lookup(name))

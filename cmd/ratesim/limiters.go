@@ -22,33 +22,15 @@ import (
 
 // limitersFlags are the flags of ratesim limiters.
 type limitersFlags struct {
-	names      string
-	rate       string
-	limit      int64
-	window     string
-	offset     string
-	queue      int
-	soft, hard string
-	process    string
-	gap        string
-	cycles     int
-	stream     int
-	load       float64
+	p          limiterstudy.LimitersParams // the run's parameters (limiterstudy.LimitersTable)
 	trace      string
 	traceOpt   arrivals.TraceOptions
 	traceFmt   traceFormatFlags // --format and the count-format flags, shared with run
-	jobs       int64
-	durations  string
-	seed       uint64
 	plotDir    string
 	plotFormat string
 	json       bool
 	topKeys    int
-	profiles   []string
-	svcRate    string
-	svcLatency string
 	replicas   int
-	sizeBurst  float64
 }
 
 // limitersLong is the help of ratesim limiters.
@@ -140,45 +122,28 @@ func newLimitersCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	keepNumberWording(cmd, limiterstudy.LimitersTable)
 	return cmd
 }
 
 // register defines the flags of ratesim limiters on cmd.
 func (f *limitersFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.names, "limiters", "all", "limiters to run, comma-separated, or all: "+strings.Join(limiterstudy.LimiterNames, ", "))
-	fl.StringVar(&f.rate, "rate", "", "rate R of the buckets, GCRA and leaky bucket, tokens/s (> 0, exact: a decimal or p/q; default L/W)")
-	fl.Int64Var(&f.limit, "limit", 100, "L: burst b of the buckets in tokens and limit of the windows in jobs (>= 1)")
-	fl.StringVar(&f.window, "window", "60", "W: window length, seconds or with a unit (60, 1m, 500ms, 1/3), > 0")
-	fl.StringVar(&f.offset, "offset", "0", "fixed windows' edges at offset + k·W from the Unix epoch (the trace's own clock), seconds or with a unit, in [0, W)")
-	fl.IntVar(&f.queue, "queue", 0, "queue capacity of token-shape and leaky-queue, jobs (0: unbounded; default L)")
-	fl.StringVar(&f.soft, "soft", "", "throttle: token deficit up to which every job passes, tokens (exact; default (L-1)/2)")
-	fl.StringVar(&f.hard, "hard", "", "throttle: token deficit from which every job is rejected, tokens, <= L-1 (exact; default L-1)")
-	fl.StringVar(&f.process, "arrivals", "boundary", "generated arrivals: boundary (bursts at window edges), poisson, periodic (λ = load·R), or an arrival spec as in ratesim run")
-	fl.StringVar(&f.gap, "gap", "", "boundary: the bursts arrive this long before and after each edge, seconds or with a unit, in (0, W/2) (default 1 s, or W/4 when W <= 2 s)")
-	fl.IntVar(&f.cycles, "cycles", 10, "boundary: number of cycles (>= 1), 3W apart")
-	fl.IntVar(&f.stream, "stream", 0, "boundary: jobs spread over the window after each edge (>= 0; default L)")
-	fl.Float64Var(&f.load, "load", 1.2, "poisson, periodic, specs: offered load λ/R (> 0)")
+	limiterstudy.LimitersTable.Bind(fl, &f.p) // the run's parameters
+	fl.Lookup("profile").Usage = profileHelp()
 	fl.StringVar(&f.trace, "trace", "", "read arrivals from this trace file instead of generating them (formats as in ratesim run)")
 	addTraceFormatFlags(fl, &f.traceFmt)
 	fl.StringVar(&f.traceOpt.TimeCol, "time-col", "", "trace column of arrival times: a header name or a 1-based index (default the first column)")
 	fl.StringVar(&f.traceOpt.TimeFormat, "time-format", "unix", "trace time format: unix, unix-ms, unix-us, unix-ns, datetime, rfc3339, or a Go time layout")
 	fl.StringVar(&f.traceOpt.KeyCol, "key-col", "", "trace column of keys: each key gets its own limiters, and the table lists keys")
 	addBadLineFlags(fl, &f.traceOpt)
-	fl.Int64Var(&f.jobs, "jobs", 100_000, "number of arrivals of poisson, periodic and specs; with --trace or boundary, all unless given")
-	fl.StringVar(&f.durations, "durations", "", "interval lengths d at which α*(d) is measured, seconds, comma-separated (default 0 and W/128 to 4W, 8 per doubling)")
-	fl.Uint64VarP(&f.seed, "seed", "s", 1, "root seed (poisson arrivals: stream 0; throttle: stream 1)")
 	fl.StringVar(&f.plotDir, "plot", "", "draw the figures into this folder (created if missing)")
 	markOutput(cmd, "plot", outputFolder)
 	fl.StringVar(&f.plotFormat, "plot-format", "png", "figure format: png, svg or pdf")
 	fl.BoolVar(&f.json, "json", false, "print the table as one JSON object")
 	fl.IntVar(&f.topKeys, "top-keys", 10, "keyed runs: the number of keys listed in the table, most arrivals first (the JSON has all)")
-	fl.StringArrayVar(&f.profiles, "profile", nil, profileHelp())
-	fl.StringVar(&f.svcRate, "service-rate", "", "downstream: every limiter's passing jobs go through a rate-latency server of this rate, jobs/s (exact, >= --rate), and are compared with the network-calculus bounds")
 	fl.IntVar(&f.replicas, "replicas", 0, "removed: use ratesim drl --designs static --node-limiter PROFILE --nodes N")
 	fl.MarkHidden("replicas")
-	fl.Float64Var(&f.sizeBurst, "size-burst", 0, "burst sizing: for each --profile, the smallest value of its burst key for which at most this fraction of the arrivals is rejected or delayed, in [0, 1), beside the ideal bucket's b(r) at the profile's rate (reads the arrivals twice)")
-	fl.StringVar(&f.svcLatency, "service-latency", "0", "downstream: the server's latency T, seconds or with a unit (>= 0; with --service-rate)")
 	cmd.MarkFlagsMutuallyExclusive("arrivals", "trace")
 	cmd.MarkFlagsMutuallyExclusive("load", "trace")
 }
@@ -189,10 +154,10 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (limiterstudy.LimitersSpec, err
 	// The flags every family limiter shares are read as ratesim clients
 	// reads them (clientstudy.ClientsParams.FamilyLimits), the rate
 	// defaulting to --limit/--window.
-	p := clientstudy.ClientsParams{Limit: f.limit, Rate: f.rate, Window: f.window, Queue: f.queue,
-		Soft: f.soft, Hard: f.hard, Offset: f.offset, Given: changed, Name: func(param string) string { return "--" + param }}
+	p := clientstudy.ClientsParams{Limit: f.p.Limit, Rate: f.p.Rate, Window: f.p.Window, Queue: f.p.Queue,
+		Soft: f.p.Soft, Hard: f.p.Hard, Offset: f.p.Offset, Given: changed, Name: func(param string) string { return "--" + param }}
 	lp, err := p.FamilyLimits(true)
-	s := limiterstudy.LimitersSpec{Params: lp, Seed: f.seed}
+	s := limiterstudy.LimitersSpec{Params: lp, Seed: f.p.Seed}
 	if err != nil {
 		return s, err
 	}
@@ -216,11 +181,11 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (limiterstudy.LimitersSpec, err
 		return s, err
 	}
 	s.Keyed = f.traceOpt.KeyCol != ""
-	if changed("jobs") || f.trace == "" && f.process != "boundary" {
-		if f.jobs < 1 {
-			return s, flagError("jobs", f.jobs, "a number of arrivals >= 1")
+	if changed("jobs") || f.trace == "" && f.p.Arrivals != "boundary" {
+		if f.p.Jobs < 1 {
+			return s, flagError("jobs", f.p.Jobs, "a number of arrivals >= 1")
 		}
-		s.MaxJobs = f.jobs
+		s.MaxJobs = f.p.Jobs
 	}
 	if f.topKeys < 0 {
 		return s, flagError("top-keys", f.topKeys, "a number of keys >= 0")
@@ -237,20 +202,20 @@ func (f *limitersFlags) spec(cmd *cobra.Command) (limiterstudy.LimitersSpec, err
 // limiterNames reads --limiters and --profile into s.
 func (f *limitersFlags) limiterNames(s *limiterstudy.LimitersSpec, changed func(string) bool) error {
 	var err error
-	if f.names != "all" {
-		for _, n := range strings.Split(f.names, ",") {
+	if f.p.Limiters != "all" {
+		for _, n := range strings.Split(f.p.Limiters, ",") {
 			n = strings.TrimSpace(n)
 			if !slices.Contains(limiterstudy.LimiterNames, n) {
-				return flagError("limiters", f.names, fmt.Sprintf("all, or a comma-separated list of %s (%q is none of them)", strings.Join(limiterstudy.LimiterNames, ", "), n))
+				return flagError("limiters", f.p.Limiters, fmt.Sprintf("all, or a comma-separated list of %s (%q is none of them)", strings.Join(limiterstudy.LimiterNames, ", "), n))
 			}
 			if slices.Contains(s.Names, n) {
-				return flagError("limiters", f.names, fmt.Sprintf("each limiter once (%s is repeated)", n))
+				return flagError("limiters", f.p.Limiters, fmt.Sprintf("each limiter once (%s is repeated)", n))
 			}
 			s.Names = append(s.Names, n)
 		}
 	}
 	if changed("profile") {
-		if s.Profiles, err = parseProfiles(f.profiles); err != nil {
+		if s.Profiles, err = parseProfiles(f.p.Profile); err != nil {
 			return err
 		}
 		if !changed("limiters") {
@@ -274,8 +239,8 @@ func (f *limitersFlags) checkSizeBurst(changed func(string) bool) error {
 		if f.traceOpt.KeyCol != "" {
 			return fmt.Errorf("--size-burst applies to unkeyed runs only: leave out --key-col")
 		}
-		if !(f.sizeBurst >= 0 && f.sizeBurst < 1) {
-			return flagError("size-burst", f.sizeBurst, "a fraction of jobs in [0, 1), such as 0 or 0.01")
+		if !(f.p.SizeBurst >= 0 && f.p.SizeBurst < 1) {
+			return flagError("size-burst", f.p.SizeBurst, "a fraction of jobs in [0, 1), such as 0 or 0.01")
 		}
 		if f.trace != "" {
 			// Burst sizing reads the arrivals again: not from a fifo.
@@ -290,15 +255,15 @@ func (f *limitersFlags) checkSizeBurst(changed func(string) bool) error {
 // readDurations reads --durations into s (the profiles' default lengths
 // when only profiles run).
 func (f *limitersFlags) readDurations(s *limiterstudy.LimitersSpec) error {
-	if f.durations != "" {
-		for _, field := range strings.Split(f.durations, ",") {
+	if f.p.Durations != "" {
+		for _, field := range strings.Split(f.p.Durations, ",") {
 			d, err := engine.ParseDuration(field)
 			if err != nil || d < 0 || d == engine.Forever {
 				why := ""
 				if de := (*engine.DurationError)(nil); errors.As(err, &de) {
 					why = ": " + de.Why
 				}
-				return flagError("durations", f.durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one%s)", field, why))
+				return flagError("durations", f.p.Durations, fmt.Sprintf("comma-separated lengths >= 0 s in whole nanoseconds, plain seconds or with a unit (%q is not one%s)", field, why))
 			}
 			s.Durations = append(s.Durations, d)
 		}
@@ -319,13 +284,13 @@ func (f *limitersFlags) checkInput(changed func(string) bool) error {
 				return fmt.Errorf("--%s applies to trace input only: use it with --trace", name)
 			}
 		}
-	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.seed); err != nil {
+	} else if err := f.traceFmt.apply(&f.traceOpt, changed, f.p.Seed); err != nil {
 		return err
 	}
-	if f.process == "boundary" && f.trace == "" && changed("load") {
+	if f.p.Arrivals == "boundary" && f.trace == "" && changed("load") {
 		return fmt.Errorf("--load applies to poisson, periodic and arrival specs: the boundary pattern's jobs are set by --limit, --stream and --cycles")
 	}
-	if f.process != "boundary" || f.trace != "" {
+	if f.p.Arrivals != "boundary" || f.trace != "" {
 		for _, name := range []string{"gap", "cycles", "stream"} {
 			if changed(name) {
 				return fmt.Errorf("--%s applies to --arrivals boundary only", name)
@@ -365,26 +330,26 @@ func (f *limitersFlags) service(s *limiterstudy.LimitersSpec, changed func(strin
 	if f.traceOpt.KeyCol != "" {
 		return fmt.Errorf("--service-rate applies to unkeyed runs only: leave out --key-col")
 	}
-	rate, err := parseRat("service-rate", f.svcRate, "jobs/s")
+	rate, err := parseRat("service-rate", f.p.ServiceRate, "jobs/s")
 	if err != nil {
 		return err
 	}
 	if rate.Cmp(s.Rate) < 0 {
-		return flagError("service-rate", f.svcRate, fmt.Sprintf("a service rate >= --rate %v jobs/s (below it the delay and backlog bounds are infinite)", s.Rate))
+		return flagError("service-rate", f.p.ServiceRate, fmt.Sprintf("a service rate >= --rate %v jobs/s (below it the delay and backlog bounds are infinite)", s.Rate))
 	}
-	lat, err := parseSeconds("service-latency", f.svcLatency)
+	lat, err := parseSeconds("service-latency", f.p.ServiceLatency)
 	if err != nil {
 		return err
 	}
 	if lat.Sign() < 0 {
-		return flagError("service-latency", f.svcLatency, "a latency >= 0 s")
+		return flagError("service-latency", f.p.ServiceLatency, "a latency >= 0 s")
 	}
-	if _, err := nanos("service-latency", f.svcLatency, lat); err != nil {
+	if _, err := nanos("service-latency", f.p.ServiceLatency, lat); err != nil {
 		return err
 	}
 	for _, p := range s.Profiles {
 		if a, ok := profiles.ArrivalCurve(p); ok && netcalc.LongTermRate(a).Cmp(rate) > 0 {
-			return flagError("service-rate", f.svcRate, fmt.Sprintf("a service rate >= the long-term rate %v jobs/s of --profile %s (its curve %v; below it the bounds are infinite)", netcalc.LongTermRate(a), p.Name, a))
+			return flagError("service-rate", f.p.ServiceRate, fmt.Sprintf("a service rate >= the long-term rate %v jobs/s of --profile %s (its curve %v; below it the bounds are infinite)", netcalc.LongTermRate(a), p.Name, a))
 		}
 	}
 	s.Service = &netcalc.RateLatency{Rate: rate, Latency: lat}
@@ -421,27 +386,27 @@ func (f *limitersFlags) arrivalProcess(cmd *cobra.Command, s limiterstudy.Limite
 // generated builds generated arrivals: the boundary pattern, poisson,
 // periodic or an arrival spec.
 func (f *limitersFlags) generated(cmd *cobra.Command, s limiterstudy.LimitersSpec) (arrivals.Process, string, error) {
-	switch f.process {
+	switch f.p.Arrivals {
 	case "boundary":
 		return f.boundary(cmd, s)
 	case "poisson", "periodic":
-		lambda := f.load * s.Rate.Float64()
-		if !finitePositive(f.load) || math.IsInf(1/lambda, 0) || !finitePositive(lambda) {
-			return nil, "", flagError("load", f.load, "a finite load > 0 with a finite mean gap 1/(load·R)")
+		lambda := f.p.Load * s.Rate.Float64()
+		if !finitePositive(f.p.Load) || math.IsInf(1/lambda, 0) || !finitePositive(lambda) {
+			return nil, "", flagError("load", f.p.Load, "a finite load > 0 with a finite mean gap 1/(load·R)")
 		}
-		in := fmt.Sprintf("%s arrivals, load %v (λ = %.6g jobs/s)", f.process, f.load, lambda)
-		if f.process == "periodic" {
-			if _, err := lambdaOf(f.load, s.Rate); err != nil {
+		in := fmt.Sprintf("%s arrivals, load %v (λ = %.6g jobs/s)", f.p.Arrivals, f.p.Load, lambda)
+		if f.p.Arrivals == "periodic" {
+			if _, err := lambdaOf(f.p.Load, s.Rate); err != nil {
 				return nil, "", err
 			}
 		}
-		a, err := experiments.BuildArrivals(cmd.Context(), experiments.ArrivalsSpec{Spec: f.process, Load: f.load, Rate: s.Rate}, s.Seed)
+		a, err := experiments.BuildArrivals(cmd.Context(), experiments.ArrivalsSpec{Spec: f.p.Arrivals, Load: f.p.Load, Rate: s.Rate}, s.Seed)
 		if err != nil {
 			return nil, "", err
 		}
 		return a.Process, in, nil
 	}
-	g, err := buildGenerated(f.process, f.load, s.Rate, s.Seed, cmd.Flags().Changed("load"))
+	g, err := buildGenerated(f.p.Arrivals, f.p.Load, s.Rate, s.Seed, cmd.Flags().Changed("load"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -451,22 +416,22 @@ func (f *limitersFlags) generated(cmd *cobra.Command, s limiterstudy.LimitersSpe
 // boundary builds the boundary pattern of --gap, --cycles and --stream
 // around the edges of s's fixed windows, and describes it.
 func (f *limitersFlags) boundary(cmd *cobra.Command, s limiterstudy.LimitersSpec) (arrivals.Process, string, error) {
-	w, err := nanos("window", f.window, s.Window)
+	w, err := nanos("window", f.p.Window, s.Window)
 	if err != nil {
 		return nil, "", err
 	}
-	off, err := nanos("offset", f.offset, s.Offset)
+	off, err := nanos("offset", f.p.Offset, s.Offset)
 	if err != nil {
 		return nil, "", err
 	}
-	if f.gap == "" {
-		f.gap = "1"
+	if f.p.Gap == "" {
+		f.p.Gap = "1"
 	}
-	gs, err := parseSeconds("gap", f.gap)
+	gs, err := parseSeconds("gap", f.p.Gap)
 	if err != nil {
 		return nil, "", err
 	}
-	gap, err := nanos("gap", f.gap, gs)
+	gap, err := nanos("gap", f.p.Gap, gs)
 	if err != nil {
 		return nil, "", err
 	}
@@ -476,18 +441,18 @@ func (f *limitersFlags) boundary(cmd *cobra.Command, s limiterstudy.LimitersSpec
 		// flag the user did not give.
 		gap = w / 4
 	}
-	b := arrivals.BoundarySpec{Window: w, Offset: off, Gap: gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.cycles}
+	b := arrivals.BoundarySpec{Window: w, Offset: off, Gap: gap, Burst: int(min(s.Limit, 1<<30)), Stream: int(min(s.Limit, 1<<30)), Cycles: f.p.Cycles}
 	if cmd.Flags().Changed("stream") {
-		b.Stream = f.stream
+		b.Stream = f.p.Stream
 	}
-	if f.cycles < 1 {
-		return nil, "", flagError("cycles", f.cycles, "a number of cycles >= 1")
+	if f.p.Cycles < 1 {
+		return nil, "", flagError("cycles", f.p.Cycles, "a number of cycles >= 1")
 	}
 	if !(gap > 0 && 2*gap < w) {
-		return nil, "", flagError("gap", f.gap, fmt.Sprintf("a gap in (0, W/2 = %v) s", w/2))
+		return nil, "", flagError("gap", f.p.Gap, fmt.Sprintf("a gap in (0, W/2 = %v) s", w/2))
 	}
 	if b.Stream < 0 {
-		return nil, "", flagError("stream", f.stream, "a number of jobs >= 0")
+		return nil, "", flagError("stream", f.p.Stream, "a number of jobs >= 0")
 	}
 	p, err := arrivals.NewBoundary(b)
 	if err != nil {

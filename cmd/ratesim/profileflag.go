@@ -160,9 +160,9 @@ func (f *limitersFlags) sizeBursts(cmd *cobra.Command, s limiterstudy.LimitersSp
 		}
 		ts = append(ts, a.T)
 	}
-	sz, err := limiterstudy.SizeBursts(s.Profiles, ts, f.sizeBurst)
+	sz, err := limiterstudy.SizeBursts(s.Profiles, ts, f.p.SizeBurst)
 	if le := (*limiterstudy.LimiterError)(nil); errors.As(err, &le) && le.Field == "SizeBurst" {
-		return nil, flagError("size-burst", f.sizeBurst, le.Want)
+		return nil, flagError("size-burst", f.p.SizeBurst, le.Want)
 	}
 	return sz, err
 }

@@ -82,25 +82,25 @@ type ClientsParams struct {
 	// retry budgets and client-side throttling; see [ClientsParams.overload].
 	// Zero values are the defaults: one server of concurrency 1, an
 	// unbounded FIFO queue, no timeout, no budget, no throttle.
-	Service           string    `yaml:"service"`            // exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or trace:FILE:COL; "": no overload model
-	Servers           int       `yaml:"servers"`            // >= 1, round robin; 0: 1
-	ServerConcurrency int       `yaml:"server_concurrency"` // >= 1; 0: 1
-	ServerQueue       string    `yaml:"server_queue"`       // waiting room, jobs >= 0, or unbounded ("")
-	ServerOrder       string    `yaml:"server_order"`       // fifo ("") or lifo
-	Contention        float64   `yaml:"contention"`         // service stretch per extra job in service, >= 0
-	Timeout           string    `yaml:"timeout"`            // client timeout per attempt; "" or 0: none
-	Fault             FaultList `yaml:"fault"`              // KIND[@SERVER]:FROM:TO[:X], one or a list
-	RetryBudget       string    `yaml:"retry_budget"`       // aws, grpc:..., finagle:..., bucket:..., breaker:...; "": none
-	ClientThrottle    string    `yaml:"client_throttle"`    // sre:k=2,window=2m; "": none
-	RecoveryHold      string    `yaml:"recovery_hold"`
-	Concurrency       string    `yaml:"concurrency"` // adaptive concurrency limit per server: aimd[:...] or gradient2[:...]; "": none      // hold of the recovery rule; "": 10s
+	Service           string   `yaml:"service"`            // exp:MEAN, det:D, lognormal:MEDIAN:SHAPE or trace:FILE:COL; "": no overload model
+	Servers           int      `yaml:"servers"`            // >= 1, round robin; 0: 1
+	ServerConcurrency int      `yaml:"server_concurrency"` // >= 1; 0: 1
+	ServerQueue       string   `yaml:"server_queue"`       // waiting room, jobs >= 0, or unbounded ("")
+	ServerOrder       string   `yaml:"server_order"`       // fifo ("") or lifo
+	Contention        float64  `yaml:"contention"`         // service stretch per extra job in service, >= 0
+	Timeout           string   `yaml:"timeout"`            // client timeout per attempt; "" or 0: none
+	Fault             []string `yaml:"fault"`              // KIND[@SERVER]:FROM:TO[:X], one or a list
+	RetryBudget       string   `yaml:"retry_budget"`       // aws, grpc:..., finagle:..., bucket:..., breaker:...; "": none
+	ClientThrottle    string   `yaml:"client_throttle"`    // sre:k=2,window=2m; "": none
+	RecoveryHold      string   `yaml:"recovery_hold"`
+	Concurrency       string   `yaml:"concurrency"` // adaptive concurrency limit per server: aimd[:...] or gradient2[:...]; "": none      // hold of the recovery rule; "": 10s
 
 	// Bin is the width of the series bins; 0 for no series. A sweep keeps
-	// no series.
-	Bin string `yaml:"-"`
+	// no series (its block refuses the key).
+	Bin string `yaml:"bin"`
 	// Seed is the root seed of a run's random streams; a sweep sets it per
-	// replication (see [ClientsStudy]).
-	Seed uint64 `yaml:"-"`
+	// replication (see [ClientsStudy]; its block refuses the key).
+	Seed uint64 `yaml:"seed"`
 	// Design names a distributed design the caller builds as
 	// ClientsSpec.Remote (see [ClientsDesigns]), with the limit R = Rate,
 	// B = Limit; "" for Limiter or Profile.
@@ -131,21 +131,6 @@ type ClientsTrace struct {
 	TimeFormat string `yaml:"time_format,omitempty"`
 	Sort       bool   `yaml:"sort,omitempty"`
 	SkipBad    bool   `yaml:"skip_bad,omitempty"`
-}
-
-// DefaultClientsParams returns the defaults of ratesim clients' flags:
-// 10000 Poisson requests at load 1.2 against a policing token bucket of
-// rate 10 tokens/s and burst 10, retried with exponential backoff (base
-// 100 ms, cap 10 s, at most 10 attempts); with a service, one server of
-// concurrency 1 with an unbounded FIFO queue, no timeout.
-func DefaultClientsParams() ClientsParams {
-	p := ClientsParams{Limiter: "token-police", Rate: "10", Limit: 10, Window: "1", Offset: "0", Arrivals: "poisson", Load: 1.2, Jobs: 10_000,
-		Think: "1", Horizon: "60", Backoff: "exponential", Base: "100ms", Cap: "10s", MaxAttempts: 10, Deadline: "0",
-		RetryAfterJitter: "0", PaceJitter: "0", Buffer: 10, BackfillFraction: 0.5, BackfillMin: 0.05, BackfillMax: 1,
-		BackfillIncrease: 0.05, BackfillDecrease: 0.5, BackfillTarget: "10ms", BackfillInterval: "1s", Bin: "1s", Seed: 1}
-	// Servers that can collapse (issue 25).
-	p.Servers, p.ServerConcurrency, p.ServerQueue, p.ServerOrder, p.Timeout, p.RecoveryHold = 1, 1, "unbounded", "fifo", "0", "10s"
-	return p
 }
 
 // FamilyLimits validates the parameters every family limiter shares

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/experiments"
+	"github.com/ratesim/ratesim/internal/param"
 )
 
 // ClientsModel is the model key of a sweep spec that is a [ClientsStudy].
@@ -66,9 +66,7 @@ type ClientsStudy struct {
 
 // SweepableClientsParams lists the parameters a clients sweep can vary:
 // the keys of ClientsParams but the trace block.
-func SweepableClientsParams() []string {
-	return experiments.YAMLKeys(reflect.TypeOf(ClientsParams{}), "trace")
-}
+func SweepableClientsParams() []string { return ClientsTable.Sweepable() }
 
 // ClientsDesigns builds the distributed designs of a clients study, for a
 // package experiments does not import (drl).
@@ -122,6 +120,10 @@ func ParseClientsStudy(r io.Reader, name string, designs ClientsDesigns) (*Clien
 	if err := dec.Decode(s); err != nil {
 		if err == io.EOF {
 			return nil, &experiments.SpecError{File: name, Err: fmt.Errorf("empty spec (%w)", experiments.ErrSpec)}
+		}
+		if pe := (*param.Error)(nil); errors.As(err, &pe) {
+			pe.File = name // a value of the clients block, read by ClientsTable
+			return nil, fmt.Errorf("%w (%w)", pe, experiments.ErrSpec)
 		}
 		return nil, clientsYAMLError(name, err)
 	}
@@ -267,8 +269,8 @@ func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, 
 			}
 			p.params.DesignParams[a.Name] = v.Value
 			p.design[a.Name] = v
-		} else if err := experiments.SetYAMLField(&p.params, a.Name, v); err != nil {
-			return p, experiments.StudyErr("sweep."+a.Name, v.Line, "%s: %v", v.Value, err)
+		} else if err := setAxis(&p.params, a.Name, v); err != nil {
+			return p, err
 		}
 	}
 	values := p.values
@@ -293,6 +295,22 @@ func (s *ClientsStudy) point(g experiments.ParamGrid, idx []int) (clientsPoint, 
 		return p, &experiments.SpecError{Field: field, Line: line, Err: err}
 	}
 	return p, nil
+}
+
+// setAxis sets parameter name of p to a sweep axis's value: a scalar
+// through ClientsTable.Set (the flag's parser), a list (of faults) as YAML
+// decodes it.
+func setAxis(p *ClientsParams, name string, v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode {
+		if err := ClientsTable.Set(p, name, v.Value); err != nil {
+			return experiments.StudyErr("sweep."+name, v.Line, "%v", err)
+		}
+		return nil
+	}
+	if err := experiments.SetYAMLField(p, name, v); err != nil {
+		return experiments.StudyErr("sweep."+name, v.Line, "%s: %v", v.Value, err)
+	}
+	return nil
 }
 
 // designParams returns the keys of the designs' parameters, none

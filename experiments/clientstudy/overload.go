@@ -8,32 +8,11 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/ratesim/ratesim/arrivals"
 	"github.com/ratesim/ratesim/clients"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/experiments"
 )
-
-// FaultList is the faults of a run, each KIND[@SERVER]:FROM:TO[:X]; in
-// YAML one fault (a string) or a list of them, so that a sweep can vary
-// a single fault as a value of its axis.
-type FaultList []string
-
-// UnmarshalYAML reads a string or a list of strings.
-func (f *FaultList) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		*f = FaultList{n.Value}
-		return nil
-	}
-	var l []string
-	if err := n.Decode(&l); err != nil {
-		return err
-	}
-	*f = l
-	return nil
-}
 
 // overloadParams are the parameters of servers that can collapse; they
 // apply with service only.

@@ -63,7 +63,7 @@ sweep:
 	// retries, 400 attempts at the server. Goodput: 50 successes in [0, 5
 	// s) (10/s); 11 in the bin of 15 s and 10 in each later one, so the
 	// average over [15 s, 25 s) is 10.1/s, within 5%: recovered at 15 s.
-	p.Service, p.Arrivals, p.Jobs, p.Backoff, p.MaxAttempts, p.Fault, p.Bin = "det:50ms", "periodic:rate=10", 300, "none", 2, FaultList{"error:5s:15s:1"}, "1s"
+	p.Service, p.Arrivals, p.Jobs, p.Backoff, p.MaxAttempts, p.Fault, p.Bin = "det:50ms", "periodic:rate=10", 300, "none", 2, []string{"error:5s:15s:1"}, "1s"
 	p.Given = func(k string) bool {
 		return k == "service" || k == "fault" || k == "arrivals" || k == "jobs" || k == "backoff" || k == "max_attempts"
 	}
