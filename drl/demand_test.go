@@ -123,15 +123,9 @@ func TestDemandRun(t *testing.T) {
 		alpha  float64
 		loss   float64
 	}{{"grd", true, 0.5, 0}, {"fps", true, 0.5, 0}, {"grd", false, 0.5, 0}, {"fps", false, 0.5, 0}, {"fps", false, 1, 0.3}} {
-		s := Spec{
-			Design:   c.design,
-			Bucket:   params("5", "8"),
-			Nodes:    4,
-			Police:   c.police,
-			Dispatch: "hash",
-			Seed:     2,
-			Sync:     SyncParams{Loss: c.loss, Delay: Delay{Kind: "uniform", A: 0, B: 20 * 1e6}},
-			Demand:   DemandParams{EstimateInterval: sec / 10, Smoothing: c.alpha},
+		s := Spec{Design: c.design, Bucket: params("5", "8"), Nodes: 4, Police: c.police, Dispatch: "hash", Seed: 2,
+			Sync:   SyncParams{Loss: c.loss, Delay: Delay{Kind: "uniform", A: 0, B: 20 * 1e6}},
+			Demand: DemandParams{EstimateInterval: sec / 10, Smoothing: c.alpha},
 		}
 		a, err := Run(context.Background(), keepDepartures(s), &list{as: as}, 0)
 		if err != nil {
@@ -180,14 +174,8 @@ func TestGossip(t *testing.T) {
 		sameDecisions(t, design, run(t, s, twoNodes(5)), c)
 
 		as := zipfJobs(t, 5000, 30, 20)
-		g := Spec{
-			Design:   design,
-			Bucket:   params("5", "8"),
-			Nodes:    4,
-			Police:   true,
-			Dispatch: "rr",
-			Seed:     2,
-			Demand:   DemandParams{EstimateInterval: sec / 10, Smoothing: 0.5, Exchange: ExchangeGossip, Fanout: 2},
+		g := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 2,
+			Demand: DemandParams{EstimateInterval: sec / 10, Smoothing: 0.5, Exchange: ExchangeGossip, Fanout: 2},
 		}
 		sameDecisions(t, design+" gossip", run(t, g, as), run(t, g, as))
 	}

@@ -220,13 +220,8 @@ func TestOutageFailModes(t *testing.T) {
 		// worst (α*(0) = 2 → 1, α*(2 s) = 4 → 1, α*(3 s) = 6 → 6/5).
 		{FailLocal, 6, 4, 4.0 / 3, 2, 1},
 	} {
-		s := Spec{
-			Design:   "store",
-			Bucket:   params("1", "2"),
-			Nodes:    2,
-			Police:   true,
-			Dispatch: "rr",
-			Store:    StoreParams{Outages: []Interval{{From: sec, To: 3 * sec}}, Fail: c.fail},
+		s := Spec{Design: "store", Bucket: params("1", "2"), Nodes: 2, Police: true, Dispatch: "rr",
+			Store: StoreParams{Outages: []Interval{{From: sec, To: 3 * sec}}, Fail: c.fail},
 		}
 		r := run(t, s, at(ts...).as)
 		if r.Admitted != c.admitted || r.Rejected != c.rejected || r.Fallback != 4 {
@@ -257,13 +252,8 @@ func TestOutageFailModes(t *testing.T) {
 //	       bucket, with 2 tokens, admits 2.
 func TestScaleUp(t *testing.T) {
 	ts := []engine.Time{0, 0, 0, 0, sec, sec, sec, sec}
-	s := Spec{
-		Design:   "static",
-		Bucket:   params("2", "4"),
-		Nodes:    1,
-		Police:   true,
-		Dispatch: "rr",
-		Static:   StaticParams{Scale: []ScaleEvent{{At: sec, Nodes: 2}}},
+	s := Spec{Design: "static", Bucket: params("2", "4"), Nodes: 1, Police: true, Dispatch: "rr",
+		Static: StaticParams{Scale: []ScaleEvent{{At: sec, Nodes: 2}}},
 	}
 	r := run(t, s, at(ts...).as)
 	if r.Admitted != 7 || r.Rejected != 1 {
@@ -282,14 +272,9 @@ func TestDeterminism(t *testing.T) {
 	rtt, _ := ParseDelay("lognormal:2ms:0.8")
 	md, _ := ParseDelay("uniform:1ms:50ms")
 	for _, design := range []string{"store", "reconcile"} {
-		s := Spec{
-			Design:   design,
-			Bucket:   params("5", "8"),
-			Nodes:    4,
-			Dispatch: "random",
-			Seed:     7,
-			Store:    StoreParams{RTT: rtt},
-			Sync:     SyncParams{Period: 100 * engine.Time(1e6), Delay: md, Loss: 0.1},
+		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Dispatch: "random", Seed: 7,
+			Store: StoreParams{RTT: rtt},
+			Sync:  SyncParams{Period: 100 * engine.Time(1e6), Delay: md, Loss: 0.1},
 		}
 		a, b := run(t, s, as), run(t, s, as)
 		sameDecisions(t, design, a, b)
@@ -349,16 +334,10 @@ func TestJain(t *testing.T) {
 func TestCounts(t *testing.T) {
 	as := zipfJobs(t, 3000, 30, 20)
 	for _, design := range Designs {
-		s := Spec{
-			Design:   design,
-			Bucket:   params("5", "8"),
-			Nodes:    4,
-			Police:   true,
-			Dispatch: "hash",
-			Seed:     2,
-			Store:    StoreParams{RTT: Delay{A: 1e6}},
-			Sync:     SyncParams{Period: sec / 10},
-			Demand:   DemandParams{EstimateInterval: sec / 10, Smoothing: 0.5},
+		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "hash", Seed: 2,
+			Store:  StoreParams{RTT: Delay{A: 1e6}},
+			Sync:   SyncParams{Period: sec / 10},
+			Demand: DemandParams{EstimateInterval: sec / 10, Smoothing: 0.5},
 		}
 		r := run(t, s, as)
 		var n, k int64
@@ -434,14 +413,8 @@ func TestOutageProcess(t *testing.T) {
 	for i := range 20000 {
 		ts = append(ts, engine.Time(i)*sec/10)
 	}
-	s := Spec{
-		Design:   "store",
-		Bucket:   params("100", "100"),
-		Nodes:    2,
-		Police:   true,
-		Dispatch: "rr",
-		Seed:     4,
-		Store:    StoreParams{Fail: FailClosed, OutageUp: 9 * sec, OutageDown: sec},
+	s := Spec{Design: "store", Bucket: params("100", "100"), Nodes: 2, Police: true, Dispatch: "rr", Seed: 4,
+		Store: StoreParams{Fail: FailClosed, OutageUp: 9 * sec, OutageDown: sec},
 	}
 	r := run(t, s, at(ts...).as)
 	if f := float64(r.Fallback) / 20000; f < 0.06 || f > 0.14 || r.Rejected != r.Fallback {
@@ -463,13 +436,8 @@ func TestOutageProcess(t *testing.T) {
 //	       3 admitted, 1 rejected, as the one bucket, also full again at 1 s.
 func TestScaleDown(t *testing.T) {
 	ts := []engine.Time{0, 0, 0, sec, sec, sec, sec}
-	s := Spec{
-		Design:   "static",
-		Bucket:   params("3", "3"),
-		Nodes:    3,
-		Police:   true,
-		Dispatch: "rr",
-		Static:   StaticParams{Scale: []ScaleEvent{{At: sec, Nodes: 1}}},
+	s := Spec{Design: "static", Bucket: params("3", "3"), Nodes: 3, Police: true, Dispatch: "rr",
+		Static: StaticParams{Scale: []ScaleEvent{{At: sec, Nodes: 1}}},
 	}
 	r := run(t, s, at(ts...).as)
 	if r.Admitted != 6 || r.Rejected != 1 || len(r.PerNode) != 3 || r.PerNode[0].Admitted != 4 {

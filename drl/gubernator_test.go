@@ -38,13 +38,7 @@ func gubRun(t *testing.T, alg SyncAlgorithm, tsMs []int64) ([]bool, []string) {
 	}
 	var admits []bool
 	var batches []string
-	s := Spec{
-		Design:   "sync",
-		Bucket:   buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)},
-		Nodes:    2,
-		Dispatch: "rr",
-		Police:   true,
-		Seed:     1,
+	s := Spec{Design: "sync", Bucket: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)}, Nodes: 2, Dispatch: "rr", Police: true, Seed: 1,
 		Sync: SyncParams{Period: 1e9, BatchLimit: 1000, Algorithm: alg, OnStep: func(st SyncStep) {
 			switch st.Kind {
 			case StepJob:
@@ -151,13 +145,7 @@ func TestGubernatorLeakyBucket(t *testing.T) {
 // (global.go:115), so the owner's item sees each hit when it is made.
 func TestGubernatorBatchLimit(t *testing.T) {
 	var flushes int
-	s := Spec{
-		Design:   "sync",
-		Bucket:   buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)},
-		Nodes:    2,
-		Dispatch: "rr",
-		Police:   true,
-		Seed:     1,
+	s := Spec{Design: "sync", Bucket: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)}, Nodes: 2, Dispatch: "rr", Police: true, Seed: 1,
 		Sync: SyncParams{Period: 1e9, BatchLimit: 1, Algorithm: SyncTokenBucket, OnStep: func(st SyncStep) {
 			if st.Kind == StepFlush {
 				flushes++
@@ -179,13 +167,8 @@ func TestGubernatorBatchLimit(t *testing.T) {
 }
 
 func TestGubernatorSpecErrors(t *testing.T) {
-	base := Spec{
-		Design:   "sync",
-		Bucket:   buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)},
-		Nodes:    2,
-		Dispatch: "rr",
-		Police:   true,
-		Sync:     SyncParams{Period: 1e9, BatchLimit: 1000, Algorithm: SyncLeakyBucket},
+	base := Spec{Design: "sync", Bucket: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)}, Nodes: 2, Dispatch: "rr", Police: true,
+		Sync: SyncParams{Period: 1e9, BatchLimit: 1000, Algorithm: SyncLeakyBucket},
 	}
 	for _, c := range []struct {
 		name string

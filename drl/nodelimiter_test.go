@@ -28,13 +28,8 @@ func xrateNode(t *testing.T) (func() buckets.Limiter, string) {
 //	t = 1    node 0 again: reject
 func TestStaticNodeLimiterByHand(t *testing.T) {
 	lim, name := xrateNode(t)
-	s := Spec{
-		Design:   "static",
-		Bucket:   params("1", "1"),
-		Nodes:    2,
-		Dispatch: "rr",
-		Police:   true,
-		Static:   StaticParams{NodeLimiter: lim, NodeLimiterName: name, Scale: []ScaleEvent{{At: sec / 2, Nodes: 3}, {At: sec * 6 / 10, Nodes: 1}}},
+	s := Spec{Design: "static", Bucket: params("1", "1"), Nodes: 2, Dispatch: "rr", Police: true,
+		Static: StaticParams{NodeLimiter: lim, NodeLimiterName: name, Scale: []ScaleEvent{{At: sec / 2, Nodes: 3}, {At: sec * 6 / 10, Nodes: 1}}},
 	}
 	r := run(t, s, at(0, 0, 0, 0, sec/2, sec/2, sec/2, sec, sec).as)
 	want := []bool{true, true, false, false, false, false, true, true, false}
@@ -51,14 +46,9 @@ func TestStaticNodeLimiterByHand(t *testing.T) {
 // admitted, refused (no token), admitted (one token back after 1 s).
 func TestStoreFailLocalNodeLimiter(t *testing.T) {
 	lim, name := xrateNode(t)
-	s := Spec{
-		Design:   "store",
-		Bucket:   params("1", "1"),
-		Nodes:    1,
-		Dispatch: "rr",
-		Police:   true,
-		Static:   StaticParams{NodeLimiter: lim, NodeLimiterName: name},
-		Store:    StoreParams{Fail: FailLocal, Outages: []Interval{{From: 0, To: 10 * sec}}},
+	s := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Dispatch: "rr", Police: true,
+		Static: StaticParams{NodeLimiter: lim, NodeLimiterName: name},
+		Store:  StoreParams{Fail: FailLocal, Outages: []Interval{{From: 0, To: 10 * sec}}},
 	}
 	r := run(t, s, at(0, 0, sec).as)
 	if got, want := admitted(r, 3), []bool{true, false, true}; !sameBools(got, want) || r.Fallback != 3 {

@@ -104,17 +104,11 @@ func TestOvershootREADMECases(t *testing.T) {
 	} {
 		// ratesim drl's defaults (R = 10, B = 20, 4 nodes, rr, seed 1)
 		// with the case's parameters, on its Poisson arrivals at load·R.
-		spec := Spec{
-			Bucket:         params("10", "20"),
-			Nodes:          4,
-			Dispatch:       "rr",
-			Seed:           1,
-			RateWindow:     10 * engine.Second,
-			KeepDepartures: true,
-			Store:          StoreParams{RTT: mustDelay(t, "1ms")},
-			Sync:           SyncParams{Period: 100 * engine.Millisecond, BatchLimit: 1000},
-			Lease:          LeaseParams{TTL: engine.Second},
-			Demand:         DemandParams{EstimateInterval: 100 * engine.Millisecond, Smoothing: 0.5, Fanout: 2},
+		spec := Spec{Bucket: params("10", "20"), Nodes: 4, Dispatch: "rr", Seed: 1, RateWindow: 10 * engine.Second, KeepDepartures: true,
+			Store:  StoreParams{RTT: mustDelay(t, "1ms")},
+			Sync:   SyncParams{Period: 100 * engine.Millisecond, BatchLimit: 1000},
+			Lease:  LeaseParams{TTL: engine.Second},
+			Demand: DemandParams{EstimateInterval: 100 * engine.Millisecond, Smoothing: 0.5, Fanout: 2},
 		}
 		c.set(&spec)
 		a, err := experiments.BuildArrivals(context.Background(), experiments.ArrivalsSpec{Spec: "poisson", Load: c.load, Rate: spec.Bucket.Rate}, spec.Seed)

@@ -18,13 +18,9 @@ import (
 // differently, each naming its value; a swept parameter is left to the
 // axes.
 func TestCaptionNamesParameters(t *testing.T) {
-	base := drl.Spec{
-		Bucket:   buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)},
-		Nodes:    2,
-		Dispatch: "rr",
-		Seed:     1,
-		Store:    drl.StoreParams{RTT: drl.Delay{A: 2 * engine.Millisecond}, Outages: []drl.Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}},
-		Sync:     drl.SyncParams{Period: 100 * engine.Millisecond, Delay: drl.Delay{A: engine.Millisecond}},
+	base := drl.Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr", Seed: 1,
+		Store: drl.StoreParams{RTT: drl.Delay{A: 2 * engine.Millisecond}, Outages: []drl.Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}},
+		Sync:  drl.SyncParams{Period: 100 * engine.Millisecond, Delay: drl.Delay{A: engine.Millisecond}},
 	}
 	designs := []string{"one", "store", "reconcile"}
 	c := Caption(base, designs, "trace x")
@@ -52,11 +48,8 @@ func TestCaptionNamesParameters(t *testing.T) {
 // (the round trip): the delay CCDF is one stated mark at (1 ms, 1), not
 // a curve; the store's outage is shaded on the rate figure.
 func TestFiguresDegenerateAndMarks(t *testing.T) {
-	s := drl.Spec{
-		Bucket:   buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)},
-		Nodes:    2,
-		Dispatch: "rr",
-		Store:    drl.StoreParams{Outages: []drl.Interval{{From: 1 * engine.Second, To: 2 * engine.Second}}},
+	s := drl.Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr",
+		Store: drl.StoreParams{Outages: []drl.Interval{{From: 1 * engine.Second, To: 2 * engine.Second}}},
 	}
 	r := &drl.Result{Design: "store", Jobs: 3, Admitted: 3, Delays: []float64{0.001, 0.001, 0.001},
 		Departures: map[uint64][]engine.Time{0: {engine.Millisecond, 2 * engine.Second, 3 * engine.Second}}, First: 0, Last: 3 * engine.Second}

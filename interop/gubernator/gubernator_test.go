@@ -300,14 +300,8 @@ func run(t *testing.T, sc scenario) (jobs, admitted, disagree int) {
 		t.Fatal(err)
 	}
 	var steps []drl.SyncStep
-	spec := drl.Spec{
-		Design:   "sync",
-		Bucket:   buckets.Params{Rate: rate, Burst: burst},
-		Nodes:    sc.nodes,
-		Dispatch: sc.dispatch,
-		Police:   true,
-		Seed:     1,
-		Sync:     drl.SyncParams{Period: sc.wait, BatchLimit: 1000, Algorithm: sc.alg, Peers: c.addrs, OnStep: func(s drl.SyncStep) { steps = append(steps, s) }},
+	spec := drl.Spec{Design: "sync", Bucket: buckets.Params{Rate: rate, Burst: burst}, Nodes: sc.nodes, Dispatch: sc.dispatch, Police: true, Seed: 1,
+		Sync: drl.SyncParams{Period: sc.wait, BatchLimit: 1000, Algorithm: sc.alg, Peers: c.addrs, OnStep: func(s drl.SyncStep) { steps = append(steps, s) }},
 	}
 	res, err := drl.Run(context.Background(), spec, &sliceProc{times: sc.times, key: key}, 0)
 	if err != nil {

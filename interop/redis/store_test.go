@@ -135,14 +135,8 @@ func agree(t *testing.T, what string, got, want []bool) (refused int) {
 // storeSpec is the store design with a fixed round trip of rtt ns on
 // nodes nodes: the store decides job j at j.T + rtt/2, in arrival order.
 func storeSpec(rate, burst string, nodes int, rtt engine.Time) drl.Spec {
-	return drl.Spec{
-		Design:   "store",
-		Bucket:   buckets.Params{Rate: exact.MustParse(rate), Burst: exact.MustParse(burst)},
-		Nodes:    nodes,
-		Dispatch: "rr",
-		Police:   true,
-		Seed:     1,
-		Store:    drl.StoreParams{RTT: drl.Delay{A: rtt}},
+	return drl.Spec{Design: "store", Bucket: buckets.Params{Rate: exact.MustParse(rate), Burst: exact.MustParse(burst)}, Nodes: nodes, Dispatch: "rr", Police: true, Seed: 1,
+		Store: drl.StoreParams{RTT: drl.Delay{A: rtt}},
 	}
 }
 
