@@ -48,7 +48,7 @@ type Design interface {
 	// gave them: raw(key) is the value of the parameter key (a YAML key
 	// of the drl study) as given. It returns a *ParamError naming the
 	// parameter, or nil.
-	CheckParams(s Spec, raw func(key string) any) error
+	CheckParams(s Spec, raw Values) error
 	// LocalBuckets reports whether the design keeps a bucket (R/N, B/N)
 	// of each key at each node under s, which needs B/N >= 1.
 	LocalBuckets(s Spec) bool
@@ -273,16 +273,16 @@ func scaleText(evs []ScaleEvent, at func(engine.Time) string) string {
 // series; a design embeds it and overrides what differs.
 type defaults struct{}
 
-func (defaults) Params() []param.Param                    { return nil }
-func (defaults) Flags() []string                          { return nil }
-func (defaults) Parse(*Spec, Values) error                { return nil }
-func (defaults) Check(Spec) error                         { return nil }
-func (defaults) CheckParams(Spec, func(string) any) error { return nil }
-func (defaults) LocalBuckets(Spec) bool                   { return true }
-func (defaults) LeftOut(Spec) string                      { return "" }
-func (defaults) Caption(Spec) []CaptionParam              { return nil }
-func (defaults) Header(Spec) string                       { return "" }
-func (defaults) Marks(Spec) []Mark                        { return nil }
+func (defaults) Params() []param.Param          { return nil }
+func (defaults) Flags() []string                { return nil }
+func (defaults) Parse(*Spec, Values) error      { return nil }
+func (defaults) Check(Spec) error               { return nil }
+func (defaults) CheckParams(Spec, Values) error { return nil }
+func (defaults) LocalBuckets(Spec) bool         { return true }
+func (defaults) LeftOut(Spec) string            { return "" }
+func (defaults) Caption(Spec) []CaptionParam    { return nil }
+func (defaults) Header(Spec) string             { return "" }
+func (defaults) Marks(Spec) []Mark              { return nil }
 
 // Describe describes the parameters of s that matter to its design, for
 // humans: "R = 10 tokens/s, B = 10 tokens, 4 nodes, dispatch rr, ...".

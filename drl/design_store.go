@@ -48,7 +48,7 @@ func (designStore) Check(s Spec) error {
 	return nil
 }
 
-func (designStore) CheckParams(s Spec, raw func(string) any) error {
+func (designStore) CheckParams(s Spec, raw Values) error {
 	if s.Police {
 		return nil
 	}
@@ -217,4 +217,13 @@ func (p StoreParams) check(s Spec) error {
 		return fmt.Errorf("drl: store limiter fixed-window admits L = B jobs per window: burst %v is not a whole number: %w", s.Bucket.Burst, ErrSpec)
 	}
 	return nil
+}
+
+// LimiterName is the store's limiter as store_limiter names it: token,
+// gcra, fixed-window, or the canonical spec of a library profile.
+func (p StoreParams) LimiterName() string {
+	if p.Limiter == StoreLibrary {
+		return p.ProfileName
+	}
+	return p.Limiter.String()
 }

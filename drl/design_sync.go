@@ -58,7 +58,7 @@ func (designSync) Check(s Spec) error {
 	return err
 }
 
-func (designSync) CheckParams(s Spec, raw func(string) any) error {
+func (designSync) CheckParams(s Spec, raw Values) error {
 	if !s.Police {
 		return bad("police", raw("police"), "true with the design sync: Gubernator answers UNDER_LIMIT or OVER_LIMIT, it never delays a job (the design reconcile shapes)")
 	}

@@ -358,7 +358,7 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	}
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
-		RTT: s.Store.RTT.String(), Outages: [][2]float64{}, OutageUp: s.Store.OutageUp.Seconds(), OutageDown: s.Store.OutageDown.Seconds(), Fail: s.Store.Fail.String(), StoreCache: s.Store.Cache, StoreLim: storeLimiterName(s), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.Sync.BatchLimit,
+		RTT: s.Store.RTT.String(), Outages: [][2]float64{}, OutageUp: s.Store.OutageUp.Seconds(), OutageDown: s.Store.OutageDown.Seconds(), Fail: s.Store.Fail.String(), StoreCache: s.Store.Cache, StoreLim: s.Store.LimiterName(), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.Sync.BatchLimit,
 		SyncDelay: s.Sync.Delay.String(), Loss: s.Sync.Loss, Local: s.Reconcile.Local.String(), LeaseSize: s.Lease.Size, LeaseTTL: experiments.Num(math.Inf(1)), Estimate: s.Demand.EstimateInterval.Seconds(), Smoothing: s.Demand.Smoothing, Exchange: s.Demand.Exchange.String(), Fanout: s.Demand.Fanout, Seed: s.Seed, Designs: designs, Figures: figures}
 	if s.Lease.TTL != engine.Forever {
 		out.LeaseTTL = experiments.Num(s.Lease.TTL.Seconds())
@@ -527,13 +527,4 @@ func nodeFleet(s drl.Spec) nodeLimiterJSON {
 		nl.FleetRate, nl.FleetBurst = netcalc.LongTermRate(fa).Float64(), netcalc.InitialBurst(fa).Float64()
 	}
 	return nl
-}
-
-// storeLimiterName is --store-limiter as the JSON echoes it: token, gcra,
-// fixed-window, or the canonical spec of a library profile.
-func storeLimiterName(s drl.Spec) string {
-	if s.Store.Limiter == drl.StoreLibrary {
-		return s.Store.ProfileName
-	}
-	return s.Store.Limiter.String()
 }

@@ -222,11 +222,7 @@ func (p *Params) parseFleet(s *drl.Spec) error {
 // from the table's values, then checks the fleets of the scale events
 // against the memory budget.
 func (p *Params) parseDesigns(s *drl.Spec) error {
-	raw := func(key string) any {
-		v, _ := experiments.YAMLField(p, key)
-		return v.Interface()
-	}
-	if err := drl.ParseParams(s, raw); err != nil {
+	if err := drl.ParseParams(s, p.values); err != nil {
 		return err
 	}
 	for i, e := range s.Static.Scale {
@@ -270,13 +266,9 @@ func (p *Params) parseRun(s *drl.Spec) error {
 // checkDesigns checks s for each design of names: its checks in the
 // parameters' words (Design.CheckParams), then Spec.Validate.
 func (p *Params) checkDesigns(s drl.Spec, names []string) error {
-	raw := func(key string) any {
-		v, _ := experiments.YAMLField(p, key)
-		return v.Interface()
-	}
 	for _, n := range names {
 		d, _ := drl.Lookup(n)
-		if err := d.CheckParams(s, raw); err != nil {
+		if err := d.CheckParams(s, p.values); err != nil {
 			return err
 		}
 	}
@@ -301,6 +293,16 @@ func (p *Params) checkDesigns(s drl.Spec, names []string) error {
 		}
 	}
 	return nil
+}
+
+// values is the value of the parameter of YAML key key, as drl.Values
+// gives it; nil for a key that is not a parameter.
+func (p *Params) values(key string) any {
+	v, ok := experiments.YAMLField(p, key)
+	if !ok {
+		return nil
+	}
+	return v.Interface()
 }
 
 // traceOptions returns the options the trace is read with.
