@@ -24,8 +24,10 @@ func BenchmarkDesigns(b *testing.B) {
 				p, _ := arrivals.NewPoisson(0.9*1000*1000, rand.NewPCG(1, 1))
 				z, _ := arrivals.NewZipf(1000, 1.1, rand.NewPCG(1, 2))
 				s := Spec{Design: design, Bucket: params("1000", "160"), Nodes: 16, Dispatch: "hash", Seed: 1, Police: design == "sync",
-					RTT: Delay{A: 1e6}, SyncPeriod: 100 * engine.Time(1e6), BatchLimit: 1000, SyncDelay: Delay{A: 1e6},
-					EstimateInterval: 100 * engine.Time(1e6), Smoothing: 0.5}
+					Store:  StoreParams{RTT: Delay{A: 1e6}},
+					Sync:   SyncParams{Period: 100 * engine.Time(1e6), BatchLimit: 1000, Delay: Delay{A: 1e6}},
+					Demand: DemandParams{EstimateInterval: 100 * engine.Time(1e6), Smoothing: 0.5},
+				}
 				r, err := Run(context.Background(), s, arrivals.WithZipfKeys(p, z), jobs)
 				if err != nil {
 					b.Fatal(err)
@@ -75,8 +77,10 @@ func BenchmarkFleet(b *testing.B) {
 				}
 				z, _ := arrivals.NewZipf(uint64(c.k), 1.1, rand.NewPCG(1, 2))
 				s := Spec{Design: c.design, Bucket: params(c.rate, "160"), Nodes: c.n, Dispatch: "hash", Seed: 1,
-					RTT: Delay{A: 1e6}, SyncPeriod: 100 * engine.Time(1e6), BatchLimit: 1000, SyncDelay: Delay{A: 1e6},
-					EstimateInterval: 100 * engine.Time(1e6), Smoothing: 0.5}
+					Store:  StoreParams{RTT: Delay{A: 1e6}},
+					Sync:   SyncParams{Period: 100 * engine.Time(1e6), BatchLimit: 1000, Delay: Delay{A: 1e6}},
+					Demand: DemandParams{EstimateInterval: 100 * engine.Time(1e6), Smoothing: 0.5},
+				}
 				if _, err := Run(context.Background(), s, arrivals.WithZipfKeys(p, z), c.jobs); err != nil {
 					b.Fatal(err)
 				}

@@ -54,7 +54,7 @@ func TestRTTTraceHandWorked(t *testing.T) {
 			D[i] = vals[rng.IntN(3)]
 		}
 		want := []engine.Time{D[0], 500e6 + (D[0]+D[1])/2, D[2]}
-		s := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Dispatch: "rr", Seed: seed, RTT: d}
+		s := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Dispatch: "rr", Seed: seed, Store: StoreParams{RTT: d}}
 		r := run(t, s, at(0, sec/2, 5*sec).as)
 		xs := r.Departures[0]
 		if r.Admitted != 3 || len(xs) != 3 {
@@ -125,7 +125,7 @@ func TestRTTTraceReal(t *testing.T) {
 	if zeros != 30 {
 		t.Errorf("%d zero values, want 30", zeros)
 	}
-	s := Spec{Design: "store", Bucket: params("100", "100"), Nodes: 2, Dispatch: "rr", Seed: 7, RTT: d}
+	s := Spec{Design: "store", Bucket: params("100", "100"), Nodes: 2, Dispatch: "rr", Seed: 7, Store: StoreParams{RTT: d}}
 	r := run(t, s, zipfJobs(t, 2000, 50, 10))
 	if r.Admitted != 2000 {
 		t.Fatalf("admitted %d of 2000", r.Admitted)

@@ -50,11 +50,11 @@ type demandKey struct {
 
 // demand is the demand-aware designs of B. Raghavan et al., "Cloud
 // control with distributed rate limiting", SIGCOMM 2007, with state
-// exchanged through a coordinator. Every Spec.EstimateInterval E (ns, at
+// exchanged through a coordinator. Every Spec.Demand.EstimateInterval E (ns, at
 // multiples of E from the origin) each node measures each key's arrival
 // rate over the interval, smooths it, e ← α·count/E + (1 - α)·e with α =
-// Spec.Smoothing, and reports it to the coordinator (a message of delay
-// Spec.SyncDelay, lost with Spec.SyncLoss), which, at the same tick, from
+// Spec.Demand.Smoothing, and reports it to the coordinator (a message of delay
+// Spec.Sync.Delay, lost with Spec.Sync.Loss), which, at the same tick, from
 // the latest reports, computes the global demand D = Σ_l e_l of the key
 // and pushes to each node that has seen it (messages likewise):
 //
@@ -170,7 +170,7 @@ func (d *demand) Offer(sim *engine.Sim, j systems.Job) error {
 	d.busy = true
 	if !d.ticking {
 		d.ticking = true
-		next := (j.T/d.s.EstimateInterval + 1) * d.s.EstimateInterval
+		next := (j.T/d.s.Demand.EstimateInterval + 1) * d.s.Demand.EstimateInterval
 		d.cb.at(sim, next, func(now engine.Time) { d.tick(sim, now) })
 	}
 	ok := true
@@ -241,11 +241,11 @@ func (d *demand) take(st *demandNode, t engine.Time) bool {
 
 func (d *demand) send(sim *engine.Sim, now engine.Time, f func()) {
 	d.res.Messages++
-	if d.s.SyncLoss > 0 && d.loss.Float64() < d.s.SyncLoss {
+	if d.s.Sync.Loss > 0 && d.loss.Float64() < d.s.Sync.Loss {
 		d.res.Lost++
 		return
 	}
-	dl := d.s.SyncDelay.Draw(d.delay)
+	dl := d.s.Sync.Delay.Draw(d.delay)
 	if dl == 0 {
 		f()
 		return
@@ -255,13 +255,13 @@ func (d *demand) send(sim *engine.Sim, now engine.Time, f func()) {
 
 // tick ends an estimate interval: reports, then the coordinator's pushes.
 func (d *demand) tick(sim *engine.Sim, now engine.Time) {
-	e := d.s.EstimateInterval.Seconds()
-	a := d.s.Smoothing
+	e := d.s.Demand.EstimateInterval.Seconds()
+	a := d.s.Demand.Smoothing
 	for _, st := range d.order {
 		st.est = a*float64(st.count)/e + (1-a)*st.est
 		st.count = 0
 	}
-	switch d.s.Exchange {
+	switch d.s.Demand.Exchange {
 	case ExchangeAll:
 		d.exchangeAll(sim, now)
 	case ExchangeGossip:
@@ -271,7 +271,7 @@ func (d *demand) tick(sim *engine.Sim, now engine.Time) {
 	}
 	if d.busy {
 		d.busy = false
-		d.cb.at(sim, now+d.s.EstimateInterval, func(now engine.Time) { d.tick(sim, now) })
+		d.cb.at(sim, now+d.s.Demand.EstimateInterval, func(now engine.Time) { d.tick(sim, now) })
 	} else {
 		d.ticking = false
 	}

@@ -10,7 +10,7 @@ import (
 // computes each key's drop probability or shares from the latest reports
 // and pushes them to the nodes.
 func (d *demand) exchangeCoordinator(sim *engine.Sim, now engine.Time) {
-	if d.s.SyncLoss == 0 && d.s.SyncDelay.Fixed() && d.s.SyncDelay.A > 0 {
+	if d.s.Sync.Loss == 0 && d.s.Sync.Delay.Fixed() && d.s.Sync.Delay.A > 0 {
 		d.exchangeCoordinatorAtOnce(sim, now)
 		return
 	}
@@ -93,7 +93,7 @@ func (d *demand) exchangeCoordinatorAtOnce(sim *engine.Sim, now engine.Time) {
 	if len(reports)+len(pushes) == 0 {
 		return
 	}
-	d.cb.at(sim, addSat(now, d.s.SyncDelay.A), func(at engine.Time) {
+	d.cb.at(sim, addSat(now, d.s.Sync.Delay.A), func(at engine.Time) {
 		for _, r := range reports {
 			i, _ := slices.BinarySearch(r.dk.nodes, r.node)
 			r.dk.est[i] = r.est
@@ -125,7 +125,7 @@ func (d *demand) exchangeAll(sim *engine.Sim, now engine.Time) {
 
 // exchangeGossip has every node that saw a key send what it knows of the
 // key's estimates (its own and those it heard, with their ticks) to
-// Spec.Fanout other such nodes drawn at random (stream StreamGossip); a
+// Spec.Demand.Fanout other such nodes drawn at random (stream StreamGossip); a
 // receiver keeps the newest of each. Each node then computes its own drop
 // probability or share from what it knows.
 func (d *demand) exchangeGossip(sim *engine.Sim, now engine.Time) {
@@ -140,7 +140,7 @@ func (d *demand) exchangeGossip(sim *engine.Sim, now engine.Time) {
 			for l, h := range from.view {
 				known[l] = h
 			}
-			for range min(d.s.Fanout, n-1) {
+			for range min(d.s.Demand.Fanout, n-1) {
 				j := d.gossip.IntN(n - 1)
 				if j >= i {
 					j++ // any other node, uniformly

@@ -64,7 +64,7 @@ func twoNodes(secs int) []arrivals.Arrival {
 // Flow proportional share: demands 9 and 3 jobs/s give shares 3/4 and
 // 1/4 of the limit (49152 and 16384 of 65536), exactly.
 func TestFPSShares(t *testing.T) {
-	s := Spec{Design: "fps", Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", EstimateInterval: sec, Smoothing: 1}
+	s := Spec{Design: "fps", Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", Demand: DemandParams{EstimateInterval: sec, Smoothing: 1}}
 	d, res := drive(t, s, twoNodes(3), 3*sec) // the tick at 3 s measured [2, 3)
 	dm := d.(*demand)
 	want := []int64{ShareQuantum * 3 / 4, ShareQuantum / 4}
@@ -85,7 +85,7 @@ func TestFPSShares(t *testing.T) {
 // Global random drop: a demand of 12 jobs/s against R = 4 gives the drop
 // probability 1 - 4/12 = 2/3 at every node.
 func TestGRDDropProbability(t *testing.T) {
-	s := Spec{Design: "grd", Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", EstimateInterval: sec, Smoothing: 1}
+	s := Spec{Design: "grd", Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", Demand: DemandParams{EstimateInterval: sec, Smoothing: 1}}
 	d, res := drive(t, s, twoNodes(3), 3*sec)
 	dm := d.(*demand)
 	for l := range 2 {
@@ -103,7 +103,7 @@ func TestGRDDropProbability(t *testing.T) {
 // FPS with smoothing: α = 1/2 and demands 9 then 9: the estimate after
 // two intervals is 9·(1/2) + 9·(1/2)·(1/2) = 6.75 (from 0).
 func TestFPSSmoothing(t *testing.T) {
-	s := Spec{Design: "fps", Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", EstimateInterval: sec, Smoothing: 0.5}
+	s := Spec{Design: "fps", Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", Demand: DemandParams{EstimateInterval: sec, Smoothing: 0.5}}
 	d, _ := drive(t, s, twoNodes(2), 2*sec)
 	if e := d.(*demand).pairs[nodeKey{0, 0}].est; e != 6.75 {
 		t.Errorf("estimate %v, want 6.75", e)
@@ -123,8 +123,10 @@ func TestDemandRun(t *testing.T) {
 		alpha  float64
 		loss   float64
 	}{{"grd", true, 0.5, 0}, {"fps", true, 0.5, 0}, {"grd", false, 0.5, 0}, {"fps", false, 0.5, 0}, {"fps", false, 1, 0.3}} {
-		s := Spec{Design: c.design, Bucket: params("5", "8"), Nodes: 4, Police: c.police, Dispatch: "hash", Seed: 2, EstimateInterval: sec / 10, Smoothing: c.alpha,
-			SyncLoss: c.loss, SyncDelay: Delay{Kind: "uniform", A: 0, B: 20 * 1e6}}
+		s := Spec{Design: c.design, Bucket: params("5", "8"), Nodes: 4, Police: c.police, Dispatch: "hash", Seed: 2,
+			Sync:   SyncParams{Loss: c.loss, Delay: Delay{Kind: "uniform", A: 0, B: 20 * 1e6}},
+			Demand: DemandParams{EstimateInterval: sec / 10, Smoothing: c.alpha},
+		}
 		a, err := Run(context.Background(), keepDepartures(s), &list{as: as}, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -150,9 +152,9 @@ func slicesSortByT(as []arrivals.Arrival) {
 func TestExchangeAllIsCoordinatorWithoutDelay(t *testing.T) {
 	as := zipfJobs(t, 5000, 30, 20)
 	for _, design := range []string{"grd", "fps"} {
-		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 2, EstimateInterval: sec / 10, Smoothing: 0.5}
+		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 2, Demand: DemandParams{EstimateInterval: sec / 10, Smoothing: 0.5}}
 		c := run(t, s, as)
-		s.Exchange = ExchangeAll
+		s.Demand.Exchange = ExchangeAll
 		a := run(t, s, as)
 		sameDecisions(t, design, a, c)
 		if a.Messages <= c.Messages {
@@ -166,14 +168,15 @@ func TestExchangeAllIsCoordinatorWithoutDelay(t *testing.T) {
 // deterministic for a seed.
 func TestGossip(t *testing.T) {
 	for _, design := range []string{"grd", "fps"} {
-		s := Spec{Design: design, Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", Seed: 2, EstimateInterval: sec, Smoothing: 0.5}
+		s := Spec{Design: design, Bucket: params("4", "4"), Nodes: 2, Police: true, Dispatch: "column", Seed: 2, Demand: DemandParams{EstimateInterval: sec, Smoothing: 0.5}}
 		c := run(t, s, twoNodes(5))
-		s.Exchange, s.Fanout = ExchangeGossip, 1
+		s.Demand.Exchange, s.Demand.Fanout = ExchangeGossip, 1
 		sameDecisions(t, design, run(t, s, twoNodes(5)), c)
 
 		as := zipfJobs(t, 5000, 30, 20)
-		g := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 2, EstimateInterval: sec / 10, Smoothing: 0.5,
-			Exchange: ExchangeGossip, Fanout: 2}
+		g := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 2,
+			Demand: DemandParams{EstimateInterval: sec / 10, Smoothing: 0.5, Exchange: ExchangeGossip, Fanout: 2},
+		}
 		sameDecisions(t, design+" gossip", run(t, g, as), run(t, g, as))
 	}
 }
@@ -206,7 +209,7 @@ func evenSeconds(secs int) []arrivals.Arrival {
 func TestFPSShapingEqualDemandsIsStaticSplit(t *testing.T) {
 	as := evenSeconds(400)
 	for _, x := range []Exchange{ExchangeCoordinator, ExchangeAll} {
-		base := Spec{Bucket: params("8", "4"), Nodes: 2, Dispatch: "rr", EstimateInterval: sec, Smoothing: 0.5, Exchange: x}
+		base := Spec{Bucket: params("8", "4"), Nodes: 2, Dispatch: "rr", Demand: DemandParams{EstimateInterval: sec, Smoothing: 0.5, Exchange: x}}
 		f, st := base, base
 		f.Design, st.Design = "fps", "static"
 		a, b := run(t, f, as), run(t, st, as)
@@ -245,7 +248,7 @@ func TestFPSShapingShareChange(t *testing.T) {
 	for range 6 {
 		as = append(as, arrivals.Arrival{T: 900 * ms, Sub: 0})
 	}
-	s := Spec{Design: "fps", Bucket: params("40/3", "4"), Nodes: 2, Dispatch: "column", EstimateInterval: sec, Smoothing: 1}
+	s := Spec{Design: "fps", Bucket: params("40/3", "4"), Nodes: 2, Dispatch: "column", Demand: DemandParams{EstimateInterval: sec, Smoothing: 1}}
 	r := run(t, s, as)
 	got := slices.Sorted(slices.Values(r.Departures[0]))
 	want := []engine.Time{100 * ms, 500 * ms, 900 * ms, 900 * ms, 1033333334, 1133333334, 1233333334, 1333333334}

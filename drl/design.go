@@ -26,7 +26,7 @@ type Design interface {
 	// the design reads beyond the common ones (R, B, nodes, dispatch,
 	// police, seed): a flag that no design run reads changes nothing and
 	// is refused. "node-limiter" among them says the design runs
-	// Spec.NodeLimiter; "peers" that it has Gubernator peers.
+	// Spec.Static.NodeLimiter; "peers" that it has Gubernator peers.
 	Flags() []string
 	// Params declares (internal/param) the parameters of the command line
 	// and of the drl study that the design is the first of the registry
@@ -34,6 +34,12 @@ type Design interface {
 	// first, and the others name it in Flags. A parameter's readers
 	// (param.Param.ReadBy) are the designs whose Flags name it.
 	Params() []param.Param
+	// Parse sets the design's group of parameters in s (Spec.Static,
+	// Spec.Store, ...) from the values of the parameters it declares
+	// (Params), each checked there once, and returns a *ParamError
+	// naming the first it refuses, or nil. It reads only the keys it
+	// declares; s.Nodes is set.
+	Parse(s *Spec, v Values) error
 	// Check returns an error wrapping ErrSpec for a field of s the design
 	// cannot run with, or nil. Spec.Validate has checked the fields every
 	// design shares.
@@ -42,7 +48,7 @@ type Design interface {
 	// gave them: raw(key) is the value of the parameter key (a YAML key
 	// of the drl study) as given. It returns a *ParamError naming the
 	// parameter, or nil.
-	CheckParams(s Spec, raw func(key string) any) error
+	CheckParams(s Spec, raw Values) error
 	// LocalBuckets reports whether the design keeps a bucket (R/N, B/N)
 	// of each key at each node under s, which needs B/N >= 1.
 	LocalBuckets(s Spec) bool
@@ -239,10 +245,10 @@ const policingNA = "policing: no job waits, S = 0"
 // refuseNodeLimiter is the error for a node limiter given to a design
 // that keeps no per-node limiter.
 func refuseNodeLimiter(s Spec) error {
-	if s.NodeLimiter == nil {
+	if s.Static.NodeLimiter == nil {
 		return nil
 	}
-	return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.NodeLimiterName, s.Design, ErrSpec)
+	return fmt.Errorf("drl: node limiter %s: design %s keeps no per-node limiter a library could stand in for (want static, or store with its local fallback): %w", s.Static.NodeLimiterName, s.Design, ErrSpec)
 }
 
 // captionList builds a caption: add appends a parameter.
@@ -267,15 +273,16 @@ func scaleText(evs []ScaleEvent, at func(engine.Time) string) string {
 // series; a design embeds it and overrides what differs.
 type defaults struct{}
 
-func (defaults) Params() []param.Param                    { return nil }
-func (defaults) Flags() []string                          { return nil }
-func (defaults) Check(Spec) error                         { return nil }
-func (defaults) CheckParams(Spec, func(string) any) error { return nil }
-func (defaults) LocalBuckets(Spec) bool                   { return true }
-func (defaults) LeftOut(Spec) string                      { return "" }
-func (defaults) Caption(Spec) []CaptionParam              { return nil }
-func (defaults) Header(Spec) string                       { return "" }
-func (defaults) Marks(Spec) []Mark                        { return nil }
+func (defaults) Params() []param.Param          { return nil }
+func (defaults) Flags() []string                { return nil }
+func (defaults) Parse(*Spec, Values) error      { return nil }
+func (defaults) Check(Spec) error               { return nil }
+func (defaults) CheckParams(Spec, Values) error { return nil }
+func (defaults) LocalBuckets(Spec) bool         { return true }
+func (defaults) LeftOut(Spec) string            { return "" }
+func (defaults) Caption(Spec) []CaptionParam    { return nil }
+func (defaults) Header(Spec) string             { return "" }
+func (defaults) Marks(Spec) []Mark              { return nil }
 
 // Describe describes the parameters of s that matter to its design, for
 // humans: "R = 10 tokens/s, B = 10 tokens, 4 nodes, dispatch rr, ...".

@@ -9,8 +9,8 @@ import (
 )
 
 // designDemand is a demand-aware design (demand.go): every
-// Spec.EstimateInterval the nodes measure their demand for a key and
-// exchange it (Spec.Exchange); global random drop (grd, Raghavan et al.,
+// Spec.Demand.EstimateInterval the nodes measure their demand for a key and
+// exchange it (Spec.Demand.Exchange); global random drop (grd, Raghavan et al.,
 // SIGCOMM 2007) drops each job with probability 1 - R/D for the global
 // demand D, and flow proportional share (fps) gives node l the share
 // e_l/D of (R, B).
@@ -45,14 +45,17 @@ func (designDemand) Check(s Spec) error {
 	if err := refuseNodeLimiter(s); err != nil {
 		return err
 	}
-	if s.EstimateInterval <= 0 || s.EstimateInterval == engine.Forever {
-		return fmt.Errorf("drl: estimate interval %v ns: want > 0 and finite: %w", int64(s.EstimateInterval), ErrSpec)
+	if err := s.Sync.check(); err != nil {
+		return err
 	}
-	if !(s.Smoothing > 0 && s.Smoothing <= 1) {
-		return fmt.Errorf("drl: smoothing %v: want a weight in (0, 1]: %w", s.Smoothing, ErrSpec)
+	if s.Demand.EstimateInterval <= 0 || s.Demand.EstimateInterval == engine.Forever {
+		return fmt.Errorf("drl: estimate interval %v ns: want > 0 and finite: %w", int64(s.Demand.EstimateInterval), ErrSpec)
 	}
-	if s.Exchange == ExchangeGossip && s.Fanout < 1 {
-		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Fanout, ErrSpec)
+	if !(s.Demand.Smoothing > 0 && s.Demand.Smoothing <= 1) {
+		return fmt.Errorf("drl: smoothing %v: want a weight in (0, 1]: %w", s.Demand.Smoothing, ErrSpec)
+	}
+	if s.Demand.Exchange == ExchangeGossip && s.Demand.Fanout < 1 {
+		return fmt.Errorf("drl: gossip fan-out %d: want >= 1 peer: %w", s.Demand.Fanout, ErrSpec)
 	}
 	return nil
 }
@@ -67,13 +70,13 @@ func (d designDemand) Theorem2NA(s Spec) string {
 
 func (designDemand) Caption(s Spec) []CaptionParam {
 	var c captionList
-	c.add("estimate-interval", "estimate interval %s", capDur(s.EstimateInterval))
-	c.add("smoothing", "smoothing %g", s.Smoothing)
-	c.add("exchange", "exchange %s", s.Exchange)
-	c.add("sync-delay", "message delay %s", s.SyncDelay)
-	c.add("loss", "loss %g", s.SyncLoss)
-	if s.Exchange == ExchangeGossip {
-		c.add("fanout", "fanout %d", s.Fanout)
+	c.add("estimate-interval", "estimate interval %s", capDur(s.Demand.EstimateInterval))
+	c.add("smoothing", "smoothing %g", s.Demand.Smoothing)
+	c.add("exchange", "exchange %s", s.Demand.Exchange)
+	c.add("sync-delay", "message delay %s", s.Sync.Delay)
+	c.add("loss", "loss %g", s.Sync.Loss)
+	if s.Demand.Exchange == ExchangeGossip {
+		c.add("fanout", "fanout %d", s.Demand.Fanout)
 	}
 	return c
 }
@@ -88,18 +91,48 @@ func (d designDemand) mode(s Spec) string {
 }
 
 func (d designDemand) Describe(s Spec) string {
-	return nodesText(s) + fmt.Sprintf(", estimate interval %s, message delay %v", span(s.EstimateInterval), s.SyncDelay) + d.mode(s)
+	return nodesText(s) + fmt.Sprintf(", estimate interval %s, message delay %v", span(s.Demand.EstimateInterval), s.Sync.Delay) + d.mode(s)
 }
 
 func (d designDemand) Header(s Spec) string {
 	via := "through a coordinator"
-	switch s.Exchange {
+	switch s.Demand.Exchange {
 	case ExchangeAll:
 		via = "all-to-all"
 	case ExchangeGossip:
-		via = fmt.Sprintf("by gossip to %d peers", s.Fanout)
+		via = fmt.Sprintf("by gossip to %d peers", s.Demand.Fanout)
 	}
-	return fmt.Sprintf("demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); %s", s.EstimateInterval.Seconds(), s.Smoothing, via, s.SyncDelay, s.SyncLoss, d.mode(s)[2:])
+	return fmt.Sprintf("demand estimated every %v s (smoothing %v), exchanged %s (message delay %v, loss %v); %s", s.Demand.EstimateInterval.Seconds(), s.Demand.Smoothing, via, s.Sync.Delay, s.Sync.Loss, d.mode(s)[2:])
 }
 
 func (d designDemand) New(s Spec, r *Recorder) (Model, error) { return newDemand(s, r.u, r.res, d.fps) }
+
+// DemandParams are the demand-aware designs' parameters (Spec.Demand);
+// they read Spec.Sync's delay and loss too.
+type DemandParams struct {
+	EstimateInterval engine.Time // E: demand is measured and exchanged every E ns, > 0
+	Smoothing        float64     // α: weight of the newest measurement in the estimate, in (0, 1]
+	Exchange         Exchange    // how estimates are exchanged
+	Fanout           int         // gossip: peers each node sends to per interval, >= 1
+}
+
+// Parse reads estimate_interval, smoothing, exchange and fanout (see
+// Design.Parse).
+func (designDemand) Parse(s *Spec, v Values) error {
+	var p DemandParams
+	var err error
+	if p.EstimateInterval, err = ParseDuration(v.text("estimate_interval")); err != nil || p.EstimateInterval == 0 || p.EstimateInterval == engine.Forever {
+		return bad("estimate_interval", v.text("estimate_interval"), WantDuration(err, "a duration > 0 (100ms, 1s)"))
+	}
+	if p.Smoothing, _ = v("smoothing").(float64); !(p.Smoothing > 0 && p.Smoothing <= 1) {
+		return bad("smoothing", p.Smoothing, "a weight in (0, 1]")
+	}
+	if p.Exchange, err = ParseExchange(v.text("exchange")); err != nil {
+		return bad("exchange", v.text("exchange"), "coordinator, all or gossip")
+	}
+	if p.Fanout, _ = v("fanout").(int); p.Fanout < 1 {
+		return bad("fanout", p.Fanout, "a number of peers >= 1")
+	}
+	s.Demand = p
+	return nil
+}

@@ -8,43 +8,43 @@
 //	one     the one bucket (R, B) per key: the lower bound (R. Guérin, "When
 //	        Two is Worse Than One", 2019, Theorem 2: no split does better).
 //	static  N nodes behind a dispatcher (rr, random, hash of the key), each
-//	        a sub-bucket (R/N, B/N) per key; scale events (Spec.Scale, at
+//	        a sub-bucket (R/N, B/N) per key; scale events (Spec.Static.Scale, at
 //	        instants in ns) re-split the limit over a new N: a surviving
 //	        node keeps its fill level (its unfinished work U, so its tokens
 //	        scale by N/N'), a new node starts full (as an autoscaled pod
-//	        does), a removed node's state is dropped. Spec.NodeLimiter puts
+//	        does), a removed node's state is dropped. Spec.Static.NodeLimiter puts
 //	        any library profile on each node instead, configured per node
 //	        (also the store's local fallback).
 //	store   a central store: every decision is a round trip of delay D
-//	        (Spec.RTT, ns: fixed, uniform, lognormal, or drawn from a
+//	        (Spec.Store.RTT, ns: fixed, uniform, lognormal, or drawn from a
 //	        column of measured delays, ReadDelayColumn) to one bucket (R, B)
 //	        per key, which decides at t + floor(D/2); the job's delay is D plus
-//	        the bucket's wait. While the store is down (Spec.Outages,
-//	        intervals [from, to) in ns) a node decides at once as Spec.Fail
+//	        the bucket's wait. While the store is down (Spec.Store.Outages,
+//	        intervals [from, to) in ns) a node decides at once as Spec.Store.Fail
 //	        says: open (admit), closed (reject) or local (its sub-bucket
-//	        (R/N, B/N)). With Spec.StoreCache a node caches a key the store
+//	        (R/N, B/N)). With Spec.Store.Cache a node caches a key the store
 //	        refused until its next token and refuses its jobs meanwhile
-//	        without a round trip. Spec.StoreLimiter replaces the store's
+//	        without a round trip. Spec.Store.Limiter replaces the store's
 //	        bucket by GCRA(1/R, (B - 1)/R) as redis-cell keeps it (a refused
 //	        hit leaves it unchanged) or by a fixed window of B jobs per
 //	        B/R s (Redis INCR, which counts refused hits: no decision
 //	        changes), both policing, or by a library profile
-//	        (Spec.StoreProfile: redis-rate is go-redis/redis_rate's Lua
+//	        (Spec.Store.Profile: redis-rate is go-redis/redis_rate's Lua
 //	        script). interop/redis checks the fixed window and redis_rate
 //	        against a real redis-server, job for job; the GCRA is checked
 //	        against redis-cell v0.5.0's own test table (no redis-cell
 //	        module can be built here).
 //	sync    Gubernator v2.13.0's GLOBAL behaviour decision for decision,
-//	        with its TOKEN_BUCKET (Spec.Algorithm SyncTokenBucket, the
+//	        with its TOKEN_BUCKET (Spec.Sync.Algorithm SyncTokenBucket, the
 //	        default, as in Gubernator) or LEAKY_BUCKET (SyncLeakyBucket)
 //	        (gubernator-io/gubernator gubernator.go, global.go,
 //	        algorithms.go, replicated_hash.go): the owner is the hash
-//	        ring's choice among Spec.Peers; every daemon answers from its
+//	        ring's choice among Spec.Sync.Peers; every daemon answers from its
 //	        own cache item as if it owned the key and queues every hit,
 //	        admitted or not, for the owner; queued hits are sent
-//	        GlobalSyncWait (Spec.SyncPeriod; Gubernator's default 100 ms,
+//	        GlobalSyncWait (Spec.Sync.Period; Gubernator's default 100 ms,
 //	        config.go:143) after the ticker starts, or when GlobalBatchLimit
-//	        (Spec.BatchLimit; default 1000 keys, config.go:142) keys are
+//	        (Spec.Sync.BatchLimit; default 1000 keys, config.go:142) keys are
 //	        queued; the owner applies a batch as one request of the summed
 //	        hits at the first hit's CreatedAt with DRAIN_OVER_LIMIT and
 //	        broadcasts its status, batched the same way; a peer's copy holds
@@ -60,11 +60,11 @@
 //	        idealized form of sync (syncDesign) and no system that exists:
 //	        each node keeps the exact state of the key's bucket, which keeps
 //	        refilling between broadcasts; only admitted hits are sent to the
-//	        owner (a rendezvous hash of the key), Spec.SyncPeriod after the
-//	        first one or when Spec.BatchLimit keys are queued, and applied
+//	        owner (a rendezvous hash of the key), Spec.Sync.Period after the
+//	        first one or when Spec.Sync.BatchLimit keys are queued, and applied
 //	        one by one at receipt; the owner broadcasts its exact state,
-//	        batched the same way. Spec.SyncDelay is the one-way delay of
-//	        each message, Spec.SyncLoss its loss probability, and between
+//	        batched the same way. Spec.Sync.Delay is the one-way delay of
+//	        each message, Spec.Sync.Loss its loss probability, and between
 //	        reconciliations a node decides with a copy of the whole bucket
 //	        (LocalCopy) or with its sub-bucket (R/N, B/N) set to the
 //	        owner's fill level on each broadcast (LocalShare). It shapes or
@@ -72,16 +72,16 @@
 //	        with that batching.
 //	lease   the allowance of the article: a node admits with tokens it
 //	        holds; with none it asks a central bucket (R, B) for
-//	        Spec.LeaseSize tokens (a round trip Spec.RTT), jobs arriving
-//	        meanwhile waiting for the reply; tokens unused Spec.LeaseTTL (ns)
+//	        Spec.Lease.Size tokens (a round trip Spec.Store.RTT), jobs arriving
+//	        meanwhile waiting for the reply; tokens unused Spec.Lease.TTL (ns)
 //	        after the latest grant go back. Policing, the jobs a grant does
 //	        not cover are rejected; shaping, a bucket with no whole token
 //	        reserves the next one (FCFS with the other requests) and the
 //	        jobs left wait, in order, for the node's next request.
 //	grd     global random drop (B. Raghavan et al., "Cloud control with
 //	        distributed rate limiting", SIGCOMM 2007): every
-//	        Spec.EstimateInterval each node reports its smoothed demand
-//	        (EWMA weight Spec.Smoothing) to a coordinator, which sends back
+//	        Spec.Demand.EstimateInterval each node reports its smoothed demand
+//	        (EWMA weight Spec.Demand.Smoothing) to a coordinator, which sends back
 //	        the drop probability max(0, 1 - R/D), D the global demand.
 //	fps     flow proportional share (same paper, with a node's demand as its
 //	        weight): the coordinator sends node l the share e_l/D, rounded to
@@ -90,10 +90,10 @@
 //	        order for its token at the node's current rate, which changes
 //	        with each share (on the run's 1/S ns grid: see demand). grd
 //	        always polices: a drop is the design, there is no bucket whose
-//	        token a job could wait for. Spec.Exchange sends the estimates
+//	        token a job could wait for. Spec.Demand.Exchange sends the estimates
 //	        through the coordinator,
 //	        all-to-all among the nodes that saw the key, or by gossip to
-//	        Spec.Fanout random peers.
+//	        Spec.Demand.Fanout random peers.
 //
 // Limits that the tests check decision for decision: reconcile with T = 0
 // and no delay is the one bucket (each node holds the true state when a job

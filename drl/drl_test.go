@@ -142,7 +142,7 @@ func TestSyncZeroPeriodIsOneBucket(t *testing.T) {
 			o := base
 			o.Design = "one"
 			s := base
-			s.Design, s.SyncPeriod, s.BatchLimit = "reconcile", 0, 1000
+			s.Design, s.Sync.Period, s.Sync.BatchLimit = "reconcile", 0, 1000
 			one, syn := run(t, o, as), run(t, s, as)
 			sameDecisions(t, disp, syn, one)
 			if syn.Messages == 0 {
@@ -163,7 +163,7 @@ func TestSyncInfinitePeriodIsStaticSplit(t *testing.T) {
 			st := base
 			st.Design = "static"
 			s := base
-			s.Design, s.SyncPeriod, s.Local = "reconcile", engine.Forever, LocalShare
+			s.Design, s.Sync.Period, s.Reconcile.Local = "reconcile", engine.Forever, LocalShare
 			sameDecisions(t, disp, run(t, s, as), run(t, st, as))
 		}
 	}
@@ -221,7 +221,8 @@ func TestOutageFailModes(t *testing.T) {
 		{FailLocal, 6, 4, 4.0 / 3, 2, 1},
 	} {
 		s := Spec{Design: "store", Bucket: params("1", "2"), Nodes: 2, Police: true, Dispatch: "rr",
-			Outages: []Interval{{From: sec, To: 3 * sec}}, Fail: c.fail}
+			Store: StoreParams{Outages: []Interval{{From: sec, To: 3 * sec}}, Fail: c.fail},
+		}
 		r := run(t, s, at(ts...).as)
 		if r.Admitted != c.admitted || r.Rejected != c.rejected || r.Fallback != 4 {
 			t.Errorf("fail %v: admitted %d rejected %d fallback %d, want %d, %d, 4", c.fail, r.Admitted, r.Rejected, r.Fallback, c.admitted, c.rejected)
@@ -252,7 +253,8 @@ func TestOutageFailModes(t *testing.T) {
 func TestScaleUp(t *testing.T) {
 	ts := []engine.Time{0, 0, 0, 0, sec, sec, sec, sec}
 	s := Spec{Design: "static", Bucket: params("2", "4"), Nodes: 1, Police: true, Dispatch: "rr",
-		Scale: []ScaleEvent{{At: sec, Nodes: 2}}}
+		Static: StaticParams{Scale: []ScaleEvent{{At: sec, Nodes: 2}}},
+	}
 	r := run(t, s, at(ts...).as)
 	if r.Admitted != 7 || r.Rejected != 1 {
 		t.Errorf("scale-up: admitted %d rejected %d, want 7, 1", r.Admitted, r.Rejected)
@@ -271,7 +273,9 @@ func TestDeterminism(t *testing.T) {
 	md, _ := ParseDelay("uniform:1ms:50ms")
 	for _, design := range []string{"store", "reconcile"} {
 		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Dispatch: "random", Seed: 7,
-			RTT: rtt, SyncPeriod: 100 * engine.Time(1e6), SyncDelay: md, SyncLoss: 0.1}
+			Store: StoreParams{RTT: rtt},
+			Sync:  SyncParams{Period: 100 * engine.Time(1e6), Delay: md, Loss: 0.1},
+		}
 		a, b := run(t, s, as), run(t, s, as)
 		sameDecisions(t, design, a, b)
 		if a.Messages != b.Messages || a.Lost != b.Lost {
@@ -331,7 +335,10 @@ func TestCounts(t *testing.T) {
 	as := zipfJobs(t, 3000, 30, 20)
 	for _, design := range Designs {
 		s := Spec{Design: design, Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "hash", Seed: 2,
-			RTT: Delay{A: 1e6}, SyncPeriod: sec / 10, EstimateInterval: sec / 10, Smoothing: 0.5}
+			Store:  StoreParams{RTT: Delay{A: 1e6}},
+			Sync:   SyncParams{Period: sec / 10},
+			Demand: DemandParams{EstimateInterval: sec / 10, Smoothing: 0.5},
+		}
 		r := run(t, s, as)
 		var n, k int64
 		for _, c := range r.PerNode {
@@ -363,7 +370,7 @@ func TestRate(t *testing.T) {
 func TestSyncStaleness(t *testing.T) {
 	as := zipfJobs(t, 5000, 30, 5)
 	mean := func(nodes int, period engine.Time) float64 {
-		s := Spec{Design: "reconcile", Bucket: params("5", "8"), Nodes: nodes, Police: true, Dispatch: "rr", SyncPeriod: period, BatchLimit: 1000}
+		s := Spec{Design: "reconcile", Bucket: params("5", "8"), Nodes: nodes, Police: true, Dispatch: "rr", Sync: SyncParams{Period: period, BatchLimit: 1000}}
 		sum, err := Summarize(run(t, s, as), s.Bucket, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -406,8 +413,9 @@ func TestOutageProcess(t *testing.T) {
 	for i := range 20000 {
 		ts = append(ts, engine.Time(i)*sec/10)
 	}
-	s := Spec{Design: "store", Bucket: params("100", "100"), Nodes: 2, Police: true, Dispatch: "rr", Fail: FailClosed,
-		OutageUp: 9 * sec, OutageDown: sec, Seed: 4}
+	s := Spec{Design: "store", Bucket: params("100", "100"), Nodes: 2, Police: true, Dispatch: "rr", Seed: 4,
+		Store: StoreParams{Fail: FailClosed, OutageUp: 9 * sec, OutageDown: sec},
+	}
 	r := run(t, s, at(ts...).as)
 	if f := float64(r.Fallback) / 20000; f < 0.06 || f > 0.14 || r.Rejected != r.Fallback {
 		t.Errorf("fallback share %v, %d rejected of %d fallback; want about 0.1, all rejected", f, r.Rejected, r.Fallback)
@@ -429,7 +437,8 @@ func TestOutageProcess(t *testing.T) {
 func TestScaleDown(t *testing.T) {
 	ts := []engine.Time{0, 0, 0, sec, sec, sec, sec}
 	s := Spec{Design: "static", Bucket: params("3", "3"), Nodes: 3, Police: true, Dispatch: "rr",
-		Scale: []ScaleEvent{{At: sec, Nodes: 1}}}
+		Static: StaticParams{Scale: []ScaleEvent{{At: sec, Nodes: 1}}},
+	}
 	r := run(t, s, at(ts...).as)
 	if r.Admitted != 6 || r.Rejected != 1 || len(r.PerNode) != 3 || r.PerNode[0].Admitted != 4 {
 		t.Errorf("scale-down: admitted %d rejected %d, per node %v; want 6, 1, node 0 admitting 4", r.Admitted, r.Rejected, r.PerNode)
@@ -458,7 +467,7 @@ func TestP99WithZeros(t *testing.T) {
 // decisions are the one bucket's, with fewer messages.
 func TestStoreCache(t *testing.T) {
 	as := zipfJobs(t, 20000, 30, 20)
-	s := Spec{Design: "store", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 3, StoreCache: true}
+	s := Spec{Design: "store", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 3, Store: StoreParams{Cache: true}}
 	o := s
 	o.Design = "one"
 	r := run(t, s, as)
@@ -469,7 +478,7 @@ func TestStoreCache(t *testing.T) {
 	// By hand, (1, 1), one node: job 0 admitted; job at 0.5 s refused by
 	// the store (next token at 1 s), cached; job at 0.7 s refused locally;
 	// job at 1 s asks again and is admitted: 3 messages.
-	one := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Police: true, Dispatch: "rr", StoreCache: true}
+	one := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Police: true, Dispatch: "rr", Store: StoreParams{Cache: true}}
 	h := run(t, one, at(0, sec/2, sec*7/10, sec).as)
 	if h.Admitted != 2 || h.Rejected != 2 || h.Messages != 3 {
 		t.Errorf("by hand: admitted %d rejected %d messages %d; want 2, 2, 3", h.Admitted, h.Rejected, h.Messages)
@@ -579,8 +588,8 @@ func TestNoLocalBucketsAnyBurst(t *testing.T) {
 	as := zipfJobs(t, 5000, 3, 5)
 	one := Spec{Design: "one", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true}
 	for _, s := range []Spec{
-		{Design: "store", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Fail: FailOpen},
-		{Design: "reconcile", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Local: LocalCopy, BatchLimit: 1000},
+		{Design: "store", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Store: StoreParams{Fail: FailOpen}},
+		{Design: "reconcile", Bucket: params("1", "1"), Nodes: 4, Dispatch: "rr", Seed: 2, Police: true, Sync: SyncParams{BatchLimit: 1000}, Reconcile: ReconcileParams{Local: LocalCopy}},
 	} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("%s: %v", s.Design, err)

@@ -20,8 +20,9 @@ import (
 func ExampleRun() {
 	limit := buckets.Params{Rate: exact.Int(10), Burst: exact.Int(20)}
 	base := drl.Spec{Bucket: limit, Nodes: 4, Police: true, Dispatch: "rr", Seed: 1,
-		SyncPeriod: 100e6, BatchLimit: 1000, // 100 ms
-		Outages: []drl.Interval{{From: 20e9, To: 70e9}}, Fail: drl.FailOpen}
+		Store: drl.StoreParams{Outages: []drl.Interval{{From: 20e9, To: 70e9}}, Fail: drl.FailOpen},
+		Sync:  drl.SyncParams{Period: 100e6, BatchLimit: 1000}, // 100 ms
+	}
 	for _, design := range []string{"one", "static", "reconcile", "store"} {
 		s := base
 		s.Design = design

@@ -24,7 +24,7 @@ type fleet struct {
 	nodes []buckets.Limiter // placeholders: the dispatchers used here only count them
 	tau   exact.Int128      // token time of a sub-bucket, N·tau, units
 	subs  map[nodeKey]*bucketState
-	// lims holds the node limiters per (node, key) when Spec.NodeLimiter
+	// lims holds the node limiters per (node, key) when Spec.Static.NodeLimiter
 	// is set, built by newLim, in place of subs.
 	lims   map[nodeKey]buckets.Limiter
 	newLim func() buckets.Limiter
@@ -37,7 +37,7 @@ type fleet struct {
 }
 
 func newFleet(s Spec, u units) (*fleet, error) {
-	f := &fleet{name: s.Dispatch, src: rand.NewPCG(s.Seed, systems.StreamDispatch), subs: map[nodeKey]*bucketState{}, newLim: s.NodeLimiter, scale: u.scale}
+	f := &fleet{name: s.Dispatch, src: rand.NewPCG(s.Seed, systems.StreamDispatch), subs: map[nodeKey]*bucketState{}, newLim: s.Static.NodeLimiter, scale: u.scale}
 	if f.newLim != nil {
 		f.lims = map[nodeKey]buckets.Limiter{}
 	}
@@ -89,7 +89,7 @@ func (f *fleet) dispatch(j systems.Job) (int, error) {
 }
 
 // local decides j at node l with its sub-bucket of j's key, or its node
-// limiter of the key (Spec.NodeLimiter), and returns the wait in units;
+// limiter of the key (Spec.Static.NodeLimiter), and returns the wait in units;
 // hint is a refusing node limiter's retry hint (0 for none, and for a
 // sub-bucket).
 func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool) (w exact.Int128, ok bool, hint engine.Time) {
@@ -105,7 +105,7 @@ func (f *fleet) local(l int, j systems.Job, t exact.Int128, u units, police bool
 		case buckets.Reject:
 			return exact.Int128{}, false, d.RetryAfter
 		case buckets.Queue:
-			panic("drl: a node limiter answered Queue: Spec.NodeLimiter must decide at arrival (every profile does)")
+			panic("drl: a node limiter answered Queue: Spec.Static.NodeLimiter must decide at arrival (every profile does)")
 		}
 		// The wait in units of 1/scale ns, rounded up where a limiter's
 		// exact wait falls between two units (a profile's waits are whole

@@ -82,7 +82,7 @@ const (
 
 // SyncStep is one step of the sync design's Gubernator model, in the
 // order the model takes them; a differential test replays them on the
-// real daemons (see Spec.OnStep).
+// real daemons (see Spec.Sync.OnStep).
 type SyncStep struct {
 	Kind     SyncStepKind
 	At       engine.Time // ns
@@ -159,9 +159,9 @@ type gubInterval struct {
 //
 // Queued hits of one key add up into the first request, which keeps its
 // CreatedAt (global.go:98-111); the queue is sent when it holds
-// GlobalBatchLimit keys (Spec.BatchLimit, global.go:115) or when its
+// GlobalBatchLimit keys (Spec.Sync.BatchLimit, global.go:115) or when its
 // ticker ticks, GlobalSyncWait after the Next that started it
-// (Spec.SyncPeriod, global.go:122-133). Next is called on every request
+// (Spec.Sync.Period, global.go:122-133). Next is called on every request
 // queued while the queue holds one key, the key it already holds
 // included (global.go:124-126), and a Next made during a sleep starts
 // the next one at the tick (gubInterval): a key hit at least once per
@@ -177,7 +177,7 @@ type gubInterval struct {
 // built from the status (gubernator.go:425-459): the integer Remaining,
 // ExpireAt the status's ResetTime, and the leak (leaky) or the item's age
 // (token) restarting at the instant of receipt. Each message takes a
-// delay from Spec.SyncDelay and is lost with probability Spec.SyncLoss
+// delay from Spec.Sync.Delay and is lost with probability Spec.Sync.Loss
 // (Gubernator logs the error and drops the batch: global.go:179-182);
 // with no delay and no loss a message is applied within the step that
 // sends it, as the real RPC completes before the sender goes on.
@@ -221,18 +221,18 @@ func newGubernator(s Spec, u units, res *Result) (*gubDesign, error) {
 	if err != nil {
 		return nil, err
 	}
-	peers := s.Peers
+	peers := s.Sync.Peers
 	if len(peers) == 0 {
 		peers = DefaultGubernatorPeers(s.Nodes)
 	}
 	if len(peers) != s.Nodes {
 		return nil, fmt.Errorf("drl: %d Gubernator peers for %d nodes: want one address per node: %w", len(peers), s.Nodes, ErrSpec)
 	}
-	return &gubDesign{s: s, res: res, f: f, ring: newGubRing(peers), alg: s.Algorithm, limit: limit, dur: dur, burst: burst,
+	return &gubDesign{s: s, res: res, f: f, ring: newGubRing(peers), alg: s.Sync.Algorithm, limit: limit, dur: dur, burst: burst,
 		owners: map[uint64]int{}, items: map[nodeKey]*gubItem{},
 		hits: make([]gubBatch, s.Nodes), updates: make([]gubBatch, s.Nodes),
 		delay: rand.New(rand.NewPCG(s.Seed, StreamSyncDelay)), loss: rand.New(rand.NewPCG(s.Seed, StreamSyncLoss)),
-		inline: s.SyncLoss == 0 && s.SyncDelay.Fixed() && s.SyncDelay.A == 0}, nil
+		inline: s.Sync.Loss == 0 && s.Sync.Delay.Fixed() && s.Sync.Delay.A == 0}, nil
 }
 
 // epochMs is Gubernator's epoch milliseconds of instant t ns (floor).
@@ -245,8 +245,8 @@ func epochMs(t engine.Time) int64 {
 }
 
 func (g *gubDesign) step(st SyncStep) {
-	if g.s.OnStep != nil {
-		g.s.OnStep(st)
+	if g.s.Sync.OnStep != nil {
+		g.s.Sync.OnStep(st)
 	}
 }
 
@@ -413,7 +413,7 @@ func (g *gubDesign) queue(sim *engine.Sim, b *gubBatch, l int, k uint64, r gubRe
 		q := r
 		b.reqs[k] = &q
 	}
-	if g.s.BatchLimit > 0 && len(b.keys) >= g.s.BatchLimit { // global.go:115, :204
+	if g.s.Sync.BatchLimit > 0 && len(b.keys) >= g.s.Sync.BatchLimit { // global.go:115, :204
 		g.send(sim, b, l, t, update)
 		return
 	}
@@ -424,7 +424,7 @@ func (g *gubDesign) queue(sim *engine.Sim, b *gubBatch, l int, k uint64, r gubRe
 
 // next is Interval.Next at t ns on batch b's ticker.
 func (g *gubDesign) next(sim *engine.Sim, b *gubBatch, l int, t engine.Time, update bool) {
-	if g.s.SyncPeriod == engine.Forever {
+	if g.s.Sync.Period == engine.Forever {
 		return
 	}
 	if b.iv.sleeping {
@@ -432,7 +432,7 @@ func (g *gubDesign) next(sim *engine.Sim, b *gubBatch, l int, t engine.Time, upd
 		return
 	}
 	b.iv.sleeping = true
-	g.cb.at(sim, addSat(t, g.s.SyncPeriod), func(at engine.Time) { g.tick(sim, b, l, at, update) })
+	g.cb.at(sim, addSat(t, g.s.Sync.Period), func(at engine.Time) { g.tick(sim, b, l, at, update) })
 }
 
 // tick is the ticker's tick at t ns: the batch, if not empty, is sent
@@ -446,7 +446,7 @@ func (g *gubDesign) tick(sim *engine.Sim, b *gubBatch, l int, t engine.Time, upd
 	if b.iv.pending {
 		b.iv.pending = false
 		b.iv.sleeping = true
-		g.cb.at(sim, addSat(t, g.s.SyncPeriod), func(at engine.Time) { g.tick(sim, b, l, at, update) })
+		g.cb.at(sim, addSat(t, g.s.Sync.Period), func(at engine.Time) { g.tick(sim, b, l, at, update) })
 	}
 }
 
@@ -458,11 +458,11 @@ func (g *gubDesign) message(sim *engine.Sim, now engine.Time, deliver func(at en
 		deliver(now)
 		return
 	}
-	if g.s.SyncLoss > 0 && g.loss.Float64() < g.s.SyncLoss {
+	if g.s.Sync.Loss > 0 && g.loss.Float64() < g.s.Sync.Loss {
 		g.res.Lost++
 		return
 	}
-	at := addSat(now, g.s.SyncDelay.Draw(g.delay))
+	at := addSat(now, g.s.Sync.Delay.Draw(g.delay))
 	g.cb.at(sim, at, deliver)
 }
 
@@ -545,17 +545,17 @@ func DescribeGubernator(s Spec) string {
 		return err.Error()
 	}
 	period := "never"
-	if s.SyncPeriod != engine.Forever {
-		period = fmt.Sprintf("%v s", s.SyncPeriod.Seconds())
+	if s.Sync.Period != engine.Forever {
+		period = fmt.Sprintf("%v s", s.Sync.Period.Seconds())
 	}
-	peers := s.Peers
+	peers := s.Sync.Peers
 	if len(peers) == 0 {
 		peers = DefaultGubernatorPeers(s.Nodes)
 	}
 	burstText := ""
-	if s.Algorithm == SyncLeakyBucket {
+	if s.Sync.Algorithm == SyncLeakyBucket {
 		burstText = fmt.Sprintf(", Burst %d", burst)
 	}
 	return fmt.Sprintf("Gubernator v2.13.0 GLOBAL %s, Limit %d per %d ms%s; GlobalSyncWait %s, GlobalBatchLimit %d keys, message delay %v, loss %v; key %s owned by node %d of %s",
-		s.Algorithm, limit, dur, burstText, period, s.BatchLimit, s.SyncDelay, s.SyncLoss, GubernatorHashKey(0), GubernatorOwner(peers, GubernatorHashKey(0)), strings.Join(peers, ","))
+		s.Sync.Algorithm, limit, dur, burstText, period, s.Sync.BatchLimit, s.Sync.Delay, s.Sync.Loss, GubernatorHashKey(0), GubernatorOwner(peers, GubernatorHashKey(0)), strings.Join(peers, ","))
 }

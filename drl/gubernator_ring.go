@@ -24,7 +24,7 @@ func GubernatorHashKey(k uint64) string {
 // DefaultGubernatorPeers returns the gRPC addresses of the n daemons that
 // Gubernator v2.13.0's cluster.Start(n) starts (cluster/cluster.go:127-133:
 // ports 1112, 1114, ... as the listeners report them, 127.0.0.1:1112, ...),
-// the peers the sync design's hash ring holds when Spec.Peers is empty.
+// the peers the sync design's hash ring holds when Spec.Sync.Peers is empty.
 func DefaultGubernatorPeers(n int) []string {
 	ps := make([]string, n)
 	for i := range ps {

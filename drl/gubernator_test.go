@@ -38,8 +38,8 @@ func gubRun(t *testing.T, alg SyncAlgorithm, tsMs []int64) ([]bool, []string) {
 	}
 	var admits []bool
 	var batches []string
-	s := Spec{Design: "sync", Bucket: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)}, Nodes: 2, Dispatch: "rr", Police: true,
-		Seed: 1, SyncPeriod: 1e9, BatchLimit: 1000, Algorithm: alg, OnStep: func(st SyncStep) {
+	s := Spec{Design: "sync", Bucket: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)}, Nodes: 2, Dispatch: "rr", Police: true, Seed: 1,
+		Sync: SyncParams{Period: 1e9, BatchLimit: 1000, Algorithm: alg, OnStep: func(st SyncStep) {
 			switch st.Kind {
 			case StepJob:
 				admits = append(admits, st.Admitted)
@@ -48,7 +48,8 @@ func gubRun(t *testing.T, alg SyncAlgorithm, tsMs []int64) ([]bool, []string) {
 			case StepBroadcast:
 				batches = append(batches, "b@"+itoa(epochMs(st.At))+":"+itoa(int64(st.Node)))
 			}
-		}}
+		}},
+	}
 	res, err := Run(context.Background(), s, &gubArrivals{ts: ts}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -144,12 +145,13 @@ func TestGubernatorLeakyBucket(t *testing.T) {
 // (global.go:115), so the owner's item sees each hit when it is made.
 func TestGubernatorBatchLimit(t *testing.T) {
 	var flushes int
-	s := Spec{Design: "sync", Bucket: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)}, Nodes: 2, Dispatch: "rr", Police: true,
-		Seed: 1, SyncPeriod: 1e9, BatchLimit: 1, Algorithm: SyncTokenBucket, OnStep: func(st SyncStep) {
+	s := Spec{Design: "sync", Bucket: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)}, Nodes: 2, Dispatch: "rr", Police: true, Seed: 1,
+		Sync: SyncParams{Period: 1e9, BatchLimit: 1, Algorithm: SyncTokenBucket, OnStep: func(st SyncStep) {
 			if st.Kind == StepFlush {
 				flushes++
 			}
-		}}
+		}},
+	}
 	res, err := Run(context.Background(), s, &gubArrivals{ts: []engine.Time{0, 1e6, 2e6, 3e6}}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +168,8 @@ func TestGubernatorBatchLimit(t *testing.T) {
 
 func TestGubernatorSpecErrors(t *testing.T) {
 	base := Spec{Design: "sync", Bucket: buckets.Params{Rate: exact.Int(1), Burst: exact.Int(2)}, Nodes: 2, Dispatch: "rr", Police: true,
-		SyncPeriod: 1e9, BatchLimit: 1000, Algorithm: SyncLeakyBucket}
+		Sync: SyncParams{Period: 1e9, BatchLimit: 1000, Algorithm: SyncLeakyBucket},
+	}
 	for _, c := range []struct {
 		name string
 		edit func(*Spec)
@@ -174,7 +177,7 @@ func TestGubernatorSpecErrors(t *testing.T) {
 		{"shaping", func(s *Spec) { s.Police = false }},
 		{"fractional burst", func(s *Spec) { s.Bucket.Burst = exact.NewRat(5, 2) }},
 		{"duration not whole ms", func(s *Spec) { s.Bucket.Rate = exact.Int(3); s.Bucket.Burst = exact.Int(10) }},
-		{"peers", func(s *Spec) { s.Peers = []string{"a:1"} }},
+		{"peers", func(s *Spec) { s.Sync.Peers = []string{"a:1"} }},
 	} {
 		s := base
 		c.edit(&s)

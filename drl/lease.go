@@ -21,7 +21,7 @@ type leaseNode struct {
 // allowance, borrows more from a central authority when needed, and returns
 // what it did not use"): a node admits a job with a token it holds; with
 // none, it asks the coordinator, a bucket (R, B) per key, for
-// Spec.LeaseSize tokens, a round trip Spec.RTT decided at half of it; the
+// Spec.Lease.Size tokens, a round trip Spec.Store.RTT decided at half of it; the
 // coordinator grants as many whole tokens as it has, up to the size. Jobs
 // arriving at the node while the request is in flight wait for the reply,
 // which serves them in order (their delay is the wait for it); those the
@@ -30,7 +30,7 @@ type leaseNode struct {
 // request (the note's eq. (1): FCFS with the other nodes' requests) and
 // grants it when it comes; the jobs a reply does not cover keep waiting,
 // in order, for the node's next request, sent at once (request). Tokens
-// still held Spec.LeaseTTL after the latest grant are returned (a message
+// still held Spec.Lease.TTL after the latest grant are returned (a message
 // of half a round trip) and put back into the coordinator's bucket, up to
 // B.
 type lease struct {
@@ -128,7 +128,7 @@ func (ls *lease) Offer(sim *engine.Sim, j systems.Job) error {
 		ls.request(sim, l, j.Key, st, ls.u.at(j.T))
 		return nil
 	}
-	rtt := ls.s.RTT.Draw(ls.rng)
+	rtt := ls.s.Store.RTT.Draw(ls.rng)
 	ls.res.Messages++
 	reply := func(now engine.Time, g int64) {
 		st.tokens += g
@@ -144,33 +144,33 @@ func (ls *lease) Offer(sim *engine.Sim, j systems.Job) error {
 		ls.expire(sim, j.Key, st, now)
 	}
 	if rtt == 0 {
-		reply(j.T, ls.grant(j.Key, j.T, ls.s.LeaseSize))
+		reply(j.T, ls.grant(j.Key, j.T, ls.s.Lease.Size))
 		return nil
 	}
 	ls.cb.at(sim, addSat(j.T, rtt/2), func(now engine.Time) {
-		g := ls.grant(j.Key, now, ls.s.LeaseSize)
+		g := ls.grant(j.Key, now, ls.s.Lease.Size)
 		ls.cb.at(sim, addSat(j.T, rtt), func(now engine.Time) { reply(now, g) })
 	})
 	return nil
 }
 
-// expire returns the tokens st holds of key k to the bucket Spec.LeaseTTL
+// expire returns the tokens st holds of key k to the bucket Spec.Lease.TTL
 // after now (ns), the instant of the latest grant, unless a later grant
 // renews the lease first.
 func (ls *lease) expire(sim *engine.Sim, k uint64, st *leaseNode, now engine.Time) {
-	if st.tokens == 0 || ls.s.LeaseTTL == engine.Forever {
+	if st.tokens == 0 || ls.s.Lease.TTL == engine.Forever {
 		return
 	}
 	st.gen++
 	gen := st.gen
-	ls.cb.at(sim, addSat(now, ls.s.LeaseTTL), func(now engine.Time) {
+	ls.cb.at(sim, addSat(now, ls.s.Lease.TTL), func(now engine.Time) {
 		if st.gen != gen || st.tokens == 0 {
 			return
 		}
 		n := st.tokens
 		st.tokens = 0
 		ls.res.Messages++
-		back := ls.s.RTT.Draw(ls.rng) / 2
+		back := ls.s.Store.RTT.Draw(ls.rng) / 2
 		if back == 0 {
 			ls.giveBack(k, now, n)
 			return
@@ -179,7 +179,7 @@ func (ls *lease) expire(sim *engine.Sim, k uint64, st *leaseNode, now engine.Tim
 	})
 }
 
-// request is the shaping lease's request of node l for Spec.LeaseSize
+// request is the shaping lease's request of node l for Spec.Lease.Size
 // tokens of key k, sent at instant sent (units) for the jobs st holds
 // waiting: the bucket decides at sent + floor(D/2) (D the round trip) and
 // grants the whole tokens it has, up to the size, or else reserves the
@@ -189,12 +189,12 @@ func (ls *lease) expire(sim *engine.Sim, k uint64, st *leaseNode, now engine.Tim
 // request, sent at once. Events run at the instants rounded up to the
 // nanosecond; delays are exact.
 func (ls *lease) request(sim *engine.Sim, l int, k uint64, st *leaseNode, sent exact.Int128) {
-	rtt := ls.s.RTT.Draw(ls.rng)
+	rtt := ls.s.Store.RTT.Draw(ls.rng)
 	ls.res.Messages++
 	half := rtt / 2
 	at := sent.Add(ls.u.at(half))
 	decide := func() {
-		g, w := ls.grantAt(k, at, ls.s.LeaseSize, false)
+		g, w := ls.grantAt(k, at, ls.s.Lease.Size, false)
 		reply := at.Add(w).Add(ls.u.at(rtt - half))
 		if reply.Cmp(sent) == 0 {
 			ls.served(sim, l, k, st, g, reply)

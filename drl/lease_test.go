@@ -17,7 +17,7 @@ func TestLeaseOfOneIsOneBucket(t *testing.T) {
 		o := base
 		o.Design = "one"
 		l := base
-		l.Design, l.LeaseSize, l.LeaseTTL = "lease", 1, sec
+		l.Design, l.Lease.Size, l.Lease.TTL = "lease", 1, sec
 		sameDecisions(t, disp, run(t, l, as), run(t, o, as))
 	}
 }
@@ -43,7 +43,7 @@ func TestLeaseHandWorked(t *testing.T) {
 		ttl                engine.Time
 		admitted, rejected int64
 	}{{sec, 4, 4}, {engine.Forever, 6, 2}} {
-		s := Spec{Design: "lease", Bucket: params("1", "4"), Nodes: 2, Police: true, Dispatch: "rr", LeaseSize: 4, LeaseTTL: c.ttl}
+		s := Spec{Design: "lease", Bucket: params("1", "4"), Nodes: 2, Police: true, Dispatch: "rr", Lease: LeaseParams{Size: 4, TTL: c.ttl}}
 		r := run(t, s, at(ts...).as)
 		if r.Admitted != c.admitted || r.Rejected != c.rejected {
 			t.Errorf("TTL %v: admitted %d rejected %d, want %d, %d", c.ttl, r.Admitted, r.Rejected, c.admitted, c.rejected)
@@ -56,7 +56,7 @@ func TestLeaseHandWorked(t *testing.T) {
 // node: both wait for the reply at 10 ms (delays 10 and 6 ms).
 func TestLeaseWaitsForReply(t *testing.T) {
 	ms := engine.Time(1e6)
-	s := Spec{Design: "lease", Bucket: params("1", "4"), Nodes: 1, Police: true, Dispatch: "rr", LeaseSize: 4, LeaseTTL: engine.Forever, RTT: Delay{A: 10 * ms}}
+	s := Spec{Design: "lease", Bucket: params("1", "4"), Nodes: 1, Police: true, Dispatch: "rr", Store: StoreParams{RTT: Delay{A: 10 * ms}}, Lease: LeaseParams{Size: 4, TTL: engine.Forever}}
 	r := run(t, s, at(0, 4*ms).as)
 	if r.Admitted != 2 || len(r.Delays) != 2 || r.Delays[0] != 0.010 || r.Delays[1] != 0.006 {
 		t.Errorf("admitted %d, delays %v; want 2, [0.01 0.006]", r.Admitted, r.Delays)
@@ -76,7 +76,7 @@ func TestLeaseOfOneShapingIsOneBucket(t *testing.T) {
 		o := base
 		o.Design = "one"
 		l := base
-		l.Design, l.LeaseSize, l.LeaseTTL = "lease", 1, sec
+		l.Design, l.Lease.Size, l.Lease.TTL = "lease", 1, sec
 		a, b := run(t, l, as), run(t, o, as)
 		if disp == "rr" {
 			for _, r := range []*Result{a, b} {
@@ -110,7 +110,7 @@ func TestLeaseOfOneShapingIsOneBucket(t *testing.T) {
 //	at 1.015 s the next token is due at 2.005 s: job 3 leaves at 2.01 s
 //	      (delay 1.01 s).
 func TestLeaseShapingHandWorked(t *testing.T) {
-	s := Spec{Design: "lease", Bucket: params("1", "2"), Nodes: 1, Dispatch: "rr", LeaseSize: 2, LeaseTTL: engine.Forever, RTT: Delay{A: 10 * ms}}
+	s := Spec{Design: "lease", Bucket: params("1", "2"), Nodes: 1, Dispatch: "rr", Store: StoreParams{RTT: Delay{A: 10 * ms}}, Lease: LeaseParams{Size: 2, TTL: engine.Forever}}
 	arr := []engine.Time{0, 4 * ms, 6 * ms, sec}
 	r := run(t, s, at(arr...).as)
 	want := []engine.Time{10 * ms, 10 * ms, 1010 * ms, 2010 * ms}

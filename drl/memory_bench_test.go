@@ -51,8 +51,10 @@ func BenchmarkDesignsMemory(b *testing.B) {
 					p, _ := arrivals.NewPoisson(0.9*1000, rand.NewPCG(1, 1))
 					z, _ := arrivals.NewZipf(100, 1.1, rand.NewPCG(1, 2))
 					s := Spec{Design: design, Bucket: params("1000", "160"), Nodes: 16, Dispatch: "hash", Seed: 1, Police: true,
-						RTT: Delay{A: 1e6}, SyncPeriod: 100 * engine.Time(1e6), BatchLimit: 1000, SyncDelay: Delay{A: 1e6},
-						EstimateInterval: 100 * engine.Time(1e6), Smoothing: 0.5}
+						Store:  StoreParams{RTT: Delay{A: 1e6}},
+						Sync:   SyncParams{Period: 100 * engine.Time(1e6), BatchLimit: 1000, Delay: Delay{A: 1e6}},
+						Demand: DemandParams{EstimateInterval: 100 * engine.Time(1e6), Smoothing: 0.5},
+					}
 					r, err := Run(context.Background(), s, memprobe.Process(arrivals.WithZipfKeys(p, z), &pr, n/20), n)
 					if err != nil {
 						b.Fatal(err)

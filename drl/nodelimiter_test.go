@@ -29,8 +29,8 @@ func xrateNode(t *testing.T) (func() buckets.Limiter, string) {
 func TestStaticNodeLimiterByHand(t *testing.T) {
 	lim, name := xrateNode(t)
 	s := Spec{Design: "static", Bucket: params("1", "1"), Nodes: 2, Dispatch: "rr", Police: true,
-		NodeLimiter: lim, NodeLimiterName: name,
-		Scale: []ScaleEvent{{At: sec / 2, Nodes: 3}, {At: sec * 6 / 10, Nodes: 1}}}
+		Static: StaticParams{NodeLimiter: lim, NodeLimiterName: name, Scale: []ScaleEvent{{At: sec / 2, Nodes: 3}, {At: sec * 6 / 10, Nodes: 1}}},
+	}
 	r := run(t, s, at(0, 0, 0, 0, sec/2, sec/2, sec/2, sec, sec).as)
 	want := []bool{true, true, false, false, false, false, true, true, false}
 	if got := admitted(r, len(want)); !sameBools(got, want) {
@@ -46,8 +46,10 @@ func TestStaticNodeLimiterByHand(t *testing.T) {
 // admitted, refused (no token), admitted (one token back after 1 s).
 func TestStoreFailLocalNodeLimiter(t *testing.T) {
 	lim, name := xrateNode(t)
-	s := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Dispatch: "rr", Police: true, Fail: FailLocal,
-		Outages: []Interval{{From: 0, To: 10 * sec}}, NodeLimiter: lim, NodeLimiterName: name}
+	s := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Dispatch: "rr", Police: true,
+		Static: StaticParams{NodeLimiter: lim, NodeLimiterName: name},
+		Store:  StoreParams{Fail: FailLocal, Outages: []Interval{{From: 0, To: 10 * sec}}},
+	}
 	r := run(t, s, at(0, 0, sec).as)
 	if got, want := admitted(r, 3), []bool{true, false, true}; !sameBools(got, want) || r.Fallback != 3 {
 		t.Fatalf("admitted %v with %d fallbacks, want %v with 3", got, r.Fallback, want)
@@ -58,7 +60,7 @@ func TestStoreFailLocalNodeLimiter(t *testing.T) {
 func TestNodeLimiterRefused(t *testing.T) {
 	lim, name := xrateNode(t)
 	for _, d := range []string{"reconcile", "lease", "grd", "fps"} {
-		s := Spec{Design: d, Bucket: params("1", "1"), Nodes: 1, Dispatch: "rr", Police: true, EstimateInterval: sec, Smoothing: 1, NodeLimiter: lim, NodeLimiterName: name}
+		s := Spec{Design: d, Bucket: params("1", "1"), Nodes: 1, Dispatch: "rr", Police: true, Static: StaticParams{NodeLimiter: lim, NodeLimiterName: name}, Demand: DemandParams{EstimateInterval: sec, Smoothing: 1}}
 		if err := s.Validate(); err == nil {
 			t.Errorf("%s with a node limiter: no error", d)
 		}

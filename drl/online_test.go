@@ -87,7 +87,7 @@ func TestOnlineHandWorked(t *testing.T) {
 		{"store, round trip 0.1 s", "store", ms(100), []engine.Time{0, 0, 0, ms(600), ms(600), ms(1200), ms(1200), ms(1800), ms(2400)}, []float64{0.1, 1.3, 2.5}},
 	} {
 		s := base
-		s.Design, s.RTT, s.LeaseSize, s.LeaseTTL = tt.design, Delay{A: tt.rtt}, 1, engine.Forever
+		s.Design, s.Store.RTT, s.Lease.Size, s.Lease.TTL = tt.design, Delay{A: tt.rtt}, 1, engine.Forever
 		o := online(t, s)
 		offers, res := runClients(t, o, 3, bo)
 		if !slices.Equal(offers, tt.offers) {
@@ -121,8 +121,8 @@ func TestOnlineSyncZeroIsOneBucket(t *testing.T) {
 	want, wres := runClients(t, clients.FromLimiter(tb), 40, bo)
 	for _, s := range []Spec{
 		{Design: "one", Bucket: params("5", "8"), Nodes: 1, Police: true, Dispatch: "rr"},
-		{Design: "reconcile", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", SyncPeriod: 0, BatchLimit: 1000},
-		{Design: "reconcile", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "random", Seed: 3, SyncPeriod: 0},
+		{Design: "reconcile", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Sync: SyncParams{Period: 0, BatchLimit: 1000}},
+		{Design: "reconcile", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "random", Seed: 3, Sync: SyncParams{Period: 0}},
 	} {
 		got, res := runClients(t, online(t, s), 40, bo)
 		if !slices.Equal(got, want) {

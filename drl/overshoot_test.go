@@ -96,16 +96,20 @@ func TestOvershootREADMECases(t *testing.T) {
 		ratioExact string
 	}{
 		{"reconcile T = 0", func(s *Spec) {
-			s.Police, s.Design, s.SyncDelay, s.SyncPeriod = true, "reconcile", mustDelay(t, "5ms"), 0
+			s.Police, s.Design, s.Sync.Delay, s.Sync.Period = true, "reconcile", mustDelay(t, "5ms"), 0
 		}, 3000, 1.2, 2382, "1.0252", "1.0017", 96, 2110, "42200000000/41164420643"},
 		{"store failing open", func(s *Spec) {
-			s.Police, s.Design, s.SyncDelay, s.RTT, s.Outages, s.Fail = true, "store", mustDelay(t, "5ms"), mustDelay(t, "lognormal:2ms:0.5"), []Interval{{100 * engine.Second, 200 * engine.Second}}, FailOpen
+			s.Police, s.Design, s.Sync.Delay, s.Store.RTT, s.Store.Outages, s.Store.Fail = true, "store", mustDelay(t, "5ms"), mustDelay(t, "lognormal:2ms:0.5"), []Interval{{100 * engine.Second, 200 * engine.Second}}, FailOpen
 		}, 4000, 1.2, -1, "1.2828", "1.2828", 110, 110, "2200000000/1714968027"},
 	} {
 		// ratesim drl's defaults (R = 10, B = 20, 4 nodes, rr, seed 1)
 		// with the case's parameters, on its Poisson arrivals at load·R.
-		spec := Spec{Bucket: params("10", "20"), Nodes: 4, Dispatch: "rr", Seed: 1, SyncPeriod: 100 * engine.Millisecond, BatchLimit: 1000,
-			RTT: mustDelay(t, "1ms"), LeaseTTL: engine.Second, EstimateInterval: 100 * engine.Millisecond, Smoothing: 0.5, Fanout: 2, RateWindow: 10 * engine.Second, KeepDepartures: true}
+		spec := Spec{Bucket: params("10", "20"), Nodes: 4, Dispatch: "rr", Seed: 1, RateWindow: 10 * engine.Second, KeepDepartures: true,
+			Store:  StoreParams{RTT: mustDelay(t, "1ms")},
+			Sync:   SyncParams{Period: 100 * engine.Millisecond, BatchLimit: 1000},
+			Lease:  LeaseParams{TTL: engine.Second},
+			Demand: DemandParams{EstimateInterval: 100 * engine.Millisecond, Smoothing: 0.5, Fanout: 2},
+		}
 		c.set(&spec)
 		a, err := experiments.BuildArrivals(context.Background(), experiments.ArrivalsSpec{Spec: "poisson", Load: c.load, Rate: spec.Bucket.Rate}, spec.Seed)
 		if err != nil {

@@ -21,8 +21,9 @@ func TestDelaysSketched(t *testing.T) {
 	tailsketch.ExactValues = 64
 	run := func(keep bool) (*Result, Summary) {
 		p, _ := arrivals.NewPoisson(900, rand.NewPCG(1, 1))
-		s := Spec{Design: "store", Bucket: params("1000", "160"), Nodes: 4, Dispatch: "rr", Seed: 1, Police: true,
-			RTT: Delay{Kind: "uniform", A: engine.Millisecond, B: 20 * engine.Millisecond}, KeepDepartures: keep}
+		s := Spec{Design: "store", Bucket: params("1000", "160"), Nodes: 4, Dispatch: "rr", Seed: 1, Police: true, KeepDepartures: keep,
+			Store: StoreParams{RTT: Delay{Kind: "uniform", A: engine.Millisecond, B: 20 * engine.Millisecond}},
+		}
 		r, err := Run(context.Background(), s, p, 5000)
 		if err != nil {
 			t.Fatal(err)

@@ -73,7 +73,7 @@ const (
 	// admitted) decides the same. B must be a whole number. Polices.
 	StoreFixedWindow
 	// StoreLibrary: a library profile (package profiles) per key, built by
-	// Spec.StoreProfile, deciding as its library does at the store's
+	// Spec.Store.Profile, deciding as its library does at the store's
 	// instant (redis-rate: go-redis/redis_rate's Lua script; redis-cell:
 	// CL.THROTTLE). The profile decides by itself (Police is not
 	// consulted); a Delay verdict's wait is added to the round trip.
@@ -205,75 +205,17 @@ type Spec struct {
 	KeepDepartures bool
 	RateWindow     engine.Time
 
-	// Scale: static design, re-splits at given instants (non-decreasing).
-	Scale []ScaleEvent
-
-	// NodeLimiter, when not nil, builds the limiter a node keeps per key
-	// in place of its sub-bucket (R/N, B/N): a library profile (package
-	// profiles) configured per node, as a user configures each gateway,
-	// so that the fleet admits up to N times the limiter's arrival curve.
-	// The static design (at a scale event a surviving node keeps its
-	// limiters, a new one starts with fresh ones, a removed one's are
-	// dropped) and the store's local fallback (Fail = FailLocal) read it;
-	// sync, reconcile, lease, grd and fps refuse it, as they keep no per-node limiter
-	// a library could stand in for. The limiter decides by itself (Police
-	// is not consulted) and must never answer Queue (no profile does).
-	// NodeLimiterName is its spec, for reports.
-	NodeLimiter     func() buckets.Limiter
-	NodeLimiterName string
-
-	// Central store.
-	StoreLimiter StoreLimiter // the store's limiter per key
-	// StoreProfile builds the store's limiter per key when StoreLimiter
-	// is StoreLibrary; StoreProfileName is its spec, for reports.
-	StoreProfile     func() buckets.Limiter
-	StoreProfileName string
-	RTT              Delay      // round trip to the store; the store decides at half of it
-	Outages          []Interval // the store is down for a job sent in any of them
-	Fail             Fail       // what a node does while the store is down
-	// StoreCache: a node that the store refused a job of key k (policing)
-	// caches "k over limit" until the store's next token and refuses k's
-	// jobs sent before it without asking; the store only loses tokens to
-	// other nodes, so with no round trip each cached refusal is the
-	// store's own decision. With a round trip D a job sent at t would
-	// reach the store at t + D/2: a job sent less than D/2 before the
-	// token may be refused although the store would have admitted it.
-	StoreCache bool
-	// OutageUp and OutageDown, when both > 0, add a Poisson on/off outage
-	// process: from the origin the store is up for an exponential time of
-	// mean OutageUp ns, then down for one of mean OutageDown ns, and so on
-	// (durations rounded to the nanosecond), drawn from StreamOutage.
-	OutageUp, OutageDown engine.Time
-
-	// Reconciliation (sync and reconcile; Local is reconcile's, Algorithm
-	// and Peers sync's).
-	SyncPeriod engine.Time // T, ns: a node sends its hits T after the first one; engine.Forever: never
-	BatchLimit int         // a node also sends when its batch holds this many keys; 0: no limit
-	SyncDelay  Delay       // one-way delay of every message
-	SyncLoss   float64     // probability that a message is lost, in [0, 1)
-	Local      Local       // what a node decides with between reconciliations
-	// Algorithm is the algorithm sync runs Gubernator v2.13.0's GLOBAL
-	// behaviour with (gubDesign): its token bucket (SyncTokenBucket, the
-	// zero value, Gubernator's default) or its leaky bucket.
-	Algorithm SyncAlgorithm
-	// Peers are the gRPC addresses of the Gubernator daemons, node i
-	// being Peers[i]; the hash ring picks each key's owner from them
-	// (empty: DefaultGubernatorPeers(Nodes), cluster.Start's).
-	Peers []string
-	// OnStep, when not nil, is told every step of the Gubernator model in
-	// order (jobs with their answers, flushes, broadcasts), for tests that
-	// replay them on real daemons.
-	OnStep func(SyncStep)
-
-	// Lease.
-	LeaseSize int64       // tokens a node asks for at a time, >= 1 (0: B/N rounded down, at least 1)
-	LeaseTTL  engine.Time // unused tokens go back this long after the latest grant, ns; engine.Forever: never
-
-	// Demand-aware shares (grd, fps).
-	EstimateInterval engine.Time // E: demand is measured and exchanged every E ns, > 0
-	Smoothing        float64     // α: weight of the newest measurement in the estimate, in (0, 1]
-	Exchange         Exchange    // how estimates are exchanged
-	Fanout           int         // gossip: peers each node sends to per interval, >= 1
+	// The parameters of one design each, declared, parsed, checked and
+	// described in that design's file (design_*.go); a design reads
+	// another's group for a parameter that design declares (lease reads
+	// Store.RTT, reconcile Sync, grd and fps Sync.Delay and Sync.Loss,
+	// store Static.NodeLimiter).
+	Static    StaticParams
+	Store     StoreParams
+	Sync      SyncParams
+	Reconcile ReconcileParams
+	Lease     LeaseParams
+	Demand    DemandParams
 }
 
 // Exchange is how the demand-aware designs exchange their estimates.
@@ -289,7 +231,7 @@ const (
 	// computes its own from what it received.
 	ExchangeAll
 	// ExchangeGossip: every node sends what it knows (its estimate and the
-	// newest it heard of the others) to Spec.Fanout others drawn at random.
+	// newest it heard of the others) to Spec.Demand.Fanout others drawn at random.
 	ExchangeGossip
 )
 
@@ -324,7 +266,7 @@ func (s Spec) Validate() error {
 	}
 	ns := []int{s.Nodes}
 	last := engine.Time(math.MinInt64)
-	for _, e := range s.Scale {
+	for _, e := range s.Static.Scale {
 		if e.At < last {
 			return fmt.Errorf("drl: scale event at %v s is before the previous one: %w", e.At.Seconds(), ErrSpec)
 		}
@@ -349,32 +291,10 @@ func (s Spec) Validate() error {
 	return s.validateFields()
 }
 
-// validateFields checks the fields that must be valid whatever the design
-// reads them.
+// validateFields checks the fields every design reads.
 func (s Spec) validateFields() error {
 	if _, err := systems.NewDispatcher(s.Dispatch, make1(s.Nodes), rand.NewPCG(0, 0)); err != nil || s.Dispatch == "least-loaded" {
 		return fmt.Errorf("drl: dispatch %q: want rr, random, hash or column: %w", s.Dispatch, ErrSpec)
-	}
-	if !(s.SyncLoss >= 0 && s.SyncLoss < 1) {
-		return fmt.Errorf("drl: message loss %v: want a probability in [0, 1): %w", s.SyncLoss, ErrSpec)
-	}
-	if s.OutageUp < 0 || s.OutageDown < 0 || (s.OutageUp > 0) != (s.OutageDown > 0) {
-		return fmt.Errorf("drl: outage process up %v ns, down %v ns: want both > 0, or both 0 for none: %w", int64(s.OutageUp), int64(s.OutageDown), ErrSpec)
-	}
-	if s.StoreLimiter == StoreLibrary && s.StoreProfile == nil {
-		return fmt.Errorf("drl: store limiter profile without StoreProfile: %w", ErrSpec)
-	}
-	if s.StoreLimiter == StoreFixedWindow && !s.Bucket.Burst.IsInt() {
-		return fmt.Errorf("drl: store limiter fixed-window admits L = B jobs per window: burst %v is not a whole number: %w", s.Bucket.Burst, ErrSpec)
-	}
-	if s.LeaseSize < 0 {
-		return fmt.Errorf("drl: lease size %d: want >= 1 token (0: B/N): %w", s.LeaseSize, ErrSpec)
-	}
-	if s.BatchLimit < 0 {
-		return fmt.Errorf("drl: batch limit %d: want >= 0 keys (0: none): %w", s.BatchLimit, ErrSpec)
-	}
-	if s.Algorithm < SyncTokenBucket || s.Algorithm > SyncLeakyBucket {
-		return fmt.Errorf("drl: sync algorithm %d: want SyncTokenBucket or SyncLeakyBucket: %w", s.Algorithm, ErrSpec)
 	}
 	return nil
 }

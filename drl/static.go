@@ -42,7 +42,7 @@ func newStatic(s Spec, u units, res *Result) (*static, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &static{s: s, u: u, res: res, f: f, scale: s.Scale}, nil
+	return &static{s: s, u: u, res: res, f: f, scale: s.Static.Scale}, nil
 }
 
 func (st *static) Offer(_ *engine.Sim, j systems.Job) error {

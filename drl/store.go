@@ -12,12 +12,12 @@ import (
 )
 
 // store is the central store: each decision is a round trip of delay D
-// (drawn from Spec.RTT) to one shared bucket (R, B) per key (or the
-// limiter of Spec.StoreLimiter), which decides
+// (drawn from Spec.Store.RTT) to one shared bucket (R, B) per key (or the
+// limiter of Spec.Store.Limiter), which decides
 // when the request reaches it, at t + floor(D/2); the job is held for the
 // rest of the round trip and then for the bucket's wait, so its delay is
 // D + wait. A job sent while the store is down (t in an outage) is decided
-// at once by the node as Spec.Fail says, with no round trip (the
+// at once by the node as Spec.Store.Fail says, with no round trip (the
 // connection is refused).
 type store struct {
 	s    Spec
@@ -26,7 +26,7 @@ type store struct {
 	f    *fleet
 	keys map[uint64]*bucketState
 	// lims holds the store's limiter per key when it is not a token
-	// bucket (Spec.StoreLimiter), built by newLim.
+	// bucket (Spec.Store.Limiter), built by newLim.
 	lims   map[uint64]buckets.Limiter
 	newLim func() (buckets.Limiter, error)
 	rng    *rand.Rand
@@ -36,7 +36,7 @@ type store struct {
 	onoff            *rand.Rand
 	downFrom, downTo engine.Time
 	// over caches, per (node, key), the instant (ns) until which the
-	// key is over limit (Spec.StoreCache).
+	// key is over limit (Spec.Store.Cache).
 	over map[nodeKey]engine.Time
 }
 
@@ -46,12 +46,12 @@ func newStore(s Spec, u units, res *Result) (*store, error) {
 		return nil, err
 	}
 	st := &store{s: s, u: u, res: res, f: f, keys: map[uint64]*bucketState{}, rng: rand.New(rand.NewPCG(s.Seed, StreamStoreRTT))}
-	switch s.StoreLimiter {
+	switch s.Store.Limiter {
 	case StoreGCRA:
 		g := buckets.MatchGCRA(s.Bucket)
 		st.newLim = func() (buckets.Limiter, error) { return buckets.NewGCRA(g) }
 	case StoreLibrary:
-		st.newLim = func() (buckets.Limiter, error) { return s.StoreProfile(), nil }
+		st.newLim = func() (buckets.Limiter, error) { return s.Store.Profile(), nil }
 	case StoreFixedWindow:
 		w, err := s.Bucket.Burst.Quo(s.Bucket.Rate)
 		if err != nil {
@@ -68,7 +68,7 @@ func newStore(s Spec, u units, res *Result) (*store, error) {
 		}
 		st.lims = map[uint64]buckets.Limiter{}
 	}
-	if s.OutageUp > 0 {
+	if s.Store.OutageUp > 0 {
 		st.onoff = rand.New(rand.NewPCG(s.Seed, StreamOutage))
 		st.nextOutage(0)
 	}
@@ -86,14 +86,14 @@ func (st *store) exp(m engine.Time) engine.Time {
 
 // nextOutage draws the up time after instant from and the outage after it.
 func (st *store) nextOutage(from engine.Time) {
-	st.downFrom = addSat(from, st.exp(st.s.OutageUp))
-	st.downTo = addSat(st.downFrom, st.exp(st.s.OutageDown))
+	st.downFrom = addSat(from, st.exp(st.s.Store.OutageUp))
+	st.downTo = addSat(st.downFrom, st.exp(st.s.Store.OutageDown))
 }
 
 // down reports whether the store is down at instant t (non-decreasing
 // from call to call).
 func (st *store) down(t engine.Time) bool {
-	for _, o := range st.s.Outages {
+	for _, o := range st.s.Store.Outages {
 		if o.Contains(t) {
 			return true
 		}
@@ -117,7 +117,7 @@ func (st *store) Offer(sim *engine.Sim, j systems.Job) error {
 		return nil
 	}
 	nk := nodeKey{l, j.Key}
-	if st.s.StoreCache {
+	if st.s.Store.Cache {
 		if until, ok := st.over[nk]; ok {
 			if j.T < until {
 				st.res.reject(l, j)
@@ -126,7 +126,7 @@ func (st *store) Offer(sim *engine.Sim, j systems.Job) error {
 			delete(st.over, nk)
 		}
 	}
-	rtt := st.s.RTT.Draw(st.rng)
+	rtt := st.s.Store.RTT.Draw(st.rng)
 	st.res.Messages++
 	decide := func(now engine.Time) {
 		if st.lims != nil {
@@ -143,10 +143,10 @@ func (st *store) Offer(sim *engine.Sim, j systems.Job) error {
 	return nil
 }
 
-// fallback decides j at node l while the store is down, as Spec.Fail says.
+// fallback decides j at node l while the store is down, as Spec.Store.Fail says.
 func (st *store) fallback(l int, j systems.Job) {
 	st.res.Fallback++
-	switch st.s.Fail {
+	switch st.s.Store.Fail {
 	case FailOpen:
 		st.res.admit(l, j, 0, st.u.at(0))
 	case FailClosed:
@@ -186,11 +186,11 @@ func (st *store) decideLimiter(sim *engine.Sim, nk nodeKey, j systems.Job, rtt, 
 		panic("drl: a store limiter answered Queue: it must decide at arrival (every profile does)")
 	}
 	hint := engine.Time(0)
-	if st.s.StoreLimiter == StoreLibrary {
+	if st.s.Store.Limiter == StoreLibrary {
 		hint = d.RetryAfter // the library's own hint (redis-cell's CL.THROTTLE reply)
 	}
 	st.res.rejectHint(l, j, rtt-rtt/2, hint)
-	if st.s.StoreCache && d.RetryAfter > 0 && d.RetryAfter != buckets.NoRetry && st.s.StoreLimiter != StoreLibrary {
+	if st.s.Store.Cache && d.RetryAfter > 0 && d.RetryAfter != buckets.NoRetry && st.s.Store.Limiter != StoreLibrary {
 		// No job of the key passes before now + RetryAfter: the
 		// GCRA's TAT and a window's count only grow until then.
 		st.cache(sim, nk, j.T, rtt, now+d.RetryAfter)
@@ -213,7 +213,7 @@ func (st *store) decideBucket(sim *engine.Sim, nk nodeKey, j systems.Job, rtt, n
 		return
 	}
 	st.res.rejectAfter(l, j, rtt-rtt/2)
-	if st.s.StoreCache {
+	if st.s.Store.Cache {
 		// The next token is due at now + w exactly; a job at an
 		// instant before ceil(now + w) finds none.
 		st.cache(sim, nk, j.T, rtt, now+engine.Time(w.CeilDiv(st.u.scale).Int64()))

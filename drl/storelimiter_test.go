@@ -36,9 +36,9 @@ func TestStoreGCRAIsTokenStore(t *testing.T) {
 	as := zipfJobs(t, 20000, 30, 20)
 	for _, rtt := range []Delay{{}, {Kind: "uniform", A: 0, B: 40 * ms}} {
 		for _, cache := range []bool{false, true} {
-			s := Spec{Design: "store", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 3, RTT: rtt, StoreCache: cache}
+			s := Spec{Design: "store", Bucket: params("5", "8"), Nodes: 4, Police: true, Dispatch: "rr", Seed: 3, Store: StoreParams{RTT: rtt, Cache: cache}}
 			g := s
-			g.StoreLimiter = StoreGCRA
+			g.Store.Limiter = StoreGCRA
 			sameDecisions(t, "gcra store", run(t, g, as), run(t, s, as))
 		}
 	}
@@ -57,7 +57,7 @@ func TestStoreGCRAIsTokenStore(t *testing.T) {
 //
 // Admitted 0, 1, 3, each after the 2 ms round trip.
 func TestStoreGCRAByHand(t *testing.T) {
-	s := Spec{Design: "store", Bucket: params("1", "2"), Nodes: 1, Police: true, Dispatch: "rr", RTT: Delay{A: 2 * ms}, StoreLimiter: StoreGCRA}
+	s := Spec{Design: "store", Bucket: params("1", "2"), Nodes: 1, Police: true, Dispatch: "rr", Store: StoreParams{RTT: Delay{A: 2 * ms}, Limiter: StoreGCRA}}
 	r := run(t, s, at(0, 0, 0, sec, sec*3/2).as)
 	if got, want := admitted(r, 5), []bool{true, true, false, true, false}; !sameBools(got, want) {
 		t.Fatalf("admitted %v, want %v", got, want)
@@ -82,7 +82,7 @@ func TestStoreGCRAByHand(t *testing.T) {
 // 0.5 s: none of the rest) does not.
 func TestStoreFixedWindowByHand(t *testing.T) {
 	ts := at(900*ms, 950*ms, 990*ms, 1000*ms, 1050*ms, 1100*ms).as
-	s := Spec{Design: "store", Bucket: params("2", "2"), Nodes: 1, Police: true, Dispatch: "rr", StoreLimiter: StoreFixedWindow}
+	s := Spec{Design: "store", Bucket: params("2", "2"), Nodes: 1, Police: true, Dispatch: "rr", Store: StoreParams{Limiter: StoreFixedWindow}}
 	r := run(t, s, ts)
 	if got, want := admitted(r, 6), []bool{true, true, false, true, true, false}; !sameBools(got, want) {
 		t.Fatalf("fixed window admitted %v, want %v", got, want)
@@ -94,7 +94,7 @@ func TestStoreFixedWindowByHand(t *testing.T) {
 	if sum.Overshoot <= 1 {
 		t.Errorf("fixed window: overshoot %v, want > 1", sum.Overshoot)
 	}
-	s.StoreLimiter = StoreToken
+	s.Store.Limiter = StoreToken
 	tok := run(t, s, ts)
 	if got, want := admitted(tok, 6), []bool{true, true, false, false, false, false}; !sameBools(got, want) {
 		t.Fatalf("token store admitted %v, want %v", got, want)
@@ -102,7 +102,7 @@ func TestStoreFixedWindowByHand(t *testing.T) {
 	// With the cache, the refusal at 0.99 s is cached until the edge at
 	// 1 s (RetryAfter): no further job is refused locally, and the
 	// decisions stay the store's.
-	s.StoreLimiter, s.StoreCache = StoreFixedWindow, true
+	s.Store.Limiter, s.Store.Cache = StoreFixedWindow, true
 	c := run(t, s, ts)
 	if !sameBools(admitted(c, 6), admitted(r, 6)) || c.Messages != 6 {
 		t.Errorf("cached fixed window admitted %v with %d messages; want %v and 6", admitted(c, 6), c.Messages, admitted(r, 6))
@@ -112,11 +112,11 @@ func TestStoreFixedWindowByHand(t *testing.T) {
 // A store limiter that polices needs Police, and the fixed window a whole
 // burst.
 func TestStoreLimiterSpec(t *testing.T) {
-	s := Spec{Design: "store", Bucket: params("2", "2"), Nodes: 1, Dispatch: "rr", StoreLimiter: StoreGCRA}
+	s := Spec{Design: "store", Bucket: params("2", "2"), Nodes: 1, Dispatch: "rr", Store: StoreParams{Limiter: StoreGCRA}}
 	if err := s.Validate(); err == nil {
 		t.Error("gcra store shaping: want an error")
 	}
-	s.Police, s.StoreLimiter, s.Bucket = true, StoreFixedWindow, params("2", "5/2")
+	s.Police, s.Store.Limiter, s.Bucket = true, StoreFixedWindow, params("2", "5/2")
 	if err := s.Validate(); err == nil {
 		t.Error("fixed-window store with burst 5/2: want an error")
 	}
@@ -137,10 +137,10 @@ func TestStoreLimiterSpec(t *testing.T) {
 // though it would reach the store at 1.3, after the token: without the
 // cache it is admitted.
 func TestStoreCacheEarly(t *testing.T) {
-	s := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Police: true, Dispatch: "rr", RTT: Delay{A: 400 * ms}}
+	s := Spec{Design: "store", Bucket: params("1", "1"), Nodes: 1, Police: true, Dispatch: "rr", Store: StoreParams{RTT: Delay{A: 400 * ms}}}
 	ts := at(0, 100*ms, 1100*ms).as
 	no := run(t, s, ts)
-	s.StoreCache = true
+	s.Store.Cache = true
 	c := run(t, s, ts)
 	if got, want := admitted(no, 3), []bool{true, false, true}; !sameBools(got, want) || no.Messages != 3 {
 		t.Errorf("without the cache: admitted %v, %d messages; want %v, 3", got, no.Messages, want)
@@ -159,7 +159,7 @@ func TestStoreCacheEarly(t *testing.T) {
 // and +9.5 s pass (case 0 asks for 6 at once and cases 12 to 14 for 0, 2
 // and 5: volumes the store does not model).
 func TestStoreGCRARedisCellCases(t *testing.T) {
-	s := Spec{Design: "store", Bucket: params("1", "5"), Nodes: 1, Police: true, Dispatch: "rr", StoreLimiter: StoreGCRA}
+	s := Spec{Design: "store", Bucket: params("1", "5"), Nodes: 1, Police: true, Dispatch: "rr", Store: StoreParams{Limiter: StoreGCRA}}
 	r := run(t, s, at(0, 0, 0, 0, 0, 0, 3*sec, sec*31/10, 4*sec, 8*sec, sec*95/10).as)
 	want := []bool{true, true, true, true, true, false, true, true, true, true, true}
 	if got := admitted(r, len(want)); !sameBools(got, want) {

@@ -48,16 +48,16 @@ func (b *batch) take() ([]uint64, map[uint64]int64) {
 // syncDesign is the design reconcile, the idealized reconciliation,
 // shaped after Gubernator's global behaviour (global.go) but not
 // Gubernator (gubDesign is): each node decides from its own exact state
-// of the key (Spec.Local: a copy of the whole bucket, which keeps
+// of the key (Spec.Reconcile.Local: a copy of the whole bucket, which keeps
 // refilling between broadcasts, or its sub-bucket); only admitted hits are
-// queued and sent to the key's owner (rendezvous hash) Spec.SyncPeriod
+// queued and sent to the key's owner (rendezvous hash) Spec.Sync.Period
 // after the first queued hit, or at once when the batch holds
-// Spec.BatchLimit keys; the owner applies them one by one to the true
+// Spec.Sync.BatchLimit keys; the owner applies them one by one to the true
 // state at receipt (policing: a hit over the limit does not count) and,
-// Spec.SyncPeriod after the first change (or when Spec.BatchLimit keys
+// Spec.Sync.Period after the first change (or when Spec.Sync.BatchLimit keys
 // changed), broadcasts the exact true state to every other node, which
-// overwrites its own. Each message takes a delay from Spec.SyncDelay and
-// is lost with probability Spec.SyncLoss. It models what reconciling
+// overwrites its own. Each message takes a delay from Spec.Sync.Delay and
+// is lost with probability Spec.Sync.Loss. It models what reconciling
 // exact buckets could at best do with that batching: with no period it is
 // the one bucket, and its share mode with no messages is the static split.
 //
@@ -139,9 +139,9 @@ func (sd *syncDesign) Offer(sim *engine.Sim, j systems.Job) error {
 	var w exact.Int128
 	var ok bool
 	switch {
-	case sd.s.Local == LocalCopy && l == ks.owner:
+	case sd.s.Reconcile.Local == LocalCopy && l == ks.owner:
 		w, ok = ks.global.decide(t, sd.u.tau, sd.u.beta, sd.s.Police)
-	case sd.s.Local == LocalCopy:
+	case sd.s.Reconcile.Local == LocalCopy:
 		b := sd.state(sd.copies, l, j.Key, ks, t, j.T)
 		sd.res.stale(j.T - b.at)
 		w, ok = b.decide(t, sd.u.tau, sd.u.beta, sd.s.Police)
@@ -150,7 +150,7 @@ func (sd *syncDesign) Offer(sim *engine.Sim, j systems.Job) error {
 		sd.res.stale(j.T - b.at)
 		w, ok = b.decide(t, sd.f.tau, sd.u.beta, sd.s.Police)
 	}
-	if sd.s.Local == LocalCopy && l == ks.owner {
+	if sd.s.Reconcile.Local == LocalCopy && l == ks.owner {
 		sd.res.stale(0)
 	}
 	if !ok {
@@ -159,7 +159,7 @@ func (sd *syncDesign) Offer(sim *engine.Sim, j systems.Job) error {
 	}
 	sd.res.admit(l, j, 0, w)
 	switch {
-	case l == ks.owner && sd.s.Local == LocalCopy:
+	case l == ks.owner && sd.s.Reconcile.Local == LocalCopy:
 		sd.queueUpdate(sim, l, j.Key, j.T)
 	case l == ks.owner:
 		ks.global.decide(t, sd.u.tau, sd.u.beta, sd.s.Police)
@@ -174,11 +174,11 @@ func (sd *syncDesign) Offer(sim *engine.Sim, j systems.Job) error {
 // it is lost.
 func (sd *syncDesign) send(now engine.Time) (engine.Time, bool) {
 	sd.res.Messages++
-	if sd.s.SyncLoss > 0 && sd.loss.Float64() < sd.s.SyncLoss {
+	if sd.s.Sync.Loss > 0 && sd.loss.Float64() < sd.s.Sync.Loss {
 		sd.res.Lost++
 		return 0, false
 	}
-	return addSat(now, sd.s.SyncDelay.Draw(sd.delay)), true
+	return addSat(now, sd.s.Sync.Delay.Draw(sd.delay)), true
 }
 
 func (sd *syncDesign) queueHit(sim *engine.Sim, l int, k uint64, now engine.Time) {
@@ -191,13 +191,13 @@ func (sd *syncDesign) queueHit(sim *engine.Sim, l int, k uint64, now engine.Time
 // GlobalBatchLimit and GlobalSyncWait rules of Gubernator's global.go).
 func (sd *syncDesign) enqueue(sim *engine.Sim, b *batch, k uint64, n int64, now engine.Time, update bool, l int) {
 	b.add(k, n)
-	if sd.s.BatchLimit > 0 && len(b.keys) >= sd.s.BatchLimit {
+	if sd.s.Sync.BatchLimit > 0 && len(b.keys) >= sd.s.Sync.BatchLimit {
 		sd.sendBatch(sim, now, update, l)
 		return
 	}
-	if !b.armed && sd.s.SyncPeriod != engine.Forever {
+	if !b.armed && sd.s.Sync.Period != engine.Forever {
 		b.armed = true
-		sd.cb.at(sim, addSat(now, sd.s.SyncPeriod), func(at engine.Time) {
+		sd.cb.at(sim, addSat(now, sd.s.Sync.Period), func(at engine.Time) {
 			b.armed = false
 			sd.sendBatch(sim, at, update, l)
 		})
@@ -264,7 +264,7 @@ func (sd *syncDesign) broadcast(sim *engine.Sim, o int, now engine.Time) {
 		snaps[i] = sd.keys[k].global.f
 	}
 	m := sd.copies
-	if sd.s.Local == LocalShare {
+	if sd.s.Reconcile.Local == LocalShare {
 		m = sd.f.subs
 		for i, k := range keys { // the owner's own sub-bucket follows at once
 			if b := m[nodeKey{o, k}]; b != nil {
@@ -298,10 +298,10 @@ func (sd *syncDesign) broadcast(sim *engine.Sim, o int, now engine.Time) {
 			}
 		}
 	}
-	if sd.s.SyncLoss == 0 && sd.s.SyncDelay.Fixed() && len(holders) > 0 {
+	if sd.s.Sync.Loss == 0 && sd.s.Sync.Delay.Fixed() && len(holders) > 0 {
 		// Every message arrives at one instant: one event for them all.
 		sd.res.Messages += int64(len(holders))
-		at := addSat(now, sd.s.SyncDelay.A)
+		at := addSat(now, sd.s.Sync.Delay.A)
 		sd.cb.at(sim, at, func(engine.Time) {
 			for _, peer := range holders {
 				deliver(peer)

@@ -47,14 +47,14 @@ func TestTheorem2NA(t *testing.T) {
 	}{
 		{Spec{Design: "one"}, "n/a (the one bucket itself)"},
 		{Spec{Design: "static", Police: true}, "n/a (policing: no job waits, S = 0)"},
-		{Spec{Design: "static", Scale: []ScaleEvent{{At: sec, Nodes: 1}}}, "n/a (scale events change the shares)"},
-		{Spec{Design: "reconcile", SyncPeriod: engine.Forever}, "n/a (shares do not sum to R: each node decides with a copy of (R, B))"},
-		{Spec{Design: "reconcile", SyncPeriod: sec, Local: LocalShare}, "n/a (the owner's broadcasts overwrite the sub-buckets' state)"},
+		{Spec{Design: "static", Static: StaticParams{Scale: []ScaleEvent{{At: sec, Nodes: 1}}}}, "n/a (scale events change the shares)"},
+		{Spec{Design: "reconcile", Sync: SyncParams{Period: engine.Forever}}, "n/a (shares do not sum to R: each node decides with a copy of (R, B))"},
+		{Spec{Design: "reconcile", Sync: SyncParams{Period: sec}, Reconcile: ReconcileParams{Local: LocalShare}}, "n/a (the owner's broadcasts overwrite the sub-buckets' state)"},
 		{Spec{Design: "store"}, "n/a (not a split: one shared bucket behind a round trip)"},
 		{Spec{Design: "lease"}, "n/a (not a split: nodes lease tokens of one shared bucket)"},
 		{Spec{Design: "lease", Police: true}, "n/a (policing: no job waits, S = 0)"},
-		{Spec{Design: "grd", EstimateInterval: sec, Smoothing: 1}, "n/a (policing: no job waits, S = 0)"},
-		{Spec{Design: "fps", EstimateInterval: sec, Smoothing: 1, Police: true}, "n/a (policing: no job waits, S = 0)"},
+		{Spec{Design: "grd", Demand: DemandParams{EstimateInterval: sec, Smoothing: 1}}, "n/a (policing: no job waits, S = 0)"},
+		{Spec{Design: "fps", Police: true, Demand: DemandParams{EstimateInterval: sec, Smoothing: 1}}, "n/a (policing: no job waits, S = 0)"},
 	} {
 		s := c.s
 		s.Bucket, s.Nodes, s.Dispatch = params("10", "4"), 2, "rr"

@@ -143,7 +143,7 @@ func sectionDRL(ctx context.Context, d *doc) error {
 		design, setting string
 		spec            drl.Spec
 	}
-	base := drl.Spec{Bucket: limit, Nodes: 2, Dispatch: "rr", Seed: d.cfg.Seed, RTT: rtt, BatchLimit: 1000}
+	base := drl.Spec{Bucket: limit, Nodes: 2, Dispatch: "rr", Seed: d.cfg.Seed, Store: drl.StoreParams{RTT: rtt}, Sync: drl.SyncParams{BatchLimit: 1000}}
 	rows := []row{{"one", "", base}, {"static", "", base}, {"store", "round trip 1 ms", base}}
 	for _, T := range []string{"10ms", "100ms", "1s", "10s"} {
 		sp := base
@@ -151,7 +151,7 @@ func sectionDRL(ctx context.Context, d *doc) error {
 		if err != nil {
 			return err
 		}
-		sp.SyncPeriod = p
+		sp.Sync.Period = p
 		rows = append(rows, row{"reconcile", "T = " + T, sp})
 	}
 	var out [][]string

@@ -352,39 +352,39 @@ func writeDRLJSON(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []drl
 	designs := make([]drlDesignJSON, len(sums))
 	for i, sum := range sums {
 		designs[i].Summary = sum
-		if s.NodeLimiter != nil && drl.Reads(sum.Design, "node-limiter") && i < len(perNode) {
+		if s.Static.NodeLimiter != nil && drl.Reads(sum.Design, "node-limiter") && i < len(perNode) {
 			designs[i].PerNode = perNode[i]
 		}
 	}
 	out := drlJSON{jsonHeader: newJSONHeader(), Input: input, Rate: s.Bucket.Rate.Float64(), RateExact: s.Bucket.Rate.String(),
 		Burst: s.Bucket.Burst.Float64(), BurstExact: s.Bucket.Burst.String(), Nodes: s.Nodes, Dispatch: s.Dispatch, Police: s.Police,
-		RTT: s.RTT.String(), Outages: [][2]float64{}, OutageUp: s.OutageUp.Seconds(), OutageDown: s.OutageDown.Seconds(), Fail: s.Fail.String(), StoreCache: s.StoreCache, StoreLim: storeLimiterName(s), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.BatchLimit,
-		SyncDelay: s.SyncDelay.String(), Loss: s.SyncLoss, Local: s.Local.String(), LeaseSize: s.LeaseSize, LeaseTTL: experiments.Num(math.Inf(1)), Estimate: s.EstimateInterval.Seconds(), Smoothing: s.Smoothing, Exchange: s.Exchange.String(), Fanout: s.Fanout, Seed: s.Seed, Designs: designs, Figures: figures}
-	if s.LeaseTTL != engine.Forever {
-		out.LeaseTTL = experiments.Num(s.LeaseTTL.Seconds())
+		RTT: s.Store.RTT.String(), Outages: [][2]float64{}, OutageUp: s.Store.OutageUp.Seconds(), OutageDown: s.Store.OutageDown.Seconds(), Fail: s.Store.Fail.String(), StoreCache: s.Store.Cache, StoreLim: s.Store.LimiterName(), SyncPeriod: experiments.Num(math.Inf(1)), BatchLimit: s.Sync.BatchLimit,
+		SyncDelay: s.Sync.Delay.String(), Loss: s.Sync.Loss, Local: s.Reconcile.Local.String(), LeaseSize: s.Lease.Size, LeaseTTL: experiments.Num(math.Inf(1)), Estimate: s.Demand.EstimateInterval.Seconds(), Smoothing: s.Demand.Smoothing, Exchange: s.Demand.Exchange.String(), Fanout: s.Demand.Fanout, Seed: s.Seed, Designs: designs, Figures: figures}
+	if s.Lease.TTL != engine.Forever {
+		out.LeaseTTL = experiments.Num(s.Lease.TTL.Seconds())
 	}
-	if s.NodeLimiter != nil {
+	if s.Static.NodeLimiter != nil {
 		nl := nodeFleet(s)
 		out.NodeLimiter = &nl
 	}
-	if s.RTT.Fixed() {
-		x := s.RTT.A.Seconds()
+	if s.Store.RTT.Fixed() {
+		x := s.Store.RTT.A.Seconds()
 		out.RTTSeconds = &x
 	}
-	if s.SyncDelay.Fixed() {
-		x := s.SyncDelay.A.Seconds()
+	if s.Sync.Delay.Fixed() {
+		x := s.Sync.Delay.A.Seconds()
 		out.SyncDelayS = &x
 	}
-	for _, o := range s.Outages {
+	for _, o := range s.Store.Outages {
 		out.Outages = append(out.Outages, [2]float64{o.From.Seconds(), o.To.Seconds()})
 	}
-	out.OutageTime = outageTime(s.Outages).Seconds()
-	if s.SyncPeriod != engine.Forever {
-		out.SyncPeriod = experiments.Num(s.SyncPeriod.Seconds())
+	out.OutageTime = outageTime(s.Store.Outages).Seconds()
+	if s.Sync.Period != engine.Forever {
+		out.SyncPeriod = experiments.Num(s.Sync.Period.Seconds())
 	}
-	out.Algorithm = s.Algorithm.String()
+	out.Algorithm = s.Sync.Algorithm.String()
 	if slices.ContainsFunc(sums, func(n drl.Summary) bool { return drl.Reads(n.Design, "peers") }) {
-		out.Peers = s.Peers
+		out.Peers = s.Sync.Peers
 		if len(out.Peers) == 0 {
 			out.Peers = drl.DefaultGubernatorPeers(s.Nodes)
 		}
@@ -401,7 +401,7 @@ func writeDRLTable(w io.Writer, f *drlFlags, s drl.Spec, input string, sums []dr
 	}
 	fmt.Fprintf(w, "input      %s; seed %d\n", input, s.Seed)
 	fmt.Fprintf(w, "limit      R = %v tokens/s, B = %v tokens per key (%s); %d nodes, dispatch %s\n", s.Bucket.Rate, s.Bucket.Burst, mode, s.Nodes, s.Dispatch)
-	if s.NodeLimiter != nil {
+	if s.Static.NodeLimiter != nil {
 		nl := nodeFleet(s)
 		fmt.Fprintf(w, "nodes      each node runs %s per key (static; store's local fallback), α = %s;\n", nl.Params, nl.Curve)
 		if nl.Fleet == "" {
@@ -512,8 +512,8 @@ type nodeLimiterJSON struct {
 
 // nodeFleet returns the node limiter of s with its curve and the fleet's.
 func nodeFleet(s drl.Spec) nodeLimiterJSON {
-	nl := nodeLimiterJSON{Params: s.NodeLimiterName, Curve: "(none stated)"}
-	p, err := profiles.Parse(s.NodeLimiterName)
+	nl := nodeLimiterJSON{Params: s.Static.NodeLimiterName, Curve: "(none stated)"}
+	p, err := profiles.Parse(s.Static.NodeLimiterName)
 	if err != nil {
 		return nl
 	}
@@ -527,13 +527,4 @@ func nodeFleet(s drl.Spec) nodeLimiterJSON {
 		nl.FleetRate, nl.FleetBurst = netcalc.LongTermRate(fa).Float64(), netcalc.InitialBurst(fa).Float64()
 	}
 	return nl
-}
-
-// storeLimiterName is --store-limiter as the JSON echoes it: token, gcra,
-// fixed-window, or the canonical spec of a library profile.
-func storeLimiterName(s drl.Spec) string {
-	if s.StoreLimiter == drl.StoreLibrary {
-		return s.StoreProfileName
-	}
-	return s.StoreLimiter.String()
 }

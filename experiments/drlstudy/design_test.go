@@ -18,14 +18,15 @@ import (
 // drl.Register, outside package drl: nothing else names it.
 type designAlternate struct{}
 
-func (designAlternate) Name() string                                 { return "alternate" }
-func (designAlternate) Params() []param.Param                        { return nil }
-func (designAlternate) Flags() []string                              { return []string{"loss"} }
-func (designAlternate) Check(drl.Spec) error                         { return nil }
-func (designAlternate) CheckParams(drl.Spec, func(string) any) error { return nil }
-func (designAlternate) LocalBuckets(drl.Spec) bool                   { return false }
-func (designAlternate) Theorem2NA(drl.Spec) string                   { return "a toy" }
-func (designAlternate) LeftOut(drl.Spec) string                      { return "" }
+func (designAlternate) Name() string                           { return "alternate" }
+func (designAlternate) Params() []param.Param                  { return nil }
+func (designAlternate) Flags() []string                        { return []string{"loss"} }
+func (designAlternate) Parse(*drl.Spec, drl.Values) error      { return nil }
+func (designAlternate) Check(drl.Spec) error                   { return nil }
+func (designAlternate) CheckParams(drl.Spec, drl.Values) error { return nil }
+func (designAlternate) LocalBuckets(drl.Spec) bool             { return false }
+func (designAlternate) Theorem2NA(drl.Spec) string             { return "a toy" }
+func (designAlternate) LeftOut(drl.Spec) string                { return "" }
 func (designAlternate) Describe(s drl.Spec) string {
 	return fmt.Sprintf(", %d nodes, every other job", s.Nodes)
 }

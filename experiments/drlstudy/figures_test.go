@@ -19,8 +19,9 @@ import (
 // axes.
 func TestCaptionNamesParameters(t *testing.T) {
 	base := drl.Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr", Seed: 1,
-		RTT: drl.Delay{A: 2 * engine.Millisecond}, SyncPeriod: 100 * engine.Millisecond, SyncDelay: drl.Delay{A: engine.Millisecond},
-		Outages: []drl.Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}}
+		Store: drl.StoreParams{RTT: drl.Delay{A: 2 * engine.Millisecond}, Outages: []drl.Interval{{From: 10 * engine.Second, To: 12 * engine.Second}}},
+		Sync:  drl.SyncParams{Period: 100 * engine.Millisecond, Delay: drl.Delay{A: engine.Millisecond}},
+	}
 	designs := []string{"one", "store", "reconcile"}
 	c := Caption(base, designs, "trace x")
 	for _, want := range []string{"trace x", "R = 10 tokens/s, B = 5 tokens per key", "2 nodes", "shaping", "rr dispatch", "seed 1",
@@ -48,7 +49,8 @@ func TestCaptionNamesParameters(t *testing.T) {
 // a curve; the store's outage is shaded on the rate figure.
 func TestFiguresDegenerateAndMarks(t *testing.T) {
 	s := drl.Spec{Bucket: buckets.Params{Rate: exact.Int(10), Burst: exact.Int(5)}, Nodes: 2, Dispatch: "rr",
-		Outages: []drl.Interval{{From: 1 * engine.Second, To: 2 * engine.Second}}}
+		Store: drl.StoreParams{Outages: []drl.Interval{{From: 1 * engine.Second, To: 2 * engine.Second}}},
+	}
 	r := &drl.Result{Design: "store", Jobs: 3, Admitted: 3, Delays: []float64{0.001, 0.001, 0.001},
 		Departures: map[uint64][]engine.Time{0: {engine.Millisecond, 2 * engine.Second, 3 * engine.Second}}, First: 0, Last: 3 * engine.Second}
 	figs := Figures(s, []*drl.Result{r}, []drl.Summary{{Keys: 1}}, "c")

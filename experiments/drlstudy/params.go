@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ratesim/ratesim/arrivals"
@@ -16,7 +15,6 @@ import (
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/internal/budget"
 	"github.com/ratesim/ratesim/internal/specfile"
-	"github.com/ratesim/ratesim/profiles"
 )
 
 // Params are the parameters of a comparison of designs as a user writes
@@ -91,24 +89,6 @@ func DefaultParams() Params {
 	Table.Defaults(&p)
 	p.Seed = 1
 	return p
-}
-
-// delayWant is what a delay parameter wants, with why ParseDelay refused
-// the value (a trace file's line, say).
-func delayWant(err error) string {
-	why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "drl: "), ": "+drl.ErrSpec.Error())
-	return "a delay: 2ms, uniform:1ms:3ms, lognormal:2ms:0.5 or trace:FILE:COL (" + why + ")"
-}
-
-// durationWant is want, followed by what the duration grammar said of the
-// text when it is not a duration that fits ("1.5ns": finer than 1 ns, 1ns
-// or 2ns fit).
-func durationWant(err error, want string) string {
-	var de *engine.DurationError
-	if errors.As(err, &de) {
-		return want + " (" + de.Why + ")"
-	}
-	return want
 }
 
 // parseRat reads an exact parameter: a decimal or a fraction p/q.
@@ -190,7 +170,7 @@ func (p *Params) Spec() (drl.Spec, []string, error) {
 	if err != nil {
 		return s, nil, err
 	}
-	for _, parse := range []func(*drl.Spec) error{p.parseFleet, p.parseStore, p.parseSync, p.parseLease, p.parseDemand, p.parseRun} {
+	for _, parse := range []func(*drl.Spec) error{p.parseFleet, p.parseDesigns, p.parseRun} {
 		if err := parse(&s); err != nil {
 			return s, nil, err
 		}
@@ -222,7 +202,7 @@ func (p *Params) parseLimit(s *drl.Spec) error {
 	return nil
 }
 
-// parseFleet reads the nodes, police, seed, dispatch and scale events.
+// parseFleet reads the nodes, police, seed and dispatch.
 func (p *Params) parseFleet(s *drl.Spec) error {
 	if p.Nodes < 1 {
 		return bad("nodes", p.Nodes, "a number of nodes >= 1")
@@ -236,132 +216,21 @@ func (p *Params) parseFleet(s *drl.Spec) error {
 	default:
 		return bad("dispatch", p.Dispatch, "rr, random or hash")
 	}
-	for _, e := range p.Scale {
-		a, n, ok := strings.Cut(e, ":")
-		t, err := drl.ParseDuration(a)
-		k, err2 := strconv.Atoi(n)
-		if !ok || err != nil || err2 != nil || k < 1 || t == engine.Forever {
-			return bad("scale", e, durationWant(err, "AT:N, an instant since the first arrival and a number of nodes >= 1, e.g. 30s:8"))
-		}
-		if len(s.Scale) > 0 && t < s.Scale[len(s.Scale)-1].At {
-			return bad("scale", e, "scale events in time order")
-		}
-		if need, most, ok := budget.Fits(p.memoryBudget(), float64(k), bytesPerNode); !ok {
-			return bad("scale", e, fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
-		}
-		s.Scale = append(s.Scale, drl.ScaleEvent{At: t, Nodes: k})
-	}
 	return nil
 }
 
-// parseStore reads the store's parameters and the node limiter.
-func (p *Params) parseStore(s *drl.Spec) error {
-	var err error
-	if s.RTT, err = drl.ParseDelay(p.RTT); err != nil {
-		return bad("rtt", p.RTT, delayWant(err))
+// parseDesigns has each design read its parameters (drl.ParseParams)
+// from the table's values, then checks the fleets of the scale events
+// against the memory budget.
+func (p *Params) parseDesigns(s *drl.Spec) error {
+	if err := drl.ParseParams(s, p.values); err != nil {
+		return err
 	}
-	for _, o := range p.Outage {
-		iv, err := drl.ParseInterval(o)
-		if err != nil {
-			return bad("outage", o, "FROM:TO, two instants since the first arrival with FROM < TO, e.g. 10s:20s")
-		}
-		s.Outages = append(s.Outages, iv)
-	}
-	if p.OutageProcess != "" {
-		up, down, ok := strings.Cut(p.OutageProcess, ":")
-		u, err1 := drl.ParseDuration(up)
-		d, err2 := drl.ParseDuration(down)
-		if !ok || err1 != nil || err2 != nil || u <= 0 || d <= 0 || u == engine.Forever || d == engine.Forever {
-			return bad("outage_process", p.OutageProcess, "UP:DOWN, two mean durations > 0, e.g. 10m:30s")
-		}
-		s.OutageUp, s.OutageDown = u, d
-	}
-	s.StoreCache = p.StoreCache
-	if p.NodeLimiter != "" {
-		prof, err := profiles.Parse(p.NodeLimiter)
-		if err != nil {
-			return bad("node_limiter", p.NodeLimiter, "a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(err.Error(), "profiles: ")+")")
-		}
-		s.NodeLimiter, s.NodeLimiterName = prof.New, prof.String()
-	}
-	if s.StoreLimiter, err = drl.ParseStoreLimiter(p.StoreLimiter); err != nil {
-		prof, perr := profiles.Parse(p.StoreLimiter)
-		if perr != nil {
-			return bad("store_limiter", p.StoreLimiter, "token, gcra, fixed-window, or a library profile NAME:key=value,... as in ratesim limiters --profile ("+strings.TrimPrefix(perr.Error(), "profiles: ")+")")
-		}
-		s.StoreLimiter, s.StoreProfile, s.StoreProfileName = drl.StoreLibrary, prof.New, prof.String()
-	}
-	if s.Fail, err = drl.ParseFail(p.Fail); err != nil {
-		return bad("fail", p.Fail, "open, closed or local")
-	}
-	return nil
-}
-
-// parseSync reads the parameters of the reconciling designs (sync, reconcile) and the message delay and loss.
-func (p *Params) parseSync(s *drl.Spec) error {
-	var err error
-	if s.SyncPeriod, err = drl.ParseDuration(p.SyncPeriod); err != nil {
-		return bad("sync_period", p.SyncPeriod, durationWant(err, "a duration >= 0 (100ms, 2s, 0.5) or inf"))
-	}
-	if p.BatchLimit < 0 {
-		return bad("batch_limit", p.BatchLimit, "a number of keys >= 1, or 0 for no limit")
-	}
-	s.BatchLimit = p.BatchLimit
-	if s.SyncDelay, err = drl.ParseDelay(p.SyncDelay); err != nil {
-		return bad("sync_delay", p.SyncDelay, delayWant(err))
-	}
-	if !(p.Loss >= 0 && p.Loss < 1) {
-		return bad("loss", p.Loss, "a probability in [0, 1)")
-	}
-	s.SyncLoss = p.Loss
-	if s.Local, err = drl.ParseLocal(p.Local); err != nil {
-		return bad("local", p.Local, "copy or share")
-	}
-	if s.Algorithm, err = drl.ParseSyncAlgorithm(p.Algorithm); err != nil {
-		return bad("algorithm", p.Algorithm, "token-bucket or leaky-bucket (Gubernator v2.13.0's; the idealized reconciliation is the design reconcile)")
-	}
-	if p.Peers != "" {
-		s.Peers = strings.Split(p.Peers, ",")
-		if len(s.Peers) != p.Nodes || slices.Contains(s.Peers, "") {
-			return bad("peers", p.Peers, fmt.Sprintf("%d gRPC addresses (one per node), comma-separated, e.g. %s", p.Nodes, strings.Join(drl.DefaultGubernatorPeers(p.Nodes), ",")))
+	for i, e := range s.Static.Scale {
+		if need, most, ok := budget.Fits(p.memoryBudget(), float64(e.Nodes), bytesPerNode); !ok {
+			return bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %d nodes: %s", most, budget.Explain(need, bytesPerNode, "node", p.memoryBudget())))
 		}
 	}
-	return nil
-}
-
-// parseLease reads the lease's parameters.
-func (p *Params) parseLease(s *drl.Spec) error {
-	var err error
-	if p.LeaseSize != "" {
-		n, err := strconv.ParseInt(p.LeaseSize, 10, 64)
-		if err != nil || n < 1 {
-			return bad("lease_size", p.LeaseSize, "a number of tokens >= 1")
-		}
-		s.LeaseSize = n
-	}
-	if s.LeaseTTL, err = drl.ParseDuration(p.LeaseTTL); err != nil {
-		return bad("lease_ttl", p.LeaseTTL, durationWant(err, "a duration >= 0 (1s, 500ms) or inf"))
-	}
-	return nil
-}
-
-// parseDemand reads the demand-aware designs' parameters (grd, fps).
-func (p *Params) parseDemand(s *drl.Spec) error {
-	var err error
-	if s.EstimateInterval, err = drl.ParseDuration(p.EstimateInterval); err != nil || s.EstimateInterval == 0 || s.EstimateInterval == engine.Forever {
-		return bad("estimate_interval", p.EstimateInterval, durationWant(err, "a duration > 0 (100ms, 1s)"))
-	}
-	if !(p.Smoothing > 0 && p.Smoothing <= 1) {
-		return bad("smoothing", p.Smoothing, "a weight in (0, 1]")
-	}
-	s.Smoothing = p.Smoothing
-	if s.Exchange, err = drl.ParseExchange(p.Exchange); err != nil {
-		return bad("exchange", p.Exchange, "coordinator, all or gossip")
-	}
-	if p.Fanout < 1 {
-		return bad("fanout", p.Fanout, "a number of peers >= 1")
-	}
-	s.Fanout = p.Fanout
 	return nil
 }
 
@@ -369,7 +238,7 @@ func (p *Params) parseDemand(s *drl.Spec) error {
 func (p *Params) parseRun(s *drl.Spec) error {
 	var err error
 	if s.RateWindow, err = drl.ParseDuration(p.RateWindow); err != nil || s.RateWindow == 0 || s.RateWindow == engine.Forever {
-		return bad("rate_window", p.RateWindow, durationWant(err, "a duration > 0 (1s, 500ms)"))
+		return bad("rate_window", p.RateWindow, drl.WantDuration(err, "a duration > 0 (1s, 500ms)"))
 	}
 	if p.Trace == nil {
 		if p.Jobs < 1 {
@@ -383,7 +252,7 @@ func (p *Params) parseRun(s *drl.Spec) error {
 			}
 			// An outage process alternates UP and DOWN periods over the
 			// run's expected span jobs/λ: at most MaxOutageCycles.
-			if cycle := (s.OutageUp + s.OutageDown).Seconds(); cycle > 0 && float64(p.Jobs)/l/cycle > MaxOutageCycles {
+			if cycle := (s.Store.OutageUp + s.Store.OutageDown).Seconds(); cycle > 0 && float64(p.Jobs)/l/cycle > MaxOutageCycles {
 				span := float64(p.Jobs) / l
 				return bad("outage_process", p.OutageProcess, fmt.Sprintf("mean durations with UP+DOWN >= %.4g s: the run's %d jobs span about %.4g s, more than %g outage cycles of %v s",
 					ceilDigits(span/MaxOutageCycles), p.Jobs, span, float64(MaxOutageCycles), cycle))
@@ -398,13 +267,9 @@ func (p *Params) parseRun(s *drl.Spec) error {
 // checkDesigns checks s for each design of names: its checks in the
 // parameters' words (Design.CheckParams), then Spec.Validate.
 func (p *Params) checkDesigns(s drl.Spec, names []string) error {
-	raw := func(key string) any {
-		v, _ := specfile.YAMLField(p, key)
-		return v.Interface()
-	}
 	for _, n := range names {
 		d, _ := drl.Lookup(n)
-		if err := d.CheckParams(s, raw); err != nil {
+		if err := d.CheckParams(s, p.values); err != nil {
 			return err
 		}
 	}
@@ -416,7 +281,7 @@ func (p *Params) checkDesigns(s drl.Spec, names []string) error {
 				// A scale event to more nodes than the burst has tokens
 				// is that event's fault when the starting fleet fits.
 				if s.Bucket.Burst.Cmp(exact.Int(int64(p.Nodes))) >= 0 {
-					for i, e := range s.Scale {
+					for i, e := range s.Static.Scale {
 						if s.Bucket.Burst.Cmp(exact.Int(int64(e.Nodes))) < 0 {
 							most := s.Bucket.Burst.Floor()
 							return bad("scale", p.Scale[i], fmt.Sprintf("AT:N with N <= %v nodes: the burst %s over N nodes must leave at least one token per node", most, p.Burst))
@@ -429,6 +294,16 @@ func (p *Params) checkDesigns(s drl.Spec, names []string) error {
 		}
 	}
 	return nil
+}
+
+// values is the value of the parameter of YAML key key, as drl.Values
+// gives it; nil for a key that is not a parameter.
+func (p *Params) values(key string) any {
+	v, ok := specfile.YAMLField(p, key)
+	if !ok {
+		return nil
+	}
+	return v.Interface()
 }
 
 // traceOptions returns the options the trace is read with.

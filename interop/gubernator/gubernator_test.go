@@ -41,7 +41,7 @@ package gubernator_test
 // owner has applied the hits (and the peers have installed the status)
 // before the next step. The extra keys are other rate limits and change
 // nothing for the key under test. Every step (job, flush, broadcast) is
-// taken in the order of the model's event queue (drl.Spec.OnStep); that a
+// taken in the order of the model's event queue (drl.Spec.Sync.OnStep); that a
 // flush finds hits queued and a broadcast finds the key changed is checked
 // by the real daemons (a trigger that finds no batch sends nothing, and
 // the wait times out).
@@ -300,9 +300,9 @@ func run(t *testing.T, sc scenario) (jobs, admitted, disagree int) {
 		t.Fatal(err)
 	}
 	var steps []drl.SyncStep
-	spec := drl.Spec{Design: "sync", Bucket: buckets.Params{Rate: rate, Burst: burst}, Nodes: sc.nodes, Dispatch: sc.dispatch,
-		Police: true, Seed: 1, SyncPeriod: sc.wait, BatchLimit: 1000, Algorithm: sc.alg, Peers: c.addrs,
-		OnStep: func(s drl.SyncStep) { steps = append(steps, s) }}
+	spec := drl.Spec{Design: "sync", Bucket: buckets.Params{Rate: rate, Burst: burst}, Nodes: sc.nodes, Dispatch: sc.dispatch, Police: true, Seed: 1,
+		Sync: drl.SyncParams{Period: sc.wait, BatchLimit: 1000, Algorithm: sc.alg, Peers: c.addrs, OnStep: func(s drl.SyncStep) { steps = append(steps, s) }},
+	}
 	res, err := drl.Run(context.Background(), spec, &sliceProc{times: sc.times, key: key}, 0)
 	if err != nil {
 		t.Fatalf("model: %v", err)

@@ -135,8 +135,9 @@ func agree(t *testing.T, what string, got, want []bool) (refused int) {
 // storeSpec is the store design with a fixed round trip of rtt ns on
 // nodes nodes: the store decides job j at j.T + rtt/2, in arrival order.
 func storeSpec(rate, burst string, nodes int, rtt engine.Time) drl.Spec {
-	return drl.Spec{Design: "store", Bucket: buckets.Params{Rate: exact.MustParse(rate), Burst: exact.MustParse(burst)},
-		Nodes: nodes, Dispatch: "rr", Police: true, Seed: 1, RTT: drl.Delay{A: rtt}}
+	return drl.Spec{Design: "store", Bucket: buckets.Params{Rate: exact.MustParse(rate), Burst: exact.MustParse(burst)}, Nodes: nodes, Dispatch: "rr", Police: true, Seed: 1,
+		Store: drl.StoreParams{RTT: drl.Delay{A: rtt}},
+	}
 }
 
 // redisRateReplay offers each job to the redis_rate script at the store's
@@ -285,7 +286,7 @@ func TestStoreRedisRateAgainstRedis(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.StoreLimiter, s.StoreProfile, s.StoreProfileName = drl.StoreLibrary, p.New, p.String()
+			s.Store.Limiter, s.Store.Profile, s.Store.ProfileName = drl.StoreLibrary, p.New, p.String()
 			got := storeRun(t, s, j)
 			want := redisRateReplay(t, c, script, j, cs.rate, cs.burst, 1, cs.rtt)
 			refused += agree(t, fmt.Sprintf("%s, redis_rate %d/s burst %d, %d nodes, rtt %v s", j.name, cs.rate, cs.burst, cs.nodes, cs.rtt), got, want)
@@ -294,7 +295,7 @@ func TestStoreRedisRateAgainstRedis(t *testing.T) {
 			// The exact GCRA store (--store-limiter gcra) is the same
 			// limit in exact arithmetic; the script's float64 can move a
 			// decision at a tie. Reported, not required.
-			s.StoreLimiter, s.StoreProfile = drl.StoreGCRA, nil
+			s.Store.Limiter, s.Store.Profile = drl.StoreGCRA, nil
 			exactGot := storeRun(t, s, j)
 			diff := 0
 			for i := range want {
@@ -328,7 +329,7 @@ func TestStoreFixedWindowAgainstRedis(t *testing.T) {
 		for _, cs := range cases {
 			rate, burst := fmt.Sprint(cs.rate), fmt.Sprint(cs.burst)
 			s := storeSpec(rate, burst, cs.nodes, cs.rtt)
-			s.StoreLimiter = drl.StoreFixedWindow
+			s.Store.Limiter = drl.StoreFixedWindow
 			got := storeRun(t, s, j)
 			want := fixedWindowReplay(t, c, j, rate, burst, cs.rtt)
 			refused += agree(t, fmt.Sprintf("%s, fixed window %s per %s/%s s, %d nodes, rtt %v s", j.name, burst, burst, rate, cs.nodes, cs.rtt), got, want)
