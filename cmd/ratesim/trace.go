@@ -102,52 +102,11 @@ smallest b for which at most the fraction --delayed of the jobs wait.
 var defaultFitFactors = []float64{1.05, 1.1, 1.2, 1.35, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20}
 
 func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
-	changed := cmd.Flags().Changed
-	if changed("plot-o") {
-		if changed("plot") {
-			return fmt.Errorf("-o is the old spelling of --plot: give --plot only")
-		}
-		deprecated(cmd, "-o FILE", "--plot FILE (-o names an output folder in the other commands)")
-		f.plot = f.plotO
-	}
-	if err := f.fmt.apply(&f.opt, changed, f.seed); err != nil {
+	rates, err := f.check(cmd, path)
+	if err != nil {
 		return err
 	}
 	format, _ := arrivals.FormatFor(path, f.opt.Format)
-	if !changed("time-format") {
-		f.opt.TimeFormat = "" // the default of every format
-	}
-	if !(f.delayed >= 0 && f.delayed < 1) {
-		return flagError("delayed", f.delayed, "a fraction in [0, 1)")
-	}
-	var rates []float64
-	if f.rates != "" {
-		for _, s := range strings.Split(f.rates, ",") {
-			r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || !finitePositive(r) {
-				return flagError("rates", f.rates, fmt.Sprintf("finite rates > 0 tokens/s separated by commas; %q is not one", s))
-			}
-			rates = append(rates, r)
-		}
-	}
-	if (changed("rates") || changed("delayed")) && !f.fit {
-		return fmt.Errorf("--rates and --delayed apply to --fit only: add --fit")
-	}
-	if f.fit {
-		// --fit reads the trace a second time: refused at once from a
-		// fifo, as from standard input, rather than waiting forever.
-		if err := arrivals.CheckRereadable(path); err != nil {
-			return fmt.Errorf("--fit: %w", err)
-		}
-	}
-	if f.plot != "" {
-		if err := checkOutputFile("plot", f.plot, ".png", ".svg", ".pdf"); err != nil {
-			return err
-		}
-		if err := checkNotInput("plot", f.plot, path); err != nil {
-			return err
-		}
-	}
 	st, err := arrivals.NewStats(arrivals.StatsOptions{Keyed: f.opt.KeyCol != ""})
 	if err != nil {
 		return err
@@ -185,24 +144,82 @@ func runTraceStats(cmd *cobra.Command, f *traceStatsFlags, path string) error {
 	if w.err != nil {
 		return fmt.Errorf("writing the report: %w", w.err)
 	}
-	if f.plot != "" {
-		fig := &plots.TraceFigure{
-			Title:      statsTitle(path, format, info, sum, fit),
-			Caption:    statsCaption(sum, fit),
-			RateWidth:  sum.RateWidth.Seconds(),
-			RateCounts: sum.RateCounts,
-			MeanRate:   sum.MeanRate,
-			GapEdges:   sum.GapEdges, GapCCDF: sum.GapCCDF, GapMean: sum.GapMean, TieFraction: sum.TieFraction,
-		}
-		if fit != nil {
-			fig.Rates, fig.Burst, fig.BurstTarget = fit.rates, fit.none, fit.target
-			fig.TargetLabel = fmt.Sprintf("at most %s wait", pct(fit.fraction))
-		}
-		if err := fig.Save(f.plot); err != nil {
-			return fmt.Errorf("--plot: %w", err)
-		}
-		noteFigures(cmd.ErrOrStderr(), []string{f.plot})
+	if f.plot == "" {
+		return nil
 	}
+	return plotTraceStats(cmd, f.plot, path, format, info, sum, fit)
+}
+
+// check checks the flags of ratesim trace stats and returns the rates of
+// --rates (none when not given); it applies the trace format flags to
+// f.opt.
+func (f *traceStatsFlags) check(cmd *cobra.Command, path string) ([]float64, error) {
+	changed := cmd.Flags().Changed
+	if changed("plot-o") {
+		if changed("plot") {
+			return nil, fmt.Errorf("-o is the old spelling of --plot: give --plot only")
+		}
+		deprecated(cmd, "-o FILE", "--plot FILE (-o names an output folder in the other commands)")
+		f.plot = f.plotO
+	}
+	if err := f.fmt.apply(&f.opt, changed, f.seed); err != nil {
+		return nil, err
+	}
+	if !changed("time-format") {
+		f.opt.TimeFormat = "" // the default of every format
+	}
+	if !(f.delayed >= 0 && f.delayed < 1) {
+		return nil, flagError("delayed", f.delayed, "a fraction in [0, 1)")
+	}
+	var rates []float64
+	if f.rates != "" {
+		for _, s := range strings.Split(f.rates, ",") {
+			r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !finitePositive(r) {
+				return nil, flagError("rates", f.rates, fmt.Sprintf("finite rates > 0 tokens/s separated by commas; %q is not one", s))
+			}
+			rates = append(rates, r)
+		}
+	}
+	if (changed("rates") || changed("delayed")) && !f.fit {
+		return nil, fmt.Errorf("--rates and --delayed apply to --fit only: add --fit")
+	}
+	if f.fit {
+		// --fit reads the trace a second time: refused at once from a
+		// fifo, as from standard input, rather than waiting forever.
+		if err := arrivals.CheckRereadable(path); err != nil {
+			return nil, fmt.Errorf("--fit: %w", err)
+		}
+	}
+	if f.plot != "" {
+		if err := checkOutputFile("plot", f.plot, ".png", ".svg", ".pdf"); err != nil {
+			return nil, err
+		}
+		if err := checkNotInput("plot", f.plot, path); err != nil {
+			return nil, err
+		}
+	}
+	return rates, nil
+}
+
+// plotTraceStats draws the figure of ratesim trace stats --plot FILE.
+func plotTraceStats(cmd *cobra.Command, file, path, format string, info passInfo, sum arrivals.TraceSummary, fit *burstFit) error {
+	fig := &plots.TraceFigure{
+		Title:      statsTitle(path, format, info, sum, fit),
+		Caption:    statsCaption(sum, fit),
+		RateWidth:  sum.RateWidth.Seconds(),
+		RateCounts: sum.RateCounts,
+		MeanRate:   sum.MeanRate,
+		GapEdges:   sum.GapEdges, GapCCDF: sum.GapCCDF, GapMean: sum.GapMean, TieFraction: sum.TieFraction,
+	}
+	if fit != nil {
+		fig.Rates, fig.Burst, fig.BurstTarget = fit.rates, fit.none, fit.target
+		fig.TargetLabel = fmt.Sprintf("at most %s wait", pct(fit.fraction))
+	}
+	if err := fig.Save(file); err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	}
+	noteFigures(cmd.ErrOrStderr(), []string{file})
 	return nil
 }
 
