@@ -80,68 +80,16 @@ func readKnown(fsys fs.FS, cmdPath string) (Known, error) {
 	}
 	k := Known{Name: strings.TrimSuffix(path.Base(cmdPath), ".cmd")}
 	in := &k.Instance
-	var line string
-	lineNo := 0
-	for i, l := range strings.Split(string(b), "\n") {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
-			if line != "" {
-				return Known{}, fmt.Errorf("verify: %s:%d: a second command; want one ratesim run command (and # comment lines)", cmdPath, i+1)
-			}
-			line, lineNo = t, i+1
-		}
+	line, lineNo, err := knownCommand(cmdPath, string(b))
+	if err != nil {
+		return Known{}, err
 	}
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("verify: %s:%d: %s", cmdPath, lineNo, fmt.Sprintf(format, a...))
 	}
-	f := strings.Fields(line)
-	if len(f) < 2 || f[0] != "ratesim" || f[1] != "run" {
-		return Known{}, bad("want a command starting \"ratesim run\" as ratesim verify writes it, got %q", line)
-	}
-	var rate, burst, sub string
-	haveOrder := false
-	for i := 2; i < len(f); i++ {
-		name := f[i]
-		if name == "--allow-unequal" {
-			k.AllowUnequal = true
-			continue
-		}
-		if i+1 == len(f) {
-			return Known{}, bad("%s has no value", name)
-		}
-		v := f[i+1]
-		i++
-		switch name {
-		case "--rate":
-			rate = v
-		case "--burst":
-			burst = v
-		case "--sub":
-			sub = v
-		case "--order":
-			o, err := buckets.ParseOrder(v)
-			if err != nil {
-				return Known{}, bad("--order %s: want fcfs, lifo or random", v)
-			}
-			in.Order, haveOrder = o, true
-		case "--seed":
-			s, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return Known{}, bad("--seed %s: want an unsigned integer", v)
-			}
-			in.Seed = s
-		case "--trace", "--time-col", "--sub-col", "--dispatch":
-			// The trace is NAME.csv beside the command wherever it was
-			// written; the columns and dispatch are those WriteReplay
-			// writes.
-			if name == "--dispatch" && v != "column" || name == "--time-col" && v != "arrival_s" || name == "--sub-col" && v != "sub_bucket" {
-				return Known{}, bad("%s %s: want the replay's --time-col arrival_s --sub-col sub_bucket --dispatch column", name, v)
-			}
-		default:
-			return Known{}, bad("flag %s is not one ratesim verify writes (--rate, --burst, --sub, --order, --seed, --allow-unequal, and the trace's)", name)
-		}
-	}
-	if rate == "" || burst == "" || sub == "" || !haveOrder {
-		return Known{}, bad("want --rate, --burst, --sub and --order")
+	rate, burst, sub, err := k.readFlags(line, bad)
+	if err != nil {
+		return Known{}, err
 	}
 	if in.One, err = buckets.ParseParams(rate, burst); err != nil {
 		return Known{}, bad("%v", err)
@@ -159,6 +107,77 @@ func readKnown(fsys fs.FS, cmdPath string) (Known, error) {
 		return Known{}, err
 	}
 	return k, nil
+}
+
+// knownCommand returns the one command line of a NAME.cmd file (the
+// others blank or # comments) and its line number.
+func knownCommand(cmdPath, text string) (line string, lineNo int, err error) {
+	for i, l := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			if line != "" {
+				return "", 0, fmt.Errorf("verify: %s:%d: a second command; want one ratesim run command (and # comment lines)", cmdPath, i+1)
+			}
+			line, lineNo = t, i+1
+		}
+	}
+	return line, lineNo, nil
+}
+
+// readFlags reads the flags of a ratesim run command as ratesim verify
+// writes it into k (order, seed, --allow-unequal) and returns the texts
+// of --rate, --burst and --sub; bad words an error about the line.
+func (k *Known) readFlags(line string, bad func(string, ...any) error) (rate, burst, sub string, err error) {
+	in := &k.Instance
+	f := strings.Fields(line)
+	if len(f) < 2 || f[0] != "ratesim" || f[1] != "run" {
+		return "", "", "", bad("want a command starting \"ratesim run\" as ratesim verify writes it, got %q", line)
+	}
+	haveOrder := false
+	for i := 2; i < len(f); i++ {
+		name := f[i]
+		if name == "--allow-unequal" {
+			k.AllowUnequal = true
+			continue
+		}
+		if i+1 == len(f) {
+			return "", "", "", bad("%s has no value", name)
+		}
+		v := f[i+1]
+		i++
+		switch name {
+		case "--rate":
+			rate = v
+		case "--burst":
+			burst = v
+		case "--sub":
+			sub = v
+		case "--order":
+			o, err := buckets.ParseOrder(v)
+			if err != nil {
+				return "", "", "", bad("--order %s: want fcfs, lifo or random", v)
+			}
+			in.Order, haveOrder = o, true
+		case "--seed":
+			s, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return "", "", "", bad("--seed %s: want an unsigned integer", v)
+			}
+			in.Seed = s
+		case "--trace", "--time-col", "--sub-col", "--dispatch":
+			// The trace is NAME.csv beside the command wherever it was
+			// written; the columns and dispatch are those WriteReplay
+			// writes.
+			if name == "--dispatch" && v != "column" || name == "--time-col" && v != "arrival_s" || name == "--sub-col" && v != "sub_bucket" {
+				return "", "", "", bad("%s %s: want the replay's --time-col arrival_s --sub-col sub_bucket --dispatch column", name, v)
+			}
+		default:
+			return "", "", "", bad("flag %s is not one ratesim verify writes (--rate, --burst, --sub, --order, --seed, --allow-unequal, and the trace's)", name)
+		}
+	}
+	if rate == "" || burst == "" || sub == "" || !haveOrder {
+		return "", "", "", bad("want --rate, --burst, --sub and --order")
+	}
+	return rate, burst, sub, nil
 }
 
 // readReplay reads a trace [WriteReplay] wrote: a header
