@@ -12,18 +12,14 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/ratesim/ratesim/buckets"
 	"github.com/ratesim/ratesim/engine"
 	"github.com/ratesim/ratesim/exact"
 	"github.com/ratesim/ratesim/internal/atomicfile"
-	"github.com/ratesim/ratesim/internal/crash"
 	"github.com/ratesim/ratesim/systems"
 )
 
@@ -323,168 +319,6 @@ func (cfg *Config) Validate() error {
 		return &buckets.ParamError{Name: "inflate", Value: cfg.Inflate, Want: "burst or rate"}
 	}
 	return nil
-}
-
-// Search searches random instances for violations of Theorem 2 and Lemma 1
-// and for counterexamples to the stronger claims, exactly. It runs the
-// instances on cfg.Workers goroutines and takes their outcomes in instance
-// order, so the result is the same on every machine and for any number of
-// workers. It stops early, returning ctx's error, when ctx is done.
-func Search(ctx context.Context, cfg Config) (Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return Result{}, err
-	}
-	allow := cfg.Inflate != ""
-	res := Result{Instances: cfg.Instances, Known: len(cfg.Known)}
-	var minSlack *big.Rat
-	type key struct{ claim, orders string }
-	found := map[key]*ClaimResult{}
-	var claims []*ClaimResult
-	for _, c := range cfg.Claims {
-		for _, ord := range []string{"fcfs", "any"} {
-			cr := &ClaimResult{Claim: c, Orders: ord}
-			found[key{c, ord}] = cr
-			claims = append(claims, cr)
-		}
-	}
-	gen := func(i int) systems.Instance {
-		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-		draw := func(lo, hi int) int { return lo + rng.IntN(hi-lo+1) }
-		g := systems.GenConfig{MaxK: cfg.MaxK, MaxJobs: cfg.MaxJobs, Orders: cfg.Orders,
-			InflateBurst: cfg.Inflate == "burst", InflateRate: cfg.Inflate == "rate"}
-		switch {
-		case i%8 == 7 && cfg.LargeJobs > cfg.MaxJobs:
-			return burstTail(draw, g, cfg.LargeJobs, allow)
-		case i%4 == 3 && cfg.LargeJobs > cfg.MaxJobs:
-			g.MaxJobs = cfg.LargeJobs
-		}
-		return systems.GenInstance(draw, g)
-	}
-	// take records the outcome of instance in (named known when it comes
-	// from the library, which is not shrunk), in instance order.
-	take := func(in systems.Instance, o *outcome, fails []bool, known string) {
-		res.Events += o.events
-		res.Evaluated += o.check.Evaluated
-		res.Violations += o.check.Violations
-		res.LemmaViolations += o.check.LemmaViolations
-		if !o.check.Held() && (res.Violation == nil || in.Jobs() < res.Violation.Jobs()) {
-			small := in
-			if known == "" {
-				small = shrink(in, func(x systems.Instance) bool {
-					ox, err := runOutcome(x, allow)
-					return err == nil && !ox.check.Held()
-				})
-			}
-			os, _ := runOutcome(small, allow)
-			res.Violation, res.ViolationEvent = &small, os.check.First
-		}
-		discriminating := countPositive(o.one) > 0
-		if discriminating {
-			res.SlackInstances++
-			d := new(big.Rat).Sub(o.check.SSplit.Big(), o.check.S.Big())
-			if minSlack == nil || d.Cmp(minSlack) < 0 {
-				minSlack = d
-			}
-		}
-		for c, name := range cfg.Claims {
-			for _, ord := range []string{"fcfs", "any"} {
-				if ord == "fcfs" && in.Order != buckets.FCFS {
-					continue
-				}
-				cr := found[key{name, ord}]
-				cr.Tested++
-				if discriminating {
-					cr.Discriminating++
-				}
-				if !fails[c] || cr.Counterexample != nil && cr.Counterexample.Jobs() <= in.Jobs() {
-					continue
-				}
-				small := in
-				if known == "" {
-					small = shrink(in, func(x systems.Instance) bool {
-						ox, err := runOutcome(x, allow)
-						if err != nil {
-							return false
-						}
-						f, _ := ox.claimFails(name)
-						return f
-					})
-				}
-				os, _ := runOutcome(small, allow)
-				_, cr.Detail = os.claimFails(name)
-				cr.Counterexample, cr.Known = &small, known
-			}
-		}
-	}
-	claimFails := func(o *outcome) []bool {
-		fails := make([]bool, len(cfg.Claims))
-		for c, name := range cfg.Claims {
-			fails[c], _ = o.claimFails(name)
-		}
-		return fails
-	}
-	// The library first, in its order.
-	for _, k := range cfg.Known {
-		if k.AllowUnequal && !allow {
-			return res, fmt.Errorf("verify: known instance %s breaks the hypotheses (its replay has --allow-unequal): it belongs to a negative control (--inflate)", k.Name)
-		}
-		o, err := runOutcome(k.Instance, allow)
-		if err != nil {
-			return res, fmt.Errorf("verify: known instance %s: %w", k.Name, err)
-		}
-		take(k.Instance, o, claimFails(o), k.Name)
-	}
-	// A round of instances runs in parallel; its outcomes are then taken
-	// in instance order, here, where the shrinking happens (rarely).
-	type done struct {
-		in    systems.Instance
-		o     *outcome
-		fails []bool // per cfg.Claims
-		err   error
-	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	round := make([]done, 256*workers)
-	for first := 0; first < cfg.Instances; first += len(round) {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		n := min(len(round), cfg.Instances-first)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				for j := w; j < n; j += workers {
-					d := &round[j]
-					func() {
-						defer crash.Recover(&d.err)
-						d.in = gen(first + j)
-						d.o, d.err = runOutcome(d.in, allow)
-						if d.err != nil {
-							return
-						}
-						d.fails = claimFails(d.o)
-					}()
-				}
-			})
-		}
-		wg.Wait()
-		for j := range n {
-			if err := round[j].err; err != nil {
-				return res, fmt.Errorf("experiments: instance %d: %w", first+j, err)
-			}
-			take(round[j].in, round[j].o, round[j].fails, "")
-			round[j] = done{}
-		}
-	}
-	for _, cr := range claims {
-		res.Claims = append(res.Claims, *cr)
-	}
-	if minSlack != nil {
-		res.MinSlack, _ = new(big.Rat).Quo(minSlack, big.NewRat(1e9, 1)).Float64()
-	}
-	return res, nil
 }
 
 // burstTail draws an instance of the structured family "a burst followed
