@@ -58,7 +58,7 @@ func runMerge(cmd *cobra.Command, f *outputFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := f.checkNotInputs([]string{"results.csv", "results.json"}, args...); err != nil {
+	if err := f.checkNotInputs("results", []string{"results.csv", "results.json"}, args...); err != nil {
 		return err
 	}
 	if err := f.prepareOut("results.csv", "results.json"); err != nil {

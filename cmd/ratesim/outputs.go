@@ -53,6 +53,12 @@ func checkNotInput(flag, path string, inputs ...string) error {
 // that a second run writing to it at the same time is refused at once
 // naming the folder, rather than both leaving a mix; Execute releases it.
 func checkDirNotInput(flag, dir string, patterns []string, inputs ...string) error {
+	return checkDirNotInputAs(flag, dir, atomicfile.LockName, patterns, inputs...)
+}
+
+// checkDirNotInputAs is checkDirNotInput claiming the folder by the lock
+// file lock (atomicfile.ClaimAs): a shard of a sweep claims its own.
+func checkDirNotInputAs(flag, dir, lock string, patterns []string, inputs ...string) error {
 	for _, pattern := range patterns {
 		matches, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, m := range matches {
@@ -61,7 +67,7 @@ func checkDirNotInput(flag, dir string, patterns []string, inputs ...string) err
 			}
 		}
 	}
-	if err := atomicfile.Claim(dir); errors.Is(err, atomicfile.ErrBusy) {
+	if err := atomicfile.ClaimAs(dir, lock); errors.Is(err, atomicfile.ErrBusy) {
 		return fmt.Errorf("--%s %w", flag, err)
 	} else if err != nil {
 		return flagError(flag, dir, fmt.Sprintf("a folder that can be created (%v)", err))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ratesim/ratesim/experiments"
 	"github.com/ratesim/ratesim/experiments/splitstudy"
+	"github.com/ratesim/ratesim/internal/atomicfile"
 	"github.com/ratesim/ratesim/plots"
 )
 
@@ -60,12 +61,19 @@ func validFormat(f string) bool {
 }
 
 // checkNotInputs refuses an --out folder where the named files or the
-// figures would replace one of inputs.
-func (o *outputFlags) checkNotInputs(names []string, inputs ...string) error {
-	if err := checkDirNotInput("out", o.out, names, inputs...); err != nil {
+// figures would replace one of inputs, and claims it: as a whole, or,
+// for the shard whose files are stem.csv and stem.json (stem
+// shard-i-of-n), by a lock of the shard's own, so that the shards of a
+// sweep can write one folder side by side.
+func (o *outputFlags) checkNotInputs(stem string, names []string, inputs ...string) error {
+	lock := atomicfile.LockName
+	if stem != "results" {
+		lock += "-" + stem
+	}
+	if err := checkDirNotInputAs("out", o.out, lock, names, inputs...); err != nil {
 		return err
 	}
-	return checkDirNotInput("out", filepath.Join(o.out, "figures"), []string{"*." + o.format}, inputs...)
+	return checkDirNotInputAs("out", filepath.Join(o.out, "figures"), lock, []string{"*." + o.format}, inputs...)
 }
 
 // prepareOut creates the folder and refuses to overwrite the named files
@@ -244,7 +252,7 @@ func (f *sweepFlags) startSweep(points int, checkMem bool, inputs ...string) (*s
 			return nil, err
 		}
 	}
-	if err := f.checkNotInputs([]string{stem + ".csv", stem + ".json"}, inputs...); err != nil {
+	if err := f.checkNotInputs(stem, []string{stem + ".csv", stem + ".json"}, inputs...); err != nil {
 		return nil, err
 	}
 	var names []string

@@ -20,7 +20,8 @@ const LockName = ".ratesim-lock"
 // by [Claim] when another process writes to the folder.
 var ErrBusy = errors.New("another ratesim is writing to this folder")
 
-// claims holds the folders this process has claimed, by absolute path.
+// claims holds the folders this process has claimed, by the absolute
+// path of their lock file.
 var claims struct {
 	sync.Mutex
 	held    map[string]*os.File
@@ -36,7 +37,13 @@ var claims struct {
 // output folder never leave a mix of both: the second refuses. Claiming
 // a folder this process holds already is allowed. On systems without
 // flock the folder is created and not claimed.
-func Claim(dir string) error {
+func Claim(dir string) error { return ClaimAs(dir, LockName) }
+
+// ClaimAs is [Claim] by the lock file dir/name: runs that write different
+// files of one folder (the shards of a sweep, shard-i-of-n.json each)
+// claim it under names of their own and run side by side, while two runs
+// of the same shard refuse each other.
+func ClaimAs(dir, name string) error {
 	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
@@ -45,12 +52,13 @@ func Claim(dir string) error {
 	if err != nil {
 		return err
 	}
+	lock := filepath.Join(abs, name)
 	claims.Lock()
 	defer claims.Unlock()
-	if claims.held[abs] != nil {
+	if claims.held[lock] != nil {
 		return nil
 	}
-	f, err := lockFolder(filepath.Join(abs, LockName))
+	f, err := lockFolder(lock)
 	if err != nil {
 		if errors.Is(err, ErrBusy) {
 			return fmt.Errorf("%s: %w; wait for it to finish, or write to another folder", dir, err)
@@ -60,8 +68,8 @@ func Claim(dir string) error {
 	if claims.held == nil {
 		claims.held, claims.created = map[string]*os.File{}, map[string]bool{}
 	}
-	claims.held[abs] = f
-	claims.created[abs] = errors.Is(statErr, fs.ErrNotExist)
+	claims.held[lock] = f
+	claims.created[lock] = errors.Is(statErr, fs.ErrNotExist)
 	track(f.Name()) // a forced exit removes it too
 	return nil
 }
@@ -72,18 +80,18 @@ func Claim(dir string) error {
 func ReleaseClaims() {
 	claims.Lock()
 	defer claims.Unlock()
-	dirs := slices.Collect(maps.Keys(claims.held))
-	slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) }) // a folder's subfolders first
-	for _, abs := range dirs {
-		f := claims.held[abs]
+	locks := slices.Collect(maps.Keys(claims.held))
+	slices.SortFunc(locks, func(a, b string) int { return len(b) - len(a) }) // a folder's subfolders first
+	for _, lock := range locks {
+		f := claims.held[lock]
 		untrack(f.Name())
 		os.Remove(f.Name()) // before the unlock: a process locking it re-checks the name (lockFolder)
 		f.Close()
-		if claims.created[abs] {
-			os.Remove(abs) // only if empty
+		if claims.created[lock] {
+			os.Remove(filepath.Dir(lock)) // only if empty
 		}
-		delete(claims.held, abs)
-		delete(claims.created, abs)
+		delete(claims.held, lock)
+		delete(claims.created, lock)
 	}
 }
 
