@@ -164,14 +164,14 @@ func (p *Param) parse(text string, bits int, unsigned bool) (any, string) {
 		if unsigned {
 			n, err := strconv.ParseUint(text, 0, bits)
 			if err != nil {
-				return nil, fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxUint64)>>(64-bits))
+				return nil, p.intWant(text, 0, fmt.Sprint(uint64(math.MaxUint64)>>(64-bits)))
 			}
 			v = n
 			break
 		}
 		n, err := strconv.ParseInt(text, 0, bits)
 		if err != nil {
-			return nil, fmt.Sprintf("a whole number from %d to %d", int64(-1)<<(bits-1), int64(math.MaxInt64)>>(64-bits))
+			return nil, p.intWant(text, int64(-1)<<(bits-1), fmt.Sprint(int64(math.MaxInt64)>>(64-bits)))
 		}
 		v = n
 	case Float:
@@ -229,6 +229,23 @@ func (p *Param) parse(text string, bits int, unsigned bool) (any, string) {
 		}
 	}
 	return v, ""
+}
+
+// intWant is what fits an Int whose text does not parse in [lo, hi]: the
+// check's own words when it bounds the value from below (the check of
+// lo says what it wants), with hi; and, for a whole number written
+// otherwise ("1e6"), the digits that would do.
+func (p *Param) intWant(text string, lo int64, hi string) string {
+	want := fmt.Sprintf("a whole number from %d to %s", lo, hi)
+	if p.Check != nil && lo < 0 {
+		if w := p.Check(lo); w != "" {
+			want = fmt.Sprintf("%s, at most %s", w, hi)
+		}
+	}
+	if x, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil && x == math.Trunc(x) && math.Abs(x) < 1e18 {
+		want += fmt.Sprintf(", written in digits (%s is %.0f)", text, x)
+	}
+	return want
 }
 
 // orList writes names as "a, b or c".

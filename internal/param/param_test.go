@@ -90,7 +90,9 @@ func TestFlagErrors(t *testing.T) {
 	tb := toyTable()
 	for _, c := range []struct{ args, want string }{
 		{"--nodes 0", "--nodes 0: want a whole number >= 1"},
-		{"--nodes x", "--nodes x: want a whole number from"},
+		{"--nodes x", "--nodes x: want a whole number >= 1, at most 9223372036854775807"},
+		{"--nodes 1e6", "--nodes 1e6: want a whole number >= 1, at most 9223372036854775807, written in digits (1e6 is 1000000)"},
+		{"--seed 1e3", "--seed 1e3: want a whole number from 0 to 18446744073709551615, written in digits (1e3 is 1000)"},
 		{"--sync-period 1.5ns", "--sync-period 1.5ns: want a duration that fits"},
 		{"--rate 10/0", "--rate 10/0: want a decimal or a fraction p/q"},
 		{"--rate -1", "--rate -1: want a number > 0"},
