@@ -154,6 +154,7 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 			code = internalError(stderr, args, &crash.Error{Value: v, Stack: debug.Stack()})
 		}
 	}()
+	atomicfile.Reopen() // a command run in process after one that was stopped
 	out := &errWriter{w: stdout}
 	root := newRootCmd()
 	root.SetArgs(args)
@@ -171,9 +172,11 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.As(err, &pe):
 		return internalError(stderr, args, pe)
 	case stopped:
+		atomicfile.RemoveTemporary() // and what a writer still running would start
 		fmt.Fprintf(stderr, "ratesim: %v; unfinished output files were removed\n", sig)
 		return exitSignal + int(sig.sig)
 	case errors.Is(err, context.Canceled):
+		atomicfile.RemoveTemporary()
 		fmt.Fprintln(stderr, "ratesim: interrupted; unfinished output files were removed")
 	case err != nil:
 		fmt.Fprintln(stderr, "ratesim:", asTyped(ran, args, cliMessage(err)))

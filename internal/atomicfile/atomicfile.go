@@ -32,8 +32,12 @@ var (
 // folder ([TrackDir]).
 var temps struct {
 	sync.Mutex
-	names map[string]bool
+	names  map[string]bool
+	closed bool // RemoveTemporary ran: no temporary file may be created after it
 }
+
+// errStopping is the error of a file created after [RemoveTemporary].
+var errStopping = errors.New("the process is stopping: no new file is written")
 
 func track(name string) {
 	temps.Lock()
@@ -52,12 +56,14 @@ func untrack(name string) {
 
 // RemoveTemporary removes every temporary file of this process that is
 // not yet committed or aborted, and returns how many it removed. It is
-// meant for a process about to exit without unwinding (a second signal,
-// or a writer that did not stop in time): afterwards a Commit of those
-// files fails and leaves its target untouched. It is safe to call from
-// any goroutine.
+// meant for a process about to exit (a signal, or a writer that did not
+// stop in time): afterwards a Commit of those files fails and leaves its
+// target untouched, and [Create] fails, so that a writer still running on
+// another goroutine (a figure a stopped command gave up waiting for)
+// leaves nothing behind. It is safe to call from any goroutine.
 func RemoveTemporary() int {
 	temps.Lock()
+	temps.closed = true
 	defer temps.Unlock()
 	n := 0
 	for name, dir := range temps.names {
@@ -73,6 +79,15 @@ func RemoveTemporary() int {
 		delete(temps.names, name)
 	}
 	return n
+}
+
+// Reopen lets files be created again after [RemoveTemporary]: for a
+// process that runs another command after one was stopped (tests that
+// run commands in process).
+func Reopen() {
+	temps.Lock()
+	defer temps.Unlock()
+	temps.closed = false
 }
 
 // TrackDir registers dir, a temporary folder of this process (a staging
@@ -184,6 +199,13 @@ func (w *writeBack) Write(p []byte) (int, error) {
 // createTemp creates a new file next to target with mode perm &^ umask.
 func createTemp(target string, perm fs.FileMode) (*os.File, error) {
 	dir, base := filepath.Split(target)
+	// Created and tracked under the lock, so that RemoveTemporary sees
+	// every temporary file or stops this one from being created.
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.closed {
+		return nil, errStopping
+	}
 	for range 100 {
 		name := filepath.Join(dir, "."+base+".tmp-"+rand.Text()[:10])
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
@@ -191,7 +213,10 @@ func createTemp(target string, perm fs.FileMode) (*os.File, error) {
 			continue
 		}
 		if err == nil {
-			track(name)
+			if temps.names == nil {
+				temps.names = map[string]bool{}
+			}
+			temps.names[name] = false
 		}
 		return f, err
 	}

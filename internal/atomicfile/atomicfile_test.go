@@ -341,8 +341,15 @@ func TestRemoveTemporary(t *testing.T) {
 	a, _ := Create(ctx, target)
 	b, _ := Create(ctx, filepath.Join(dir, "new.csv"))
 	a.WriteString("new")
+	t.Cleanup(Reopen)
 	if n := RemoveTemporary(); n != 2 {
 		t.Errorf("RemoveTemporary removed %d files, want 2", n)
+	}
+	// A writer still running after it (a figure a stopped command gave
+	// up waiting for) can start no file.
+	if late, err := Create(ctx, filepath.Join(dir, "late.csv")); err == nil {
+		late.Abort()
+		t.Error("Create after RemoveTemporary succeeded")
 	}
 	if a.Commit() == nil {
 		t.Error("Commit after RemoveTemporary succeeded")

@@ -28,6 +28,7 @@ func TestTrackDir(t *testing.T) {
 	}
 	TrackDir(kept)() // tracked, then untracked: not removed
 	TrackDir(stage)
+	t.Cleanup(Reopen)
 	if n := RemoveTemporary(); n != 1 {
 		t.Errorf("RemoveTemporary removed %d, want 1 (the stage)", n)
 	}
